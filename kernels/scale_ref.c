@@ -1,0 +1,43 @@
+/* CPU reference for the scale kernel (also the CPU backend's kernel). */
+#include <math.h>
+
+#include "kernels.h"
+
+gs_scale_params gs_scale_params_make(double divisor, int bit_depth, int channels) {
+  gs_scale_params p;
+  p.inv = (float)(1.0 / divisor);
+  p.maxval = bit_depth == 16 ? 65535u : 255u;
+  p.channels = channels;
+  return p;
+}
+
+static inline uint32_t scale_one(uint32_t x, float inv, float maxf) {
+  float v = (float)x * inv;
+  v = v < maxf ? v : maxf;
+  return (uint32_t)rintf(v); /* default rounding mode: half to even */
+}
+
+#define GS_SCALE_REF_BODY                                                     \
+  const float maxf = (float)p.maxval;                                          \
+  if (p.channels == 2) {                                                       \
+    for (size_t i = 0; i + 1 < count; i += 2) {                                \
+      out[i] = scale_one(in[i], p.inv, maxf);                                  \
+      out[i + 1] = in[i + 1];                                                  \
+    }                                                                          \
+    if (count & 1) out[count - 1] = scale_one(in[count - 1], p.inv, maxf);     \
+  } else {                                                                     \
+    for (size_t i = 0; i < count; ++i) out[i] = scale_one(in[i], p.inv, maxf); \
+  }                                                                            \
+  return 0;
+
+int gs_scale_u8_ref(const uint8_t *in, uint8_t *out, size_t count, gs_scale_params p,
+                    void *stream) {
+  (void)stream;
+  GS_SCALE_REF_BODY
+}
+
+int gs_scale_u16_ref(const uint16_t *in, uint16_t *out, size_t count, gs_scale_params p,
+                     void *stream) {
+  (void)stream;
+  GS_SCALE_REF_BODY
+}

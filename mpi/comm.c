@@ -1,0 +1,107 @@
+#include "comm.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h>
+#endif
+
+#include "error.h"
+
+void gs_comm_init(gs_comm *c) {
+  memset(c, 0, sizeof *c);
+  GS_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &c->world));
+  GS_MPI_CHECK(MPI_Comm_rank(c->world, &c->rank));
+  GS_MPI_CHECK(MPI_Comm_size(c->world, &c->size));
+  gs_error_set_rank(c->rank, c->size);
+  GS_MPI_CHECK(MPI_Comm_split_type(c->world, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &c->node));
+  GS_MPI_CHECK(MPI_Comm_rank(c->node, &c->local_rank));
+  GS_MPI_CHECK(MPI_Comm_size(c->node, &c->local_size));
+  if (gethostname(c->host, sizeof c->host - 1) != 0) strcpy(c->host, "unknown");
+  /* Node index: rank among node leaders, broadcast within the node. */
+  MPI_Comm leaders;
+  GS_MPI_CHECK(MPI_Comm_split(c->world, c->local_rank == 0 ? 0 : MPI_UNDEFINED, c->rank, &leaders));
+  int idx[2] = {0, 0};
+  if (leaders != MPI_COMM_NULL) {
+    GS_MPI_CHECK(MPI_Comm_rank(leaders, &idx[0]));
+    GS_MPI_CHECK(MPI_Comm_size(leaders, &idx[1]));
+    GS_MPI_CHECK(MPI_Comm_free(&leaders));
+  }
+  GS_MPI_CHECK(MPI_Bcast(idx, 2, MPI_INT, 0, c->node));
+  c->node_index = idx[0];
+  c->node_count = idx[1];
+}
+
+void gs_comm_free(gs_comm *c) {
+  if (c->node != MPI_COMM_NULL && c->node) GS_MPI_CHECK(MPI_Comm_free(&c->node));
+  if (c->world != MPI_COMM_NULL && c->world) GS_MPI_CHECK(MPI_Comm_free(&c->world));
+}
+
+int gs_comm_agree(int status, MPI_Comm comm) {
+  int all = 0;
+  GS_MPI_CHECK(MPI_Allreduce(&status, &all, 1, MPI_INT, MPI_MAX, comm));
+  return all;
+}
+
+static char **gather_common(const char *text, int root, MPI_Comm comm, int all) {
+  int rank, size;
+  GS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  GS_MPI_CHECK(MPI_Comm_size(comm, &size));
+  int len = (int)strlen(text) + 1;
+  int *lens = calloc((size_t)size, sizeof *lens), *displs = calloc((size_t)size, sizeof *displs);
+  GS_ALLOC_CHECK(lens);
+  GS_ALLOC_CHECK(displs);
+  if (all)
+    GS_MPI_CHECK(MPI_Allgather(&len, 1, MPI_INT, lens, 1, MPI_INT, comm));
+  else
+    GS_MPI_CHECK(MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, root, comm));
+  char **out = NULL;
+  char *buf = NULL;
+  if (all || rank == root) {
+    size_t total = 0;
+    for (int i = 0; i < size; ++i) {
+      displs[i] = (int)total;
+      total += (size_t)lens[i];
+    }
+    buf = malloc(total);
+    GS_ALLOC_CHECK(buf);
+  }
+  if (all)
+    GS_MPI_CHECK(MPI_Allgatherv(text, len, MPI_CHAR, buf, lens, displs, MPI_CHAR, comm));
+  else
+    GS_MPI_CHECK(MPI_Gatherv(text, len, MPI_CHAR, buf, lens, displs, MPI_CHAR, root, comm));
+  if (buf) {
+    out = calloc((size_t)size, sizeof *out);
+    GS_ALLOC_CHECK(out);
+    for (int i = 0; i < size; ++i) {
+      out[i] = strdup(buf + displs[i]);
+      GS_ALLOC_CHECK(out[i]);
+    }
+    free(buf);
+  }
+  free(lens);
+  free(displs);
+  return out;
+}
+
+char **gs_comm_gather_text(const char *text, int root, MPI_Comm comm) {
+  return gather_common(text, root, comm, 0);
+}
+
+char **gs_comm_allgather_text(const char *text, MPI_Comm comm) { return gather_common(text, 0, comm, 1); }
+
+void gs_comm_free_texts(char **texts, int n) {
+  if (!texts) return;
+  for (int i = 0; i < n; ++i) free(texts[i]);
+  free(texts);
+}
+
+int gs_comm_cuda_aware(void) {
+#if defined(MPIX_CUDA_AWARE_SUPPORT)
+  return MPIX_Query_cuda_support() ? 1 : 0;
+#else
+  return 0;
+#endif
+}

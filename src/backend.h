@@ -1,0 +1,76 @@
+/* The compute backend: one table of function pointers, chosen once at start.
+ *
+ * Drivers call the GPU or the CPU through this table only, so driver code has
+ * no CUDA #ifdef. On the CPU backend "device" memory is host memory, copies
+ * are memcpy, streams and events are cheap host objects, and kernels are the
+ * CPU reference twins from kernels/. Every entry is fatal on failure (through
+ * gs_fatal) unless it returns a status. */
+#ifndef GS_BACKEND_H
+#define GS_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "kernels.h"
+
+typedef struct gs_stream_s *gs_stream; /* NULL is the default stream */
+typedef struct gs_event_s *gs_event;
+
+typedef struct gs_device_desc {
+  char name[128];     /* "NVIDIA H200" */
+  char pci_bus_id[32]; /* "0000:19:00.0", "" when none */
+  size_t total_mem;   /* bytes */
+  int sm_count;
+} gs_device_desc;
+
+typedef struct gs_backend {
+  const char *name; /* "cuda" or "cpu" */
+  int is_gpu;
+
+  /* Devices visible to this process (0 on the CPU backend). */
+  int (*device_count)(void);
+  void (*device_select)(int index);
+  void (*device_describe)(int index, gs_device_desc *out);
+  /* 1 when device a can access device b's memory directly. */
+  int (*can_access_peer)(int a, int b);
+
+  void *(*dev_alloc)(size_t bytes);
+  void (*dev_free)(void *p);
+  void *(*host_alloc)(size_t bytes); /* page-locked on the GPU backend */
+  void (*host_free)(void *p);
+
+  void (*copy_h2d)(void *dst, const void *src, size_t bytes, gs_stream s);
+  void (*copy_d2h)(void *dst, const void *src, size_t bytes, gs_stream s);
+  void (*copy_d2d)(void *dst, const void *src, size_t bytes, gs_stream s);
+
+  /* high_priority: boundary work; otherwise the lowest priority. */
+  gs_stream (*stream_create)(int high_priority);
+  void (*stream_destroy)(gs_stream s);
+  void (*stream_sync)(gs_stream s);
+  /* timing: 1 for an event usable with event_elapsed_ms. */
+  gs_event (*event_create)(int timing);
+  void (*event_destroy)(gs_event e);
+  void (*event_record)(gs_event e, gs_stream s);
+  void (*stream_wait_event)(gs_stream s, gs_event e);
+  void (*event_sync)(gs_event e);
+  float (*event_elapsed_ms)(gs_event start, gs_event stop);
+
+  /* Kernels: same signatures as kernels.h (stream is the backend stream). */
+  gs_scale_u8_fn scale_u8;
+  gs_scale_u16_fn scale_u16;
+} gs_backend;
+
+/* Chooses a backend by name: "cuda", "cpu" or "auto" (CUDA when this build
+ * has it and a GPU is visible, else CPU with a one-line notice on rank 0).
+ * Returns NULL and writes the reason into why for an unavailable choice. */
+const gs_backend *gs_backend_choose(const char *which, char *why, size_t whylen);
+
+extern const gs_backend gs_backend_cpu;
+#ifdef GS_HAVE_CUDA
+extern const gs_backend gs_backend_cuda;
+/* Number of CUDA devices visible, 0 when none or the driver is missing. */
+int gs_cuda_probe(void);
+#endif
+
+#endif

@@ -1,0 +1,86 @@
+/* The CPU backend: host memory, synchronous copies, host-clock events. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backend.h"
+
+struct gs_event_s {
+  double t_ms;
+};
+
+static int cpu_device_count(void) { return 0; }
+static void cpu_device_select(int index) { (void)index; }
+static void cpu_device_describe(int index, gs_device_desc *out) {
+  (void)index;
+  memset(out, 0, sizeof *out);
+  strcpy(out->name, "cpu");
+}
+static int cpu_can_access_peer(int a, int b) { return a == b; }
+
+static void *cpu_alloc(size_t bytes) {
+  void *p = NULL;
+  if (posix_memalign(&p, 64, bytes ? bytes : 1) != 0) gs_fatal("posix_memalign", "out of memory", __FILE__, __LINE__);
+  return p;
+}
+static void cpu_free(void *p) { free(p); }
+static void cpu_copy(void *dst, const void *src, size_t bytes, gs_stream s) {
+  (void)s;
+  if (bytes) memmove(dst, src, bytes);
+}
+static gs_stream cpu_stream_create(int high_priority) {
+  (void)high_priority;
+  return NULL;
+}
+static void cpu_stream_destroy(gs_stream s) { (void)s; }
+static void cpu_stream_sync(gs_stream s) { (void)s; }
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+static gs_event cpu_event_create(int timing) {
+  (void)timing;
+  gs_event e = calloc(1, sizeof *e);
+  GS_ALLOC_CHECK(e);
+  return e;
+}
+static void cpu_event_destroy(gs_event e) { free(e); }
+static void cpu_event_record(gs_event e, gs_stream s) {
+  (void)s;
+  e->t_ms = now_ms();
+}
+static void cpu_stream_wait_event(gs_stream s, gs_event e) {
+  (void)s;
+  (void)e;
+}
+static void cpu_event_sync(gs_event e) { (void)e; }
+static float cpu_event_elapsed_ms(gs_event a, gs_event b) { return (float)(b->t_ms - a->t_ms); }
+
+const gs_backend gs_backend_cpu = {
+    .name = "cpu",
+    .is_gpu = 0,
+    .device_count = cpu_device_count,
+    .device_select = cpu_device_select,
+    .device_describe = cpu_device_describe,
+    .can_access_peer = cpu_can_access_peer,
+    .dev_alloc = cpu_alloc,
+    .dev_free = cpu_free,
+    .host_alloc = cpu_alloc,
+    .host_free = cpu_free,
+    .copy_h2d = cpu_copy,
+    .copy_d2h = cpu_copy,
+    .copy_d2d = cpu_copy,
+    .stream_create = cpu_stream_create,
+    .stream_destroy = cpu_stream_destroy,
+    .stream_sync = cpu_stream_sync,
+    .event_create = cpu_event_create,
+    .event_destroy = cpu_event_destroy,
+    .event_record = cpu_event_record,
+    .stream_wait_event = cpu_stream_wait_event,
+    .event_sync = cpu_event_sync,
+    .event_elapsed_ms = cpu_event_elapsed_ms,
+    .scale_u8 = gs_scale_u8_ref,
+    .scale_u16 = gs_scale_u16_ref,
+};

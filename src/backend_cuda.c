@@ -1,0 +1,152 @@
+/* The CUDA backend. Every runtime call is checked; a failure is fatal and
+ * names the call, file:line, rank, host and GPU. */
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "backend.h"
+
+#define GS_CUDA_CHECK(call)                                                          \
+  do {                                                                               \
+    cudaError_t gs_e_ = (call);                                                      \
+    if (gs_e_ != cudaSuccess) gs_fatal(#call, cudaGetErrorString(gs_e_), __FILE__, __LINE__); \
+  } while (0)
+
+/* Kernel launchers return a cudaError_t as int. */
+#define GS_LAUNCH_CHECK(expr)                                                        \
+  do {                                                                               \
+    int gs_k_ = (expr);                                                              \
+    if (gs_k_ != 0) gs_fatal(#expr, cudaGetErrorString((cudaError_t)gs_k_), __FILE__, __LINE__); \
+  } while (0)
+
+int gs_cuda_probe(void) {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError(); /* no driver or no device: not an error here */
+    return 0;
+  }
+  return n;
+}
+
+static int cu_device_count(void) {
+  int n = 0;
+  GS_CUDA_CHECK(cudaGetDeviceCount(&n));
+  return n;
+}
+
+static void cu_device_select(int index) {
+  GS_CUDA_CHECK(cudaSetDevice(index));
+  gs_error_set_gpu(index);
+}
+
+static void cu_device_describe(int index, gs_device_desc *out) {
+  struct cudaDeviceProp prop;
+  memset(out, 0, sizeof *out);
+  GS_CUDA_CHECK(cudaGetDeviceProperties(&prop, index));
+  snprintf(out->name, sizeof out->name, "%s", prop.name);
+  GS_CUDA_CHECK(cudaDeviceGetPCIBusId(out->pci_bus_id, (int)sizeof out->pci_bus_id, index));
+  for (char *c = out->pci_bus_id; *c; ++c)
+    if (*c >= 'A' && *c <= 'F') *c = (char)(*c - 'A' + 'a');
+  out->total_mem = prop.totalGlobalMem;
+  out->sm_count = prop.multiProcessorCount;
+}
+
+static int cu_can_access_peer(int a, int b) {
+  if (a == b) return 1;
+  int ok = 0;
+  GS_CUDA_CHECK(cudaDeviceCanAccessPeer(&ok, a, b));
+  return ok;
+}
+
+static void *cu_dev_alloc(size_t bytes) {
+  void *p = NULL;
+  GS_CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 1));
+  return p;
+}
+static void cu_dev_free(void *p) {
+  if (p) GS_CUDA_CHECK(cudaFree(p));
+}
+static void *cu_host_alloc(size_t bytes) {
+  void *p = NULL;
+  GS_CUDA_CHECK(cudaMallocHost(&p, bytes ? bytes : 1));
+  return p;
+}
+static void cu_host_free(void *p) {
+  if (p) GS_CUDA_CHECK(cudaFreeHost(p));
+}
+static void cu_copy_h2d(void *dst, const void *src, size_t bytes, gs_stream s) {
+  GS_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, (cudaStream_t)s));
+}
+static void cu_copy_d2h(void *dst, const void *src, size_t bytes, gs_stream s) {
+  GS_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, (cudaStream_t)s));
+}
+static void cu_copy_d2d(void *dst, const void *src, size_t bytes, gs_stream s) {
+  GS_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, (cudaStream_t)s));
+}
+static gs_stream cu_stream_create(int high_priority) {
+  int least = 0, greatest = 0;
+  GS_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  cudaStream_t s;
+  GS_CUDA_CHECK(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, high_priority ? greatest : least));
+  return (gs_stream)s;
+}
+static void cu_stream_destroy(gs_stream s) {
+  if (s) GS_CUDA_CHECK(cudaStreamDestroy((cudaStream_t)s));
+}
+static void cu_stream_sync(gs_stream s) { GS_CUDA_CHECK(cudaStreamSynchronize((cudaStream_t)s)); }
+static gs_event cu_event_create(int timing) {
+  cudaEvent_t e;
+  GS_CUDA_CHECK(cudaEventCreateWithFlags(&e, timing ? cudaEventDefault : cudaEventDisableTiming));
+  return (gs_event)e;
+}
+static void cu_event_destroy(gs_event e) {
+  if (e) GS_CUDA_CHECK(cudaEventDestroy((cudaEvent_t)e));
+}
+static void cu_event_record(gs_event e, gs_stream s) {
+  GS_CUDA_CHECK(cudaEventRecord((cudaEvent_t)e, (cudaStream_t)s));
+}
+static void cu_stream_wait_event(gs_stream s, gs_event e) {
+  GS_CUDA_CHECK(cudaStreamWaitEvent((cudaStream_t)s, (cudaEvent_t)e, 0));
+}
+static void cu_event_sync(gs_event e) { GS_CUDA_CHECK(cudaEventSynchronize((cudaEvent_t)e)); }
+static float cu_event_elapsed_ms(gs_event a, gs_event b) {
+  float ms = 0;
+  GS_CUDA_CHECK(cudaEventElapsedTime(&ms, (cudaEvent_t)a, (cudaEvent_t)b));
+  return ms;
+}
+
+static int cu_scale_u8(const uint8_t *in, uint8_t *out, size_t count, gs_scale_params p, void *s) {
+  GS_LAUNCH_CHECK(gs_scale_u8_cuda(in, out, count, p, s));
+  return 0;
+}
+static int cu_scale_u16(const uint16_t *in, uint16_t *out, size_t count, gs_scale_params p, void *s) {
+  GS_LAUNCH_CHECK(gs_scale_u16_cuda(in, out, count, p, s));
+  return 0;
+}
+
+const gs_backend gs_backend_cuda = {
+    .name = "cuda",
+    .is_gpu = 1,
+    .device_count = cu_device_count,
+    .device_select = cu_device_select,
+    .device_describe = cu_device_describe,
+    .can_access_peer = cu_can_access_peer,
+    .dev_alloc = cu_dev_alloc,
+    .dev_free = cu_dev_free,
+    .host_alloc = cu_host_alloc,
+    .host_free = cu_host_free,
+    .copy_h2d = cu_copy_h2d,
+    .copy_d2h = cu_copy_d2h,
+    .copy_d2d = cu_copy_d2d,
+    .stream_create = cu_stream_create,
+    .stream_destroy = cu_stream_destroy,
+    .stream_sync = cu_stream_sync,
+    .event_create = cu_event_create,
+    .event_destroy = cu_event_destroy,
+    .event_record = cu_event_record,
+    .stream_wait_event = cu_stream_wait_event,
+    .event_sync = cu_event_sync,
+    .event_elapsed_ms = cu_event_elapsed_ms,
+    .scale_u8 = cu_scale_u8,
+    .scale_u16 = cu_scale_u16,
+};

@@ -1,0 +1,48 @@
+#include "log.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+
+#include "error.h"
+
+static void emit(const char *prefix, int show_rank, const char *fmt, va_list ap) {
+  char msg[2048];
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  if (show_rank)
+    fprintf(stderr, "gpustencil: %s[rank %d] %s\n", prefix, gs_error_rank(), msg);
+  else
+    fprintf(stderr, "gpustencil: %s%s\n", prefix, msg);
+  fflush(stderr);
+}
+
+void gs_log_notice(const char *fmt, ...) {
+  if (gs_error_rank() != 0) return;
+  va_list ap;
+  va_start(ap, fmt);
+  emit("", 0, fmt, ap);
+  va_end(ap);
+}
+
+void gs_log_warn(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  emit("warning: ", 1, fmt, ap);
+  va_end(ap);
+}
+
+void gs_log_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  emit("", 0, fmt, ap);
+  va_end(ap);
+}
+
+void gs_log_debug(const char *fmt, ...) {
+  static int on = -1;
+  if (on < 0) on = getenv("GPUSTENCIL_DEBUG") != NULL;
+  if (!on) return;
+  va_list ap;
+  va_start(ap, fmt);
+  emit("debug: ", 1, fmt, ap);
+  va_end(ap);
+}

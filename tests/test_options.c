@@ -1,0 +1,64 @@
+/* The option parser: values, ranges, choices, positional arguments, errors. */
+#include <string.h>
+
+#include "check.h"
+#include "options.h"
+
+static int flag;
+static const char *str, *choice;
+static int64_t num;
+static double real;
+static const gs_opt opts[] = {
+    {"flag", 'f', GS_OPT_FLAG, &flag, NULL, 0, 0, "a flag"},
+    {"out", 'o', GS_OPT_STRING, &str, "DIR", 0, 0, "a string"},
+    {"count", 0, GS_OPT_INT, &num, "N", 1, 100, "an int"},
+    {"divisor", 0, GS_OPT_DOUBLE, &real, "D", 0, 0, "a real"},
+    {"mode", 0, GS_OPT_CHOICE, &choice, "a|bb|c", 0, 0, "a choice"},
+    {NULL, 0, 0, NULL, NULL, 0, 0, NULL},
+};
+
+static gs_status parse(const char *line, int *npos, char **pos, char *err) {
+  static char buf[512];
+  static char *argv[32];
+  int argc = 0;
+  snprintf(buf, sizeof buf, "%s", line);
+  for (char *t = strtok(buf, " "); t; t = strtok(NULL, " ")) argv[argc++] = t;
+  int help = 0;
+  flag = 0;
+  str = choice = NULL;
+  num = 0;
+  real = 0;
+  err[0] = '\0';
+  return gs_opts_parse(opts, argc, argv, pos, npos, &help, err, 256);
+}
+
+int main(void) {
+  char *pos[32], err[256];
+  int n;
+  CHECK(parse("-f --out=x --count 7 --divisor 2.5 --mode bb in1 in2", &n, pos, err) == GS_OK);
+  CHECK(flag == 1 && str && strcmp(str, "x") == 0 && num == 7 && real == 2.5 && strcmp(choice, "bb") == 0);
+  CHECK(n == 2 && strcmp(pos[0], "in1") == 0 && strcmp(pos[1], "in2") == 0);
+  CHECK(parse("-o y -- --flag", &n, pos, err) == GS_OK && n == 1 && strcmp(pos[0], "--flag") == 0);
+  CHECK(strcmp(str, "y") == 0);
+
+  CHECK(parse("--nope", &n, pos, err) == GS_ERR_USAGE && strstr(err, "--nope"));
+  CHECK(parse("-x", &n, pos, err) == GS_ERR_USAGE && strstr(err, "-x"));
+  CHECK(parse("--count 0", &n, pos, err) == GS_ERR_USAGE && strstr(err, "--count"));
+  CHECK(parse("--count 101", &n, pos, err) == GS_ERR_USAGE);
+  CHECK(parse("--count 3x", &n, pos, err) == GS_ERR_USAGE && strstr(err, "not an integer"));
+  CHECK(parse("--divisor nan", &n, pos, err) == GS_ERR_USAGE && strstr(err, "finite"));
+  CHECK(parse("--divisor inf", &n, pos, err) == GS_ERR_USAGE);
+  CHECK(parse("--divisor 1e999", &n, pos, err) == GS_ERR_USAGE);
+  CHECK(parse("--divisor", &n, pos, err) == GS_ERR_USAGE && strstr(err, "needs a value"));
+  CHECK(parse("--mode d", &n, pos, err) == GS_ERR_USAGE && strstr(err, "a|bb|c"));
+  CHECK(parse("--mode b", &n, pos, err) == GS_ERR_USAGE);
+  CHECK(parse("--flag=1", &n, pos, err) == GS_ERR_USAGE);
+  CHECK(parse("--out=", &n, pos, err) == GS_ERR_USAGE);
+
+  int64_t w = 0, h = 0;
+  CHECK(gs_parse_size2("16384x8192", &w, &h) == 0 && w == 16384 && h == 8192);
+  CHECK(gs_parse_size2("16384", &w, &h) != 0);
+  CHECK(gs_parse_size2("0x5", &w, &h) != 0);
+  CHECK(gs_parse_size2("5x", &w, &h) != 0);
+  return gs_test_done("test_options");
+}
