@@ -11,10 +11,13 @@ gs_scale_params gs_scale_params_make(double divisor, int bit_depth, int channels
   return p;
 }
 
+/* rint(v) for 0 <= v <= 65535, exactly: adding 1.5 * 2^23 leaves no fraction
+ * bits, so the sum is rounded half to even (IEEE default), and subtracting
+ * it back is exact. Unlike rintf() this vectorises. */
 static inline uint32_t scale_one(uint32_t x, float inv, float maxf) {
   float v = (float)x * inv;
   v = v < maxf ? v : maxf;
-  return (uint32_t)rintf(v); /* default rounding mode: half to even */
+  return (uint32_t)((v + 12582912.0f) - 12582912.0f);
 }
 
 #define GS_SCALE_REF_BODY                                                     \

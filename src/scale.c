@@ -1,9 +1,765 @@
+/* gpustencil scale: divide every pixel of a set of PNG images by a number.
+ *
+ * Plan (rank 0): list inputs, map them to outputs, refuse collisions and
+ * existing outputs before any work. Every rank reads a share of the headers;
+ * all sort the list largest first. Items are then claimed dynamically through
+ * a one-sided counter (mpi/workq). Each rank runs a pool of threads: the
+ * thread that owns an image decodes it strip by strip, scales each strip on
+ * the backend (pinned buffer, its own stream), filters it, and hands the
+ * compression of the strip to the pool; any thread compresses, the owner
+ * writes the compressed pieces in order. Memory is bounded by the strip size
+ * and the number of pieces in flight, not by the image size. */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "commands.h"
 #include "log.h"
-static int scale_run(gs_run *run, int argc, char **argv) {
-  (void)run; (void)argc; (void)argv;
-  gs_log_notice("scale: not yet available in this version");
-  return GS_EXIT_USAGE;
+#include "png_io.h"
+#include "progress.h"
+#include "workq.h"
+
+/* Target bytes of samples per strip; the strip height depends only on the
+ * image, so the output bytes do not depend on rank or thread counts. */
+#define GS_STRIP_BYTES ((size_t)4 << 20)
+#define GS_DICT_BYTES 32768u
+
+static struct {
+  double divisor;
+  const char *outdir;
+  int recursive, overwrite, skip_existing, progress;
+  int64_t level, threads, memory_mb;
+  const char *filter;
+} o = {.divisor = 0, .level = 1, .memory_mb = 256, .filter = "sub"};
+
+static const gs_opt scale_opts[] = {
+    {"divisor", 'd', GS_OPT_DOUBLE, &o.divisor, "D", 0, 0, "divide every grey sample by D (> 0; below 1 brightens)"},
+    {"output", 'o', GS_OPT_STRING, &o.outdir, "DIR", 0, 0, "output folder (created if missing)"},
+    {"recursive", 'r', GS_OPT_FLAG, &o.recursive, NULL, 0, 0, "descend into sub-folders of folder inputs"},
+    {"overwrite", 0, GS_OPT_FLAG, &o.overwrite, NULL, 0, 0, "replace existing outputs"},
+    {"skip-existing", 0, GS_OPT_FLAG, &o.skip_existing, NULL, 0, 0, "skip inputs whose output exists (resume)"},
+    {"png-level", 0, GS_OPT_INT, &o.level, "0..9", 0, 9, "zlib level of the outputs (default 1)"},
+    {"png-filter", 0, GS_OPT_CHOICE, &o.filter, "none|sub|up|avg|paeth|adaptive", 0, 0,
+     "PNG row filter of the outputs (default sub)"},
+    {"threads", 0, GS_OPT_INT, &o.threads, "N", 1, 1024, "threads per rank (default: the rank's bound cores)"},
+    {"memory", 0, GS_OPT_INT, &o.memory_mb, "MB", 16, 1 << 20, "memory budget per rank for strips in flight (256)"},
+    {"progress", 0, GS_OPT_FLAG, &o.progress, NULL, 0, 0, "show progress on rank 0 (default when a terminal)"},
+    {NULL, 0, 0, NULL, NULL, 0, 0, NULL},
+};
+
+static int scale_check(int argc, char **argv, char *err, size_t errlen) {
+  (void)argv;
+  if (!(o.divisor > 0)) {
+    snprintf(err, errlen, "--divisor is required and must be > 0");
+    return 1;
+  }
+  float inv = (float)(1.0 / o.divisor);
+  if (!isfinite(inv)) {
+    snprintf(err, errlen, "--divisor: %g is too small (1/D must be a finite float)", o.divisor);
+    return 1;
+  }
+  if (!o.outdir) {
+    snprintf(err, errlen, "-o/--output DIR is required");
+    return 1;
+  }
+  if (argc < 1) {
+    snprintf(err, errlen, "no input files or folders");
+    return 1;
+  }
+  if (o.overwrite && o.skip_existing) {
+    snprintf(err, errlen, "--overwrite and --skip-existing exclude each other");
+    return 1;
+  }
+  return 0;
 }
-static const gs_opt scale_opts[] = {{NULL, 0, 0, NULL, NULL, 0, 0, NULL}};
-const gs_command gs_command_scale = {"scale", "[options] INPUT...", "Not yet.", scale_opts, scale_run, NULL};
+
+/* ------------------------------------------------------------------ plan */
+
+typedef struct item {
+  char *in, *out;
+} item;
+
+typedef struct plan {
+  item *items;
+  size_t n, cap;
+  int64_t skipped;
+} plan;
+
+static void plan_add(plan *p, const char *in, const char *out) {
+  if (p->n == p->cap) {
+    p->cap = p->cap ? 2 * p->cap : 64;
+    p->items = realloc(p->items, p->cap * sizeof *p->items);
+    GS_ALLOC_CHECK(p->items);
+  }
+  p->items[p->n].in = strdup(in);
+  p->items[p->n].out = strdup(out);
+  GS_ALLOC_CHECK(p->items[p->n].in);
+  GS_ALLOC_CHECK(p->items[p->n].out);
+  p->n++;
+}
+
+static int has_png_ext(const char *name) {
+  size_t n = strlen(name);
+  return n > 4 && strcasecmp(name + n - 4, ".png") == 0;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static char *join(const char *a, const char *b) {
+  size_t la = strlen(a);
+  char *s = malloc(la + strlen(b) + 2);
+  GS_ALLOC_CHECK(s);
+  sprintf(s, "%s%s%s", a, (la && a[la - 1] == '/') ? "" : "/", b);
+  return s;
+}
+
+/* Adds the PNG files under dir (sorted by name); rel is the path below the
+ * input folder. Returns 0 or writes err. */
+static int walk(plan *p, const char *dir, const char *rel, char *err, size_t errlen) {
+  DIR *d = opendir(dir);
+  if (!d) {
+    snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+    return -1;
+  }
+  char **names = NULL;
+  size_t n = 0, cap = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (e->d_name[0] == '.') continue; /* hidden files, our own temporaries */
+    if (n == cap) {
+      cap = cap ? 2 * cap : 64;
+      names = realloc(names, cap * sizeof *names);
+      GS_ALLOC_CHECK(names);
+    }
+    names[n] = strdup(e->d_name);
+    GS_ALLOC_CHECK(names[n]);
+    ++n;
+  }
+  closedir(d);
+  qsort(names, n, sizeof *names, cmp_str);
+  int rc = 0;
+  for (size_t i = 0; i < n && rc == 0; ++i) {
+    char *path = join(dir, names[i]);
+    char *r = *rel ? join(rel, names[i]) : strdup(names[i]);
+    GS_ALLOC_CHECK(r);
+    struct stat sb;
+    if (stat(path, &sb) != 0) {
+      snprintf(err, errlen, "%s: %s", path, strerror(errno));
+      rc = -1;
+    } else if (S_ISDIR(sb.st_mode)) {
+      if (o.recursive) rc = walk(p, path, r, err, errlen);
+    } else if (S_ISREG(sb.st_mode) && has_png_ext(names[i])) {
+      char *out = join(o.outdir, r);
+      plan_add(p, path, out);
+      free(out);
+    }
+    free(path);
+    free(r);
+  }
+  for (size_t i = 0; i < n; ++i) free(names[i]);
+  free(names);
+  return rc;
+}
+
+static int cmp_item_out(const void *a, const void *b) {
+  return strcmp(((const item *)a)->out, ((const item *)b)->out);
+}
+
+/* Rank 0: builds the plan; 0 or a one-line error in err. */
+static int plan_build(plan *p, int argc, char **argv, char *err, size_t errlen) {
+  for (int i = 0; i < argc; ++i) {
+    struct stat sb;
+    if (stat(argv[i], &sb) != 0) {
+      snprintf(err, errlen, "%s: %s", argv[i], strerror(errno));
+      return -1;
+    }
+    if (S_ISDIR(sb.st_mode)) {
+      if (walk(p, argv[i], "", err, errlen)) return -1;
+    } else if (S_ISREG(sb.st_mode)) {
+      const char *base = strrchr(argv[i], '/');
+      char *out = join(o.outdir, base ? base + 1 : argv[i]);
+      plan_add(p, argv[i], out);
+      free(out);
+    } else {
+      snprintf(err, errlen, "%s: not a regular file or folder", argv[i]);
+      return -1;
+    }
+  }
+  if (p->n == 0) {
+    snprintf(err, errlen, "no PNG files found in the inputs%s", o.recursive ? "" : " (folders: try --recursive)");
+    return -1;
+  }
+  /* Two inputs for one output: refuse before any work. */
+  item *sorted = malloc(p->n * sizeof *sorted);
+  GS_ALLOC_CHECK(sorted);
+  memcpy(sorted, p->items, p->n * sizeof *sorted);
+  qsort(sorted, p->n, sizeof *sorted, cmp_item_out);
+  for (size_t i = 1; i < p->n; ++i)
+    if (strcmp(sorted[i].out, sorted[i - 1].out) == 0) {
+      snprintf(err, errlen, "%s and %s both map to %s", sorted[i - 1].in, sorted[i].in, sorted[i].out);
+      free(sorted);
+      return -1;
+    }
+  free(sorted);
+  /* Existing outputs: skip, replace later, or refuse. */
+  size_t kept = 0, exist = 0;
+  const char *first = NULL;
+  for (size_t i = 0; i < p->n; ++i) {
+    struct stat sb;
+    if (!o.overwrite && stat(p->items[i].out, &sb) == 0) {
+      if (o.skip_existing) {
+        free(p->items[i].in);
+        free(p->items[i].out);
+        p->skipped++;
+        continue;
+      }
+      if (!exist++) first = p->items[i].out;
+    }
+    p->items[kept++] = p->items[i];
+  }
+  if (exist) {
+    snprintf(err, errlen, "%s: exists%s (use --overwrite or --skip-existing)", first,
+             exist > 1 ? " with other outputs" : "");
+    return -1;
+  }
+  p->n = kept;
+  return 0;
+}
+
+/* Rank 0 builds, everybody receives; returns 0 or 1 (error printed). */
+static int plan_share(plan *p, const gs_comm *c, int argc, char **argv) {
+  char err[1024] = "";
+  int64_t meta[3] = {0, 0, 0}; /* status, bytes, skipped */
+  char *buf = NULL;
+  if (c->rank == 0) {
+    meta[0] = plan_build(p, argc, argv, err, sizeof err) ? 1 : 0;
+    if (meta[0]) gs_log_error("scale: %s", err);
+    size_t bytes = 0;
+    for (size_t i = 0; i < p->n; ++i) bytes += strlen(p->items[i].in) + strlen(p->items[i].out) + 2;
+    meta[1] = (int64_t)bytes;
+    meta[2] = p->skipped;
+    buf = malloc(bytes + 1);
+    GS_ALLOC_CHECK(buf);
+    char *w = buf;
+    for (size_t i = 0; i < p->n; ++i) {
+      w = stpcpy(w, p->items[i].in) + 1;
+      w = stpcpy(w, p->items[i].out) + 1;
+    }
+  }
+  GS_MPI_CHECK(MPI_Bcast(meta, 3, MPI_INT64_T, 0, c->world));
+  if (meta[0]) {
+    free(buf);
+    return 1;
+  }
+  if (meta[1] > INT32_MAX) gs_fatal("plan_share", "the list of inputs exceeds 2 GiB", __FILE__, __LINE__);
+  if (c->rank != 0) {
+    buf = malloc((size_t)meta[1] + 1);
+    GS_ALLOC_CHECK(buf);
+  }
+  GS_MPI_CHECK(MPI_Bcast(buf, (int)meta[1], MPI_CHAR, 0, c->world));
+  if (c->rank != 0) {
+    p->skipped = meta[2];
+    for (const char *r = buf; r < buf + meta[1];) {
+      const char *out = r + strlen(r) + 1;
+      plan_add(p, r, out);
+      r = out + strlen(out) + 1;
+    }
+  }
+  free(buf);
+  return 0;
+}
+
+/* --------------------------------------------------------------- the pool */
+
+typedef struct piece {
+  struct piece *next_ready; /* pool queue */
+  struct piece *next_in_job;
+  uint8_t *data; /* filtered rows */
+  size_t len;
+  uint8_t dict[GS_DICT_BYTES];
+  size_t dictlen;
+  int first, last;
+  uint8_t *out;
+  size_t outlen;
+  uint32_t adler;
+  gs_status st;
+  int done;
+} piece;
+
+typedef struct job {
+  size_t index;
+  piece *head, *tail; /* in stream order, not yet written */
+  int inflight;
+} job;
+
+typedef struct pool {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  piece *ready_head, *ready_tail;
+  int64_t *images; /* queue of plan indices */
+  size_t nimages, images_cap;
+  int no_more_images;
+  int active;       /* images being processed */
+  int inflight;     /* pieces not yet written, over all images */
+  int max_inflight; /* memory bound */
+  int per_image;    /* pieces per image in flight */
+  int running;      /* worker threads alive */
+  int64_t finished; /* images ended (done or failed) since the last report */
+  /* totals */
+  int64_t done, failed;
+  double pixels, sample_bytes, file_bytes;
+  /* shared, read-only */
+  const gs_backend *backend;
+  int gpu;
+  const plan *plan;
+  const int64_t *order;
+  gs_png_filter filter;
+  int level;
+} pool;
+
+/* Takes one ready piece and compresses it; returns 0 when none was ready.
+ * Called with the lock held; releases it while working. */
+static int help_one(pool *pl, int level) {
+  piece *pc = pl->ready_head;
+  if (!pc) return 0;
+  pl->ready_head = pc->next_ready;
+  if (!pl->ready_head) pl->ready_tail = NULL;
+  pthread_mutex_unlock(&pl->mu);
+  pc->out = malloc(gs_png_deflate_bound(pc->len));
+  pc->st = pc->out ? gs_png_deflate_piece(pc->data, pc->len, pc->dictlen ? pc->dict : NULL, pc->dictlen, level,
+                                          pc->first, pc->last, pc->out, &pc->outlen, &pc->adler)
+                   : GS_ERR_NOMEM;
+  free(pc->data);
+  pc->data = NULL;
+  pthread_mutex_lock(&pl->mu);
+  pc->done = 1;
+  pthread_cond_broadcast(&pl->cv);
+  return 1;
+}
+
+typedef struct worker {
+  pool *pl;
+  pthread_t th;
+  uint8_t *host; /* staging (pinned on the GPU backend) */
+  void *dev;
+  size_t cap;
+  gs_stream stream;
+} worker;
+
+typedef struct image_state {
+  gs_png_reader *rd;
+  gs_png_writer *wr;
+  uint32_t adler;
+  size_t total_len;
+  int first_written;
+  gs_status st;
+  char err[512];
+} image_state;
+
+/* Writes the finished pieces at the head of the job, in order. Lock held. */
+static void flush_ready(pool *pl, job *j, image_state *is) {
+  while (j->head && j->head->done) {
+    piece *pc = j->head;
+    j->head = pc->next_in_job;
+    if (!j->head) j->tail = NULL;
+    pthread_mutex_unlock(&pl->mu);
+    if (is->st == GS_OK && pc->st != GS_OK) {
+      is->st = pc->st;
+      snprintf(is->err, sizeof is->err, "compression failed: %s", gs_strerror(pc->st));
+    }
+    if (is->st == GS_OK) {
+      is->st = gs_png_writer_idat(is->wr, pc->out, pc->outlen, is->err, sizeof is->err);
+      is->adler = is->first_written ? gs_png_adler_combine(is->adler, pc->adler, pc->len) : pc->adler;
+      is->first_written = 1;
+    }
+    free(pc->out);
+    free(pc);
+    pthread_mutex_lock(&pl->mu);
+    j->inflight--;
+    pl->inflight--;
+    pthread_cond_broadcast(&pl->cv);
+  }
+}
+
+static void ensure_stage(worker *w, size_t bytes) {
+  if (bytes <= w->cap) return;
+  const gs_backend *b = w->pl->backend;
+  if (w->host) b->host_free(w->host);
+  if (w->dev) b->dev_free(w->dev);
+  w->host = b->host_alloc(bytes);
+  w->dev = b->is_gpu ? b->dev_alloc(bytes) : NULL;
+  w->cap = bytes;
+}
+
+static void scale_strip(worker *w, const gs_png_format *f, size_t bytes, gs_scale_params sp) {
+  const gs_backend *b = w->pl->backend;
+  size_t count = bytes / (size_t)(f->depth / 8);
+  void *buf = b->is_gpu ? w->dev : w->host;
+  if (b->is_gpu) b->copy_h2d(w->dev, w->host, bytes, w->stream);
+  if (f->depth == 16)
+    b->scale_u16(buf, buf, count, sp, w->stream);
+  else
+    b->scale_u8(buf, buf, count, sp, w->stream);
+  if (b->is_gpu) b->copy_d2h(w->host, w->dev, bytes, w->stream);
+  b->stream_sync(w->stream);
+}
+
+static void to_big_endian16(uint8_t *p, size_t bytes) {
+  const uint16_t one = 1;
+  if (*(const uint8_t *)&one == 0) return;
+  for (size_t i = 0; i + 1 < bytes; i += 2) {
+    uint8_t t = p[i];
+    p[i] = p[i + 1];
+    p[i + 1] = t;
+  }
+}
+
+static int mkdirs_for(const char *file) {
+  char *d = strdup(file);
+  if (!d) return -1;
+  for (char *s = d + 1; *s; ++s) {
+    if (*s != '/') continue;
+    *s = '\0';
+    if (mkdir(d, 0755) != 0 && errno != EEXIST) {
+      free(d);
+      return -1;
+    }
+    *s = '/';
+  }
+  free(d);
+  return 0;
+}
+
+/* Decodes, scales, filters and writes one image. Lock NOT held on entry. */
+static void process_image(worker *w, size_t index) {
+  pool *pl = w->pl;
+  const item *it = &pl->plan->items[index];
+  image_state is = {.st = GS_OK};
+  job j = {.index = index};
+  gs_png_format f;
+  uint8_t *prev = NULL, *tail = NULL;
+  size_t taillen = 0;
+  gs_fault_point("scale.image");
+  is.st = gs_png_reader_open(it->in, &is.rd, is.err, sizeof is.err);
+  if (is.st == GS_OK) {
+    f = *gs_png_reader_format(is.rd);
+    if (mkdirs_for(it->out) != 0) {
+      snprintf(is.err, sizeof is.err, "cannot create the folder of %s: %s", it->out, strerror(errno));
+      is.st = GS_ERR_IO;
+    } else {
+      is.st = gs_png_writer_open(it->out, &f, &is.wr, is.err, sizeof is.err);
+    }
+  }
+  if (is.st == GS_OK) {
+    size_t rowbytes = gs_png_row_bytes(&f);
+    uint32_t strip_rows = (uint32_t)(GS_STRIP_BYTES / rowbytes);
+    if (strip_rows == 0) strip_rows = 1;
+    if (strip_rows > f.height) strip_rows = f.height;
+    ensure_stage(w, rowbytes * strip_rows);
+    prev = malloc(rowbytes);
+    tail = malloc(GS_DICT_BYTES);
+    if (!prev || !tail) gs_fatal("malloc", "out of memory", __FILE__, __LINE__);
+    gs_scale_params sp = gs_scale_params_make(o.divisor, f.depth, f.channels);
+    int bpp = f.channels * f.depth / 8;
+    for (uint32_t y = 0; y < f.height && is.st == GS_OK; y += strip_rows) {
+      uint32_t rows = f.height - y < strip_rows ? f.height - y : strip_rows;
+      pthread_mutex_lock(&pl->mu);
+      flush_ready(pl, &j, &is);
+      while (is.st == GS_OK && (j.inflight >= pl->per_image || pl->inflight >= pl->max_inflight)) {
+        if (!help_one(pl, pl->level)) pthread_cond_wait(&pl->cv, &pl->mu);
+        flush_ready(pl, &j, &is);
+      }
+      pthread_mutex_unlock(&pl->mu);
+      if (is.st != GS_OK) break;
+      size_t bytes = rowbytes * rows;
+      is.st = gs_png_reader_rows(is.rd, w->host, rows, is.err, sizeof is.err);
+      if (is.st != GS_OK) break;
+      scale_strip(w, &f, bytes, sp);
+      if (f.depth == 16) to_big_endian16(w->host, bytes);
+      piece *pc = calloc(1, sizeof *pc);
+      GS_ALLOC_CHECK(pc);
+      pc->len = (rowbytes + 1) * rows;
+      pc->data = malloc(pc->len);
+      GS_ALLOC_CHECK(pc->data);
+      gs_png_filter_rows(w->host, rows, rowbytes, bpp, y ? prev : NULL, pl->filter, pc->data);
+      memcpy(prev, w->host + (size_t)(rows - 1) * rowbytes, rowbytes);
+      pc->first = y == 0;
+      pc->last = y + rows == f.height;
+      memcpy(pc->dict, tail, taillen);
+      pc->dictlen = taillen;
+      /* New dictionary tail: last 32 KiB of the filtered stream so far. */
+      if (pc->len >= GS_DICT_BYTES) {
+        memcpy(tail, pc->data + pc->len - GS_DICT_BYTES, GS_DICT_BYTES);
+        taillen = GS_DICT_BYTES;
+      } else {
+        size_t keep = taillen + pc->len > GS_DICT_BYTES ? GS_DICT_BYTES - pc->len : taillen;
+        memmove(tail, tail + taillen - keep, keep);
+        memcpy(tail + keep, pc->data, pc->len);
+        taillen = keep + pc->len;
+      }
+      pthread_mutex_lock(&pl->mu);
+      if (j.tail)
+        j.tail->next_in_job = pc;
+      else
+        j.head = pc;
+      j.tail = pc;
+      j.inflight++;
+      pl->inflight++;
+      if (pl->ready_tail)
+        pl->ready_tail->next_ready = pc;
+      else
+        pl->ready_head = pc;
+      pl->ready_tail = pc;
+      pthread_cond_broadcast(&pl->cv);
+      pthread_mutex_unlock(&pl->mu);
+    }
+  }
+  /* Wait for (and write) every piece still in flight, also after an error. */
+  pthread_mutex_lock(&pl->mu);
+  flush_ready(pl, &j, &is);
+  while (j.head) {
+    if (!help_one(pl, pl->level)) pthread_cond_wait(&pl->cv, &pl->mu);
+    flush_ready(pl, &j, &is);
+  }
+  pthread_mutex_unlock(&pl->mu);
+  if (is.st == GS_OK) is.st = gs_png_reader_finish(is.rd, is.err, sizeof is.err);
+  if (is.wr) {
+    if (is.st == GS_OK) {
+      is.st = gs_png_writer_finish(is.wr, is.adler, o.overwrite, is.err, sizeof is.err);
+    } else {
+      gs_png_writer_abort(is.wr);
+    }
+  }
+  gs_png_reader_close(is.rd);
+  free(prev);
+  free(tail);
+  struct stat sb;
+  double fbytes = stat(it->in, &sb) == 0 ? (double)sb.st_size : 0;
+  if (is.st != GS_OK) {
+    fprintf(stderr, "%s: %s\n", it->in, is.err); /* one line per failed file */
+    fflush(stderr);
+  }
+  pthread_mutex_lock(&pl->mu);
+  if (is.st == GS_OK) {
+    pl->done++;
+    pl->pixels += (double)f.width * f.height;
+    pl->sample_bytes += (double)gs_png_row_bytes(&f) * f.height;
+    pl->file_bytes += fbytes;
+  } else {
+    pl->failed++;
+  }
+  pl->finished++;
+  pl->active--;
+  pthread_cond_broadcast(&pl->cv);
+  pthread_mutex_unlock(&pl->mu);
+}
+
+static void *worker_main(void *arg) {
+  worker *w = arg;
+  pool *pl = w->pl;
+  if (pl->gpu >= 0) pl->backend->device_select(pl->gpu); /* the device is per thread */
+  w->stream = pl->backend->stream_create(0);
+  pthread_mutex_lock(&pl->mu);
+  for (;;) {
+    if (help_one(pl, pl->level)) continue;
+    if (pl->nimages) {
+      int64_t idx = pl->images[0];
+      memmove(pl->images, pl->images + 1, --pl->nimages * sizeof *pl->images);
+      pl->active++;
+      pthread_cond_broadcast(&pl->cv); /* the main thread refills */
+      pthread_mutex_unlock(&pl->mu);
+      process_image(w, (size_t)idx);
+      pthread_mutex_lock(&pl->mu);
+      continue;
+    }
+    if (pl->no_more_images && pl->active == 0 && !pl->ready_head) break;
+    pthread_cond_wait(&pl->cv, &pl->mu);
+  }
+  pl->running--;
+  pthread_cond_broadcast(&pl->cv);
+  pthread_mutex_unlock(&pl->mu);
+  pl->backend->stream_destroy(w->stream);
+  if (w->host) pl->backend->host_free(w->host);
+  if (w->dev) pl->backend->dev_free(w->dev);
+  return NULL;
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int count_cpus(const char *list) {
+  int n = 0;
+  for (const char *p = list; *p;) {
+    char *end;
+    long a = strtol(p, &end, 10), b = a;
+    if (end == p) break;
+    if (*end == '-') b = strtol(end + 1, &end, 10);
+    n += (int)(b - a + 1);
+    p = *end == ',' ? end + 1 : end;
+  }
+  return n;
+}
+
+static gs_png_filter parse_filter(const char *s) {
+  static const char *const names[] = {"none", "sub", "up", "avg", "paeth", "adaptive"};
+  for (int i = 0; i < 6; ++i)
+    if (strcmp(s, names[i]) == 0) return (gs_png_filter)i;
+  return GS_PNG_FILTER_SUB;
+}
+
+static int cmp_pair(const void *a, const void *b) {
+  const int64_t *x = a, *y = b;
+  if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
+  return x[1] < y[1] ? -1 : (x[1] > y[1]);
+}
+
+static int scale_run(gs_run *run, int argc, char **argv) {
+  const gs_comm *c = &run->comm;
+  plan p = {0};
+  if (plan_share(&p, c, argc, argv)) return GS_EXIT_USAGE;
+  if (c->rank == 0 && mkdir(o.outdir, 0755) != 0 && errno != EEXIST) {
+    gs_log_error("scale: %s: %s", o.outdir, strerror(errno));
+    /* fall through: agreed below */
+  }
+  struct stat sb;
+  int bad_out = c->rank == 0 && (stat(o.outdir, &sb) != 0 || !S_ISDIR(sb.st_mode));
+  if (gs_comm_agree(bad_out, c->world)) return GS_EXIT_USAGE;
+
+  /* Headers: every rank reads a share, all learn all; sort largest first. */
+  int64_t *pixels = calloc(p.n ? p.n : 1, sizeof *pixels), *order = malloc((p.n ? p.n : 1) * sizeof *order);
+  GS_ALLOC_CHECK(pixels);
+  GS_ALLOC_CHECK(order);
+  for (size_t i = (size_t)c->rank; i < p.n; i += (size_t)c->size) {
+    uint32_t w = 0, h = 0;
+    char err[256];
+    if (gs_png_peek(p.items[i].in, &w, &h, err, sizeof err) == GS_OK) pixels[i] = (int64_t)w * h;
+  }
+  if (p.n > (size_t)INT32_MAX) gs_fatal("scale", "more than 2^31 inputs", __FILE__, __LINE__);
+  GS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, pixels, (int)p.n, MPI_INT64_T, MPI_SUM, c->world));
+  for (size_t i = 0; i < p.n; ++i) order[i] = (int64_t)i;
+  /* Stable insertion by size would be O(n^2); sort pairs instead. */
+  {
+    int64_t *keys = malloc(2 * (p.n ? p.n : 1) * sizeof *keys);
+    GS_ALLOC_CHECK(keys);
+    for (size_t i = 0; i < p.n; ++i) {
+      keys[2 * i] = -pixels[i];
+      keys[2 * i + 1] = (int64_t)i;
+    }
+    qsort(keys, p.n, 2 * sizeof *keys, cmp_pair);
+    for (size_t i = 0; i < p.n; ++i) order[i] = keys[2 * i + 1];
+    free(keys);
+  }
+
+  pool pl;
+  memset(&pl, 0, sizeof pl);
+  pthread_mutex_init(&pl.mu, NULL);
+  pthread_cond_init(&pl.cv, NULL);
+  int nthreads = o.threads ? (int)o.threads : count_cpus(run->place.cpuset);
+  if (nthreads < 1) nthreads = 1;
+  pl.backend = run->backend;
+  pl.gpu = run->place.gpu;
+  pl.plan = &p;
+  pl.order = order;
+  pl.filter = parse_filter(o.filter);
+  pl.level = (int)o.level;
+  pl.per_image = nthreads + 2;
+  pl.max_inflight = (int)((size_t)o.memory_mb * (1u << 20) / (2 * GS_STRIP_BYTES + GS_DICT_BYTES));
+  if (pl.max_inflight < 2) pl.max_inflight = 2;
+  pl.images_cap = (size_t)nthreads + 1;
+  pl.images = malloc(pl.images_cap * sizeof *pl.images);
+  GS_ALLOC_CHECK(pl.images);
+
+  gs_workq *q = gs_workq_create(c->world, (int64_t)p.n);
+  int show = o.progress || (c->rank == 0 && isatty(2));
+  gs_progress *prog = c->rank == 0 && show ? gs_progress_create("scale", (int64_t)p.n, "files") : NULL;
+  double t0 = now_s();
+
+  worker *ws = calloc((size_t)nthreads, sizeof *ws);
+  GS_ALLOC_CHECK(ws);
+  pl.running = nthreads;
+  for (int i = 0; i < nthreads; ++i) {
+    ws[i].pl = &pl;
+    if (pthread_create(&ws[i].th, NULL, worker_main, &ws[i]) != 0)
+      gs_fatal("pthread_create", strerror(errno), __FILE__, __LINE__);
+  }
+  /* The MPI thread: keep one image queued per idle worker, report progress. */
+  pthread_mutex_lock(&pl.mu);
+  for (;;) {
+    int idle = nthreads - pl.active;
+    if (!pl.no_more_images && (int)pl.nimages < (idle > 0 ? idle : 1) && pl.nimages < pl.images_cap) {
+      pthread_mutex_unlock(&pl.mu);
+      int64_t k = gs_workq_next(q);
+      pthread_mutex_lock(&pl.mu);
+      if (k < 0)
+        pl.no_more_images = 1;
+      else
+        pl.images[pl.nimages++] = order[k];
+      pthread_cond_broadcast(&pl.cv);
+      continue;
+    }
+    int64_t fin = pl.finished;
+    pl.finished = 0;
+    int all_done = pl.no_more_images && pl.running == 0;
+    pthread_mutex_unlock(&pl.mu);
+    gs_workq_add_done(q, fin);
+    if (prog) gs_progress_update(prog, gs_workq_done(q), pl.pixels * 1e-6);
+    gs_workq_poll(q);
+    if (all_done) break;
+    pthread_mutex_lock(&pl.mu);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += 2000000;
+    if (ts.tv_nsec >= 1000000000) {
+      ts.tv_sec++;
+      ts.tv_nsec -= 1000000000;
+    }
+    pthread_cond_timedwait(&pl.cv, &pl.mu, &ts);
+  }
+  for (int i = 0; i < nthreads; ++i) pthread_join(ws[i].th, NULL);
+  gs_workq_destroy(q);
+  double secs = now_s() - t0;
+  if (prog) gs_progress_end(prog);
+
+  double local[5] = {(double)pl.done, (double)pl.failed, pl.pixels, pl.sample_bytes, pl.file_bytes}, total[5];
+  GS_MPI_CHECK(MPI_Reduce(local, total, 5, MPI_DOUBLE, MPI_SUM, 0, c->world));
+  GS_MPI_CHECK(MPI_Bcast(total, 5, MPI_DOUBLE, 0, c->world));
+  if (c->rank == 0) {
+    printf("scale: %.0f done, %" PRId64 " skipped, %.0f failed in %.2f s on %d rank(s) x %d thread(s): "
+           "%.1f MP/s, %.1f MB/s of samples, %.1f MB/s of PNG input\n",
+           total[0], p.skipped, total[1], secs, c->size, nthreads, total[2] / secs * 1e-6, total[3] / secs * 1e-6,
+           total[4] / secs * 1e-6);
+    fflush(stdout);
+  }
+  free(ws);
+  free(pl.images);
+  free(pixels);
+  free(order);
+  for (size_t i = 0; i < p.n; ++i) {
+    free(p.items[i].in);
+    free(p.items[i].out);
+  }
+  free(p.items);
+  pthread_mutex_destroy(&pl.mu);
+  pthread_cond_destroy(&pl.cv);
+  return total[1] > 0 ? GS_EXIT_PARTIAL : GS_EXIT_OK;
+}
+
+const gs_command gs_command_scale = {
+    "scale", "-d D -o DIR [options] INPUT...",
+    "Divides every grey sample of PNG images by D on all ranks' GPUs (or CPUs) and writes grey PNGs:\n"
+    "out = rint(min(in * (1/D), max)), half to even; alpha is copied. Inputs are PNG files or\n"
+    "folders (their *.png, --recursive to descend). Exit status 0 when every file is done,\n"
+    "1 when some failed (one 'path: reason' line each), 2 for bad usage before any work.",
+    scale_opts, scale_run, scale_check};

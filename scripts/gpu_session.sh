@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Everything for one GPU-machine call: build for sm_90, run all tests (GPU
+# ones included), placement, kernel benchmark, ncu, end-to-end scale runs.
+# Writes logs under $OUT (or ./gpu-out). Usage: scripts/gpu_session.sh [quick]
+set -uo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+out=${OUT:-$here/gpu-out}; mkdir -p "$out"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
+log() { echo "== $*"; }
+cd "$here"
+log "machine"; nvidia-smi -L; nvidia-smi topo -m 2>/dev/null | head -8; nproc
+ngpu=$(nvidia-smi -L | wc -l)
+log "build"
+cmake -S . -B build-gpu -DCMAKE_CUDA_ARCHITECTURES=90 -DGPUSTENCIL_PTXAS_VERBOSE=ON > "$out/cmake.log" 2>&1 || { tail "$out/cmake.log"; exit 1; }
+cmake --build build-gpu -j "$(nproc)" > "$out/build.log" 2>&1 || { grep -E "error" "$out/build.log" | head; exit 1; }
+grep -A2 "Compiling entry function.*scale_vec_kernel.*sm_90" "$out/build.log" | grep -E "registers|spill" | head -8
+bin=build-gpu/gpustencil
+log "tests (all labels)"
+(cd build-gpu && GS_TEST_JOBS=8 ctest --output-on-failure -j 8 > "$out/ctest.log" 2>&1); tail -25 "$out/ctest.log"
+log "info"
+mpirun -np "$ngpu" --oversubscribe $bin info 2>&1 | tee "$out/info.txt"
+mpirun -np "$ngpu" --oversubscribe $bin info --json > "$out/info.json" 2>&1
+log "bench scale"
+$bin bench scale --size 1024 --reps 30 2>&1 | tee "$out/bench_scale.txt"
+if [ "${1:-}" != quick ]; then
+  log "ncu"
+  timeout 120 ncu --kernel-name regex:scale_vec --launch-skip 2 --launch-count 1 \
+    --section SpeedOfLight --section MemoryWorkloadAnalysis --section LaunchStats --section Occupancy \
+    $bin bench scale --size 1024 --reps 1 > "$out/ncu.txt" 2>&1
+  grep -E "Memory Throughput|DRAM Throughput|Duration|Registers Per|Achieved Occupancy|Theoretical Occ" "$out/ncu.txt" | head -12
+fi
+log "scale end to end"
+w=/tmp/gs-e2e; rm -rf $w; mkdir -p $w/set
+mk=build-gpu/tests/gs_mkpng
+for i in $(seq 1 48); do echo "$w/set/img$i.png 4096 4096 grey 8 seed=$i"; done | xargs -P 16 -n 6 $mk
+du -sh $w/set
+for b in cpu cuda; do for n in 1 $ngpu; do
+  rm -rf $w/out-$b-$n
+  mpirun -np $n --oversubscribe $bin scale --backend $b -d 2 -o $w/out-$b-$n $w/set 2>&1 | grep -E "scale:" | sed "s/^/$b np=$n: /"
+done; done
+diff -r $w/out-cpu-1 $w/out-cuda-$ngpu > /dev/null && echo "cpu 1-rank and cuda $ngpu-rank outputs: identical" || echo "cpu and cuda outputs DIFFER"
+if [ "${1:-}" != quick ]; then
+  log "40000x40000 16-bit"
+  time $mk $w/huge.png 40000 40000 grey 16 level=1
+  ls -la $w/huge.png
+  python3 - $bin $w <<'PY'
+import resource, subprocess, sys, time
+bin, w = sys.argv[1:3]
+t = time.time()
+r = subprocess.run([bin, "scale", "--backend", "cuda", "-d", "2", "-o", w + "/huge-out", w + "/huge.png"], capture_output=True, text=True)
+print(r.stdout.strip(), r.stderr.strip()[-300:])
+print(f"huge 40000x40000x16: {time.time()-t:.1f} s, exit {r.returncode}, peak RSS {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss/1024:.0f} MiB")
+PY
+fi
+cp build-gpu/Testing/Temporary/LastTest.log "$out/LastTest.log" 2>/dev/null
+true
