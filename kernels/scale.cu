@@ -14,8 +14,15 @@
 
 namespace {
 
-constexpr int kThreads = 256;
-constexpr int kUnroll = 4;
+// Tuning knobs (benchmarked in docs/performance.md); override with -D.
+#ifndef GS_SCALE_THREADS
+#define GS_SCALE_THREADS 256
+#endif
+#ifndef GS_SCALE_UNROLL
+#define GS_SCALE_UNROLL 4
+#endif
+constexpr int kThreads = GS_SCALE_THREADS;
+constexpr int kUnroll = GS_SCALE_UNROLL;
 
 __device__ __forceinline__ uint32_t scale_bits(float xf, float inv, float maxf) {
   float t = fminf(__fmul_rn(xf, inv), maxf);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The run command (README): install what is missing, build, then run the
-# default job on the shipped inputs with 2 ranks (GS_RANKS to change):
-# the placement table, then the scale workload on inputs/images.
+# default job on the shipped inputs with GS_RANKS ranks (default 2): the
+# placement table, then `scale` over inputs/images into out/scaled/.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${GS_BUILD_DIR:-$here/build}
@@ -9,5 +9,9 @@ ranks=${GS_RANKS:-2}
 "$here/scripts/setup.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mpirun=(mpirun -np "$ranks" --oversubscribe)
-set -x
+cd "$here"
+echo "+ ${mpirun[*]} build/gpustencil info"
 "${mpirun[@]}" "$build/gpustencil" info
+echo "+ ${mpirun[*]} build/gpustencil scale --divisor 2 --overwrite -o out/scaled inputs/images"
+"${mpirun[@]}" "$build/gpustencil" scale --divisor 2 --overwrite -o out/scaled inputs/images
+echo "outputs: $(ls out/scaled | tr '\n' ' ')"

@@ -10,6 +10,9 @@ log() { echo "== $*"; }
 cd "$here"
 log "machine"; nvidia-smi -L; nvidia-smi topo -m 2>/dev/null | head -8; nproc
 ngpu=$(nvidia-smi -L | wc -l)
+if ! pkg-config --exists libdeflate && ls .carry/libdeflate*.deb > /dev/null 2>&1; then
+  dpkg -i .carry/libdeflate0_*.deb .carry/libdeflate-dev_*.deb > /dev/null 2>&1 && echo "libdeflate installed from .carry"
+fi
 log "build"
 cmake -S . -B build-gpu -DCMAKE_CUDA_ARCHITECTURES=90 -DGPUSTENCIL_PTXAS_VERBOSE=ON > "$out/cmake.log" 2>&1 || { tail "$out/cmake.log"; exit 1; }
 cmake --build build-gpu -j "$(nproc)" > "$out/build.log" 2>&1 || { grep -E "error" "$out/build.log" | head; exit 1; }
@@ -22,6 +25,14 @@ mpirun -np "$ngpu" --oversubscribe $bin info 2>&1 | tee "$out/info.txt"
 mpirun -np "$ngpu" --oversubscribe $bin info --json > "$out/info.json" 2>&1
 log "bench scale"
 $bin bench scale --size 1024 --reps 30 2>&1 | tee "$out/bench_scale.txt"
+if [ -n "${GS_TUNE:-}" ]; then
+  for v in $GS_TUNE; do  # e.g. "GS_SCALE_UNROLL=8 GS_SCALE_THREADS=512,GS_SCALE_UNROLL=2"
+    d=build-tune-${v//[^A-Za-z0-9]/_}
+    cmake -S . -B $d -DCMAKE_CUDA_ARCHITECTURES=90 -DBUILD_TESTING=OFF "-DGPUSTENCIL_SCALE_TUNING=${v//,/;}" > /dev/null 2>&1 &&
+      cmake --build $d --target gpustencil -j "$(nproc)" > /dev/null 2>&1 || { echo "tune $v: build failed"; continue; }
+    echo "-- variant $v"; $d/gpustencil bench scale --size 1024 --reps 30 2>&1 | grep -E "memcpy|scale"
+  done 2>&1 | tee "$out/bench_tune.txt"
+fi
 if [ "${1:-}" != quick ]; then
   log "ncu"
   timeout 120 ncu --kernel-name regex:scale_vec --launch-skip 2 --launch-count 1 \
@@ -32,16 +43,16 @@ fi
 log "scale end to end"
 w=/tmp/gs-e2e; rm -rf $w; mkdir -p $w/set
 mk=build-gpu/tests/gs_mkpng
-for i in $(seq 1 48); do echo "$w/set/img$i.png 4096 4096 grey 8 seed=$i"; done | xargs -P 16 -n 6 $mk
+for i in $(seq 1 ${GS_E2E_COUNT:-48}); do echo "$w/set/img$i.png 4096 4096 grey 8 seed=$i"; done | xargs -P "$(nproc)" -n 6 $mk
 du -sh $w/set
 for b in cpu cuda; do for n in 1 $ngpu; do
   rm -rf $w/out-$b-$n
-  mpirun -np $n --oversubscribe $bin scale --backend $b -d 2 -o $w/out-$b-$n $w/set 2>&1 | grep -E "scale:" | sed "s/^/$b np=$n: /"
+  mpirun -np $n --oversubscribe $bin scale --backend $b -d 2 -o $w/out-$b-$n $w/set 2>&1 | grep -E "scale:" | sed "s/^/$b np=$n: /" | tee -a "$out/e2e.txt"
 done; done
 diff -r $w/out-cpu-1 $w/out-cuda-$ngpu > /dev/null && echo "cpu 1-rank and cuda $ngpu-rank outputs: identical" || echo "cpu and cuda outputs DIFFER"
 if [ "${1:-}" != quick ]; then
   log "40000x40000 16-bit"
-  time $mk $w/huge.png 40000 40000 grey 16 level=1
+  time $mk $w/huge.png 40000 40000 grey 16 level=${GS_HUGE_LEVEL:-1}
   ls -la $w/huge.png
   python3 - $bin $w <<'PY'
 import resource, subprocess, sys, time

@@ -11,6 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#ifdef GS_HAVE_LIBDEFLATE
+#include <libdeflate.h>
+#endif
 
 /* ------------------------------------------------------------------ reader */
 
@@ -293,23 +296,99 @@ void gs_png_filter_rows(const uint8_t *rows, uint32_t nrows, size_t rowbytes, in
 
 /* ------------------------------------------------------------- compression */
 
-size_t gs_png_deflate_bound(size_t len) { return (size_t)compressBound((uLong)len) + 64; }
+size_t gs_png_deflate_bound(size_t len) { return (size_t)compressBound((uLong)len) + len / 64 + 1024; }
+
+static uint8_t zlib_flg(int level) { return level <= 1 ? 0x01 : level <= 5 ? 0x5E : level == 6 ? 0x9C : 0xDA; }
+
+#ifdef GS_HAVE_LIBDEFLATE
+/* One compressor per thread and level; libdeflate is 2-3x faster than zlib at
+ * a like level, with like or smaller output (docs/design.md). */
+static _Thread_local struct libdeflate_compressor *tl_comp;
+static _Thread_local int tl_level = -1;
+
+/* libdeflate always ends its output with a final block. For a piece that is
+ * not the image's last, find that block's header (inflate with Z_BLOCK stops
+ * at each block boundary, as zlib's examples/gzjoin.c does), clear its BFINAL
+ * bit, and append an empty stored block so that the next piece starts on a
+ * byte boundary: the same bytes a zlib Z_SYNC_FLUSH would end with. */
+static int make_non_final(uint8_t *p, size_t *n) {
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  if (inflateInit2(&z, -15) != Z_OK) return -1;
+  static _Thread_local uint8_t junk[65536];
+  z.next_in = p;
+  z.avail_in = (uInt)*n;
+  size_t hdr_byte = 0;
+  int hdr_bit = 0, end_unused = -1, rc;
+  for (;;) {
+    z.next_out = junk;
+    z.avail_out = sizeof junk;
+    rc = inflate(&z, Z_BLOCK);
+    if (rc == Z_STREAM_END) break;
+    if (rc != Z_OK && !(rc == Z_BUF_ERROR && z.avail_out == 0)) {
+      inflateEnd(&z);
+      return -1;
+    }
+    if (!(z.data_type & 128)) continue;
+    if (z.data_type & 64) { /* just after the final block: unused bits of its last byte */
+      end_unused = z.data_type & 7;
+    } else { /* just before the next block's header */
+      int unused = z.data_type & 7;
+      size_t used = (size_t)(z.next_in - p);
+      hdr_byte = unused ? used - 1 : used;
+      hdr_bit = unused ? 8 - unused : 0;
+    }
+  }
+  inflateEnd(&z);
+  if (end_unused < 0) return -1;
+  p[hdr_byte] &= (uint8_t)~(1u << hdr_bit);
+  size_t k = *n;
+  /* Empty stored block, BFINAL 0: three zero bits after the last used bit
+   * (padding bits need not be zero), then alignment, LEN 0 and NLEN 0xFFFF. */
+  if (end_unused) p[k - 1] &= (uint8_t)((1u << (8 - end_unused)) - 1u);
+  if (end_unused < 3) p[k++] = 0; /* the header spills into a new byte */
+  p[k++] = 0x00;
+  p[k++] = 0x00;
+  p[k++] = 0xFF;
+  p[k++] = 0xFF;
+  *n = k;
+  return 0;
+}
+#endif
 
 gs_status gs_png_deflate_piece(const uint8_t *data, size_t len, const uint8_t *dict, size_t dictlen, int level,
                                int first, int last, uint8_t *out, size_t *outlen, uint32_t *adler) {
+  size_t pos = 0, cap = gs_png_deflate_bound(len);
+  if (first) {
+    out[0] = 0x78; /* deflate, 32 KiB window */
+    out[1] = zlib_flg(level);
+    pos = 2;
+  }
+  *adler = (uint32_t)adler32(adler32(0L, Z_NULL, 0), data, (uInt)len);
+#ifdef GS_HAVE_LIBDEFLATE
+  (void)dict;
+  (void)dictlen;
+  if (level > 0) {
+    if (tl_level != level) {
+      if (tl_comp) libdeflate_free_compressor(tl_comp);
+      tl_comp = libdeflate_alloc_compressor(level);
+      tl_level = tl_comp ? level : -1;
+      if (!tl_comp) return GS_ERR_NOMEM;
+    }
+    size_t n = libdeflate_deflate_compress(tl_comp, data, len, out + pos, cap - pos - 8);
+    if (n == 0) return GS_ERR_PNG;
+    if (!last && make_non_final(out + pos, &n) != 0) return GS_ERR_PNG;
+    *outlen = pos + n;
+    return GS_OK;
+  }
+#endif
   z_stream z;
   memset(&z, 0, sizeof z);
   if (deflateInit2(&z, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) return GS_ERR_NOMEM;
   gs_status st = GS_OK;
   if (dict && dictlen && deflateSetDictionary(&z, dict, (uInt)dictlen) != Z_OK) st = GS_ERR_PNG;
-  size_t pos = 0;
-  if (first) {
-    out[0] = 0x78; /* deflate, 32 KiB window */
-    out[1] = level <= 1 ? 0x01 : level <= 5 ? 0x5E : level == 6 ? 0x9C : 0xDA;
-    pos = 2;
-  }
   z.next_out = out + pos;
-  z.avail_out = (uInt)(gs_png_deflate_bound(len) - pos);
+  z.avail_out = (uInt)(cap - pos);
   const uint8_t *p = data;
   size_t left = len;
   while (st == GS_OK) {
@@ -325,8 +404,23 @@ gs_status gs_png_deflate_piece(const uint8_t *data, size_t len, const uint8_t *d
   }
   *outlen = pos + z.total_out;
   deflateEnd(&z);
-  *adler = (uint32_t)adler32(adler32(0L, Z_NULL, 0), data, (uInt)len);
   return st;
+}
+
+void gs_png_thread_cleanup(void) {
+#ifdef GS_HAVE_LIBDEFLATE
+  if (tl_comp) libdeflate_free_compressor(tl_comp);
+  tl_comp = NULL;
+  tl_level = -1;
+#endif
+}
+
+const char *gs_png_deflate_engine(void) {
+#ifdef GS_HAVE_LIBDEFLATE
+  return "libdeflate";
+#else
+  return "zlib";
+#endif
 }
 
 uint32_t gs_png_adler_combine(uint32_t a1, uint32_t a2, size_t len2) {

@@ -74,11 +74,17 @@ void gs_png_filter_rows(const uint8_t *rows, uint32_t nrows, size_t rowbytes, in
 size_t gs_png_deflate_bound(size_t len);
 
 /* Compresses one piece of the image's zlib stream: raw deflate primed with
- * dict (the last <= 32 KiB of the previous piece's input), ending with a sync
- * flush, or with the final block when last. The first piece starts with the
- * zlib header. *adler is the Adler-32 of data alone. Thread-safe. */
+ * dict (the last <= 32 KiB of the previous piece's input; unused with
+ * libdeflate), ending on a byte boundary with a non-final empty stored block,
+ * or with the final block when last. The first piece starts with the zlib
+ * header. *adler is the Adler-32 of data alone. Thread-safe. */
 gs_status gs_png_deflate_piece(const uint8_t *data, size_t len, const uint8_t *dict, size_t dictlen, int level,
                                int first, int last, uint8_t *out, size_t *outlen, uint32_t *adler);
+
+/* Frees the calling thread's compressor (call before a worker thread ends). */
+void gs_png_thread_cleanup(void);
+/* "libdeflate" or "zlib": the deflate implementation of this build. */
+const char *gs_png_deflate_engine(void);
 
 /* Combines the Adler-32 of two consecutive pieces (len2: second's length). */
 uint32_t gs_png_adler_combine(uint32_t a1, uint32_t a2, size_t len2);

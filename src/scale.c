@@ -587,6 +587,7 @@ static void *worker_main(void *arg) {
   pl->running--;
   pthread_cond_broadcast(&pl->cv);
   pthread_mutex_unlock(&pl->mu);
+  gs_png_thread_cleanup();
   pl->backend->stream_destroy(w->stream);
   if (w->host) pl->backend->host_free(w->host);
   if (w->dev) pl->backend->dev_free(w->dev);
@@ -737,9 +738,9 @@ static int scale_run(gs_run *run, int argc, char **argv) {
   GS_MPI_CHECK(MPI_Bcast(total, 5, MPI_DOUBLE, 0, c->world));
   if (c->rank == 0) {
     printf("scale: %.0f done, %" PRId64 " skipped, %.0f failed in %.2f s on %d rank(s) x %d thread(s): "
-           "%.1f MP/s, %.1f MB/s of samples, %.1f MB/s of PNG input\n",
+           "%.1f MP/s, %.1f MB/s of samples, %.1f MB/s of PNG input (%s level %d)\n",
            total[0], p.skipped, total[1], secs, c->size, nthreads, total[2] / secs * 1e-6, total[3] / secs * 1e-6,
-           total[4] / secs * 1e-6);
+           total[4] / secs * 1e-6, gs_png_deflate_engine(), (int)o.level);
     fflush(stdout);
   }
   free(ws);
