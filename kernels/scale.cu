@@ -19,7 +19,7 @@ namespace {
 #define GS_SCALE_THREADS 256
 #endif
 #ifndef GS_SCALE_UNROLL
-#define GS_SCALE_UNROLL 4
+#define GS_SCALE_UNROLL 8
 #endif
 constexpr int kThreads = GS_SCALE_THREADS;
 constexpr int kUnroll = GS_SCALE_UNROLL;
