@@ -50,9 +50,7 @@ static char **gather_common(const char *text, int root, MPI_Comm comm, int all) 
   GS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   GS_MPI_CHECK(MPI_Comm_size(comm, &size));
   int len = (int)strlen(text) + 1;
-  int *lens = calloc((size_t)size, sizeof *lens), *displs = calloc((size_t)size, sizeof *displs);
-  GS_ALLOC_CHECK(lens);
-  GS_ALLOC_CHECK(displs);
+  int *lens = gs_xcalloc((size_t)size, sizeof *lens), *displs = gs_xcalloc((size_t)size, sizeof *displs);
   if (all)
     GS_MPI_CHECK(MPI_Allgather(&len, 1, MPI_INT, lens, 1, MPI_INT, comm));
   else
@@ -65,19 +63,16 @@ static char **gather_common(const char *text, int root, MPI_Comm comm, int all) 
       displs[i] = (int)total;
       total += (size_t)lens[i];
     }
-    buf = malloc(total);
-    GS_ALLOC_CHECK(buf);
+    buf = gs_xmalloc(total);
   }
   if (all)
     GS_MPI_CHECK(MPI_Allgatherv(text, len, MPI_CHAR, buf, lens, displs, MPI_CHAR, comm));
   else
     GS_MPI_CHECK(MPI_Gatherv(text, len, MPI_CHAR, buf, lens, displs, MPI_CHAR, root, comm));
   if (buf) {
-    out = calloc((size_t)size, sizeof *out);
-    GS_ALLOC_CHECK(out);
+    out = gs_xcalloc((size_t)size, sizeof *out);
     for (int i = 0; i < size; ++i) {
-      out[i] = strdup(buf + displs[i]);
-      GS_ALLOC_CHECK(out[i]);
+      out[i] = gs_xstrdup(buf + displs[i]);
     }
     free(buf);
   }

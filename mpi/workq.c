@@ -12,8 +12,7 @@ struct gs_workq {
 };
 
 gs_workq *gs_workq_create(MPI_Comm comm, int64_t n) {
-  gs_workq *q = calloc(1, sizeof *q);
-  GS_ALLOC_CHECK(q);
+  gs_workq *q = gs_xcalloc(1, sizeof *q);
   q->n = n;
   GS_MPI_CHECK(MPI_Comm_dup(comm, &q->comm));
   int rank;

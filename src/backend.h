@@ -18,7 +18,7 @@ typedef struct gs_stream_s *gs_stream; /* NULL is the default stream */
 typedef struct gs_event_s *gs_event;
 
 typedef struct gs_device_desc {
-  char name[128];     /* "NVIDIA H200" */
+  char name[256];      /* "NVIDIA H200" */
   char pci_bus_id[32]; /* "0000:19:00.0", "" when none */
   size_t total_mem;   /* bytes */
   int sm_count;

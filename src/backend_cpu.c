@@ -42,8 +42,7 @@ static double now_ms(void) {
 }
 static gs_event cpu_event_create(int timing) {
   (void)timing;
-  gs_event e = calloc(1, sizeof *e);
-  GS_ALLOC_CHECK(e);
+  gs_event e = gs_xcalloc(1, sizeof *e);
   return e;
 }
 static void cpu_event_destroy(gs_event e) { free(e); }

@@ -30,8 +30,7 @@ typedef enum { OP_COPY, OP_U8, OP_U16, OP_U8A } bench_op;
 /* Median milliseconds of reps runs of op on the backend. */
 static float time_op(const gs_backend *b, bench_op op, void *in, void *out, size_t bytes, gs_stream s) {
   int reps = (int)o.reps;
-  float *ms = malloc(sizeof *ms * (size_t)reps);
-  GS_ALLOC_CHECK(ms);
+  float *ms = gs_xmalloc(sizeof *ms * (size_t)reps);
   gs_event e0 = b->event_create(1), e1 = b->event_create(1);
   for (int r = -2; r < reps; ++r) { /* two warm-up runs */
     b->event_record(e0, s);
@@ -56,9 +55,7 @@ static float time_op(const gs_backend *b, bench_op op, void *in, void *out, size
 /* The kernel's output equals the CPU reference on the first and last MiB. */
 static int verify(const gs_backend *b, bench_op op, const uint8_t *h_in, void *d_out, size_t bytes) {
   size_t win = bytes < (1u << 20) ? bytes : (1u << 20);
-  uint8_t *got = malloc(win), *want = malloc(win);
-  GS_ALLOC_CHECK(got);
-  GS_ALLOC_CHECK(want);
+  uint8_t *got = gs_xmalloc(win), *want = gs_xmalloc(win);
   int ok = 1;
   for (int part = 0; part < 2; ++part) {
     size_t off = part ? bytes - win : 0; /* multiples of 16: pixel aligned */
@@ -91,7 +88,7 @@ static int bench_scale(gs_run *run) {
   b->copy_h2d(d_in, h, bytes, NULL);
   b->stream_sync(NULL);
   gs_stream s = b->stream_create(0);
-  char where[160];
+  char where[300];
   snprintf(where, sizeof where, "%s", run->place.gpu >= 0 ? run->place.dev.name : "cpu");
   float copy_ms = time_op(b, OP_COPY, d_in, d_out, bytes, s);
   double copy_gbs = 2.0 * (double)bytes / (copy_ms * 1e-3) * 1e-9;

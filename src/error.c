@@ -76,3 +76,27 @@ void gs_fault_point_at(const char *name, const char *file, int line) {
   if (at && atoi(at + 1) != g_rank) return;
   gs_fatal(name, "fault injected by GPUSTENCIL_FAULT", file, line);
 }
+
+void *gs_xmalloc(size_t bytes) {
+  void *p = malloc(bytes ? bytes : 1);
+  if (!p) gs_fatal("malloc", "out of memory", __FILE__, __LINE__);
+  return p;
+}
+
+void *gs_xcalloc(size_t n, size_t size) {
+  void *p = calloc(n ? n : 1, size ? size : 1);
+  if (!p) gs_fatal("calloc", "out of memory", __FILE__, __LINE__);
+  return p;
+}
+
+void *gs_xrealloc(void *p, size_t bytes) {
+  void *q = realloc(p, bytes ? bytes : 1);
+  if (!q) gs_fatal("realloc", "out of memory", __FILE__, __LINE__);
+  return q;
+}
+
+char *gs_xstrdup(const char *s) {
+  char *d = strdup(s);
+  if (!d) gs_fatal("strdup", "out of memory", __FILE__, __LINE__);
+  return d;
+}

@@ -8,6 +8,7 @@
 #ifndef GS_ERROR_H
 #define GS_ERROR_H
 
+#include <stddef.h>
 #include <stdnoreturn.h>
 
 typedef enum gs_status {
@@ -62,11 +63,11 @@ noreturn void gs_fatal(const char *call, const char *detail, const char *file, i
     if ((call) != 0) gs_fatal(#call, gs_errno_str(), __FILE__, __LINE__);       \
   } while (0)
 
-/* Fatal when an allocation returned NULL. */
-#define GS_ALLOC_CHECK(ptr)                                                     \
-  do {                                                                          \
-    if ((ptr) == NULL) gs_fatal("allocation of " #ptr, "out of memory", __FILE__, __LINE__); \
-  } while (0)
+/* Allocation that cannot fail: gs_fatal() when out of memory. */
+void *gs_xmalloc(size_t bytes);
+void *gs_xcalloc(size_t n, size_t size);
+void *gs_xrealloc(void *p, size_t bytes);
+char *gs_xstrdup(const char *s);
 
 /* MPI's own error text for a return code (thread-unsafe static buffer). */
 const char *gs_mpi_errstr(int rc);

@@ -40,8 +40,7 @@ static char *peer_text(const gs_run *run) {
   const gs_backend *b = run->backend;
   int n = run->place.gpus_visible;
   size_t cap = 512 + (size_t)n * 160 + (size_t)n * n;
-  char *t = malloc(cap);
-  GS_ALLOC_CHECK(t);
+  char *t = gs_xmalloc(cap);
   int len = snprintf(t, cap, "%s\t%d\t", run->comm.host, n);
   for (int i = 0; i < n; ++i) {
     gs_device_desc d;

@@ -50,8 +50,7 @@ static gs_opt *merge_opts(const gs_opt *a) {
   size_t na = 0, nb = 0;
   while (a && a[na].name) ++na;
   while (g_common_opts[nb].name) ++nb;
-  gs_opt *all = calloc(na + nb + 1, sizeof *all);
-  GS_ALLOC_CHECK(all);
+  gs_opt *all = gs_xcalloc(na + nb + 1, sizeof *all);
   if (na) memcpy(all, a, na * sizeof *all);
   memcpy(all + na, g_common_opts, (nb + 1) * sizeof *all);
   return all;
@@ -92,8 +91,7 @@ int main(int argc, char **argv) {
   }
 
   gs_opt *opts = merge_opts(cmd->opts);
-  char **pos = calloc((size_t)argc, sizeof *pos);
-  GS_ALLOC_CHECK(pos);
+  char **pos = gs_xcalloc((size_t)argc, sizeof *pos);
   int npos = 0, want_help = 0;
   char err[512] = "";
   gs_status st = gs_opts_parse(opts, argc - 2, argv + 2, pos, &npos, &want_help, err, sizeof err);

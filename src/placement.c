@@ -98,8 +98,7 @@ void gs_place(const gs_comm *c, const gs_backend *b, int bind, gs_placement *out
   GS_HWLOC_CHECK(hwloc_bitmap_list_asprintf(&text, mine));
   char **all = gs_comm_allgather_text(text, c->node);
   free(text);
-  hwloc_bitmap_t *loc = calloc((size_t)c->local_size, sizeof *loc);
-  GS_ALLOC_CHECK(loc);
+  hwloc_bitmap_t *loc = gs_xcalloc((size_t)c->local_size, sizeof *loc);
   for (int i = 0; i < c->local_size; ++i) {
     loc[i] = hwloc_bitmap_alloc();
     GS_HWLOC_PTR_CHECK(loc[i]);

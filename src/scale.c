@@ -97,13 +97,10 @@ typedef struct plan {
 static void plan_add(plan *p, const char *in, const char *out) {
   if (p->n == p->cap) {
     p->cap = p->cap ? 2 * p->cap : 64;
-    p->items = realloc(p->items, p->cap * sizeof *p->items);
-    GS_ALLOC_CHECK(p->items);
+    p->items = gs_xrealloc(p->items, p->cap * sizeof *p->items);
   }
-  p->items[p->n].in = strdup(in);
-  p->items[p->n].out = strdup(out);
-  GS_ALLOC_CHECK(p->items[p->n].in);
-  GS_ALLOC_CHECK(p->items[p->n].out);
+  p->items[p->n].in = gs_xstrdup(in);
+  p->items[p->n].out = gs_xstrdup(out);
   p->n++;
 }
 
@@ -116,8 +113,7 @@ static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *
 
 static char *join(const char *a, const char *b) {
   size_t la = strlen(a);
-  char *s = malloc(la + strlen(b) + 2);
-  GS_ALLOC_CHECK(s);
+  char *s = gs_xmalloc(la + strlen(b) + 2);
   sprintf(s, "%s%s%s", a, (la && a[la - 1] == '/') ? "" : "/", b);
   return s;
 }
@@ -137,20 +133,17 @@ static int walk(plan *p, const char *dir, const char *rel, char *err, size_t err
     if (e->d_name[0] == '.') continue; /* hidden files, our own temporaries */
     if (n == cap) {
       cap = cap ? 2 * cap : 64;
-      names = realloc(names, cap * sizeof *names);
-      GS_ALLOC_CHECK(names);
+      names = gs_xrealloc(names, cap * sizeof *names);
     }
-    names[n] = strdup(e->d_name);
-    GS_ALLOC_CHECK(names[n]);
+    names[n] = gs_xstrdup(e->d_name);
     ++n;
   }
   closedir(d);
-  qsort(names, n, sizeof *names, cmp_str);
+  if (n) qsort(names, n, sizeof *names, cmp_str);
   int rc = 0;
   for (size_t i = 0; i < n && rc == 0; ++i) {
     char *path = join(dir, names[i]);
-    char *r = *rel ? join(rel, names[i]) : strdup(names[i]);
-    GS_ALLOC_CHECK(r);
+    char *r = *rel ? join(rel, names[i]) : gs_xstrdup(names[i]);
     struct stat sb;
     if (stat(path, &sb) != 0) {
       snprintf(err, errlen, "%s: %s", path, strerror(errno));
@@ -199,8 +192,7 @@ static int plan_build(plan *p, int argc, char **argv, char *err, size_t errlen) 
     return -1;
   }
   /* Two inputs for one output: refuse before any work. */
-  item *sorted = malloc(p->n * sizeof *sorted);
-  GS_ALLOC_CHECK(sorted);
+  item *sorted = gs_xmalloc(p->n * sizeof *sorted);
   memcpy(sorted, p->items, p->n * sizeof *sorted);
   qsort(sorted, p->n, sizeof *sorted, cmp_item_out);
   for (size_t i = 1; i < p->n; ++i)
@@ -247,8 +239,7 @@ static int plan_share(plan *p, const gs_comm *c, int argc, char **argv) {
     for (size_t i = 0; i < p->n; ++i) bytes += strlen(p->items[i].in) + strlen(p->items[i].out) + 2;
     meta[1] = (int64_t)bytes;
     meta[2] = p->skipped;
-    buf = malloc(bytes + 1);
-    GS_ALLOC_CHECK(buf);
+    buf = gs_xmalloc(bytes + 1);
     char *w = buf;
     for (size_t i = 0; i < p->n; ++i) {
       w = stpcpy(w, p->items[i].in) + 1;
@@ -262,8 +253,7 @@ static int plan_share(plan *p, const gs_comm *c, int argc, char **argv) {
   }
   if (meta[1] > INT32_MAX) gs_fatal("plan_share", "the list of inputs exceeds 2 GiB", __FILE__, __LINE__);
   if (c->rank != 0) {
-    buf = malloc((size_t)meta[1] + 1);
-    GS_ALLOC_CHECK(buf);
+    buf = gs_xmalloc((size_t)meta[1] + 1);
   }
   GS_MPI_CHECK(MPI_Bcast(buf, (int)meta[1], MPI_CHAR, 0, c->world));
   if (c->rank != 0) {
@@ -465,9 +455,8 @@ static void process_image(worker *w, size_t index) {
     if (strip_rows == 0) strip_rows = 1;
     if (strip_rows > f.height) strip_rows = f.height;
     ensure_stage(w, rowbytes * strip_rows);
-    prev = malloc(rowbytes);
-    tail = malloc(GS_DICT_BYTES);
-    if (!prev || !tail) gs_fatal("malloc", "out of memory", __FILE__, __LINE__);
+    prev = gs_xmalloc(rowbytes);
+    tail = gs_xmalloc(GS_DICT_BYTES);
     gs_scale_params sp = gs_scale_params_make(o.divisor, f.depth, f.channels);
     int bpp = f.channels * f.depth / 8;
     for (uint32_t y = 0; y < f.height && is.st == GS_OK; y += strip_rows) {
@@ -485,11 +474,9 @@ static void process_image(worker *w, size_t index) {
       if (is.st != GS_OK) break;
       scale_strip(w, &f, bytes, sp);
       if (f.depth == 16) to_big_endian16(w->host, bytes);
-      piece *pc = calloc(1, sizeof *pc);
-      GS_ALLOC_CHECK(pc);
+      piece *pc = gs_xcalloc(1, sizeof *pc);
       pc->len = (rowbytes + 1) * rows;
-      pc->data = malloc(pc->len);
-      GS_ALLOC_CHECK(pc->data);
+      pc->data = gs_xmalloc(pc->len);
       gs_png_filter_rows(w->host, rows, rowbytes, bpp, y ? prev : NULL, pl->filter, pc->data);
       memcpy(prev, w->host + (size_t)(rows - 1) * rowbytes, rowbytes);
       pc->first = y == 0;
@@ -639,9 +626,7 @@ static int scale_run(gs_run *run, int argc, char **argv) {
   if (gs_comm_agree(bad_out, c->world)) return GS_EXIT_USAGE;
 
   /* Headers: every rank reads a share, all learn all; sort largest first. */
-  int64_t *pixels = calloc(p.n ? p.n : 1, sizeof *pixels), *order = malloc((p.n ? p.n : 1) * sizeof *order);
-  GS_ALLOC_CHECK(pixels);
-  GS_ALLOC_CHECK(order);
+  int64_t *pixels = gs_xcalloc(p.n ? p.n : 1, sizeof *pixels), *order = gs_xmalloc((p.n ? p.n : 1) * sizeof *order);
   for (size_t i = (size_t)c->rank; i < p.n; i += (size_t)c->size) {
     uint32_t w = 0, h = 0;
     char err[256];
@@ -652,8 +637,7 @@ static int scale_run(gs_run *run, int argc, char **argv) {
   for (size_t i = 0; i < p.n; ++i) order[i] = (int64_t)i;
   /* Stable insertion by size would be O(n^2); sort pairs instead. */
   {
-    int64_t *keys = malloc(2 * (p.n ? p.n : 1) * sizeof *keys);
-    GS_ALLOC_CHECK(keys);
+    int64_t *keys = gs_xmalloc(2 * (p.n ? p.n : 1) * sizeof *keys);
     for (size_t i = 0; i < p.n; ++i) {
       keys[2 * i] = -pixels[i];
       keys[2 * i + 1] = (int64_t)i;
@@ -679,16 +663,14 @@ static int scale_run(gs_run *run, int argc, char **argv) {
   pl.max_inflight = (int)((size_t)o.memory_mb * (1u << 20) / (2 * GS_STRIP_BYTES + GS_DICT_BYTES));
   if (pl.max_inflight < 2) pl.max_inflight = 2;
   pl.images_cap = (size_t)nthreads + 1;
-  pl.images = malloc(pl.images_cap * sizeof *pl.images);
-  GS_ALLOC_CHECK(pl.images);
+  pl.images = gs_xmalloc(pl.images_cap * sizeof *pl.images);
 
   gs_workq *q = gs_workq_create(c->world, (int64_t)p.n);
   int show = o.progress || (c->rank == 0 && isatty(2));
   gs_progress *prog = c->rank == 0 && show ? gs_progress_create("scale", (int64_t)p.n, "files") : NULL;
   double t0 = now_s();
 
-  worker *ws = calloc((size_t)nthreads, sizeof *ws);
-  GS_ALLOC_CHECK(ws);
+  worker *ws = gs_xcalloc((size_t)nthreads, sizeof *ws);
   pl.running = nthreads;
   for (int i = 0; i < nthreads; ++i) {
     ws[i].pl = &pl;

@@ -33,6 +33,9 @@ out=$("$bin" scale --backend "$b" -r -d 3 --png-level 4 --skip-existing -o "$w/o
 cmp -s "$w/out1/sub/c.png" "$w/out2/sub/c.png" || { echo "FAIL: resumed c.png differs"; fail=1; }
 out=$("$bin" scale --backend "$b" -r -d 3 --overwrite -o "$w/out1" "$w/in" 2>&1); rc=$?
 [ $rc = 0 ] && grep -q "16 done" <<<"$out" || { echo "FAIL: --overwrite ($rc): $out"; fail=1; }
+# --progress draws a progress line on rank 0 even when stderr is not a terminal.
+out=$("$bin" scale --backend "$b" -r -d 3 --overwrite --progress -o "$w/out1" "$w/in" 2>&1 >/dev/null); rc=$?
+[ $rc = 0 ] && grep -qE "^scale: 16/16 files \(100%\), .* ETA" <<<"$out" || { echo "FAIL: --progress ($rc): $out"; fail=1; }
 # Two inputs mapping to one output are refused before any work.
 out=$("$bin" scale --backend "$b" -d 3 -o "$w/dup" "$w/in/a.png" "$w/in/a.png" 2>&1); rc=$?
 [ $rc = 2 ] && grep -q "both map to" <<<"$out" && [ ! -e "$w/dup/a.png" ] || { echo "FAIL: collision ($rc): $out"; fail=1; }
