@@ -36,6 +36,9 @@ out=$("$bin" scale --backend "$b" -r -d 3 --overwrite -o "$w/out1" "$w/in" 2>&1)
 # --progress draws a progress line on rank 0 even when stderr is not a terminal.
 out=$("$bin" scale --backend "$b" -r -d 3 --overwrite --progress -o "$w/out1" "$w/in" 2>&1 >/dev/null); rc=$?
 [ $rc = 0 ] && grep -qE "^scale: 16/16 files \(100%\), .* ETA" <<<"$out" || { echo "FAIL: --progress ($rc): $out"; fail=1; }
+# An output folder whose parents do not exist yet is created.
+out=$("$bin" scale --backend "$b" -d 3 -o "$w/new/nested/dir" "$w/in/a.png" 2>&1); rc=$?
+[ $rc = 0 ] && [ -f "$w/new/nested/dir/a.png" ] || { echo "FAIL: nested output folder ($rc): $out"; fail=1; }
 # Two inputs mapping to one output are refused before any work.
 out=$("$bin" scale --backend "$b" -d 3 -o "$w/dup" "$w/in/a.png" "$w/in/a.png" 2>&1); rc=$?
 [ $rc = 2 ] && grep -q "both map to" <<<"$out" && [ ! -e "$w/dup/a.png" ] || { echo "FAIL: collision ($rc): $out"; fail=1; }
