@@ -124,6 +124,31 @@ static int cu_scale_u16(const uint16_t *in, uint16_t *out, size_t count, gs_scal
   return 0;
 }
 
+static int cu_fdtd_update_h(gs_fdtd_view v, gs_fdtd_region rx, gs_fdtd_region ry, float chx, float chy, void *s) {
+  GS_LAUNCH_CHECK(gs_fdtd_update_h_cuda(v, rx, ry, chx, chy, s));
+  return 0;
+}
+static int cu_fdtd_update_e(gs_fdtd_view v, gs_fdtd_region r, const gs_fdtd_coef *c, void *s) {
+  GS_LAUNCH_CHECK(gs_fdtd_update_e_cuda(v, r, c, s));
+  return 0;
+}
+static int cu_fdtd_pml_h(gs_fdtd_view v, gs_fdtd_pml p, gs_fdtd_region rc, float chx, float chy, void *s) {
+  GS_LAUNCH_CHECK(gs_fdtd_pml_h_cuda(v, p, rc, chx, chy, s));
+  return 0;
+}
+static int cu_fdtd_pml_e(gs_fdtd_view v, gs_fdtd_pml p, gs_fdtd_region rc, const gs_fdtd_coef *c, void *s) {
+  GS_LAUNCH_CHECK(gs_fdtd_pml_e_cuda(v, p, rc, c, s));
+  return 0;
+}
+static int cu_fdtd_inject(float *ez, const int64_t *off, const float *val, int n, void *s) {
+  GS_LAUNCH_CHECK(gs_fdtd_inject_cuda(ez, off, val, n, s));
+  return 0;
+}
+static int cu_fdtd_sample(gs_fdtd_view v, const int64_t *off, int n, float *out, void *s) {
+  GS_LAUNCH_CHECK(gs_fdtd_sample_cuda(v, off, n, out, s));
+  return 0;
+}
+
 const gs_backend gs_backend_cuda = {
     .name = "cuda",
     .is_gpu = 1,
@@ -149,4 +174,10 @@ const gs_backend gs_backend_cuda = {
     .event_elapsed_ms = cu_event_elapsed_ms,
     .scale_u8 = cu_scale_u8,
     .scale_u16 = cu_scale_u16,
+    .fdtd_update_h = cu_fdtd_update_h,
+    .fdtd_update_e = cu_fdtd_update_e,
+    .fdtd_pml_h = cu_fdtd_pml_h,
+    .fdtd_pml_e = cu_fdtd_pml_e,
+    .fdtd_inject = cu_fdtd_inject,
+    .fdtd_sample = cu_fdtd_sample,
 };

@@ -1,17 +1,758 @@
-/* gpustencil fdtd: not implemented yet (issue #4). */
+/* gpustencil fdtd: 2D FDTD (Yee, TMz) simulation of a gprMax-style scene on
+ * one rank: materials, CFS-CPML, Hertzian dipole sources, receivers,
+ * PNG snapshots, B-scans, checkpoints, and a split-independent checksum.
+ * Equations, units and layout: docs/fdtd.md. */
+#include "fdtd.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
 #include "commands.h"
 #include "log.h"
+#include "png_io.h"
+#include "progress.h"
 
-static int fdtd_run(gs_run *run, int argc, char **argv) {
-  (void)run;
-  (void)argc;
-  (void)argv;
-  gs_log_notice("fdtd: not yet available in this version");
-  return GS_EXIT_USAGE;
+#define GS_EPS0 8.8541878128e-12
+#define GS_MU0 1.25663706212e-6
+#define GS_Z0 376.730313668
+#define GS_RX_CHUNK 256
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static const gs_opt fdtd_opts[] = {{NULL, 0, 0, NULL, NULL, 0, 0, NULL}};
+static size_t field_index(const gs_fdtd_sim *m, int64_t i, int64_t j) {
+  return (size_t)((j + m->g) * m->pitch + (i + m->g));
+}
 
-const gs_command gs_command_fdtd = {"fdtd", "SCENE.in [options]",
-                                    "2D FDTD (Yee, TMz) simulation of a gprMax-style scene. Not yet available.",
-                                    fdtd_opts, fdtd_run, NULL};
+/* --------------------------------------------------------------- set-up */
+
+static double profile(const gs_cfs_param *p, double depth, double max) {
+  double d = p->reverse ? 1 - depth : depth;
+  return p->min + (max - p->min) * pow(d, p->order);
+}
+
+/* CPML profiles of one slab: depth of index k's E node and H half node. */
+static void pml_profiles(const gs_scene *sc, double d, double er, int64_t n, int lower, int64_t nodes, float *out) {
+  double sigma_max = sc->cfs_sigma.max >= 0 ? sc->cfs_sigma.max
+                                            : 0.8 * (sc->cfs_sigma.order + 1) / (GS_Z0 * d * sqrt(er));
+  for (int half = 0; half < 2; ++half)
+    for (int64_t k = 0; k < nodes; ++k) {
+      /* lower slab: node k at depth (n - k) / n; upper: k / n (k from the inner face) */
+      double depth = lower ? ((double)n - (double)k - 0.5 * half) / (double)n : ((double)k + 0.5 * half) / (double)n;
+      if (depth < 0) depth = 0;
+      if (depth > 1) depth = 1;
+      double sigma = profile(&sc->cfs_sigma, depth, sigma_max);
+      double kappa = profile(&sc->cfs_kappa, depth, sc->cfs_kappa.max);
+      double alpha = profile(&sc->cfs_alpha, depth, sc->cfs_alpha.max);
+      if (depth == 0 && sc->cfs_sigma.min == 0) sigma = 0;
+      double b = exp(-(sigma / kappa + alpha) * sc->dt / GS_EPS0);
+      double a = (sigma == 0 && alpha == 0) ? 0 : sigma / (sigma * kappa + kappa * kappa * alpha) * (b - 1);
+      float *base = out + (size_t)half * 3 * (size_t)nodes;
+      base[k] = (float)b;
+      base[nodes + k] = (float)a;
+      base[2 * nodes + k] = (float)(1 / kappa - 1);
+    }
+}
+
+static double slab_permittivity(const gs_scene *sc, int dir, int64_t lo, int64_t hi) {
+  double sum = 0;
+  int64_t n = 0;
+  int64_t o1 = dir == 0 ? sc->ny : sc->nx;
+  for (int64_t a = lo; a < hi; ++a)
+    for (int64_t o = 1; o < o1; o += (o1 > 64 ? o1 / 64 : 1)) {
+      int m = dir == 0 ? gs_scene_material_at(sc, a, o) : gs_scene_material_at(sc, o, a);
+      if (sc->materials[m].pec) continue;
+      sum += sc->materials[m].er;
+      ++n;
+    }
+  return n ? sum / (double)n : 1.0;
+}
+
+void gs_fdtd_sim_init(gs_fdtd_sim *m, const gs_scene *sc, const gs_backend *b, int run) {
+  memset(m, 0, sizeof *m);
+  m->b = b;
+  m->sc = sc;
+  m->run = run;
+  m->nx = sc->nx;
+  m->ny = sc->ny;
+  m->g = 1;
+  m->pitch = (m->nx + 1 + 2 * m->g + 31) / 32 * 32;
+  m->rows = m->ny + 1 + 2 * m->g;
+  m->nelem = (size_t)m->pitch * (size_t)m->rows;
+  m->s = b->stream_create(0);
+
+  float *zero = gs_xcalloc(m->nelem, sizeof(float));
+  float **f[3] = {&m->v.ez, &m->v.hx, &m->v.hy};
+  for (int k = 0; k < 3; ++k) {
+    *f[k] = b->dev_alloc(m->nelem * sizeof(float));
+    b->copy_h2d(*f[k], zero, m->nelem * sizeof(float), m->s);
+  }
+  uint8_t *mat = gs_xcalloc(m->nelem, 1);
+  for (int64_t j = 0; j <= m->ny; ++j)
+    for (int64_t i = 0; i <= m->nx; ++i) mat[field_index(m, i, j)] = (uint8_t)gs_scene_material_at(sc, i, j);
+  m->mat_host = mat;
+  uint8_t *mat_dev = b->dev_alloc(m->nelem);
+  b->copy_h2d(mat_dev, mat, m->nelem, m->s);
+  m->v.mat = mat_dev;
+  m->v.pitch = m->pitch;
+  m->v.g = m->g;
+
+  for (int k = 0; k < sc->nmaterials; ++k) {
+    const gs_material *mt = &sc->materials[k];
+    if (mt->pec) continue; /* all zero: Ez stays 0 */
+    double ea = GS_EPS0 * mt->er / sc->dt + 0.5 * mt->sigma, eb = GS_EPS0 * mt->er / sc->dt - 0.5 * mt->sigma;
+    m->coef_host[k] = (gs_fdtd_coef){(float)(eb / ea), (float)(1 / (sc->dx * ea)), (float)(1 / (sc->dy * ea)),
+                                     (float)(1 / ea)};
+  }
+  m->coef = b->dev_alloc(sizeof m->coef_host);
+  b->copy_h2d(m->coef, m->coef_host, sizeof m->coef_host, m->s);
+  m->chx = (float)(sc->dt / (GS_MU0 * sc->dx));
+  m->chy = (float)(sc->dt / (GS_MU0 * sc->dy));
+
+  /* CPML slabs: x- x+ (dir 0), y- y+ (dir 1). */
+  for (int side = 0; side < 4; ++side) {
+    int n = sc->pml[side];
+    if (n == 0) continue;
+    int dir = side % 2, lower = side < 2;
+    int64_t extent = dir == 0 ? m->nx : m->ny;
+    gs_fdtd_pml p = {.dir = dir};
+    p.lo = lower ? 0 : extent - n;
+    p.hi = lower ? n + 1 : extent;
+    p.o0 = 0;
+    p.o1 = (dir == 0 ? m->ny : m->nx) + 1;
+    int64_t nodes = p.hi - p.lo;
+    float *prof = gs_xmalloc(6 * (size_t)nodes * sizeof(float));
+    double er = slab_permittivity(sc, dir, p.lo, p.hi);
+    pml_profiles(sc, dir == 0 ? sc->dx : sc->dy, er, n, lower, nodes, prof);
+    float *dprof = b->dev_alloc(6 * (size_t)nodes * sizeof(float));
+    b->copy_h2d(dprof, prof, 6 * (size_t)nodes * sizeof(float), m->s);
+    p.be = dprof;
+    p.ae = dprof + nodes;
+    p.ke = dprof + 2 * nodes;
+    p.bh = dprof + 3 * nodes;
+    p.ah = dprof + 4 * nodes;
+    p.kh = dprof + 5 * nodes;
+    size_t psi_n = (size_t)nodes * (size_t)(p.o1 - p.o0);
+    p.psi_e = b->dev_alloc(psi_n * sizeof(float));
+    p.psi_h = b->dev_alloc(psi_n * sizeof(float));
+    float *z = gs_xcalloc(psi_n, sizeof(float));
+    b->copy_h2d(p.psi_e, z, psi_n * sizeof(float), m->s);
+    b->copy_h2d(p.psi_h, z, psi_n * sizeof(float), m->s);
+    b->stream_sync(m->s);
+    free(z);
+    free(prof);
+    m->pml_prof[m->npml] = dprof;
+    m->pml_cells[m->npml] = psi_n;
+    m->pml[m->npml++] = p;
+  }
+
+  /* Sources: all values precomputed (gprMax: evaluated half a step late). */
+  m->nsrc = sc->nsources;
+  if (m->nsrc) {
+    int64_t *off = gs_xmalloc(sizeof *off * (size_t)m->nsrc);
+    float *val = gs_xcalloc((size_t)sc->iterations * (size_t)m->nsrc, sizeof(float));
+    for (int k = 0; k < m->nsrc; ++k) {
+      const gs_source *src = &sc->sources[k];
+      int64_t i = src->i + (int64_t)run * sc->src_di, j = src->j + (int64_t)run * sc->src_dj;
+      off[k] = (int64_t)field_index(m, i, j);
+      double srce = m->coef_host[mat[off[k]]].src, scale = srce / (sc->dx * sc->dy);
+      for (int64_t n = 0; n < sc->iterations; ++n) {
+        double t = (double)n * sc->dt;
+        if (t < src->start || t > src->stop) continue;
+        val[(size_t)n * (size_t)m->nsrc + (size_t)k] =
+            (float)(scale * gs_waveform_value(&sc->waveforms[src->waveform], t - src->start + 0.5 * sc->dt));
+      }
+    }
+    m->src_off = b->dev_alloc(sizeof *off * (size_t)m->nsrc);
+    m->src_val = b->dev_alloc(sizeof *val * (size_t)sc->iterations * (size_t)m->nsrc);
+    b->copy_h2d(m->src_off, off, sizeof *off * (size_t)m->nsrc, m->s);
+    b->copy_h2d(m->src_val, val, sizeof *val * (size_t)sc->iterations * (size_t)m->nsrc, m->s);
+    b->stream_sync(m->s);
+    free(off);
+    free(val);
+  }
+  m->nrx = sc->nrx;
+  if (m->nrx) {
+    int64_t *off = gs_xmalloc(sizeof *off * (size_t)m->nrx);
+    for (int k = 0; k < m->nrx; ++k)
+      off[k] = (int64_t)field_index(m, sc->rxs[k].i + (int64_t)run * sc->rx_di, sc->rxs[k].j + (int64_t)run * sc->rx_dj);
+    m->rx_off = b->dev_alloc(sizeof *off * (size_t)m->nrx);
+    b->copy_h2d(m->rx_off, off, sizeof *off * (size_t)m->nrx, m->s);
+    m->rx_buf = b->dev_alloc(sizeof(float) * 3 * (size_t)m->nrx * GS_RX_CHUNK);
+    m->rx_hist = gs_xcalloc((size_t)sc->iterations * 3 * (size_t)m->nrx, sizeof(float));
+    b->stream_sync(m->s);
+    free(off);
+  }
+  b->stream_sync(m->s);
+  free(zero);
+}
+
+void gs_fdtd_sim_free(gs_fdtd_sim *m) {
+  const gs_backend *b = m->b;
+  b->dev_free(m->v.ez);
+  b->dev_free(m->v.hx);
+  b->dev_free(m->v.hy);
+  b->dev_free((void *)m->v.mat);
+  b->dev_free(m->coef);
+  for (int k = 0; k < m->npml; ++k) {
+    b->dev_free(m->pml_prof[k]);
+    b->dev_free(m->pml[k].psi_e);
+    b->dev_free(m->pml[k].psi_h);
+  }
+  if (m->nsrc) {
+    b->dev_free(m->src_off);
+    b->dev_free(m->src_val);
+  }
+  if (m->nrx) {
+    b->dev_free(m->rx_off);
+    b->dev_free(m->rx_buf);
+    free(m->rx_hist);
+  }
+  free(m->mat_host);
+  b->stream_destroy(m->s);
+  memset(m, 0, sizeof *m);
+}
+
+/* ------------------------------------------------------------ time step */
+
+static void flush_receivers(gs_fdtd_sim *m) {
+  int64_t first = m->rx_flushed, count = m->step - first;
+  if (!m->nrx || count <= 0) return;
+  size_t per = 3 * (size_t)m->nrx;
+  m->b->copy_d2h(m->rx_hist + (size_t)first * per, m->rx_buf, sizeof(float) * per * (size_t)count, m->s);
+  m->b->stream_sync(m->s);
+  m->rx_flushed = m->step;
+}
+
+void gs_fdtd_sim_step(gs_fdtd_sim *m) {
+  const gs_backend *b = m->b;
+  const int64_t nx = m->nx, ny = m->ny, n = m->step;
+  if (m->nrx) {
+    if (n - m->rx_flushed == GS_RX_CHUNK) flush_receivers(m);
+    b->fdtd_sample(m->v, m->rx_off, m->nrx, m->rx_buf + (size_t)(n - m->rx_flushed) * 3 * (size_t)m->nrx, m->s);
+  }
+  gs_fdtd_region rhx = {0, nx + 1, 0, ny}, rhy = {0, nx, 0, ny + 1}, re = {1, nx, 1, ny};
+  b->fdtd_update_h(m->v, rhx, rhy, m->chx, m->chy, m->s);
+  for (int k = 0; k < m->npml; ++k) b->fdtd_pml_h(m->v, m->pml[k], m->pml[k].dir == 0 ? rhy : rhx, m->chx, m->chy, m->s);
+  b->fdtd_update_e(m->v, re, m->coef, m->s);
+  for (int k = 0; k < m->npml; ++k) b->fdtd_pml_e(m->v, m->pml[k], re, m->coef, m->s);
+  if (m->nsrc) b->fdtd_inject(m->v.ez, m->src_off, m->src_val + (size_t)n * (size_t)m->nsrc, m->nsrc, m->s);
+  m->step++;
+}
+
+void gs_fdtd_sim_sync(gs_fdtd_sim *m) {
+  flush_receivers(m);
+  m->b->stream_sync(m->s);
+}
+
+/* Copies field f (0 Ez, 1 Hx, 2 Hy) rows [j0, j1) into host (pitch floats a row). */
+void gs_fdtd_sim_read_rows(gs_fdtd_sim *m, int f, int64_t j0, int64_t j1, float *host) {
+  float *src = f == 0 ? m->v.ez : f == 1 ? m->v.hx : m->v.hy;
+  m->b->copy_d2h(host, src + (size_t)(j0 + m->g) * (size_t)m->pitch, sizeof(float) * (size_t)m->pitch * (size_t)(j1 - j0),
+                 m->s);
+  m->b->stream_sync(m->s);
+}
+
+/* ------------------------------------------------------------- checksum */
+
+static inline uint64_t mix64(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 27;
+  x *= 0x94D049BB133111EBull;
+  x ^= x >> 31;
+  return x;
+}
+
+/* Wrapping sum over every node (i, j) of mix64(global index, float bits):
+ * independent of how the domain is split. */
+void gs_fdtd_sim_checksum(gs_fdtd_sim *m, uint64_t sum[3]) {
+  int64_t rows = (int64_t)((64u << 20) / ((size_t)m->pitch * sizeof(float)));
+  if (rows < 1) rows = 1;
+  float *buf = gs_xmalloc(sizeof(float) * (size_t)m->pitch * (size_t)rows);
+  for (int f = 0; f < 3; ++f) {
+    uint64_t s = 0;
+    for (int64_t j0 = 0; j0 <= m->ny; j0 += rows) {
+      int64_t j1 = j0 + rows > m->ny + 1 ? m->ny + 1 : j0 + rows;
+      gs_fdtd_sim_read_rows(m, f, j0, j1, buf);
+      for (int64_t j = j0; j < j1; ++j)
+        for (int64_t i = 0; i <= m->nx; ++i) {
+          uint32_t bits;
+          memcpy(&bits, &buf[(size_t)(j - j0) * (size_t)m->pitch + (size_t)(i + m->g)], 4);
+          uint64_t gi = (uint64_t)j * (uint64_t)(m->sc->nx + 1) + (uint64_t)i;
+          s += mix64(gi * 0x9E3779B97F4A7C15ull ^ ((uint64_t)bits << 1 | (uint64_t)f << 40));
+        }
+    }
+    sum[f] = s;
+  }
+  free(buf);
+}
+
+/* ------------------------------------------------------------ snapshots */
+
+static void diverging(float v, float scale, uint8_t rgb[3]) {
+  float t = scale > 0 ? v / scale : 0;
+  if (t > 1) t = 1;
+  if (t < -1) t = -1;
+  /* blue (-1) - white (0) - red (+1) */
+  if (t >= 0) {
+    rgb[0] = 255;
+    rgb[1] = rgb[2] = (uint8_t)(255 * (1 - t) + 0.5f);
+  } else {
+    rgb[2] = 255;
+    rgb[0] = rgb[1] = (uint8_t)(255 * (1 + t) + 0.5f);
+  }
+}
+
+gs_status gs_fdtd_sim_snapshot(gs_fdtd_sim *m, const char *path, char *err, size_t errlen) {
+  int64_t w = m->nx + 1, h = m->ny + 1;
+  float *rows = gs_xmalloc(sizeof(float) * (size_t)m->pitch * (size_t)h);
+  gs_fdtd_sim_read_rows(m, 0, 0, h, rows);
+  float scale = 0;
+  for (int64_t j = 0; j < h; ++j)
+    for (int64_t i = 0; i < w; ++i) {
+      float a = fabsf(rows[(size_t)j * (size_t)m->pitch + (size_t)(i + m->g)]);
+      if (a > scale) scale = a;
+    }
+  uint8_t *img = gs_xmalloc((size_t)w * (size_t)h * 3);
+  for (int64_t j = 0; j < h; ++j) {
+    uint8_t *out = img + (size_t)(h - 1 - j) * (size_t)w * 3; /* y up */
+    for (int64_t i = 0; i < w; ++i) {
+      diverging(rows[(size_t)j * (size_t)m->pitch + (size_t)(i + m->g)], scale, out + 3 * i);
+      uint8_t here = m->mat_host[field_index(m, i, j)];
+      int edge = (i > 0 && m->mat_host[field_index(m, i - 1, j)] != here) ||
+                 (j > 0 && m->mat_host[field_index(m, i, j - 1)] != here);
+      if (edge) out[3 * i] = out[3 * i + 1] = out[3 * i + 2] = 40; /* material outline */
+    }
+  }
+  gs_png_format f = {.width = (uint32_t)w, .height = (uint32_t)h, .depth = 8, .channels = 3};
+  gs_status st = gs_png_write_image(path, &f, img, 6, err, errlen);
+  free(img);
+  free(rows);
+  return st;
+}
+
+/* ----------------------------------------------------------- checkpoints */
+
+typedef struct ck_header {
+  char magic[8];
+  uint32_t version, header_bytes;
+  uint64_t scene_hash;
+  int64_t step, nx, ny, pitch, rows, iterations;
+  int32_t nrx, nsrc, run, npml;
+  uint64_t data_bytes;
+  uint32_t crc, reserved;
+} ck_header;
+
+static const char ck_magic[8] = {'G', 'S', 'C', 'K', 'P', 'T', '0', '1'};
+
+typedef struct ck_part {
+  void *dev; /* device pointer, or NULL for host */
+  void *host;
+  size_t bytes;
+} ck_part;
+
+static int ck_parts(gs_fdtd_sim *m, ck_part *parts) {
+  int n = 0;
+  parts[n++] = (ck_part){m->v.ez, NULL, m->nelem * sizeof(float)};
+  parts[n++] = (ck_part){m->v.hx, NULL, m->nelem * sizeof(float)};
+  parts[n++] = (ck_part){m->v.hy, NULL, m->nelem * sizeof(float)};
+  for (int k = 0; k < m->npml; ++k) {
+    parts[n++] = (ck_part){m->pml[k].psi_e, NULL, m->pml_cells[k] * sizeof(float)};
+    parts[n++] = (ck_part){m->pml[k].psi_h, NULL, m->pml_cells[k] * sizeof(float)};
+  }
+  if (m->nrx) parts[n++] = (ck_part){NULL, m->rx_hist, sizeof(float) * 3 * (size_t)m->nrx * (size_t)m->step};
+  return n;
+}
+
+gs_status gs_fdtd_checkpoint_write(gs_fdtd_sim *m, const char *path, char *err, size_t errlen) {
+  gs_fdtd_sim_sync(m);
+  ck_part parts[16];
+  int np = ck_parts(m, parts);
+  ck_header h = {.version = 1, .header_bytes = sizeof h, .scene_hash = m->sc->hash, .step = m->step, .nx = m->nx,
+                 .ny = m->ny, .pitch = m->pitch, .rows = m->rows, .iterations = m->sc->iterations,
+                 .nrx = m->nrx, .nsrc = m->nsrc, .run = m->run, .npml = m->npml};
+  memcpy(h.magic, ck_magic, 8);
+  size_t tmplen = strlen(path) + 32;
+  char *tmp = gs_xmalloc(tmplen);
+  snprintf(tmp, tmplen, "%s.tmp-%ld", path, (long)getpid());
+  FILE *fp = fopen(tmp, "wb");
+  if (!fp) {
+    snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+    free(tmp);
+    return GS_ERR_IO;
+  }
+  int bad = fwrite(&h, sizeof h, 1, fp) != 1;
+  uLong crc = crc32(0L, Z_NULL, 0);
+  size_t chunk = 64u << 20;
+  uint8_t *buf = gs_xmalloc(chunk);
+  for (int k = 0; k < np && !bad; ++k) {
+    for (size_t off = 0; off < parts[k].bytes && !bad; off += chunk) {
+      size_t n = parts[k].bytes - off < chunk ? parts[k].bytes - off : chunk;
+      const uint8_t *src;
+      if (parts[k].dev) {
+        m->b->copy_d2h(buf, (uint8_t *)parts[k].dev + off, n, m->s);
+        m->b->stream_sync(m->s);
+        src = buf;
+      } else {
+        src = (const uint8_t *)parts[k].host + off;
+      }
+      crc = crc32(crc, src, (uInt)n);
+      h.data_bytes += n;
+      bad |= fwrite(src, 1, n, fp) != n;
+    }
+  }
+  free(buf);
+  h.crc = (uint32_t)crc;
+  bad |= fseek(fp, 0, SEEK_SET) != 0 || fwrite(&h, sizeof h, 1, fp) != 1;
+  bad |= fflush(fp) != 0 || fsync(fileno(fp)) != 0;
+  bad |= fclose(fp) != 0;
+  if (bad || rename(tmp, path) != 0) {
+    snprintf(err, errlen, "writing %s: %s", path, strerror(errno));
+    unlink(tmp);
+    free(tmp);
+    return GS_ERR_IO;
+  }
+  free(tmp);
+  return GS_OK;
+}
+
+gs_status gs_fdtd_checkpoint_read(gs_fdtd_sim *m, const char *path, char *err, size_t errlen) {
+  FILE *fp = fopen(path, "rb");
+  if (!fp) {
+    snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    return GS_ERR_IO;
+  }
+  ck_header h;
+  gs_status st = GS_OK;
+  if (fread(&h, sizeof h, 1, fp) != 1 || memcmp(h.magic, ck_magic, 8) != 0 || h.header_bytes != sizeof h) {
+    snprintf(err, errlen, "%s: not a gpustencil checkpoint (or truncated header)", path);
+    st = GS_ERR_FORMAT;
+  } else if (h.scene_hash != m->sc->hash) {
+    snprintf(err, errlen, "%s: made from a different scene (hash %016" PRIx64 ", this scene %016" PRIx64 ")", path,
+             h.scene_hash, m->sc->hash);
+    st = GS_ERR_FORMAT;
+  } else if (h.nx != m->nx || h.ny != m->ny || h.pitch != m->pitch || h.rows != m->rows || h.nrx != m->nrx ||
+             h.nsrc != m->nsrc || h.npml != m->npml || h.run != m->run || h.iterations != m->sc->iterations ||
+             h.step < 0 || h.step > m->sc->iterations) {
+    snprintf(err, errlen, "%s: sizes do not match this run (grid %lldx%lld, run %d, step %lld)", path,
+             (long long)h.nx, (long long)h.ny, h.run, (long long)h.step);
+    st = GS_ERR_FORMAT;
+  }
+  if (st != GS_OK) {
+    fclose(fp);
+    return st;
+  }
+  m->step = h.step;
+  m->rx_flushed = h.step;
+  ck_part parts[16];
+  int np = ck_parts(m, parts);
+  uLong crc = crc32(0L, Z_NULL, 0);
+  size_t chunk = 64u << 20, total = 0;
+  uint8_t *buf = gs_xmalloc(chunk);
+  for (int k = 0; k < np && st == GS_OK; ++k)
+    for (size_t off = 0; off < parts[k].bytes && st == GS_OK; off += chunk) {
+      size_t n = parts[k].bytes - off < chunk ? parts[k].bytes - off : chunk;
+      uint8_t *dst = parts[k].dev ? buf : (uint8_t *)parts[k].host + off;
+      if (fread(dst, 1, n, fp) != n) {
+        snprintf(err, errlen, "%s: truncated", path);
+        st = GS_ERR_FORMAT;
+        break;
+      }
+      crc = crc32(crc, dst, (uInt)n);
+      total += n;
+      if (parts[k].dev) {
+        m->b->copy_h2d((uint8_t *)parts[k].dev + off, buf, n, m->s);
+        m->b->stream_sync(m->s);
+      }
+    }
+  free(buf);
+  if (st == GS_OK && (total != h.data_bytes || (uint32_t)crc != h.crc || fgetc(fp) != EOF)) {
+    snprintf(err, errlen, "%s: corrupt (CRC or length mismatch)", path);
+    st = GS_ERR_FORMAT;
+  }
+  fclose(fp);
+  return st;
+}
+
+/* ------------------------------------------------------------- the command */
+
+static struct {
+  const char *outdir, *restart;
+  int64_t checkpoint_every, runs, steps, stop_after, snapshot_every;
+  int progress;
+} o = {.runs = 1};
+
+static const gs_opt fdtd_opts[] = {
+    {"output", 'o', GS_OPT_STRING, &o.outdir, "DIR", 0, 0, "output folder (default: SCENE without .in, plus _out)"},
+    {"runs", 'n', GS_OPT_INT, &o.runs, "N", 1, 100000, "model runs, moving sources and receivers by #src_steps/#rx_steps"},
+    {"checkpoint-every", 0, GS_OPT_INT, &o.checkpoint_every, "STEPS", 1, 1e15, "write a checkpoint every STEPS steps"},
+    {"restart", 0, GS_OPT_STRING, &o.restart, "DIR", 0, 0, "continue from the checkpoint in DIR"},
+    {"stop-after", 0, GS_OPT_INT, &o.stop_after, "STEPS", 1, 1e15,
+     "end the run after STEPS steps (with a checkpoint), as a time-limited job would"},
+    {"steps", 0, GS_OPT_INT, &o.steps, "N", 1, 1e15, "override the iteration count of #time_window"},
+    {"snapshot-every", 0, GS_OPT_INT, &o.snapshot_every, "STEPS", 1, 1e15, "override #snapshot_png"},
+    {"progress", 0, GS_OPT_FLAG, &o.progress, NULL, 0, 0, "show progress on rank 0 (default when a terminal)"},
+    {NULL, 0, 0, NULL, NULL, 0, 0, NULL},
+};
+
+static int fdtd_check(int argc, char **argv, char *err, size_t errlen) {
+  (void)argv;
+  if (argc != 1) {
+    snprintf(err, errlen, "expected one scene file, got %d arguments", argc);
+    return 1;
+  }
+  if (o.restart && o.runs > 1) {
+    snprintf(err, errlen, "--restart continues one run; it does not combine with -n");
+    return 1;
+  }
+  return 0;
+}
+
+static int mkdir_p(const char *path) {
+  char *d = gs_xstrdup(path);
+  int rc = 0;
+  for (char *s = d + 1;; ++s) {
+    if (*s == '/' || *s == '\0') {
+      char c = *s;
+      *s = '\0';
+      if (mkdir(d, 0755) != 0 && errno != EEXIST) rc = -1;
+      *s = c;
+      if (!c) break;
+    }
+  }
+  free(d);
+  return rc;
+}
+
+static gs_status write_receivers(const gs_fdtd_sim *m, const char *path, char *err, size_t errlen) {
+  size_t tl = strlen(path) + 32;
+  char *tmp = gs_xmalloc(tl);
+  snprintf(tmp, tl, "%s.tmp-%ld", path, (long)getpid());
+  FILE *fp = fopen(tmp, "w");
+  if (!fp) {
+    snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+    free(tmp);
+    return GS_ERR_IO;
+  }
+  setvbuf(fp, NULL, _IOFBF, 1 << 20);
+  fprintf(fp, "time_s");
+  for (int k = 0; k < m->nrx; ++k) {
+    const char *n = m->sc->rxs[k].name;
+    fprintf(fp, ",%s_Ez,%s_Hx,%s_Hy", n, n, n);
+  }
+  fputc('\n', fp);
+  for (int64_t s = 0; s < m->step; ++s) {
+    fprintf(fp, "%.10e", (double)s * m->sc->dt);
+    const float *r = m->rx_hist + (size_t)s * 3 * (size_t)m->nrx;
+    for (int k = 0; k < 3 * m->nrx; ++k) fprintf(fp, ",%.9g", r[k]);
+    fputc('\n', fp);
+  }
+  int bad = ferror(fp) != 0;
+  bad |= fclose(fp) != 0;
+  if (bad || rename(tmp, path) != 0) {
+    snprintf(err, errlen, "writing %s: %s", path, strerror(errno));
+    unlink(tmp);
+    free(tmp);
+    return GS_ERR_IO;
+  }
+  free(tmp);
+  return GS_OK;
+}
+
+/* B-scan: Ez of the first receiver, one column per run, time downwards. */
+static gs_status write_bscan(const float *ez, int64_t runs, int64_t steps, const char *path, char *err, size_t errlen) {
+  float scale = 0;
+  for (size_t k = 0; k < (size_t)runs * (size_t)steps; ++k)
+    if (fabsf(ez[k]) > scale) scale = fabsf(ez[k]);
+  /* Each run at least 4 pixels wide so that short surveys are visible. */
+  int64_t cw = runs < 256 ? (256 + runs - 1) / runs : 1;
+  int64_t w = runs * cw;
+  uint8_t *img = gs_xmalloc((size_t)w * (size_t)steps * 3);
+  for (int64_t s = 0; s < steps; ++s)
+    for (int64_t r = 0; r < runs; ++r)
+      for (int64_t c = 0; c < cw; ++c) diverging(ez[(size_t)r * (size_t)steps + (size_t)s], scale, img + 3 * ((size_t)s * (size_t)w + (size_t)(r * cw + c)));
+  gs_png_format f = {.width = (uint32_t)w, .height = (uint32_t)steps, .depth = 8, .channels = 3};
+  gs_status st = gs_png_write_image(path, &f, img, 6, err, errlen);
+  free(img);
+  return st;
+}
+
+static int fdtd_run(gs_run *run, int argc, char **argv) {
+  (void)argc;
+  const gs_comm *c = &run->comm;
+  if (c->size > 1) {
+    if (c->rank == 0)
+      gs_log_error("fdtd: one rank only in this version (the distributed FDTD is issue #5); run without mpirun -np");
+    return GS_EXIT_USAGE;
+  }
+  gs_scene sc;
+  char err[1024];
+  gs_status st = gs_scene_load(argv[0], &sc, err, sizeof err);
+  if (st != GS_OK) {
+    gs_log_error("%s", err);
+    return GS_EXIT_USAGE;
+  }
+  if (o.steps) sc.iterations = o.steps;
+  if (o.snapshot_every) sc.snapshot_every = o.snapshot_every;
+  /* Every run's sources and receivers must stay inside the domain. */
+  for (int64_t r = 0; r < o.runs; ++r) {
+    for (int k = 0; k < sc.nsources + sc.nrx; ++k) {
+      int is_src = k < sc.nsources;
+      int64_t i = is_src ? sc.sources[k].i + r * sc.src_di : sc.rxs[k - sc.nsources].i + r * sc.rx_di;
+      int64_t j = is_src ? sc.sources[k].j + r * sc.src_dj : sc.rxs[k - sc.nsources].j + r * sc.rx_dj;
+      if (i < 1 || i >= sc.nx || j < 1 || j >= sc.ny) {
+        gs_log_error("%s: run %lld moves a %s outside the domain (#src_steps/#rx_steps)", argv[0], (long long)r + 1,
+                     is_src ? "source" : "receiver");
+        gs_scene_free(&sc);
+        return GS_EXIT_USAGE;
+      }
+    }
+  }
+  char outdir[1100];
+  if (o.outdir) {
+    snprintf(outdir, sizeof outdir, "%s", o.outdir);
+  } else {
+    const char *base = strrchr(argv[0], '/');
+    base = base ? base + 1 : argv[0];
+    size_t bl = strlen(base);
+    if (bl > 3 && strcmp(base + bl - 3, ".in") == 0) bl -= 3;
+    snprintf(outdir, sizeof outdir, "%.*s_out", (int)bl, base);
+  }
+  if (mkdir_p(outdir) != 0) {
+    gs_log_error("fdtd: %s: %s", outdir, strerror(errno));
+    gs_scene_free(&sc);
+    return GS_EXIT_USAGE;
+  }
+  if (sc.snapshot_every) {
+    char sd[1200];
+    snprintf(sd, sizeof sd, "%s/snapshots", outdir);
+    mkdir_p(sd);
+  }
+  double cells = (double)sc.nx * (double)sc.ny;
+  printf("fdtd: %s%s%s: %lld x %lld cells of %g x %g m, dt %.6g s (stability %g), %lld iterations, %d material(s), "
+         "%d source(s), %d receiver(s), PML %d/%d/%d/%d, backend %s, %d run(s)\n",
+         sc.title[0] ? "'" : "", sc.title[0] ? sc.title : argv[0], sc.title[0] ? "'" : "", (long long)sc.nx,
+         (long long)sc.ny, sc.dx, sc.dy, sc.dt, sc.stability, (long long)sc.iterations, sc.nmaterials - 2,
+         sc.nsources, sc.nrx, sc.pml[0], sc.pml[1], sc.pml[2], sc.pml[3], run->backend->name, (int)o.runs);
+  if (sc.messages)
+    for (int k = 2; k < sc.nmaterials; ++k)
+      printf("  material %s: er %g, sigma %g S/m\n", sc.materials[k].name, sc.materials[k].er, sc.materials[k].sigma);
+  fflush(stdout);
+
+  float *bscan = o.runs > 1 && sc.nrx ? gs_xcalloc((size_t)o.runs * (size_t)sc.iterations, sizeof(float)) : NULL;
+  int status = GS_EXIT_OK;
+  double total_steps = 0, t_total = 0;
+  uint64_t sum[3] = {0, 0, 0};
+  for (int64_t r = 0; r < o.runs && status == GS_EXIT_OK; ++r) {
+    gs_fdtd_sim m;
+    gs_fdtd_sim_init(&m, &sc, run->backend, (int)r);
+    char ckpath[1300];
+    snprintf(ckpath, sizeof ckpath, "%s/checkpoint.gsck", outdir);
+    if (o.restart) {
+      char rp[1300];
+      snprintf(rp, sizeof rp, "%s/checkpoint.gsck", o.restart);
+      if (gs_fdtd_checkpoint_read(&m, rp, err, sizeof err) != GS_OK) {
+        gs_log_error("fdtd: --restart: %s", err);
+        gs_fdtd_sim_free(&m);
+        status = GS_EXIT_USAGE;
+        break;
+      }
+      printf("fdtd: restarting at step %lld from %s\n", (long long)m.step, rp);
+    }
+    int show = o.progress || isatty(2);
+    gs_progress *prog = show ? gs_progress_create("fdtd", sc.iterations, "steps") : NULL;
+    int64_t first = m.step;
+    double t0 = now_s();
+    int stopped = 0;
+    while (m.step < sc.iterations) {
+      gs_fdtd_sim_step(&m);
+      if (sc.snapshot_every && m.step % sc.snapshot_every == 0) {
+        char sp[1300];
+        if (o.runs > 1)
+          snprintf(sp, sizeof sp, "%s/snapshots/run%03lld_ez_%08lld.png", outdir, (long long)r + 1, (long long)m.step);
+        else
+          snprintf(sp, sizeof sp, "%s/snapshots/ez_%08lld.png", outdir, (long long)m.step);
+        if (gs_fdtd_sim_snapshot(&m, sp, err, sizeof err) != GS_OK) {
+          gs_log_error("fdtd: snapshot: %s", err);
+          status = GS_EXIT_PARTIAL;
+        }
+      }
+      if (o.checkpoint_every && m.step % o.checkpoint_every == 0 && m.step < sc.iterations &&
+          gs_fdtd_checkpoint_write(&m, ckpath, err, sizeof err) != GS_OK)
+        gs_fatal("checkpoint", err, __FILE__, __LINE__);
+      if (prog && (m.step & 63) == 0) {
+        gs_fdtd_sim_sync(&m);
+        gs_progress_update(prog, m.step, (double)(m.step - first) * cells * 1e-6);
+      }
+      if (o.stop_after && m.step - first >= o.stop_after && m.step < sc.iterations) {
+        stopped = 1;
+        break;
+      }
+    }
+    gs_fdtd_sim_sync(&m);
+    double secs = now_s() - t0;
+    if (prog) gs_progress_end(prog);
+    if (stopped) {
+      if (gs_fdtd_checkpoint_write(&m, ckpath, err, sizeof err) != GS_OK) gs_fatal("checkpoint", err, __FILE__, __LINE__);
+      printf("fdtd: stopped after step %lld of %lld; continue with --restart %s\n", (long long)m.step,
+             (long long)sc.iterations, outdir);
+      gs_fdtd_sim_free(&m);
+      status = GS_EXIT_OK;
+      o.runs = r + 1;
+      bscan = (free(bscan), NULL);
+      break;
+    }
+    total_steps += (double)(m.step - first);
+    t_total += secs;
+    char rp[1300];
+    if (o.runs > 1)
+      snprintf(rp, sizeof rp, "%s/receivers_run%03lld.csv", outdir, (long long)r + 1);
+    else
+      snprintf(rp, sizeof rp, "%s/receivers.csv", outdir);
+    if (sc.nrx && write_receivers(&m, rp, err, sizeof err) != GS_OK) {
+      gs_log_error("fdtd: %s", err);
+      status = GS_EXIT_PARTIAL;
+    }
+    if (bscan)
+      for (int64_t s = 0; s < sc.iterations; ++s) bscan[(size_t)r * (size_t)sc.iterations + (size_t)s] = m.rx_hist[(size_t)s * 3 * (size_t)m.nrx];
+    gs_fdtd_sim_checksum(&m, sum);
+    if (o.runs > 1) printf("fdtd: run %lld of %lld done\n", (long long)r + 1, (long long)o.runs);
+    unlink(ckpath); /* the run is complete: its checkpoint is stale */
+    gs_fdtd_sim_free(&m);
+    if (r + 1 == o.runs) {
+      printf("checksum Ez=%016" PRIx64 " Hx=%016" PRIx64 " Hy=%016" PRIx64 "\n", sum[0], sum[1], sum[2]);
+      printf("fdtd: %.0f steps in %.3f s: %.1f Mcells/s\n", total_steps, t_total,
+             t_total > 0 ? total_steps * cells / t_total * 1e-6 : 0.0);
+    }
+  }
+  if (bscan && status == GS_EXIT_OK) {
+    char bp[1300];
+    snprintf(bp, sizeof bp, "%s/bscan.png", outdir);
+    if (write_bscan(bscan, o.runs, sc.iterations, bp, err, sizeof err) != GS_OK) {
+      gs_log_error("fdtd: %s", err);
+      status = GS_EXIT_PARTIAL;
+    }
+  }
+  free(bscan);
+  fflush(stdout);
+  gs_scene_free(&sc);
+  return status;
+}
+
+const gs_command gs_command_fdtd = {
+    "fdtd", "SCENE.in [-o DIR] [-n RUNS] [--checkpoint-every N] [--restart DIR] [options]",
+    "2D FDTD (Yee, TMz) simulation of a gprMax input file (2D subset: docs/fdtd.md). Writes DIR/receivers.csv,\n"
+    "DIR/snapshots/*.png (#snapshot_png), DIR/bscan.png (-n > 1), prints a split-independent checksum and Mcells/s.",
+    fdtd_opts, fdtd_run, fdtd_check};

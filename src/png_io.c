@@ -483,7 +483,8 @@ gs_status gs_png_writer_open(const char *final_path, const gs_png_format *fmt, g
   be32(ihdr, fmt->width);
   be32(ihdr + 4, fmt->height);
   ihdr[8] = (uint8_t)fmt->depth;
-  ihdr[9] = fmt->channels == 2 ? 4 : 0; /* grey + alpha, or grey */
+  static const uint8_t colour_type[5] = {0, 0, 4, 2, 6}; /* grey, grey+alpha, RGB, RGBA */
+  ihdr[9] = colour_type[fmt->channels];
   ihdr[10] = ihdr[11] = ihdr[12] = 0;
   int bad = fwrite(sig, 1, 8, w->fp) != 8 || put_chunk(w->fp, "IHDR", ihdr, 13);
   if (fmt->has_srgb) {
@@ -567,4 +568,26 @@ void gs_png_writer_abort(gs_png_writer *w) {
   free(w->tmp_path);
   free(w->final_path);
   free(w);
+}
+
+gs_status gs_png_write_image(const char *path, const gs_png_format *fmt, const uint8_t *rows, int level, char *err,
+                             size_t errlen) {
+  size_t rowbytes = gs_png_row_bytes(fmt), len = (rowbytes + 1) * fmt->height;
+  uint8_t *filtered = gs_xmalloc(len), *z = gs_xmalloc(gs_png_deflate_bound(len));
+  gs_png_filter_rows(rows, fmt->height, rowbytes, fmt->channels * fmt->depth / 8, NULL, GS_PNG_FILTER_SUB, filtered);
+  size_t zlen = 0;
+  uint32_t adler = 0;
+  gs_png_writer *w = NULL;
+  gs_status st = gs_png_deflate_piece(filtered, len, NULL, 0, level, 1, 1, z, &zlen, &adler);
+  if (st != GS_OK) snprintf(err, errlen, "compression failed");
+  if (st == GS_OK) st = gs_png_writer_open(path, fmt, &w, err, errlen);
+  if (st == GS_OK) st = gs_png_writer_idat(w, z, zlen, err, errlen);
+  if (st == GS_OK) {
+    st = gs_png_writer_finish(w, adler, 1, err, errlen);
+  } else if (w) {
+    gs_png_writer_abort(w);
+  }
+  free(filtered);
+  free(z);
+  return st;
 }

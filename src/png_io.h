@@ -30,7 +30,7 @@
 typedef struct gs_png_format {
   uint32_t width, height;
   int depth;    /* 8 or 16: bits per output sample */
-  int channels; /* 1 grey, 2 grey + alpha */
+  int channels; /* 1 grey, 2 grey + alpha (writer also: 3 RGB, 4 RGBA) */
   /* Colour metadata carried over to the output (see docs/scale.md). */
   int has_gamma;
   uint32_t gamma; /* gAMA value x 100000 */
@@ -103,5 +103,10 @@ gs_status gs_png_writer_idat(gs_png_writer *w, const uint8_t *data, size_t len, 
 gs_status gs_png_writer_finish(gs_png_writer *w, uint32_t adler, int overwrite, char *err, size_t errlen);
 /* Removes the temporary file and frees w. */
 void gs_png_writer_abort(gs_png_writer *w);
+
+/* Writes a whole image (8-bit rows, top first, host order for 16-bit
+ * samples is not handled: 8-bit only) atomically to path, replacing it. */
+gs_status gs_png_write_image(const char *path, const gs_png_format *fmt, const uint8_t *rows, int level, char *err,
+                             size_t errlen);
 
 #endif

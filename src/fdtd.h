@@ -1,0 +1,53 @@
+/* One rank's FDTD state and time stepping (used by the fdtd command, the
+ * benchmark and the validation tests). */
+#ifndef GS_FDTD_H
+#define GS_FDTD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "scene.h"
+
+typedef struct gs_fdtd_sim {
+  const gs_backend *b;
+  const gs_scene *sc;
+  int run;
+  int64_t nx, ny, pitch, rows;
+  int g;
+  size_t nelem;
+  gs_fdtd_view v; /* device pointers */
+  uint8_t *mat_host;
+  gs_fdtd_coef coef_host[GS_FDTD_MAX_MATERIALS];
+  gs_fdtd_coef *coef;
+  float chx, chy;
+  gs_fdtd_pml pml[4];
+  float *pml_prof[4];
+  size_t pml_cells[4];
+  int npml;
+  int nsrc, nrx;
+  int64_t *src_off, *rx_off;
+  float *src_val, *rx_buf, *rx_hist;
+  int64_t step, rx_flushed;
+  gs_stream s;
+} gs_fdtd_sim;
+
+/* Allocates and initialises the fields (zero), materials, CPML and the
+ * sources' and receivers' data for run (0-based; positions moved by
+ * #src_steps / #rx_steps). Fatal on backend failure. */
+void gs_fdtd_sim_init(gs_fdtd_sim *m, const gs_scene *sc, const gs_backend *b, int run);
+void gs_fdtd_sim_free(gs_fdtd_sim *m);
+/* Advances one step: sample receivers, H, CPML H, E, CPML E, sources. */
+void gs_fdtd_sim_step(gs_fdtd_sim *m);
+/* Waits for the device and copies buffered receiver samples to rx_hist. */
+void gs_fdtd_sim_sync(gs_fdtd_sim *m);
+/* Copies rows [j0, j1) of field f (0 Ez, 1 Hx, 2 Hy) to host (pitch floats per
+ * row, element (i, j) at [(j - j0) * pitch + i + g]). */
+void gs_fdtd_sim_read_rows(gs_fdtd_sim *m, int f, int64_t j0, int64_t j1, float *host);
+/* Split-independent checksums of Ez, Hx, Hy (docs/fdtd.md). */
+void gs_fdtd_sim_checksum(gs_fdtd_sim *m, uint64_t sum[3]);
+gs_status gs_fdtd_sim_snapshot(gs_fdtd_sim *m, const char *path, char *err, size_t errlen);
+gs_status gs_fdtd_checkpoint_write(gs_fdtd_sim *m, const char *path, char *err, size_t errlen);
+gs_status gs_fdtd_checkpoint_read(gs_fdtd_sim *m, const char *path, char *err, size_t errlen);
+
+#endif
