@@ -299,7 +299,7 @@ static int command(parser *p, char *cmd, char **t, int n, char *rest) {
     s->objects[s->nobjects++] = o;
   } else if (!strcmp(cmd, "pml_cells")) {
     if (n != 1 && n != 6) return perr(p, "#pml_cells: expected one count or six (x- y- z- x+ y+ z+)");
-    int64_t v[6];
+    int64_t v[6] = {0, 0, 0, 0, 0, 0};
     for (int k = 0; k < n; ++k) {
       char *end;
       v[k] = strtoll(t[k], &end, 10);
@@ -486,4 +486,38 @@ double gs_waveform_value(const gs_waveform *w, double t) {
   }
   }
   return v * w->amp;
+}
+
+void gs_scene_synthetic(gs_scene *s, int64_t nx, int64_t ny, int64_t iterations) {
+  memset(s, 0, sizeof *s);
+  snprintf(s->title, sizeof s->title, "synthetic %lldx%lld", (long long)nx, (long long)ny);
+  s->dx = s->dy = s->dz = 0.001;
+  s->stability = 1.0;
+  s->nx = nx;
+  s->ny = ny;
+  s->dt = 1.0 / (GS_C0 * sqrt(2.0 / (s->dx * s->dx)));
+  s->iterations = iterations;
+  s->pml[0] = s->pml[1] = s->pml[2] = s->pml[3] = 10;
+  s->cfs_alpha = (gs_cfs_param){0, 0, 0, 0};
+  s->cfs_kappa = (gs_cfs_param){0, 0, 1, 1};
+  s->cfs_sigma = (gs_cfs_param){4, 0, 0, -1};
+  s->materials = gs_xcalloc(3, sizeof *s->materials);
+  s->materials[0] = (gs_material){"free_space", 1.0, 0.0, 0};
+  s->materials[1] = (gs_material){"pec", 1.0, 0.0, 1};
+  s->materials[2] = (gs_material){"soil", 6.0, 0.005, 0};
+  s->nmaterials = 3;
+  s->objects = gs_xcalloc(1, sizeof *s->objects);
+  s->objects[0] = (gs_object){.type = GS_OBJ_BOX, .material = 2, .x0 = 0, .y0 = 0, .x1 = (double)nx * s->dx,
+                              .y1 = 0.5 * (double)ny * s->dy};
+  s->nobjects = 1;
+  s->waveforms = gs_xcalloc(1, sizeof *s->waveforms);
+  s->waveforms[0] = (gs_waveform){"pulse", GS_WAVE_RICKER, 1.0, 10e9};
+  s->nwaveforms = 1;
+  s->sources = gs_xcalloc(1, sizeof *s->sources);
+  s->sources[0] = (gs_source){.i = nx / 2, .j = ny / 2 + 5, .waveform = 0, .start = 0, .stop = INFINITY};
+  s->nsources = 1;
+  s->rxs = gs_xcalloc(1, sizeof *s->rxs);
+  s->rxs[0] = (gs_rx){.i = nx / 2 + 10, .j = ny / 2 + 5, .name = "rx1"};
+  s->nrx = 1;
+  s->hash = 1;
 }

@@ -84,6 +84,10 @@ typedef struct gs_scene {
 gs_status gs_scene_load(const char *path, gs_scene *s, char *err, size_t errlen);
 void gs_scene_free(gs_scene *s);
 
+/* A benchmark scene: nx x ny cells of 1 mm, soil in the lower half, 10-cell
+ * CPML, a Ricker source and a receiver near the centre. */
+void gs_scene_synthetic(gs_scene *s, int64_t nx, int64_t ny, int64_t iterations);
+
 /* Material index of Ez node (i, j) after painting every object in order. */
 int gs_scene_material_at(const gs_scene *s, int64_t i, int64_t j);
 
