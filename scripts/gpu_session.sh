@@ -7,6 +7,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:-$here/gpu-out}; mkdir -p "$out"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
 log() { echo "== $*"; }
+# GS_SECTIONS: which parts to run (default all): tests info scale ncu e2e huge fdtd
+want() { [ -z "${GS_SECTIONS:-}" ] || [[ " $GS_SECTIONS " == *" $1 "* ]]; }
 cd "$here"
 log "machine"; nvidia-smi -L; nvidia-smi topo -m 2>/dev/null | head -8; nproc
 ngpu=$(nvidia-smi -L | wc -l)
@@ -18,11 +20,17 @@ cmake -S . -B build-gpu -DCMAKE_CUDA_ARCHITECTURES=90 -DGPUSTENCIL_PTXAS_VERBOSE
 cmake --build build-gpu -j "$(nproc)" > "$out/build.log" 2>&1 || { grep -E "error" "$out/build.log" | head; exit 1; }
 grep -A2 "Compiling entry function.*scale_vec_kernel.*sm_90" "$out/build.log" | grep -E "registers|spill" | head -8
 bin=build-gpu/gpustencil
+if want tests; then
 log "tests (all labels)"
 (cd build-gpu && GS_TEST_JOBS=8 ctest --output-on-failure -j 8 > "$out/ctest.log" 2>&1); tail -25 "$out/ctest.log"
+grep -hE "^(cavity|energy|greens|cpml|Ez|Hx|Hy) " build-gpu/Testing/Temporary/LastTest.log | head -20
+fi
+if want info; then
 log "info"
 mpirun -np "$ngpu" --oversubscribe $bin info 2>&1 | tee "$out/info.txt"
 mpirun -np "$ngpu" --oversubscribe $bin info --json > "$out/info.json" 2>&1
+fi
+if want scale; then
 log "bench scale"
 $bin bench scale --size 1024 --reps 30 2>&1 | tee "$out/bench_scale.txt"
 if [ -n "${GS_TUNE:-}" ]; then
@@ -33,13 +41,15 @@ if [ -n "${GS_TUNE:-}" ]; then
     echo "-- variant $v"; $d/gpustencil bench scale --size 1024 --reps 30 2>&1 | grep -E "memcpy|scale"
   done 2>&1 | tee "$out/bench_tune.txt"
 fi
-if [ "${1:-}" != quick ]; then
+fi
+if want ncu; then
   log "ncu"
   timeout 120 ncu --kernel-name regex:scale_vec --launch-skip 2 --launch-count 1 \
     --section SpeedOfLight --section MemoryWorkloadAnalysis --section LaunchStats --section Occupancy \
     $bin bench scale --size 1024 --reps 1 > "$out/ncu.txt" 2>&1
   grep -E "Memory Throughput|DRAM Throughput|Duration|Registers Per|Achieved Occupancy|Theoretical Occ" "$out/ncu.txt" | head -12
 fi
+if want e2e; then
 log "scale end to end"
 w=/tmp/gs-e2e; rm -rf $w; mkdir -p $w/set
 mk=build-gpu/tests/gs_mkpng
@@ -50,8 +60,10 @@ for b in cpu cuda; do for n in 1 $ngpu; do
   mpirun -np $n --oversubscribe $bin scale --backend $b -d 2 -o $w/out-$b-$n $w/set 2>&1 | grep -E "scale:" | sed "s/^/$b np=$n: /" | tee -a "$out/e2e.txt"
 done; done
 diff -r $w/out-cpu-1 $w/out-cuda-$ngpu > /dev/null && echo "cpu 1-rank and cuda $ngpu-rank outputs: identical" || echo "cpu and cuda outputs DIFFER"
-if [ "${1:-}" != quick ]; then
+fi
+if want huge; then
   log "40000x40000 16-bit"
+  w=/tmp/gs-e2e; mkdir -p $w; mk=build-gpu/tests/gs_mkpng
   time $mk $w/huge.png 40000 40000 grey 16 level=${GS_HUGE_LEVEL:-1}
   ls -la $w/huge.png
   python3 - $bin $w <<'PY'
@@ -62,6 +74,21 @@ r = subprocess.run([bin, "scale", "--backend", "cuda", "-d", "2", "-o", w + "/hu
 print(r.stdout.strip(), r.stderr.strip()[-300:])
 print(f"huge 40000x40000x16: {time.time()-t:.1f} s, exit {r.returncode}, peak RSS {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss/1024:.0f} MiB")
 PY
+fi
+if want fdtd; then
+  log "fdtd"
+  for g in 16384x16384 8192x8192 2000x1000; do $bin bench fdtd --grid $g --steps ${GS_FDTD_STEPS:-300} 2>&1 | grep -v notice; done | tee "$out/bench_fdtd.txt"
+  timeout 180 ncu --kernel-name regex:"update_[he]_kernel" --launch-skip 40 --launch-count 2 \
+    --section SpeedOfLight --section MemoryWorkloadAnalysis --section LaunchStats --section Occupancy \
+    $bin bench fdtd --grid 8192x8192 --steps 30 > "$out/ncu_fdtd.txt" 2>&1
+  grep -E "update_|DRAM Throughput|Duration|Registers Per|Achieved Occupancy|L2 Hit|Memory Throughput" "$out/ncu_fdtd.txt" | head -24
+  grep -B1 -A3 "Compiling entry function.*update_[he]_kernel.*sm_90" "$out/build.log" | grep -E "entry|registers|spill" | head -8
+  /usr/bin/time -v $bin fdtd inputs/gpr.in -o /tmp/gpr-gpu 2>&1 | grep -E "checksum|Mcells|Maximum resident" | tee "$out/gpr_gpu.txt"
+  build-gpu/gpustencil fdtd --backend cpu inputs/gpr.in -o /tmp/gpr-cpu 2>&1 | grep -E "checksum|Mcells" | tee -a "$out/gpr_gpu.txt"
+  cmp /tmp/gpr-gpu/receivers.csv /tmp/gpr-cpu/receivers.csv && echo "gpr.in receivers.csv: CPU and GPU identical"
+  $bin fdtd inputs/gpr.in -n ${GS_BSCAN_RUNS:-60} -o /tmp/gpr-bscan 2>&1 | grep -E "checksum|Mcells" | tee -a "$out/gpr_gpu.txt"
+  cp /tmp/gpr-bscan/bscan.png "$out/bscan.png" 2>/dev/null
+  cp /tmp/gpr-gpu/snapshots/ez_00001600.png "$out/gpr_ez_1600.png" 2>/dev/null
 fi
 cp build-gpu/Testing/Temporary/LastTest.log "$out/LastTest.log" 2>/dev/null
 true
