@@ -6,9 +6,9 @@
  * [(j + g) * pitch + (i + g)] for i in [-g, nx + g], j in [-g, ny + g].
  *
  * Each GPU launcher gs_fdtd_X_cuda() has a CPU twin gs_fdtd_X_ref() with the
- * same signature and the same floating-point expressions, evaluated in the
- * same order without fused multiply-add, so the two give the same bits. All
- * return 0 or a backend error code (cudaError_t). */
+ * same signature and the same floating-point expressions (fdtd_node.h),
+ * evaluated in the same order without fused multiply-add, so the two give the
+ * same bits. All return 0 or a backend error code (cudaError_t). */
 #ifndef GS_FDTD_KERNELS_H
 #define GS_FDTD_KERNELS_H
 
@@ -39,49 +39,38 @@ typedef struct gs_fdtd_coef {
   float ca, cbx, cby, src;
 } gs_fdtd_coef;
 
-/* Hx -= chy (Ez(i, j+1) - Ez(i, j)) over r; Hy += chx (Ez(i+1, j) - Ez(i, j))
- * over r. chx = dt / (mu0 dx), chy = dt / (mu0 dy). The caller's region
- * leaves out the nodes whose component lies outside the domain. */
-typedef int (*gs_fdtd_update_h_fn)(gs_fdtd_view v, gs_fdtd_region rx, gs_fdtd_region ry, float chx, float chy,
-                                   void *stream);
-int gs_fdtd_update_h_ref(gs_fdtd_view v, gs_fdtd_region rx, gs_fdtd_region ry, float chx, float chy, void *stream);
-int gs_fdtd_update_h_cuda(gs_fdtd_view v, gs_fdtd_region rx, gs_fdtd_region ry, float chx, float chy, void *stream);
-
-/* Ez = ca Ez + (cbx (Hy(i,j) - Hy(i-1,j)) - cby (Hx(i,j) - Hx(i,j-1))) over r,
- * with coef[mat(i, j)] (coef: device memory, GS_FDTD_MAX_MATERIALS entries). */
-typedef int (*gs_fdtd_update_e_fn)(gs_fdtd_view v, gs_fdtd_region r, const gs_fdtd_coef *coef, void *stream);
-int gs_fdtd_update_e_ref(gs_fdtd_view v, gs_fdtd_region r, const gs_fdtd_coef *coef, void *stream);
-int gs_fdtd_update_e_cuda(gs_fdtd_view v, gs_fdtd_region r, const gs_fdtd_coef *coef, void *stream);
-
-/* One CPML slab normal to x (dir 0) or y (dir 1). Profiles are indexed by
- * the node index along dir minus lo: b, a and kinv (1/kappa - 1) for E at
- * nodes, and for H at half nodes (index + 1/2). psi arrays hold
- * (hi - lo) x span values, span = extent of the other direction
- * (rows j0..j1 for dir 0, columns i0..i1 for dir 1), x fastest. */
-typedef struct gs_fdtd_pml {
+/* One CPML slab normal to x (dir 0) or y (dir 1): nodes with the index along
+ * dir in [lo, hi) and the other index in [o0, o1). Profiles (hi - lo values,
+ * device memory) for E at nodes and for H at half nodes: b, a and k
+ * (1/kappa - 1). psi arrays: (hi - lo) x (o1 - o0), the other index fastest;
+ * read from the _in arrays, written to the _out arrays. */
+typedef struct gs_fdtd_slab {
   int dir;
-  int64_t lo, hi;     /* along dir: [lo, hi) */
-  int64_t o0, o1;     /* along the other direction: [o0, o1) */
-  const float *be, *ae, *ke, *bh, *ah, *kh; /* device memory, hi - lo each */
-  float *psi_e, *psi_h;
-} gs_fdtd_pml;
+  int64_t lo, hi, o0, o1;
+  const float *be, *ae, *ke, *bh, *ah, *kh;
+  const float *psi_e_in, *psi_h_in;
+  float *psi_e_out, *psi_h_out;
+} gs_fdtd_slab;
 
-/* H correction over the slab: for dir 0, dEz = Ez(i+1,j) - Ez(i,j),
- * psi_h = bh psi_h + ah dEz, Hy += chx (kh dEz + psi_h); for dir 1,
- * dEz = Ez(i,j+1) - Ez(i,j), Hx -= chy (kh dEz + psi_h). rclip limits the
- * nodes updated (the component's valid range). */
-typedef int (*gs_fdtd_pml_h_fn)(gs_fdtd_view v, gs_fdtd_pml p, gs_fdtd_region rclip, float chx, float chy,
-                                void *stream);
-int gs_fdtd_pml_h_ref(gs_fdtd_view v, gs_fdtd_pml p, gs_fdtd_region rclip, float chx, float chy, void *stream);
-int gs_fdtd_pml_h_cuda(gs_fdtd_view v, gs_fdtd_pml p, gs_fdtd_region rclip, float chx, float chy, void *stream);
+/* Everything one step reads and writes (kernels/fdtd_node.h has the update). */
+typedef struct gs_fdtd_step_args {
+  const float *ez, *hx, *hy; /* in: Ez^n, H^{n-1/2} */
+  const uint8_t *mat;
+  float *ez_out, *hx_out, *hy_out; /* out: Ez^{n+1}, H^{n+1/2} */
+  int64_t pitch;
+  int g;
+  int64_t nx, ny; /* Ez nodes 0..nx x 0..ny; Ez on the outer rows and columns stays 0 */
+  float chx, chy;
+  const gs_fdtd_coef *coef; /* GS_FDTD_MAX_MATERIALS entries */
+  int nslab;                /* 0 for regions that touch no slab */
+  gs_fdtd_slab slab[4];
+} gs_fdtd_step_args;
 
-/* E correction: dir 0: dH = Hy(i,j) - Hy(i-1,j), psi_e = be psi_e + ae dH,
- * Ez += cbx (ke dH + psi_e); dir 1: dH = Hx(i,j) - Hx(i,j-1),
- * Ez -= cby (ke dH + psi_e). */
-typedef int (*gs_fdtd_pml_e_fn)(gs_fdtd_view v, gs_fdtd_pml p, gs_fdtd_region rclip, const gs_fdtd_coef *coef,
-                                void *stream);
-int gs_fdtd_pml_e_ref(gs_fdtd_view v, gs_fdtd_pml p, gs_fdtd_region rclip, const gs_fdtd_coef *coef, void *stream);
-int gs_fdtd_pml_e_cuda(gs_fdtd_view v, gs_fdtd_pml p, gs_fdtd_region rclip, const gs_fdtd_coef *coef, void *stream);
+/* One time step over the nodes of region r (a subset of [0, nx] x [0, ny]):
+ * new H and its CPML correction, then new Ez and its CPML correction. */
+typedef int (*gs_fdtd_step_fn)(const gs_fdtd_step_args *a, gs_fdtd_region r, void *stream);
+int gs_fdtd_step_ref(const gs_fdtd_step_args *a, gs_fdtd_region r, void *stream);
+int gs_fdtd_step_cuda(const gs_fdtd_step_args *a, gs_fdtd_region r, void *stream);
 
 /* Point operations for sources and receivers (n entries, device memory):
  * ez[off[k]] -= val[k] (val already scaled by the material's src); and

@@ -1,80 +1,68 @@
-/* CPU twins of kernels/fdtd.cu: same expressions, same order, no FMA
- * contraction (-ffp-contract=off), so the CPU and GPU backends give the same
- * bits. */
+/* CPU twins of kernels/fdtd.cu (compiled with -ffp-contract=off). */
 #include "fdtd_kernels.h"
+#include "fdtd_node.h"
 
-#define AT(v, a, i, j) ((v).a[((j) + (v).g) * (v).pitch + ((i) + (v).g)])
-
-int gs_fdtd_update_h_ref(gs_fdtd_view v, gs_fdtd_region rx, gs_fdtd_region ry, float chx, float chy, void *stream) {
-  (void)stream;
-  for (int64_t j = rx.j0; j < rx.j1; ++j)
-    for (int64_t i = rx.i0; i < rx.i1; ++i) AT(v, hx, i, j) = AT(v, hx, i, j) - chy * (AT(v, ez, i, j + 1) - AT(v, ez, i, j));
-  for (int64_t j = ry.j0; j < ry.j1; ++j)
-    for (int64_t i = ry.i0; i < ry.i1; ++i) AT(v, hy, i, j) = AT(v, hy, i, j) + chx * (AT(v, ez, i + 1, j) - AT(v, ez, i, j));
+/* A region that touches no CPML slab: the expressions of fdtd_node.h with
+ * nslab = 0, in loops the compiler vectorises. Nodes on the region's first
+ * row or column recompute their neighbour's H through fdtd_node.h. */
+static int step_plain(const gs_fdtd_step_args *a, gs_fdtd_region r) {
+  const float chx = a->chx, chy = a->chy;
+  const int64_t P = a->pitch;
+  for (int64_t j = r.j0; j < r.j1; ++j) {
+    const int64_t b = gs_fdtd_at(a, 0, j);
+    const float *ez = a->ez + b, *hx = a->hx + b, *hy = a->hy + b;
+    float *hxo = a->hx_out + b, *hyo = a->hy_out + b;
+    if (j < a->ny)
+      for (int64_t i = r.i0; i < r.i1; ++i) hxo[i] = hx[i] - chy * (ez[i + P] - ez[i]);
+    int64_t iy = r.i1 < a->nx ? r.i1 : a->nx;
+    for (int64_t i = r.i0; i < iy; ++i) hyo[i] = hy[i] + chx * (ez[i + 1] - ez[i]);
+  }
+  int64_t j0 = r.j0 > 1 ? r.j0 : 1, j1 = r.j1 < a->ny ? r.j1 : a->ny;
+  int64_t i0 = r.i0 > 1 ? r.i0 : 1, i1 = r.i1 < a->nx ? r.i1 : a->nx;
+  for (int64_t j = j0; j < j1; ++j) {
+    const int64_t b = gs_fdtd_at(a, 0, j);
+    const float *ez = a->ez + b, *hxo = a->hx_out + b, *hyo = a->hy_out + b;
+    const uint8_t *mat = a->mat + b;
+    float *ezo = a->ez_out + b;
+    int64_t i = i0;
+    if (j == r.j0 || i == r.i0) { /* neighbours outside the region: recompute */
+      for (; i < i1 && (j == r.j0 || i == r.i0); ++i) {
+        float hy_l = i - 1 >= r.i0 ? hyo[i - 1] : gs_fdtd_hy_new(a, i - 1, j, 0);
+        float hx_d = j - 1 >= r.j0 ? hxo[i - P] : gs_fdtd_hx_new(a, i, j - 1, 0);
+        gs_fdtd_e(a, i, j, hxo[i], hyo[i], hy_l, hx_d);
+      }
+    }
+    for (; i < i1; ++i) {
+      gs_fdtd_coef c = a->coef[mat[i]];
+      ezo[i] = c.ca * ez[i] + (c.cbx * (hyo[i] - hyo[i - 1]) - c.cby * (hxo[i] - hxo[i - P]));
+    }
+  }
   return 0;
 }
 
-int gs_fdtd_update_e_ref(gs_fdtd_view v, gs_fdtd_region r, const gs_fdtd_coef *coef, void *stream) {
+/* Two passes over the region: new H, then new Ez reading the new H its
+ * neighbours stored, or recomputing it where the neighbour lies outside the
+ * region (the same bits either way: fdtd_node.h). */
+int gs_fdtd_step_ref(const gs_fdtd_step_args *args, gs_fdtd_region r, void *stream) {
   (void)stream;
+  /* A private copy: stores through the field pointers cannot alias it, so
+   * the compiler keeps its members in registers. */
+  const gs_fdtd_step_args local = *args, *a = &local;
+  if (a->nslab == 0) return step_plain(a, r);
   for (int64_t j = r.j0; j < r.j1; ++j)
     for (int64_t i = r.i0; i < r.i1; ++i) {
-      gs_fdtd_coef c = coef[AT(v, mat, i, j)];
-      float dhy = AT(v, hy, i, j) - AT(v, hy, i - 1, j);
-      float dhx = AT(v, hx, i, j) - AT(v, hx, i, j - 1);
-      AT(v, ez, i, j) = c.ca * AT(v, ez, i, j) + (c.cbx * dhy - c.cby * dhx);
+      int64_t k = gs_fdtd_at(a, i, j);
+      if (j < a->ny) a->hx_out[k] = gs_fdtd_hx_new(a, i, j, 1);
+      if (i < a->nx) a->hy_out[k] = gs_fdtd_hy_new(a, i, j, 1);
     }
-  return 0;
-}
-
-static inline int64_t clamp64(int64_t x, int64_t lo, int64_t hi) { return x < lo ? lo : (x > hi ? hi : x); }
-
-int gs_fdtd_pml_h_ref(gs_fdtd_view v, gs_fdtd_pml p, gs_fdtd_region rc, float chx, float chy, void *stream) {
-  (void)stream;
-  int64_t span = p.o1 - p.o0;
-  if (p.dir == 0) {
-    for (int64_t j = clamp64(p.o0, rc.j0, rc.j1); j < clamp64(p.o1, rc.j0, rc.j1); ++j)
-      for (int64_t i = clamp64(p.lo, rc.i0, rc.i1); i < clamp64(p.hi, rc.i0, rc.i1); ++i) {
-        int64_t k = i - p.lo;
-        float *psi = &p.psi_h[k * span + (j - p.o0)];
-        float d = AT(v, ez, i + 1, j) - AT(v, ez, i, j);
-        *psi = p.bh[k] * *psi + p.ah[k] * d;
-        AT(v, hy, i, j) = AT(v, hy, i, j) + chx * (p.kh[k] * d + *psi);
-      }
-  } else {
-    for (int64_t j = clamp64(p.lo, rc.j0, rc.j1); j < clamp64(p.hi, rc.j0, rc.j1); ++j)
-      for (int64_t i = clamp64(p.o0, rc.i0, rc.i1); i < clamp64(p.o1, rc.i0, rc.i1); ++i) {
-        int64_t k = j - p.lo;
-        float *psi = &p.psi_h[k * span + (i - p.o0)];
-        float d = AT(v, ez, i, j + 1) - AT(v, ez, i, j);
-        *psi = p.bh[k] * *psi + p.ah[k] * d;
-        AT(v, hx, i, j) = AT(v, hx, i, j) - chy * (p.kh[k] * d + *psi);
-      }
-  }
-  return 0;
-}
-
-int gs_fdtd_pml_e_ref(gs_fdtd_view v, gs_fdtd_pml p, gs_fdtd_region rc, const gs_fdtd_coef *coef, void *stream) {
-  (void)stream;
-  int64_t span = p.o1 - p.o0;
-  if (p.dir == 0) {
-    for (int64_t j = clamp64(p.o0, rc.j0, rc.j1); j < clamp64(p.o1, rc.j0, rc.j1); ++j)
-      for (int64_t i = clamp64(p.lo, rc.i0, rc.i1); i < clamp64(p.hi, rc.i0, rc.i1); ++i) {
-        int64_t k = i - p.lo;
-        float *psi = &p.psi_e[k * span + (j - p.o0)];
-        float d = AT(v, hy, i, j) - AT(v, hy, i - 1, j);
-        *psi = p.be[k] * *psi + p.ae[k] * d;
-        AT(v, ez, i, j) = AT(v, ez, i, j) + coef[AT(v, mat, i, j)].cbx * (p.ke[k] * d + *psi);
-      }
-  } else {
-    for (int64_t j = clamp64(p.lo, rc.j0, rc.j1); j < clamp64(p.hi, rc.j0, rc.j1); ++j)
-      for (int64_t i = clamp64(p.o0, rc.i0, rc.i1); i < clamp64(p.o1, rc.i0, rc.i1); ++i) {
-        int64_t k = j - p.lo;
-        float *psi = &p.psi_e[k * span + (i - p.o0)];
-        float d = AT(v, hx, i, j) - AT(v, hx, i, j - 1);
-        *psi = p.be[k] * *psi + p.ae[k] * d;
-        AT(v, ez, i, j) = AT(v, ez, i, j) - coef[AT(v, mat, i, j)].cby * (p.ke[k] * d + *psi);
-      }
-  }
+  for (int64_t j = r.j0; j < r.j1; ++j)
+    for (int64_t i = r.i0; i < r.i1; ++i) {
+      if (!gs_fdtd_interior(a, i, j)) continue;
+      int64_t k = gs_fdtd_at(a, i, j);
+      float hy_l = i - 1 >= r.i0 ? a->hy_out[k - 1] : gs_fdtd_hy_new(a, i - 1, j, 0);
+      float hx_d = j - 1 >= r.j0 ? a->hx_out[k - a->pitch] : gs_fdtd_hx_new(a, i, j - 1, 0);
+      gs_fdtd_e(a, i, j, a->hx_out[k], a->hy_out[k], hy_l, hx_d);
+    }
   return 0;
 }
 

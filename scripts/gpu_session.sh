@@ -78,11 +78,11 @@ fi
 if want fdtd; then
   log "fdtd"
   for g in 16384x16384 8192x8192 2000x1000; do $bin bench fdtd --grid $g --steps ${GS_FDTD_STEPS:-300} 2>&1 | grep -v notice; done | tee "$out/bench_fdtd.txt"
-  timeout 180 ncu --kernel-name regex:"update_[he]_kernel" --launch-skip 40 --launch-count 2 \
+  timeout 180 ncu --kernel-name regex:"step_kernel" --launch-skip 40 --launch-count 2 \
     --section SpeedOfLight --section MemoryWorkloadAnalysis --section LaunchStats --section Occupancy \
     $bin bench fdtd --grid 8192x8192 --steps 30 > "$out/ncu_fdtd.txt" 2>&1
-  grep -E "update_|DRAM Throughput|Duration|Registers Per|Achieved Occupancy|L2 Hit|Memory Throughput" "$out/ncu_fdtd.txt" | head -24
-  grep -B1 -A3 "Compiling entry function.*update_[he]_kernel.*sm_90" "$out/build.log" | grep -E "entry|registers|spill" | head -8
+  grep -E "step_kernel|DRAM Throughput|Duration|Registers Per|Achieved Occupancy|L2 Hit|Memory Throughput" "$out/ncu_fdtd.txt" | head -24
+  grep -B1 -A3 "Compiling entry function.*step_kernel.*sm_90" "$out/build.log" | grep -E "entry|registers|spill" | head -8
   /usr/bin/time -v $bin fdtd inputs/gpr.in -o /tmp/gpr-gpu 2>&1 | grep -E "checksum|Mcells|Maximum resident" | tee "$out/gpr_gpu.txt"
   build-gpu/gpustencil fdtd --backend cpu inputs/gpr.in -o /tmp/gpr-cpu 2>&1 | grep -E "checksum|Mcells" | tee -a "$out/gpr_gpu.txt"
   cmp /tmp/gpr-gpu/receivers.csv /tmp/gpr-cpu/receivers.csv && echo "gpr.in receivers.csv: CPU and GPU identical"

@@ -60,10 +60,7 @@ typedef struct gs_backend {
   /* Kernels: same signatures as kernels.h (stream is the backend stream). */
   gs_scale_u8_fn scale_u8;
   gs_scale_u16_fn scale_u16;
-  gs_fdtd_update_h_fn fdtd_update_h;
-  gs_fdtd_update_e_fn fdtd_update_e;
-  gs_fdtd_pml_h_fn fdtd_pml_h;
-  gs_fdtd_pml_e_fn fdtd_pml_e;
+  gs_fdtd_step_fn fdtd_step;
   gs_fdtd_inject_fn fdtd_inject;
   gs_fdtd_sample_fn fdtd_sample;
 } gs_backend;

@@ -82,10 +82,7 @@ const gs_backend gs_backend_cpu = {
     .event_elapsed_ms = cpu_event_elapsed_ms,
     .scale_u8 = gs_scale_u8_ref,
     .scale_u16 = gs_scale_u16_ref,
-    .fdtd_update_h = gs_fdtd_update_h_ref,
-    .fdtd_update_e = gs_fdtd_update_e_ref,
-    .fdtd_pml_h = gs_fdtd_pml_h_ref,
-    .fdtd_pml_e = gs_fdtd_pml_e_ref,
+    .fdtd_step = gs_fdtd_step_ref,
     .fdtd_inject = gs_fdtd_inject_ref,
     .fdtd_sample = gs_fdtd_sample_ref,
 };

@@ -124,20 +124,8 @@ static int cu_scale_u16(const uint16_t *in, uint16_t *out, size_t count, gs_scal
   return 0;
 }
 
-static int cu_fdtd_update_h(gs_fdtd_view v, gs_fdtd_region rx, gs_fdtd_region ry, float chx, float chy, void *s) {
-  GS_LAUNCH_CHECK(gs_fdtd_update_h_cuda(v, rx, ry, chx, chy, s));
-  return 0;
-}
-static int cu_fdtd_update_e(gs_fdtd_view v, gs_fdtd_region r, const gs_fdtd_coef *c, void *s) {
-  GS_LAUNCH_CHECK(gs_fdtd_update_e_cuda(v, r, c, s));
-  return 0;
-}
-static int cu_fdtd_pml_h(gs_fdtd_view v, gs_fdtd_pml p, gs_fdtd_region rc, float chx, float chy, void *s) {
-  GS_LAUNCH_CHECK(gs_fdtd_pml_h_cuda(v, p, rc, chx, chy, s));
-  return 0;
-}
-static int cu_fdtd_pml_e(gs_fdtd_view v, gs_fdtd_pml p, gs_fdtd_region rc, const gs_fdtd_coef *c, void *s) {
-  GS_LAUNCH_CHECK(gs_fdtd_pml_e_cuda(v, p, rc, c, s));
+static int cu_fdtd_step(const gs_fdtd_step_args *a, gs_fdtd_region r, void *s) {
+  GS_LAUNCH_CHECK(gs_fdtd_step_cuda(a, r, s));
   return 0;
 }
 static int cu_fdtd_inject(float *ez, const int64_t *off, const float *val, int n, void *s) {
@@ -174,10 +162,7 @@ const gs_backend gs_backend_cuda = {
     .event_elapsed_ms = cu_event_elapsed_ms,
     .scale_u8 = cu_scale_u8,
     .scale_u16 = cu_scale_u16,
-    .fdtd_update_h = cu_fdtd_update_h,
-    .fdtd_update_e = cu_fdtd_update_e,
-    .fdtd_pml_h = cu_fdtd_pml_h,
-    .fdtd_pml_e = cu_fdtd_pml_e,
+    .fdtd_step = cu_fdtd_step,
     .fdtd_inject = cu_fdtd_inject,
     .fdtd_sample = cu_fdtd_sample,
 };

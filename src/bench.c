@@ -137,10 +137,10 @@ static double copy_ceiling(const gs_backend *b, size_t bytes) {
   return 2.0 * (double)bytes / (ms * 1e-3) * 1e-9;
 }
 
-/* Bytes each cell moves per step with the current kernels (docs/performance.md):
- * H pass: read Ez, Hx, Hy, write Hx, Hy (20); E pass: read Ez, Hx, Hy and the
- * material index, write Ez (17). Neighbour reads hit the caches. */
-#define GS_FDTD_BYTES_PER_CELL 37.0
+/* Bytes each cell must move per step with the one-pass kernel
+ * (docs/performance.md): read Ez, Hx, Hy and the material index, write Ez,
+ * Hx, Hy; neighbours' values come from the caches. */
+#define GS_FDTD_BYTES_PER_CELL 25.0
 
 static int bench_fdtd(gs_run *run) {
   const gs_backend *b = run->backend;

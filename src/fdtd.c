@@ -93,11 +93,15 @@ void gs_fdtd_sim_init(gs_fdtd_sim *m, const gs_scene *sc, const gs_backend *b, i
   m->s = b->stream_create(0);
 
   float *zero = gs_xcalloc(m->nelem, sizeof(float));
-  float **f[3] = {&m->v.ez, &m->v.hx, &m->v.hy};
-  for (int k = 0; k < 3; ++k) {
-    *f[k] = b->dev_alloc(m->nelem * sizeof(float));
-    b->copy_h2d(*f[k], zero, m->nelem * sizeof(float), m->s);
-  }
+  for (int buf = 0; buf < 2; ++buf)
+    for (int k = 0; k < 3; ++k) {
+      m->field[buf][k] = b->dev_alloc(m->nelem * sizeof(float));
+      b->copy_h2d(m->field[buf][k], zero, m->nelem * sizeof(float), m->s);
+    }
+  m->cur = 0;
+  m->v.ez = m->field[0][0];
+  m->v.hx = m->field[0][1];
+  m->v.hy = m->field[0][2];
   uint8_t *mat = gs_xcalloc(m->nelem, 1);
   for (int64_t j = 0; j <= m->ny; ++j)
     for (int64_t i = 0; i <= m->nx; ++i) mat[field_index(m, i, j)] = (uint8_t)gs_scene_material_at(sc, i, j);
@@ -126,7 +130,7 @@ void gs_fdtd_sim_init(gs_fdtd_sim *m, const gs_scene *sc, const gs_backend *b, i
     if (n == 0) continue;
     int dir = side % 2, lower = side < 2;
     int64_t extent = dir == 0 ? m->nx : m->ny;
-    gs_fdtd_pml p = {.dir = dir};
+    gs_fdtd_slab p = {.dir = dir};
     p.lo = lower ? 0 : extent - n;
     p.hi = lower ? n + 1 : extent;
     p.o0 = 0;
@@ -144,17 +148,34 @@ void gs_fdtd_sim_init(gs_fdtd_sim *m, const gs_scene *sc, const gs_backend *b, i
     p.ah = dprof + 4 * nodes;
     p.kh = dprof + 5 * nodes;
     size_t psi_n = (size_t)nodes * (size_t)(p.o1 - p.o0);
-    p.psi_e = b->dev_alloc(psi_n * sizeof(float));
-    p.psi_h = b->dev_alloc(psi_n * sizeof(float));
     float *z = gs_xcalloc(psi_n, sizeof(float));
-    b->copy_h2d(p.psi_e, z, psi_n * sizeof(float), m->s);
-    b->copy_h2d(p.psi_h, z, psi_n * sizeof(float), m->s);
+    for (int buf = 0; buf < 2; ++buf)
+      for (int eh = 0; eh < 2; ++eh) {
+        m->psi[m->npml][buf][eh] = b->dev_alloc(psi_n * sizeof(float));
+        b->copy_h2d(m->psi[m->npml][buf][eh], z, psi_n * sizeof(float), m->s);
+      }
     b->stream_sync(m->s);
     free(z);
     free(prof);
     m->pml_prof[m->npml] = dprof;
     m->pml_cells[m->npml] = psi_n;
     m->pml[m->npml++] = p;
+  }
+
+  /* Regions: an inner box whose nodes (and the neighbours they recompute)
+   * lie in no slab, and the strips around it, which carry the slabs. */
+  {
+    int64_t X = m->nx + 1, Y = m->ny + 1;
+    int64_t x0 = sc->pml[0] ? sc->pml[0] + 2 : 0, y0 = sc->pml[1] ? sc->pml[1] + 2 : 0;
+    int64_t x1 = X - (sc->pml[2] ? sc->pml[2] + 1 : 0), y1 = Y - (sc->pml[3] ? sc->pml[3] + 1 : 0);
+    if (x0 > X) x0 = X;
+    if (y0 > Y) y0 = Y;
+    if (x1 < x0) x1 = x0;
+    if (y1 < y0) y1 = y0;
+    gs_fdtd_region all[5] = {{x0, x1, y0, y1}, {0, X, 0, y0}, {0, X, y1, Y}, {0, x0, y0, y1}, {x1, X, y0, y1}};
+    for (int k = 0; k < 5; ++k)
+      if (all[k].i1 > all[k].i0 && all[k].j1 > all[k].j0) m->region[m->nregion++] = all[k];
+      else if (k == 0) m->region[m->nregion++] = (gs_fdtd_region){0, 0, 0, 0}; /* keep region[0] the inner box */
   }
 
   /* Sources: all values precomputed (gprMax: evaluated half a step late). */
@@ -200,15 +221,14 @@ void gs_fdtd_sim_init(gs_fdtd_sim *m, const gs_scene *sc, const gs_backend *b, i
 
 void gs_fdtd_sim_free(gs_fdtd_sim *m) {
   const gs_backend *b = m->b;
-  b->dev_free(m->v.ez);
-  b->dev_free(m->v.hx);
-  b->dev_free(m->v.hy);
+  for (int buf = 0; buf < 2; ++buf)
+    for (int k = 0; k < 3; ++k) b->dev_free(m->field[buf][k]);
   b->dev_free((void *)m->v.mat);
   b->dev_free(m->coef);
   for (int k = 0; k < m->npml; ++k) {
     b->dev_free(m->pml_prof[k]);
-    b->dev_free(m->pml[k].psi_e);
-    b->dev_free(m->pml[k].psi_h);
+    for (int buf = 0; buf < 2; ++buf)
+      for (int eh = 0; eh < 2; ++eh) b->dev_free(m->psi[k][buf][eh]);
   }
   if (m->nsrc) {
     b->dev_free(m->src_off);
@@ -237,17 +257,31 @@ static void flush_receivers(gs_fdtd_sim *m) {
 
 void gs_fdtd_sim_step(gs_fdtd_sim *m) {
   const gs_backend *b = m->b;
-  const int64_t nx = m->nx, ny = m->ny, n = m->step;
+  const int64_t n = m->step;
   if (m->nrx) {
     if (n - m->rx_flushed == GS_RX_CHUNK) flush_receivers(m);
     b->fdtd_sample(m->v, m->rx_off, m->nrx, m->rx_buf + (size_t)(n - m->rx_flushed) * 3 * (size_t)m->nrx, m->s);
   }
-  gs_fdtd_region rhx = {0, nx + 1, 0, ny}, rhy = {0, nx, 0, ny + 1}, re = {1, nx, 1, ny};
-  b->fdtd_update_h(m->v, rhx, rhy, m->chx, m->chy, m->s);
-  for (int k = 0; k < m->npml; ++k) b->fdtd_pml_h(m->v, m->pml[k], m->pml[k].dir == 0 ? rhy : rhx, m->chx, m->chy, m->s);
-  b->fdtd_update_e(m->v, re, m->coef, m->s);
-  for (int k = 0; k < m->npml; ++k) b->fdtd_pml_e(m->v, m->pml[k], re, m->coef, m->s);
-  if (m->nsrc) b->fdtd_inject(m->v.ez, m->src_off, m->src_val + (size_t)n * (size_t)m->nsrc, m->nsrc, m->s);
+  const int in = m->cur, out = 1 - m->cur;
+  gs_fdtd_step_args a = {.ez = m->field[in][0], .hx = m->field[in][1], .hy = m->field[in][2], .mat = m->v.mat,
+                         .ez_out = m->field[out][0], .hx_out = m->field[out][1], .hy_out = m->field[out][2],
+                         .pitch = m->pitch, .g = m->g, .nx = m->nx, .ny = m->ny, .chx = m->chx, .chy = m->chy,
+                         .coef = m->coef, .nslab = 0};
+  b->fdtd_step(&a, m->region[0], m->s);
+  a.nslab = m->npml;
+  for (int k = 0; k < m->npml; ++k) {
+    a.slab[k] = m->pml[k];
+    a.slab[k].psi_e_in = m->psi[k][in][0];
+    a.slab[k].psi_h_in = m->psi[k][in][1];
+    a.slab[k].psi_e_out = m->psi[k][out][0];
+    a.slab[k].psi_h_out = m->psi[k][out][1];
+  }
+  for (int r = 1; r < m->nregion; ++r) b->fdtd_step(&a, m->region[r], m->s);
+  if (m->nsrc) b->fdtd_inject(m->field[out][0], m->src_off, m->src_val + (size_t)n * (size_t)m->nsrc, m->nsrc, m->s);
+  m->cur = out;
+  m->v.ez = m->field[out][0];
+  m->v.hx = m->field[out][1];
+  m->v.hy = m->field[out][2];
   m->step++;
 }
 
@@ -369,8 +403,8 @@ static int ck_parts(gs_fdtd_sim *m, ck_part *parts) {
   parts[n++] = (ck_part){m->v.hx, NULL, m->nelem * sizeof(float)};
   parts[n++] = (ck_part){m->v.hy, NULL, m->nelem * sizeof(float)};
   for (int k = 0; k < m->npml; ++k) {
-    parts[n++] = (ck_part){m->pml[k].psi_e, NULL, m->pml_cells[k] * sizeof(float)};
-    parts[n++] = (ck_part){m->pml[k].psi_h, NULL, m->pml_cells[k] * sizeof(float)};
+    parts[n++] = (ck_part){m->psi[k][m->cur][0], NULL, m->pml_cells[k] * sizeof(float)};
+    parts[n++] = (ck_part){m->psi[k][m->cur][1], NULL, m->pml_cells[k] * sizeof(float)};
   }
   if (m->nrx) parts[n++] = (ck_part){NULL, m->rx_hist, sizeof(float) * 3 * (size_t)m->nrx * (size_t)m->step};
   return n;

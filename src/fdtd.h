@@ -16,15 +16,20 @@ typedef struct gs_fdtd_sim {
   int64_t nx, ny, pitch, rows;
   int g;
   size_t nelem;
-  gs_fdtd_view v; /* device pointers */
+  gs_fdtd_view v;     /* the current fields (device pointers) */
+  float *field[2][3]; /* two buffers of Ez, Hx, Hy: a step reads one, writes the other */
+  int cur;            /* index of the current buffer */
   uint8_t *mat_host;
   gs_fdtd_coef coef_host[GS_FDTD_MAX_MATERIALS];
   gs_fdtd_coef *coef;
   float chx, chy;
-  gs_fdtd_pml pml[4];
+  gs_fdtd_slab pml[4];
   float *pml_prof[4];
+  float *psi[4][2][2]; /* [slab][buffer][E, H] */
   size_t pml_cells[4];
   int npml;
+  gs_fdtd_region region[5]; /* region[0] touches no slab; 1..4 the strips around it */
+  int nregion;
   int nsrc, nrx;
   int64_t *src_off, *rx_off;
   float *src_val, *rx_buf, *rx_hist;

@@ -1,0 +1,105 @@
+/* The FDTD node update shared, as source, by the CPU twin (fdtd_ref.c) and
+ * the CUDA kernel (fdtd.cu): the same expressions in the same order, with no
+ * fused multiply-add on either side, give the same bits.
+ *
+ * One step reads the "in" fields (Ez^n, H^{n-1/2}, CPML psi) and writes the
+ * "out" fields (Ez^{n+1}, H^{n+1/2}, psi) for the nodes of a region. The node
+ * (i, j) owns Hx(i, j), Hy(i, j) and Ez(i, j); the new Hy(i-1, j) and
+ * Hx(i, j-1) its Ez update needs are recomputed from the in fields (the same
+ * bits their owners write), so there is no race and a step is one pass. */
+#ifndef GS_FDTD_NODE_H
+#define GS_FDTD_NODE_H
+
+#include "fdtd_kernels.h"
+
+#ifdef __CUDACC__
+#define GS_HD __host__ __device__ __forceinline__
+#else
+#define GS_HD static inline
+#endif
+
+GS_HD int64_t gs_fdtd_at(const gs_fdtd_step_args *a, int64_t i, int64_t j) {
+  return (j + a->g) * a->pitch + (i + a->g);
+}
+
+/* New Hx(i, j) = Hx - chy (Ez(i, j+1) - Ez(i, j)), then the y-slab CPML
+ * correction; the owner stores psi. Valid for i in [0, nx], j in [0, ny). */
+GS_HD float gs_fdtd_hx_new(const gs_fdtd_step_args *a, int64_t i, int64_t j, int own) {
+  int64_t k = gs_fdtd_at(a, i, j);
+  float d = a->ez[k + a->pitch] - a->ez[k];
+  float h = a->hx[k] - a->chy * d;
+  for (int s = 0; s < a->nslab; ++s) {
+    const gs_fdtd_slab *p = &a->slab[s];
+    if (p->dir != 1 || j < p->lo || j >= p->hi || i < p->o0 || i >= p->o1) continue;
+    int64_t q = j - p->lo, w = (q * (p->o1 - p->o0)) + (i - p->o0);
+    float psi = p->bh[q] * p->psi_h_in[w] + p->ah[q] * d;
+    if (own) p->psi_h_out[w] = psi;
+    h = h - a->chy * (p->kh[q] * d + psi);
+  }
+  return h;
+}
+
+/* New Hy(i, j) = Hy + chx (Ez(i+1, j) - Ez(i, j)), then the x-slab CPML
+ * correction. Valid for i in [0, nx), j in [0, ny]. */
+GS_HD float gs_fdtd_hy_new(const gs_fdtd_step_args *a, int64_t i, int64_t j, int own) {
+  int64_t k = gs_fdtd_at(a, i, j);
+  float d = a->ez[k + 1] - a->ez[k];
+  float h = a->hy[k] + a->chx * d;
+  for (int s = 0; s < a->nslab; ++s) {
+    const gs_fdtd_slab *p = &a->slab[s];
+    if (p->dir != 0 || i < p->lo || i >= p->hi || j < p->o0 || j >= p->o1) continue;
+    int64_t q = i - p->lo, w = (q * (p->o1 - p->o0)) + (j - p->o0);
+    float psi = p->bh[q] * p->psi_h_in[w] + p->ah[q] * d;
+    if (own) p->psi_h_out[w] = psi;
+    h = h + a->chx * (p->kh[q] * d + psi);
+  }
+  return h;
+}
+
+/* The new Ez(i, j) from the new H around it (hx: Hx(i, j), hy: Hy(i, j),
+ * hy_l: Hy(i-1, j), hx_d: Hx(i, j-1)) with its CPML correction; interior
+ * nodes only (the PEC walls keep Ez = 0). */
+GS_HD void gs_fdtd_e(const gs_fdtd_step_args *a, int64_t i, int64_t j, float hx, float hy, float hy_l, float hx_d) {
+  int64_t k = gs_fdtd_at(a, i, j);
+  float dhy = hy - hy_l;
+  float dhx = hx - hx_d;
+  gs_fdtd_coef c = a->coef[a->mat[k]];
+  float ez = c.ca * a->ez[k] + (c.cbx * dhy - c.cby * dhx);
+  for (int s = 0; s < a->nslab; ++s) { /* in slab order: x-, y-, x+, y+ */
+    const gs_fdtd_slab *p = &a->slab[s];
+    int64_t along = p->dir == 0 ? i : j, other = p->dir == 0 ? j : i;
+    if (along < p->lo || along >= p->hi || other < p->o0 || other >= p->o1) continue;
+    int64_t q = along - p->lo, w = (q * (p->o1 - p->o0)) + (other - p->o0);
+    float d = p->dir == 0 ? dhy : dhx;
+    float psi = p->be[q] * p->psi_e_in[w] + p->ae[q] * d;
+    p->psi_e_out[w] = psi;
+    if (p->dir == 0)
+      ez = ez + c.cbx * (p->ke[q] * d + psi);
+    else
+      ez = ez - c.cby * (p->ke[q] * d + psi);
+  }
+  a->ez_out[k] = ez;
+}
+
+GS_HD int gs_fdtd_interior(const gs_fdtd_step_args *a, int64_t i, int64_t j) {
+  return i >= 1 && i < a->nx && j >= 1 && j < a->ny;
+}
+
+/* Everything node (i, j) owns, for 0 <= i <= nx, 0 <= j <= ny, recomputing
+ * the neighbours' new H (the GPU's one-pass form). */
+GS_HD void gs_fdtd_node(const gs_fdtd_step_args *a, int64_t i, int64_t j) {
+  int64_t k = gs_fdtd_at(a, i, j);
+  float hx = 0, hy = 0;
+  if (j < a->ny) {
+    hx = gs_fdtd_hx_new(a, i, j, 1);
+    a->hx_out[k] = hx;
+  }
+  if (i < a->nx) {
+    hy = gs_fdtd_hy_new(a, i, j, 1);
+    a->hy_out[k] = hy;
+  }
+  if (gs_fdtd_interior(a, i, j))
+    gs_fdtd_e(a, i, j, hx, hy, gs_fdtd_hy_new(a, i - 1, j, 0), gs_fdtd_hx_new(a, i, j - 1, 0));
+}
+
+#endif
