@@ -77,6 +77,7 @@ PY
 fi
 if want fdtd; then
   log "fdtd"
+  timeout 120 compute-sanitizer --tool memcheck --leak-check no build-gpu/tests/test_fdtd_gpu inputs/gpr.in 40 2>&1 | grep -E "ERROR SUMMARY|relative L2|checks" | head -5
   for g in 16384x16384 8192x8192 2000x1000; do $bin bench fdtd --grid $g --steps ${GS_FDTD_STEPS:-300} 2>&1 | grep -v notice; done | tee "$out/bench_fdtd.txt"
   timeout 180 ncu --kernel-name regex:"step_kernel" --launch-skip 40 --launch-count 2 \
     --section SpeedOfLight --section MemoryWorkloadAnalysis --section LaunchStats --section Occupancy \
