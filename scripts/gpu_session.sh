@@ -38,7 +38,12 @@ if [ -n "${GS_TUNE:-}" ]; then
     d=build-tune-${v//[^A-Za-z0-9]/_}
     cmake -S . -B $d -DCMAKE_CUDA_ARCHITECTURES=90 -DBUILD_TESTING=OFF "-DGPUSTENCIL_SCALE_TUNING=${v//,/;}" > /dev/null 2>&1 &&
       cmake --build $d --target gpustencil -j "$(nproc)" > /dev/null 2>&1 || { echo "tune $v: build failed"; continue; }
-    echo "-- variant $v"; $d/gpustencil bench scale --size 1024 --reps 30 2>&1 | grep -E "memcpy|scale"
+    echo "-- variant $v"
+    if [ "${GS_TUNE_BENCH:-scale}" = fdtd ]; then
+      for g in 16384x16384 8192x8192; do $d/gpustencil bench fdtd --grid $g --steps 300 2>&1 | grep Mcells; done
+    else
+      $d/gpustencil bench scale --size 1024 --reps 30 2>&1 | grep -E "memcpy|scale"
+    fi
   done 2>&1 | tee "$out/bench_tune.txt"
 fi
 fi
@@ -79,7 +84,7 @@ if want fdtd; then
   log "fdtd"
   timeout 120 compute-sanitizer --tool memcheck --leak-check no build-gpu/tests/test_fdtd_gpu inputs/gpr.in 40 2>&1 | grep -E "ERROR SUMMARY|relative L2|checks" | head -5
   for g in 16384x16384 8192x8192 2000x1000; do $bin bench fdtd --grid $g --steps ${GS_FDTD_STEPS:-300} 2>&1 | grep -v notice; done | tee "$out/bench_fdtd.txt"
-  timeout 180 ncu --kernel-name regex:"step_kernel" --launch-skip 40 --launch-count 2 \
+  timeout 180 ncu --kernel-name regex:"step_interior_kernel" --launch-skip 20 --launch-count 1 \
     --section SpeedOfLight --section MemoryWorkloadAnalysis --section LaunchStats --section Occupancy \
     $bin bench fdtd --grid 8192x8192 --steps 30 > "$out/ncu_fdtd.txt" 2>&1
   grep -E "step_kernel|DRAM Throughput|Duration|Registers Per|Achieved Occupancy|L2 Hit|Memory Throughput" "$out/ncu_fdtd.txt" | head -24
