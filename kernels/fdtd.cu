@@ -34,53 +34,37 @@ constexpr int kWarps = GS_FDTD_WARPS, kRows = GS_FDTD_ROWS;
 
 __global__ void __launch_bounds__(32 * kWarps) step_interior_kernel(const gs_fdtd_step_args a, gs_fdtd_region r) {
   const int lane = threadIdx.x & 31;
-  const int64_t strip = r.i0 + ((int64_t)blockIdx.x * kWarps + (threadIdx.x >> 5)) * 32;
-  if (strip >= r.i1) return; // whole warp out
-  const int64_t i = strip + lane;
+  const int64_t i = r.i0 + ((int64_t)blockIdx.x * kWarps + (threadIdx.x >> 5)) * 32 + lane;
   const int64_t js = r.j0 + (int64_t)blockIdx.y * kRows;
+  if (r.i0 + ((int64_t)blockIdx.x * kWarps + (threadIdx.x >> 5)) * 32 >= r.i1) return; // whole warp out
   const int64_t je = js + kRows < r.j1 ? js + kRows : r.j1;
   const int64_t ic = i < r.i1 ? i : r.i1; // lanes past the region read column i1 (valid memory)
   const bool mine = i < r.i1;
   const int64_t P = a.pitch;
   const float chx = a.chx, chy = a.chy;
-  // In and out are different buffers: read-only, non-aliasing loads.
-  const float *__restrict__ ez = a.ez;
-  const float *__restrict__ hx = a.hx;
-  const float *__restrict__ hy = a.hy;
-  const uint8_t *__restrict__ mat = a.mat;
-  float *__restrict__ hxo = a.hx_out;
-  float *__restrict__ hyo = a.hy_out;
-  float *__restrict__ ezo = a.ez_out;
-  const float4 *__restrict__ coef = reinterpret_cast<const float4 *>(a.coef);
   int64_t k = (js + a.g) * P + (ic + a.g);
   // Hx(i, js - 1), new: the row below the strip (outside any slab by construction of the regions).
-  float hx_prev = __ldg(hx + k - P) - chy * (__ldg(ez + k) - __ldg(ez + k - P));
-  float ez_c = __ldg(ez + k);
-  // Row j's inputs are loaded one iteration ahead (rows up to j1 + 1 exist: ghost layer).
-  float ez_u = __ldg(ez + k + P), hx_in = __ldg(hx + k), hy_in = __ldg(hy + k);
-  uint8_t m = __ldg(mat + k);
+  float hx_prev = a.hx[k - P] - chy * (a.ez[k] - a.ez[k - P]);
+  float ez_c = a.ez[k];
   const unsigned full = 0xFFFFFFFFu;
+#pragma unroll 4
   for (int64_t j = js; j < je; ++j, k += P) {
-    float ez_u2 = __ldg(ez + k + 2 * P), hx_n = __ldg(hx + k + P), hy_n = __ldg(hy + k + P);
-    uint8_t m_n = __ldg(mat + k + P);
+    float ez_u = a.ez[k + P];
+    float hx_in = a.hx[k], hy_in = a.hy[k];
     float ez_r = __shfl_down_sync(full, ez_c, 1);
-    if (lane == 31) ez_r = __ldg(ez + k + 1);
+    if (lane == 31) ez_r = a.ez[k + 1];
     float hx_c = hx_in - chy * (ez_u - ez_c);
     float hy_c = hy_in + chx * (ez_r - ez_c);
     float hy_l = __shfl_up_sync(full, hy_c, 1);
-    if (lane == 0) hy_l = __ldg(hy + k - 1) + chx * (ez_c - __ldg(ez + k - 1));
+    if (lane == 0) hy_l = a.hy[k - 1] + chx * (ez_c - a.ez[k - 1]);
     if (mine) {
-      hxo[k] = hx_c;
-      hyo[k] = hy_c;
-      const float4 c = __ldg(coef + m);
-      ezo[k] = c.x * ez_c + (c.y * (hy_c - hy_l) - c.z * (hx_c - hx_prev));
+      a.hx_out[k] = hx_c;
+      a.hy_out[k] = hy_c;
+      const float4 c = __ldg(reinterpret_cast<const float4 *>(a.coef) + a.mat[k]);
+      a.ez_out[k] = c.x * ez_c + (c.y * (hy_c - hy_l) - c.z * (hx_c - hx_prev));
     }
     hx_prev = hx_c;
     ez_c = ez_u;
-    ez_u = ez_u2;
-    hx_in = hx_n;
-    hy_in = hy_n;
-    m = m_n;
   }
 }
 
