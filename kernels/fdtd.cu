@@ -28,7 +28,7 @@ __global__ void __launch_bounds__(kBx *kBy) step_kernel(const gs_fdtd_step_args 
 #define GS_FDTD_WARPS 4
 #endif
 #ifndef GS_FDTD_ROWS
-#define GS_FDTD_ROWS 32
+#define GS_FDTD_ROWS 16
 #endif
 constexpr int kWarps = GS_FDTD_WARPS, kRows = GS_FDTD_ROWS;
 
