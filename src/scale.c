@@ -38,7 +38,7 @@ static struct {
   const char *outdir;
   int recursive, overwrite, skip_existing, progress;
   int64_t level, threads, memory_mb;
-  const char *filter;
+  const char *filter, *shard;
 } o = {.divisor = 0, .level = 1, .memory_mb = 256, .filter = "sub"};
 
 static const gs_opt scale_opts[] = {
@@ -53,6 +53,8 @@ static const gs_opt scale_opts[] = {
     {"threads", 0, GS_OPT_INT, &o.threads, "N", 1, 1024, "threads per rank (default: the rank's bound cores)"},
     {"memory", 0, GS_OPT_INT, &o.memory_mb, "MB", 16, 1 << 20, "memory budget per rank for strips in flight (256)"},
     {"progress", 0, GS_OPT_FLAG, &o.progress, NULL, 0, 0, "show progress on rank 0 (default when a terminal)"},
+    {"shard", 0, GS_OPT_STRING, &o.shard, "K/N", 0, 0,
+     "process only the inputs whose position in the sorted list is K modulo N (array jobs)"},
     {NULL, 0, 0, NULL, NULL, 0, 0, NULL},
 };
 
@@ -74,6 +76,14 @@ static int scale_check(int argc, char **argv, char *err, size_t errlen) {
   if (argc < 1) {
     snprintf(err, errlen, "no input files or folders");
     return 1;
+  }
+  if (o.shard) {
+    long k = -1, n = 0;
+    char extra;
+    if (sscanf(o.shard, "%ld/%ld%c", &k, &n, &extra) != 2 || n < 1 || k < 0 || k >= n) {
+      snprintf(err, errlen, "--shard: '%s' is not K/N with 0 <= K < N", o.shard);
+      return 1;
+    }
   }
   if (o.overwrite && o.skip_existing) {
     snprintf(err, errlen, "--overwrite and --skip-existing exclude each other");
@@ -190,6 +200,20 @@ static int plan_build(plan *p, int argc, char **argv, char *err, size_t errlen) 
   if (p->n == 0) {
     snprintf(err, errlen, "no PNG files found in the inputs%s", o.recursive ? "" : " (folders: try --recursive)");
     return -1;
+  }
+  if (o.shard) { /* keep positions K, K+N, K+2N, ... of the list in input order */
+    long k = 0, n = 1;
+    sscanf(o.shard, "%ld/%ld", &k, &n);
+    size_t kept = 0;
+    for (size_t i = 0; i < p->n; ++i) {
+      if ((long)(i % (size_t)n) == k) {
+        p->items[kept++] = p->items[i];
+      } else {
+        free(p->items[i].in);
+        free(p->items[i].out);
+      }
+    }
+    p->n = kept;
   }
   /* Two inputs for one output: refuse before any work. */
   item *sorted = gs_xmalloc(p->n * sizeof *sorted);
