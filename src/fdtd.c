@@ -16,6 +16,7 @@
 #include <zlib.h>
 
 #include "commands.h"
+#include "fsutil.h"
 #include "log.h"
 #include "png_io.h"
 #include "progress.h"
@@ -431,15 +432,10 @@ gs_status gs_fdtd_checkpoint_write(gs_fdtd_sim *m, const char *path, char *err, 
                  .ny = m->ny, .pitch = m->pitch, .rows = m->rows, .iterations = m->sc->iterations,
                  .nrx = m->nrx, .nsrc = m->nsrc, .run = m->run, .npml = m->npml};
   memcpy(h.magic, ck_magic, 8);
-  size_t tmplen = strlen(path) + 32;
-  char *tmp = gs_xmalloc(tmplen);
-  snprintf(tmp, tmplen, "%s.tmp-%ld", path, (long)getpid());
-  FILE *fp = fopen(tmp, "wb");
-  if (!fp) {
-    snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
-    free(tmp);
-    return GS_ERR_IO;
-  }
+  gs_tmpfile t;
+  gs_status st = gs_tmpfile_open(&t, path, err, errlen);
+  if (st != GS_OK) return st;
+  FILE *fp = t.fp;
   int bad = fwrite(&h, sizeof h, 1, fp) != 1;
   uLong crc = crc32(0L, Z_NULL, 0);
   size_t chunk = 64u << 20;
@@ -463,16 +459,7 @@ gs_status gs_fdtd_checkpoint_write(gs_fdtd_sim *m, const char *path, char *err, 
   free(buf);
   h.crc = (uint32_t)crc;
   bad |= fseek(fp, 0, SEEK_SET) != 0 || fwrite(&h, sizeof h, 1, fp) != 1;
-  bad |= fflush(fp) != 0 || fsync(fileno(fp)) != 0;
-  bad |= fclose(fp) != 0;
-  if (bad || rename(tmp, path) != 0) {
-    snprintf(err, errlen, "writing %s: %s", path, strerror(errno));
-    unlink(tmp);
-    free(tmp);
-    return GS_ERR_IO;
-  }
-  free(tmp);
-  return GS_OK;
+  return gs_tmpfile_commit(&t, bad, 1, err, errlen);
 }
 
 gs_status gs_fdtd_checkpoint_read(gs_fdtd_sim *m, const char *path, char *err, size_t errlen) {
@@ -567,33 +554,11 @@ static int fdtd_check(int argc, char **argv, char *err, size_t errlen) {
   return 0;
 }
 
-static int mkdir_p(const char *path) {
-  char *d = gs_xstrdup(path);
-  int rc = 0;
-  for (char *s = d + 1;; ++s) {
-    if (*s == '/' || *s == '\0') {
-      char c = *s;
-      *s = '\0';
-      if (mkdir(d, 0755) != 0 && errno != EEXIST) rc = -1;
-      *s = c;
-      if (!c) break;
-    }
-  }
-  free(d);
-  return rc;
-}
-
 static gs_status write_receivers(const gs_fdtd_sim *m, const char *path, char *err, size_t errlen) {
-  size_t tl = strlen(path) + 32;
-  char *tmp = gs_xmalloc(tl);
-  snprintf(tmp, tl, "%s.tmp-%ld", path, (long)getpid());
-  FILE *fp = fopen(tmp, "w");
-  if (!fp) {
-    snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
-    free(tmp);
-    return GS_ERR_IO;
-  }
-  setvbuf(fp, NULL, _IOFBF, 1 << 20);
+  gs_tmpfile t;
+  gs_status st = gs_tmpfile_open(&t, path, err, errlen);
+  if (st != GS_OK) return st;
+  FILE *fp = t.fp;
   fprintf(fp, "time_s");
   for (int k = 0; k < m->nrx; ++k) {
     const char *n = m->sc->rxs[k].name;
@@ -606,16 +571,7 @@ static gs_status write_receivers(const gs_fdtd_sim *m, const char *path, char *e
     for (int k = 0; k < 3 * m->nrx; ++k) fprintf(fp, ",%.9g", r[k]);
     fputc('\n', fp);
   }
-  int bad = ferror(fp) != 0;
-  bad |= fclose(fp) != 0;
-  if (bad || rename(tmp, path) != 0) {
-    snprintf(err, errlen, "writing %s: %s", path, strerror(errno));
-    unlink(tmp);
-    free(tmp);
-    return GS_ERR_IO;
-  }
-  free(tmp);
-  return GS_OK;
+  return gs_tmpfile_commit(&t, 0, 0, err, errlen);
 }
 
 /* B-scan: Ez of the first receiver, one column per run, time downwards,
@@ -686,7 +642,7 @@ static int fdtd_run(gs_run *run, int argc, char **argv) {
     if (bl > 3 && strcmp(base + bl - 3, ".in") == 0) bl -= 3;
     snprintf(outdir, sizeof outdir, "%.*s_out", (int)bl, base);
   }
-  if (mkdir_p(outdir) != 0) {
+  if (gs_mkdirs(outdir, 1) != 0) {
     gs_log_error("fdtd: %s: %s", outdir, strerror(errno));
     gs_scene_free(&sc);
     return GS_EXIT_USAGE;
@@ -694,7 +650,7 @@ static int fdtd_run(gs_run *run, int argc, char **argv) {
   if (sc.snapshot_every) {
     char sd[1200];
     snprintf(sd, sizeof sd, "%s/snapshots", outdir);
-    mkdir_p(sd);
+    gs_mkdirs(sd, 1);
   }
   double cells = (double)sc.nx * (double)sc.ny;
   printf("fdtd: %s%s%s: %lld x %lld cells of %g x %g m, dt %.6g s (stability %g), %lld iterations, %d material(s), "

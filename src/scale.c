@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "fsutil.h"
 #include "log.h"
 #include "png_io.h"
 #include "progress.h"
@@ -437,23 +438,6 @@ static void to_big_endian16(uint8_t *p, size_t bytes) {
   }
 }
 
-/* Creates every missing folder of path (up to the last '/', or all of it
- * when whole is set). */
-static int mkdirs(const char *path, int whole) {
-  char *d = gs_xstrdup(path);
-  size_t n = strlen(d);
-  int rc = 0;
-  for (size_t i = 1; i <= n && rc == 0; ++i) {
-    if (d[i] != '/' && !(whole && d[i] == '\0')) continue;
-    char keep = d[i];
-    d[i] = '\0';
-    if (mkdir(d, 0755) != 0 && errno != EEXIST) rc = -1;
-    d[i] = keep;
-  }
-  free(d);
-  return rc;
-}
-
 /* Decodes, scales, filters and writes one image. Lock NOT held on entry. */
 static void process_image(worker *w, size_t index) {
   pool *pl = w->pl;
@@ -467,7 +451,7 @@ static void process_image(worker *w, size_t index) {
   is.st = gs_png_reader_open(it->in, &is.rd, is.err, sizeof is.err);
   if (is.st == GS_OK) {
     f = *gs_png_reader_format(is.rd);
-    if (mkdirs(it->out, 0) != 0) {
+    if (gs_mkdirs(it->out, 0) != 0) {
       snprintf(is.err, sizeof is.err, "cannot create the folder of %s: %s", it->out, strerror(errno));
       is.st = GS_ERR_IO;
     } else {
@@ -642,7 +626,7 @@ static int scale_run(gs_run *run, int argc, char **argv) {
   const gs_comm *c = &run->comm;
   plan p = {0};
   if (plan_share(&p, c, argc, argv)) return GS_EXIT_USAGE;
-  if (c->rank == 0 && mkdirs(o.outdir, 1) != 0) {
+  if (c->rank == 0 && gs_mkdirs(o.outdir, 1) != 0) {
     gs_log_error("scale: %s: %s", o.outdir, strerror(errno));
     /* fall through: agreed below */
   }

@@ -1,0 +1,53 @@
+#include "fsutil.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int gs_mkdirs(const char *path, int whole) {
+  char *d = gs_xstrdup(path);
+  size_t n = strlen(d);
+  int rc = 0;
+  for (size_t i = 1; i <= n && rc == 0; ++i) {
+    if (d[i] != '/' && !(whole && d[i] == '\0')) continue;
+    char keep = d[i];
+    d[i] = '\0';
+    if (mkdir(d, 0755) != 0 && errno != EEXIST) rc = -1;
+    d[i] = keep;
+  }
+  free(d);
+  return rc;
+}
+
+gs_status gs_tmpfile_open(gs_tmpfile *t, const char *path, char *err, size_t errlen) {
+  size_t len = strlen(path) + 32;
+  t->path = gs_xstrdup(path);
+  t->tmp = gs_xmalloc(len);
+  snprintf(t->tmp, len, "%s.tmp-%ld", path, (long)getpid());
+  t->fp = fopen(t->tmp, "wb");
+  if (!t->fp) {
+    snprintf(err, errlen, "%s: %s", t->tmp, strerror(errno));
+    free(t->tmp);
+    free(t->path);
+    return GS_ERR_IO;
+  }
+  setvbuf(t->fp, NULL, _IOFBF, 1 << 20);
+  return GS_OK;
+}
+
+gs_status gs_tmpfile_commit(gs_tmpfile *t, int failed, int sync, char *err, size_t errlen) {
+  int bad = failed || ferror(t->fp) != 0 || fflush(t->fp) != 0;
+  if (!bad && sync) bad = fsync(fileno(t->fp)) != 0;
+  bad |= fclose(t->fp) != 0;
+  gs_status st = GS_OK;
+  if (bad || rename(t->tmp, t->path) != 0) {
+    snprintf(err, errlen, "writing %s: %s", t->path, errno ? strerror(errno) : "failed");
+    unlink(t->tmp);
+    st = GS_ERR_IO;
+  }
+  free(t->tmp);
+  free(t->path);
+  return st;
+}

@@ -1,0 +1,26 @@
+/* Small file-system helpers shared by the drivers. */
+#ifndef GS_FSUTIL_H
+#define GS_FSUTIL_H
+
+#include <stdio.h>
+
+#include "error.h"
+
+/* Creates every missing folder of path: all of it when whole is set, else up
+ * to its last '/'. 0 on success, -1 with errno set. */
+int gs_mkdirs(const char *path, int whole);
+
+/* A file written under "PATH.tmp-PID" and renamed to PATH when complete. */
+typedef struct gs_tmpfile {
+  FILE *fp;
+  char *tmp, *path;
+} gs_tmpfile;
+
+/* Opens the temporary file for writing ("wb"). */
+gs_status gs_tmpfile_open(gs_tmpfile *t, const char *path, char *err, size_t errlen);
+/* Flushes (fsync when sync is set), closes and renames into place; on any
+ * failure, or when failed is set by the caller, removes the temporary file.
+ * Frees the names either way. */
+gs_status gs_tmpfile_commit(gs_tmpfile *t, int failed, int sync, char *err, size_t errlen);
+
+#endif
