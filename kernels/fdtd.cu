@@ -30,6 +30,17 @@ __global__ void __launch_bounds__(kBx *kBy) step_kernel(const gs_fdtd_step_args 
 #ifndef GS_FDTD_ROWS
 #define GS_FDTD_ROWS 16
 #endif
+#ifndef GS_FDTD_RESTRICT
+#define GS_FDTD_RESTRICT 0
+#endif
+#if GS_FDTD_RESTRICT
+#define GS_R __restrict__
+#else
+#define GS_R
+#endif
+#ifndef GS_FDTD_UNROLL
+#define GS_FDTD_UNROLL 4
+#endif
 constexpr int kWarps = GS_FDTD_WARPS, kRows = GS_FDTD_ROWS;
 
 __global__ void __launch_bounds__(32 * kWarps) step_interior_kernel(const gs_fdtd_step_args a, gs_fdtd_region r) {
@@ -42,26 +53,35 @@ __global__ void __launch_bounds__(32 * kWarps) step_interior_kernel(const gs_fdt
   const bool mine = i < r.i1;
   const int64_t P = a.pitch;
   const float chx = a.chx, chy = a.chy;
+  // With GS_FDTD_RESTRICT the compiler may move the next rows' loads above
+  // this row's stores (in and out are different buffers).
+  const float *GS_R ez = a.ez;
+  const float *GS_R hx = a.hx;
+  const float *GS_R hy = a.hy;
+  const uint8_t *GS_R mat = a.mat;
+  float *GS_R hxo = a.hx_out;
+  float *GS_R hyo = a.hy_out;
+  float *GS_R ezo = a.ez_out;
   int64_t k = (js + a.g) * P + (ic + a.g);
   // Hx(i, js - 1), new: the row below the strip (outside any slab by construction of the regions).
-  float hx_prev = a.hx[k - P] - chy * (a.ez[k] - a.ez[k - P]);
-  float ez_c = a.ez[k];
+  float hx_prev = hx[k - P] - chy * (ez[k] - ez[k - P]);
+  float ez_c = ez[k];
   const unsigned full = 0xFFFFFFFFu;
-#pragma unroll 4
+#pragma unroll GS_FDTD_UNROLL
   for (int64_t j = js; j < je; ++j, k += P) {
-    float ez_u = a.ez[k + P];
-    float hx_in = a.hx[k], hy_in = a.hy[k];
+    float ez_u = ez[k + P];
+    float hx_in = hx[k], hy_in = hy[k];
     float ez_r = __shfl_down_sync(full, ez_c, 1);
-    if (lane == 31) ez_r = a.ez[k + 1];
+    if (lane == 31) ez_r = ez[k + 1];
     float hx_c = hx_in - chy * (ez_u - ez_c);
     float hy_c = hy_in + chx * (ez_r - ez_c);
     float hy_l = __shfl_up_sync(full, hy_c, 1);
-    if (lane == 0) hy_l = a.hy[k - 1] + chx * (ez_c - a.ez[k - 1]);
+    if (lane == 0) hy_l = hy[k - 1] + chx * (ez_c - ez[k - 1]);
     if (mine) {
-      a.hx_out[k] = hx_c;
-      a.hy_out[k] = hy_c;
-      const float4 c = __ldg(reinterpret_cast<const float4 *>(a.coef) + a.mat[k]);
-      a.ez_out[k] = c.x * ez_c + (c.y * (hy_c - hy_l) - c.z * (hx_c - hx_prev));
+      hxo[k] = hx_c;
+      hyo[k] = hy_c;
+      const float4 c = __ldg(reinterpret_cast<const float4 *>(a.coef) + mat[k]);
+      ezo[k] = c.x * ez_c + (c.y * (hy_c - hy_l) - c.z * (hx_c - hx_prev));
     }
     hx_prev = hx_c;
     ez_c = ez_u;
