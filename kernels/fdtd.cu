@@ -41,7 +41,7 @@ __global__ void __launch_bounds__(kBx *kBy) step_kernel(const gs_fdtd_step_args 
 #ifndef GS_FDTD_UNROLL
 #define GS_FDTD_UNROLL 4
 #endif
-constexpr int kWarps = GS_FDTD_WARPS, kRows = GS_FDTD_ROWS;
+constexpr int kWarps = GS_FDTD_WARPS, kRows = GS_FDTD_ROWS, kUnroll = GS_FDTD_UNROLL;
 
 __global__ void __launch_bounds__(32 * kWarps) step_interior_kernel(const gs_fdtd_step_args a, gs_fdtd_region r) {
   const int lane = threadIdx.x & 31;
@@ -67,7 +67,7 @@ __global__ void __launch_bounds__(32 * kWarps) step_interior_kernel(const gs_fdt
   float hx_prev = hx[k - P] - chy * (ez[k] - ez[k - P]);
   float ez_c = ez[k];
   const unsigned full = 0xFFFFFFFFu;
-#pragma unroll GS_FDTD_UNROLL
+#pragma unroll kUnroll
   for (int64_t j = js; j < je; ++j, k += P) {
     float ez_u = ez[k + P];
     float hx_in = hx[k], hy_in = hy[k];
