@@ -62,7 +62,7 @@ __global__ void __launch_bounds__(32 * kWarps) step_interior_kernel(const gs_fdt
   float *GS_R hxo = a.hx_out;
   float *GS_R hyo = a.hy_out;
   float *GS_R ezo = a.ez_out;
-  int64_t k = (js + a.g) * P + (ic + a.g);
+  int64_t k = (js - a.oj + a.g) * P + (ic - a.oi + a.g);
   // Hx(i, js - 1), new: the row below the strip (outside any slab by construction of the regions).
   float hx_prev = hx[k - P] - chy * (ez[k] - ez[k - P]);
   float ez_c = ez[k];

@@ -59,14 +59,16 @@ typedef struct gs_fdtd_step_args {
   float *ez_out, *hx_out, *hy_out; /* out: Ez^{n+1}, H^{n+1/2} */
   int64_t pitch;
   int g;
-  int64_t nx, ny; /* Ez nodes 0..nx x 0..ny; Ez on the outer rows and columns stays 0 */
+  int64_t oi, oj; /* global index of the arrays' node (0, 0): a rank's part of the grid */
+  int64_t nx, ny; /* global Ez nodes 0..nx x 0..ny; Ez on the outer rows and columns stays 0 */
   float chx, chy;
   const gs_fdtd_coef *coef; /* GS_FDTD_MAX_MATERIALS entries */
   int nslab;                /* 0 for regions that touch no slab */
   gs_fdtd_slab slab[4];
 } gs_fdtd_step_args;
 
-/* One time step over the nodes of region r (a subset of [0, nx] x [0, ny]):
+/* One time step over the nodes of region r (global indices, a subset of the
+ * nodes the arrays hold, [0, nx] x [0, ny] on one rank):
  * new H and its CPML correction, then new Ez and its CPML correction. */
 typedef int (*gs_fdtd_step_fn)(const gs_fdtd_step_args *a, gs_fdtd_region r, void *stream);
 int gs_fdtd_step_ref(const gs_fdtd_step_args *a, gs_fdtd_region r, void *stream);

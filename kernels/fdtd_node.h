@@ -19,7 +19,7 @@
 #endif
 
 GS_HD int64_t gs_fdtd_at(const gs_fdtd_step_args *a, int64_t i, int64_t j) {
-  return (j + a->g) * a->pitch + (i + a->g);
+  return (j - a->oj + a->g) * a->pitch + (i - a->oi + a->g);
 }
 
 /* New Hx(i, j) = Hx - chy (Ez(i, j+1) - Ez(i, j)), then the y-slab CPML

@@ -8,33 +8,33 @@
 static int step_plain(const gs_fdtd_step_args *a, gs_fdtd_region r) {
   const float chx = a->chx, chy = a->chy;
   const int64_t P = a->pitch;
+  /* Row pointers are based at column r.i0; index t is column r.i0 + t. */
   for (int64_t j = r.j0; j < r.j1; ++j) {
-    const int64_t b = gs_fdtd_at(a, 0, j);
+    const int64_t b = gs_fdtd_at(a, r.i0, j);
     const float *ez = a->ez + b, *hx = a->hx + b, *hy = a->hy + b;
     float *hxo = a->hx_out + b, *hyo = a->hy_out + b;
+    const int64_t n = r.i1 - r.i0, ny_ = (r.i1 < a->nx ? r.i1 : a->nx) - r.i0;
     if (j < a->ny)
-      for (int64_t i = r.i0; i < r.i1; ++i) hxo[i] = hx[i] - chy * (ez[i + P] - ez[i]);
-    int64_t iy = r.i1 < a->nx ? r.i1 : a->nx;
-    for (int64_t i = r.i0; i < iy; ++i) hyo[i] = hy[i] + chx * (ez[i + 1] - ez[i]);
+      for (int64_t t = 0; t < n; ++t) hxo[t] = hx[t] - chy * (ez[t + P] - ez[t]);
+    for (int64_t t = 0; t < ny_; ++t) hyo[t] = hy[t] + chx * (ez[t + 1] - ez[t]);
   }
   int64_t j0 = r.j0 > 1 ? r.j0 : 1, j1 = r.j1 < a->ny ? r.j1 : a->ny;
   int64_t i0 = r.i0 > 1 ? r.i0 : 1, i1 = r.i1 < a->nx ? r.i1 : a->nx;
   for (int64_t j = j0; j < j1; ++j) {
-    const int64_t b = gs_fdtd_at(a, 0, j);
+    const int64_t b = gs_fdtd_at(a, i0, j);
     const float *ez = a->ez + b, *hxo = a->hx_out + b, *hyo = a->hy_out + b;
     const uint8_t *mat = a->mat + b;
     float *ezo = a->ez_out + b;
     int64_t i = i0;
-    if (j == r.j0 || i == r.i0) { /* neighbours outside the region: recompute */
-      for (; i < i1 && (j == r.j0 || i == r.i0); ++i) {
-        float hy_l = i - 1 >= r.i0 ? hyo[i - 1] : gs_fdtd_hy_new(a, i - 1, j, 0);
-        float hx_d = j - 1 >= r.j0 ? hxo[i - P] : gs_fdtd_hx_new(a, i, j - 1, 0);
-        gs_fdtd_e(a, i, j, hxo[i], hyo[i], hy_l, hx_d);
-      }
+    for (; i < i1 && (j == r.j0 || i == r.i0); ++i) { /* neighbours outside the region: recompute */
+      int64_t t = i - i0;
+      float hy_l = i - 1 >= r.i0 ? hyo[t - 1] : gs_fdtd_hy_new(a, i - 1, j, 0);
+      float hx_d = j - 1 >= r.j0 ? hxo[t - P] : gs_fdtd_hx_new(a, i, j - 1, 0);
+      gs_fdtd_e(a, i, j, hxo[t], hyo[t], hy_l, hx_d);
     }
-    for (; i < i1; ++i) {
-      gs_fdtd_coef c = a->coef[mat[i]];
-      ezo[i] = c.ca * ez[i] + (c.cbx * (hyo[i] - hyo[i - 1]) - c.cby * (hxo[i] - hxo[i - P]));
+    for (int64_t t = i - i0; t < i1 - i0; ++t) {
+      gs_fdtd_coef c = a->coef[mat[t]];
+      ezo[t] = c.ca * ez[t] + (c.cbx * (hyo[t] - hyo[t - 1]) - c.cby * (hxo[t] - hxo[t - P]));
     }
   }
   return 0;

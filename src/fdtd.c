@@ -33,7 +33,21 @@ static double now_s(void) {
 }
 
 static size_t field_index(const gs_fdtd_sim *m, int64_t i, int64_t j) {
-  return (size_t)((j + m->g) * m->pitch + (i + m->g));
+  return (size_t)((j - m->oj0 + m->g) * m->pitch + (i - m->oi0 + m->g));
+}
+
+static int owns(const gs_fdtd_sim *m, int64_t i, int64_t j) {
+  return i >= m->oi0 && i < m->oi1 && j >= m->oj0 && j < m->oj1;
+}
+
+static gs_fdtd_region clip(gs_fdtd_region r, const gs_fdtd_sim *m) {
+  if (r.i0 < m->oi0) r.i0 = m->oi0;
+  if (r.i1 > m->oi1) r.i1 = m->oi1;
+  if (r.j0 < m->oj0) r.j0 = m->oj0;
+  if (r.j1 > m->oj1) r.j1 = m->oj1;
+  if (r.i1 < r.i0) r.i1 = r.i0;
+  if (r.j1 < r.j0) r.j1 = r.j0;
+  return r;
 }
 
 /* --------------------------------------------------------------- set-up */
@@ -81,6 +95,13 @@ static double slab_permittivity(const gs_scene *sc, int dir, int64_t lo, int64_t
 }
 
 void gs_fdtd_sim_init(gs_fdtd_sim *m, const gs_scene *sc, const gs_backend *b, int run) {
+  char err[256];
+  if (gs_fdtd_sim_init_part(m, sc, b, run, NULL, err, sizeof err) != GS_OK)
+    gs_fatal("gs_fdtd_sim_init", err, __FILE__, __LINE__);
+}
+
+gs_status gs_fdtd_sim_init_part(gs_fdtd_sim *m, const gs_scene *sc, const gs_backend *b, int run,
+                                const gs_fdtd_part *part, char *err, size_t errlen) {
   memset(m, 0, sizeof *m);
   m->b = b;
   m->sc = sc;
@@ -88,8 +109,28 @@ void gs_fdtd_sim_init(gs_fdtd_sim *m, const gs_scene *sc, const gs_backend *b, i
   m->nx = sc->nx;
   m->ny = sc->ny;
   m->g = 1;
-  m->pitch = (m->nx + 1 + 2 * m->g + 31) / 32 * 32;
-  m->rows = m->ny + 1 + 2 * m->g;
+  gs_fdtd_part whole = {0, sc->nx + 1, 0, sc->ny + 1};
+  if (!part) part = &whole;
+  m->oi0 = part->i0;
+  m->oi1 = part->i1;
+  m->oj0 = part->j0;
+  m->oj1 = part->j1;
+  if (m->oi1 - m->oi0 < 2 || m->oj1 - m->oj0 < 2) {
+    snprintf(err, errlen, "a rank would own %lld x %lld nodes; at least 2 x 2 are needed",
+             (long long)(m->oi1 - m->oi0), (long long)(m->oj1 - m->oj0));
+    return GS_ERR_USAGE;
+  }
+  /* A node recomputes the new H of its lower neighbours; across a rank
+   * boundary that neighbour must not carry CPML state (docs/fdtd.md). */
+  int64_t xlo = sc->pml[0] ? sc->pml[0] + 1 : 0, xhi = sc->pml[2] ? sc->nx - sc->pml[2] : sc->nx + 1;
+  int64_t ylo = sc->pml[1] ? sc->pml[1] + 1 : 0, yhi = sc->pml[3] ? sc->ny - sc->pml[3] : sc->ny + 1;
+  if ((m->oi0 > 0 && (m->oi0 - 1 < xlo || m->oi0 - 1 >= xhi)) || (m->oj0 > 0 && (m->oj0 - 1 < ylo || m->oj0 - 1 >= yhi))) {
+    snprintf(err, errlen, "a rank boundary (at node %lld, %lld) falls inside the CPML; use fewer ranks or --decomp",
+             (long long)m->oi0, (long long)m->oj0);
+    return GS_ERR_USAGE;
+  }
+  m->pitch = (m->oi1 - m->oi0 + 2 * m->g + 31) / 32 * 32;
+  m->rows = m->oj1 - m->oj0 + 2 * m->g;
   m->nelem = (size_t)m->pitch * (size_t)m->rows;
   m->s = b->stream_create(0);
 
@@ -104,8 +145,8 @@ void gs_fdtd_sim_init(gs_fdtd_sim *m, const gs_scene *sc, const gs_backend *b, i
   m->v.hx = m->field[0][1];
   m->v.hy = m->field[0][2];
   uint8_t *mat = gs_xcalloc(m->nelem, 1);
-  for (int64_t j = 0; j <= m->ny; ++j)
-    for (int64_t i = 0; i <= m->nx; ++i) mat[field_index(m, i, j)] = (uint8_t)gs_scene_material_at(sc, i, j);
+  for (int64_t j = m->oj0; j < m->oj1; ++j)
+    for (int64_t i = m->oi0; i < m->oi1; ++i) mat[field_index(m, i, j)] = (uint8_t)gs_scene_material_at(sc, i, j);
   m->mat_host = mat;
   uint8_t *mat_dev = b->dev_alloc(m->nelem);
   b->copy_h2d(mat_dev, mat, m->nelem, m->s);
@@ -136,10 +177,28 @@ void gs_fdtd_sim_init(gs_fdtd_sim *m, const gs_scene *sc, const gs_backend *b, i
     p.hi = lower ? n + 1 : extent;
     p.o0 = 0;
     p.o1 = (dir == 0 ? m->ny : m->nx) + 1;
-    int64_t nodes = p.hi - p.lo;
-    float *prof = gs_xmalloc(6 * (size_t)nodes * sizeof(float));
+    int64_t gnodes = p.hi - p.lo;
+    float *gprof = gs_xmalloc(6 * (size_t)gnodes * sizeof(float));
     double er = slab_permittivity(sc, dir, p.lo, p.hi);
-    pml_profiles(sc, dir == 0 ? sc->dx : sc->dy, er, n, lower, nodes, prof);
+    pml_profiles(sc, dir == 0 ? sc->dx : sc->dy, er, n, lower, gnodes, gprof);
+    /* This rank's part of the slab. */
+    int64_t alo = dir == 0 ? m->oi0 : m->oj0, ahi = dir == 0 ? m->oi1 : m->oj1;
+    int64_t olo = dir == 0 ? m->oj0 : m->oi0, ohi = dir == 0 ? m->oj1 : m->oi1;
+    int64_t lo = p.lo > alo ? p.lo : alo, hi = p.hi < ahi ? p.hi : ahi;
+    if (hi <= lo) {
+      free(gprof);
+      continue;
+    }
+    int64_t nodes = hi - lo;
+    float *prof = gs_xmalloc(6 * (size_t)nodes * sizeof(float));
+    for (int c = 0; c < 6; ++c)
+      memcpy(prof + (size_t)c * (size_t)nodes, gprof + (size_t)c * (size_t)gnodes + (size_t)(lo - p.lo),
+             (size_t)nodes * sizeof(float));
+    free(gprof);
+    p.lo = lo;
+    p.hi = hi;
+    p.o0 = p.o0 > olo ? p.o0 : olo;
+    p.o1 = p.o1 < ohi ? p.o1 : ohi;
     float *dprof = b->dev_alloc(6 * (size_t)nodes * sizeof(float));
     b->copy_h2d(dprof, prof, 6 * (size_t)nodes * sizeof(float), m->s);
     p.be = dprof;
@@ -174,19 +233,27 @@ void gs_fdtd_sim_init(gs_fdtd_sim *m, const gs_scene *sc, const gs_backend *b, i
     if (x1 < x0) x1 = x0;
     if (y1 < y0) y1 = y0;
     gs_fdtd_region all[5] = {{x0, x1, y0, y1}, {0, X, 0, y0}, {0, X, y1, Y}, {0, x0, y0, y1}, {x1, X, y0, y1}};
-    for (int k = 0; k < 5; ++k)
-      if (all[k].i1 > all[k].i0 && all[k].j1 > all[k].j0) m->region[m->nregion++] = all[k];
-      else if (k == 0) m->region[m->nregion++] = (gs_fdtd_region){0, 0, 0, 0}; /* keep region[0] the inner box */
+    for (int k = 0; k < 5; ++k) {
+      gs_fdtd_region r = clip(all[k], m);
+      if (r.i1 > r.i0 && r.j1 > r.j0)
+        m->region[m->nregion++] = r;
+      else if (k == 0)
+        m->region[m->nregion++] = (gs_fdtd_region){0, 0, 0, 0}; /* keep region[0] the inner box */
+    }
   }
 
-  /* Sources: all values precomputed (gprMax: evaluated half a step late). */
-  m->nsrc = sc->nsources;
+  /* Sources this rank owns: all values precomputed (gprMax: evaluated half a
+   * step late). */
+  m->nsrc = 0;
+  for (int k = 0; k < sc->nsources; ++k)
+    m->nsrc += owns(m, sc->sources[k].i + (int64_t)run * sc->src_di, sc->sources[k].j + (int64_t)run * sc->src_dj);
   if (m->nsrc) {
     int64_t *off = gs_xmalloc(sizeof *off * (size_t)m->nsrc);
     float *val = gs_xcalloc((size_t)sc->iterations * (size_t)m->nsrc, sizeof(float));
-    for (int k = 0; k < m->nsrc; ++k) {
-      const gs_source *src = &sc->sources[k];
+    for (int q = 0, k = 0; q < sc->nsources; ++q) {
+      const gs_source *src = &sc->sources[q];
       int64_t i = src->i + (int64_t)run * sc->src_di, j = src->j + (int64_t)run * sc->src_dj;
+      if (!owns(m, i, j)) continue;
       off[k] = (int64_t)field_index(m, i, j);
       double srce = m->coef_host[mat[off[k]]].src, scale = srce / (sc->dx * sc->dy);
       for (int64_t n = 0; n < sc->iterations; ++n) {
@@ -195,6 +262,7 @@ void gs_fdtd_sim_init(gs_fdtd_sim *m, const gs_scene *sc, const gs_backend *b, i
         val[(size_t)n * (size_t)m->nsrc + (size_t)k] =
             (float)(scale * gs_waveform_value(&sc->waveforms[src->waveform], t - src->start + 0.5 * sc->dt));
       }
+      ++k;
     }
     m->src_off = b->dev_alloc(sizeof *off * (size_t)m->nsrc);
     m->src_val = b->dev_alloc(sizeof *val * (size_t)sc->iterations * (size_t)m->nsrc);
@@ -204,11 +272,16 @@ void gs_fdtd_sim_init(gs_fdtd_sim *m, const gs_scene *sc, const gs_backend *b, i
     free(off);
     free(val);
   }
-  m->nrx = sc->nrx;
+  m->nrx = 0;
+  m->rx_global = gs_xcalloc((size_t)sc->nrx + 1, sizeof *m->rx_global);
+  for (int k = 0; k < sc->nrx; ++k)
+    if (owns(m, sc->rxs[k].i + (int64_t)run * sc->rx_di, sc->rxs[k].j + (int64_t)run * sc->rx_dj)) m->rx_global[m->nrx++] = k;
   if (m->nrx) {
     int64_t *off = gs_xmalloc(sizeof *off * (size_t)m->nrx);
-    for (int k = 0; k < m->nrx; ++k)
-      off[k] = (int64_t)field_index(m, sc->rxs[k].i + (int64_t)run * sc->rx_di, sc->rxs[k].j + (int64_t)run * sc->rx_dj);
+    for (int k = 0; k < m->nrx; ++k) {
+      const gs_rx *rx = &sc->rxs[m->rx_global[k]];
+      off[k] = (int64_t)field_index(m, rx->i + (int64_t)run * sc->rx_di, rx->j + (int64_t)run * sc->rx_dj);
+    }
     m->rx_off = b->dev_alloc(sizeof *off * (size_t)m->nrx);
     b->copy_h2d(m->rx_off, off, sizeof *off * (size_t)m->nrx, m->s);
     m->rx_buf = b->dev_alloc(sizeof(float) * 3 * (size_t)m->nrx * GS_RX_CHUNK);
@@ -218,6 +291,7 @@ void gs_fdtd_sim_init(gs_fdtd_sim *m, const gs_scene *sc, const gs_backend *b, i
   }
   b->stream_sync(m->s);
   free(zero);
+  return GS_OK;
 }
 
 void gs_fdtd_sim_free(gs_fdtd_sim *m) {
@@ -241,6 +315,7 @@ void gs_fdtd_sim_free(gs_fdtd_sim *m) {
     free(m->rx_hist);
   }
   free(m->mat_host);
+  free(m->rx_global);
   b->stream_destroy(m->s);
   memset(m, 0, sizeof *m);
 }
@@ -266,7 +341,8 @@ void gs_fdtd_sim_step(gs_fdtd_sim *m) {
   const int in = m->cur, out = 1 - m->cur;
   gs_fdtd_step_args a = {.ez = m->field[in][0], .hx = m->field[in][1], .hy = m->field[in][2], .mat = m->v.mat,
                          .ez_out = m->field[out][0], .hx_out = m->field[out][1], .hy_out = m->field[out][2],
-                         .pitch = m->pitch, .g = m->g, .nx = m->nx, .ny = m->ny, .chx = m->chx, .chy = m->chy,
+                         .pitch = m->pitch, .g = m->g, .oi = m->oi0, .oj = m->oj0, .nx = m->nx, .ny = m->ny,
+                         .chx = m->chx, .chy = m->chy,
                          .coef = m->coef, .nslab = 0};
   b->fdtd_step(&a, m->region[0], m->s);
   a.nslab = m->npml;
@@ -294,8 +370,8 @@ void gs_fdtd_sim_sync(gs_fdtd_sim *m) {
 /* Copies field f (0 Ez, 1 Hx, 2 Hy) rows [j0, j1) into host (pitch floats a row). */
 void gs_fdtd_sim_read_rows(gs_fdtd_sim *m, int f, int64_t j0, int64_t j1, float *host) {
   float *src = f == 0 ? m->v.ez : f == 1 ? m->v.hx : m->v.hy;
-  m->b->copy_d2h(host, src + (size_t)(j0 + m->g) * (size_t)m->pitch, sizeof(float) * (size_t)m->pitch * (size_t)(j1 - j0),
-                 m->s);
+  m->b->copy_d2h(host, src + (size_t)(j0 - m->oj0 + m->g) * (size_t)m->pitch,
+                 sizeof(float) * (size_t)m->pitch * (size_t)(j1 - j0), m->s);
   m->b->stream_sync(m->s);
 }
 
@@ -318,13 +394,13 @@ void gs_fdtd_sim_checksum(gs_fdtd_sim *m, uint64_t sum[3]) {
   float *buf = gs_xmalloc(sizeof(float) * (size_t)m->pitch * (size_t)rows);
   for (int f = 0; f < 3; ++f) {
     uint64_t s = 0;
-    for (int64_t j0 = 0; j0 <= m->ny; j0 += rows) {
-      int64_t j1 = j0 + rows > m->ny + 1 ? m->ny + 1 : j0 + rows;
+    for (int64_t j0 = m->oj0; j0 < m->oj1; j0 += rows) {
+      int64_t j1 = j0 + rows > m->oj1 ? m->oj1 : j0 + rows;
       gs_fdtd_sim_read_rows(m, f, j0, j1, buf);
       for (int64_t j = j0; j < j1; ++j)
-        for (int64_t i = 0; i <= m->nx; ++i) {
+        for (int64_t i = m->oi0; i < m->oi1; ++i) {
           uint32_t bits;
-          memcpy(&bits, &buf[(size_t)(j - j0) * (size_t)m->pitch + (size_t)(i + m->g)], 4);
+          memcpy(&bits, &buf[(size_t)(j - j0) * (size_t)m->pitch + (size_t)(i - m->oi0 + m->g)], 4);
           uint64_t gi = (uint64_t)j * (uint64_t)(m->sc->nx + 1) + (uint64_t)i;
           s += mix64(gi * 0x9E3779B97F4A7C15ull ^ ((uint64_t)bits << 1 | (uint64_t)f << 40));
         }

@@ -9,11 +9,17 @@
 #include "backend.h"
 #include "scene.h"
 
+/* The nodes one rank owns: global Ez nodes [i0, i1) x [j0, j1). */
+typedef struct gs_fdtd_part {
+  int64_t i0, i1, j0, j1;
+} gs_fdtd_part;
+
 typedef struct gs_fdtd_sim {
   const gs_backend *b;
   const gs_scene *sc;
   int run;
-  int64_t nx, ny, pitch, rows;
+  int64_t nx, ny, pitch, rows; /* nx, ny: the global grid; pitch, rows: this rank's arrays */
+  int64_t oi0, oi1, oj0, oj1;  /* owned global nodes [oi0, oi1) x [oj0, oj1) */
   int g;
   size_t nelem;
   gs_fdtd_view v;     /* the current fields (device pointers) */
@@ -32,6 +38,7 @@ typedef struct gs_fdtd_sim {
   int nregion;
   int nsrc, nrx;
   int64_t *src_off, *rx_off;
+  int *rx_global; /* scene index of each local receiver */
   float *src_val, *rx_buf, *rx_hist;
   int64_t step, rx_flushed;
   gs_stream s;
@@ -41,15 +48,21 @@ typedef struct gs_fdtd_sim {
  * sources' and receivers' data for run (0-based; positions moved by
  * #src_steps / #rx_steps). Fatal on backend failure. */
 void gs_fdtd_sim_init(gs_fdtd_sim *m, const gs_scene *sc, const gs_backend *b, int run);
+/* The same for a part of the grid (part NULL: all of it). Returns GS_OK, or
+ * GS_ERR_USAGE with the reason in err when the part cannot work (a rank
+ * boundary inside the CPML, fewer than 2 nodes a side). */
+gs_status gs_fdtd_sim_init_part(gs_fdtd_sim *m, const gs_scene *sc, const gs_backend *b, int run,
+                                const gs_fdtd_part *part, char *err, size_t errlen);
 void gs_fdtd_sim_free(gs_fdtd_sim *m);
 /* Advances one step: sample receivers, H, CPML H, E, CPML E, sources. */
 void gs_fdtd_sim_step(gs_fdtd_sim *m);
 /* Waits for the device and copies buffered receiver samples to rx_hist. */
 void gs_fdtd_sim_sync(gs_fdtd_sim *m);
-/* Copies rows [j0, j1) of field f (0 Ez, 1 Hx, 2 Hy) to host (pitch floats per
- * row, element (i, j) at [(j - j0) * pitch + i + g]). */
+/* Copies rows [j0, j1) (global, owned) of field f (0 Ez, 1 Hx, 2 Hy) to host
+ * (pitch floats per row, element (i, j) at [(j - j0) * pitch + i - oi0 + g]). */
 void gs_fdtd_sim_read_rows(gs_fdtd_sim *m, int f, int64_t j0, int64_t j1, float *host);
-/* Split-independent checksums of Ez, Hx, Hy (docs/fdtd.md). */
+/* This rank's terms of the split-independent checksums of Ez, Hx, Hy
+ * (docs/fdtd.md): add them over all ranks (wrapping) for the checksum. */
 void gs_fdtd_sim_checksum(gs_fdtd_sim *m, uint64_t sum[3]);
 gs_status gs_fdtd_sim_snapshot(gs_fdtd_sim *m, const char *path, char *err, size_t errlen);
 gs_status gs_fdtd_checkpoint_write(gs_fdtd_sim *m, const char *path, char *err, size_t errlen);
