@@ -28,6 +28,12 @@ static void cpu_copy(void *dst, const void *src, size_t bytes, gs_stream s) {
   (void)s;
   if (bytes) memmove(dst, src, bytes);
 }
+static void cpu_copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                        int to_device, gs_stream s) {
+  (void)s;
+  (void)to_device;
+  for (size_t r = 0; r < height; ++r) memmove((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
+}
 static gs_stream cpu_stream_create(int high_priority) {
   (void)high_priority;
   return NULL;
@@ -71,6 +77,7 @@ const gs_backend gs_backend_cpu = {
     .copy_h2d = cpu_copy,
     .copy_d2h = cpu_copy,
     .copy_d2d = cpu_copy,
+    .copy_2d = cpu_copy_2d,
     .stream_create = cpu_stream_create,
     .stream_destroy = cpu_stream_destroy,
     .stream_sync = cpu_stream_sync,

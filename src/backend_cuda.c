@@ -83,6 +83,11 @@ static void cu_copy_d2h(void *dst, const void *src, size_t bytes, gs_stream s) {
 static void cu_copy_d2d(void *dst, const void *src, size_t bytes, gs_stream s) {
   GS_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, (cudaStream_t)s));
 }
+static void cu_copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                       int to_device, gs_stream s) {
+  GS_CUDA_CHECK(cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height,
+                                  to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, (cudaStream_t)s));
+}
 static gs_stream cu_stream_create(int high_priority) {
   int least = 0, greatest = 0;
   GS_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
@@ -151,6 +156,7 @@ const gs_backend gs_backend_cuda = {
     .copy_h2d = cu_copy_h2d,
     .copy_d2h = cu_copy_d2h,
     .copy_d2d = cu_copy_d2d,
+    .copy_2d = cu_copy_2d,
     .stream_create = cu_stream_create,
     .stream_destroy = cu_stream_destroy,
     .stream_sync = cu_stream_sync,

@@ -17,6 +17,7 @@
 
 #include "commands.h"
 #include "fsutil.h"
+#include "halo.h"
 #include "log.h"
 #include "png_io.h"
 #include "progress.h"
@@ -442,13 +443,17 @@ static float abs_quantile(const float *v, size_t n, size_t stride, double q) {
   return r;
 }
 
-gs_status gs_fdtd_sim_snapshot(gs_fdtd_sim *m, const char *path, char *err, size_t errlen) {
+/* Renders Ez of the whole grid: rows points at row 0 of an array laid out like
+ * m's (pitch, ghost columns), m->mat_host holds every node's material. */
+static gs_status render_snapshot(const gs_fdtd_sim *m, const float *rows, const char *path, char *err, size_t errlen) {
   int64_t w = m->nx + 1, h = m->ny + 1;
-  float *rows = gs_xmalloc(sizeof(float) * (size_t)m->pitch * (size_t)h);
-  gs_fdtd_sim_read_rows(m, 0, 0, h, rows);
   /* Colour scale: the 99.5th percentile of |Ez| (the field at the source
    * would otherwise wash out everything else); larger values saturate. */
-  float scale = abs_quantile(rows, (size_t)m->pitch * (size_t)h, 1, 0.995);
+  float *nodes = gs_xmalloc(sizeof(float) * (size_t)w * (size_t)h);
+  for (int64_t j = 0; j < h; ++j)
+    memcpy(nodes + (size_t)j * (size_t)w, rows + (size_t)j * (size_t)m->pitch + (size_t)m->g, sizeof(float) * (size_t)w);
+  float scale = abs_quantile(nodes, (size_t)w * (size_t)h, 1, 0.995);
+  free(nodes);
   uint8_t *img = gs_xmalloc((size_t)w * (size_t)h * 3);
   for (int64_t j = 0; j < h; ++j) {
     uint8_t *out = img + (size_t)(h - 1 - j) * (size_t)w * 3; /* y up */
@@ -463,6 +468,14 @@ gs_status gs_fdtd_sim_snapshot(gs_fdtd_sim *m, const char *path, char *err, size
   gs_png_format f = {.width = (uint32_t)w, .height = (uint32_t)h, .depth = 8, .channels = 3};
   gs_status st = gs_png_write_image(path, &f, img, 6, err, errlen);
   free(img);
+  return st;
+}
+
+gs_status gs_fdtd_sim_snapshot(gs_fdtd_sim *m, const char *path, char *err, size_t errlen) {
+  int64_t h = m->ny + 1;
+  float *rows = gs_xmalloc(sizeof(float) * (size_t)m->pitch * (size_t)h);
+  gs_fdtd_sim_read_rows(m, 0, 0, h, rows);
+  gs_status st = render_snapshot(m, rows, path, err, errlen);
   free(rows);
   return st;
 }
@@ -602,6 +615,7 @@ static struct {
   const char *outdir, *restart;
   int64_t checkpoint_every, runs, steps, stop_after, snapshot_every;
   int progress;
+  const char *decomp;
 } o = {.runs = 1};
 
 static const gs_opt fdtd_opts[] = {
@@ -614,6 +628,7 @@ static const gs_opt fdtd_opts[] = {
     {"steps", 0, GS_OPT_INT, &o.steps, "N", 1, 1e15, "override the iteration count of #time_window"},
     {"snapshot-every", 0, GS_OPT_INT, &o.snapshot_every, "STEPS", 1, 1e15, "override #snapshot_png"},
     {"progress", 0, GS_OPT_FLAG, &o.progress, NULL, 0, 0, "show progress on rank 0 (default when a terminal)"},
+    {"decomp", 0, GS_OPT_STRING, &o.decomp, "PXxPY", 0, 0, "ranks along x and y (default: MPI_Dims_create)"},
     {NULL, 0, 0, NULL, NULL, 0, 0, NULL},
 };
 
@@ -630,21 +645,25 @@ static int fdtd_check(int argc, char **argv, char *err, size_t errlen) {
   return 0;
 }
 
-static gs_status write_receivers(const gs_fdtd_sim *m, const char *path, char *err, size_t errlen) {
+/* rx: [receiver][step][Ez, Hx, Hy] for every receiver of the scene. */
+static gs_status write_receivers(const gs_scene *sc, const float *rx, int64_t steps, const char *path, char *err,
+                                 size_t errlen) {
   gs_tmpfile t;
   gs_status st = gs_tmpfile_open(&t, path, err, errlen);
   if (st != GS_OK) return st;
   FILE *fp = t.fp;
   fprintf(fp, "time_s");
-  for (int k = 0; k < m->nrx; ++k) {
-    const char *n = m->sc->rxs[k].name;
+  for (int k = 0; k < sc->nrx; ++k) {
+    const char *n = sc->rxs[k].name;
     fprintf(fp, ",%s_Ez,%s_Hx,%s_Hy", n, n, n);
   }
   fputc('\n', fp);
-  for (int64_t s = 0; s < m->step; ++s) {
-    fprintf(fp, "%.10e", (double)s * m->sc->dt);
-    const float *r = m->rx_hist + (size_t)s * 3 * (size_t)m->nrx;
-    for (int k = 0; k < 3 * m->nrx; ++k) fprintf(fp, ",%.9g", r[k]);
+  for (int64_t s = 0; s < steps; ++s) {
+    fprintf(fp, "%.10e", (double)s * sc->dt);
+    for (int k = 0; k < sc->nrx; ++k) {
+      const float *v = rx + ((size_t)k * (size_t)steps + (size_t)s) * 3;
+      fprintf(fp, ",%.9g,%.9g,%.9g", v[0], v[1], v[2]);
+    }
     fputc('\n', fp);
   }
   return gs_tmpfile_commit(&t, 0, 0, err, errlen);
@@ -677,23 +696,118 @@ static gs_status write_bscan(float *ez, int64_t runs, int64_t steps, const char 
   return st;
 }
 
+/* Rank 0 assembles Ez from every rank's owned block (row-major blocks) and
+ * writes the snapshot; collective. */
+static gs_status snapshot_all(gs_fdtd_sim *m, const gs_comm *c, const int64_t *parts, const char *path, char *err,
+                              size_t errlen) {
+  if (c->size == 1) return gs_fdtd_sim_snapshot(m, path, err, errlen);
+  int64_t lw = m->oi1 - m->oi0, lh = m->oj1 - m->oj0;
+  float *rows = gs_xmalloc(sizeof(float) * (size_t)m->pitch * (size_t)lh);
+  gs_fdtd_sim_read_rows(m, 0, m->oj0, m->oj1, rows);
+  float *block = gs_xmalloc(sizeof(float) * (size_t)lw * (size_t)lh);
+  for (int64_t j = 0; j < lh; ++j)
+    memcpy(block + (size_t)j * (size_t)lw, rows + (size_t)j * (size_t)m->pitch + (size_t)m->g, sizeof(float) * (size_t)lw);
+  free(rows);
+  int *counts = NULL, *displs = NULL;
+  float *all = NULL;
+  int64_t W = m->nx + 1, H = m->ny + 1;
+  if (c->rank == 0) {
+    counts = gs_xmalloc(sizeof *counts * (size_t)c->size);
+    displs = gs_xmalloc(sizeof *displs * (size_t)c->size);
+    int64_t off = 0;
+    for (int r = 0; r < c->size; ++r) {
+      const int64_t *q = parts + 4 * r;
+      int64_t n = (q[1] - q[0]) * (q[3] - q[2]);
+      if (off + n > INT32_MAX) gs_fatal("snapshot", "the grid is too large to gather (2^31 values)", __FILE__, __LINE__);
+      counts[r] = (int)n;
+      displs[r] = (int)off;
+      off += n;
+    }
+    all = gs_xmalloc(sizeof(float) * (size_t)off);
+  }
+  GS_MPI_CHECK(MPI_Gatherv(block, (int)(lw * lh), MPI_FLOAT, all, counts, displs, MPI_FLOAT, 0, c->world));
+  free(block);
+  gs_status st = GS_OK;
+  if (c->rank == 0) {
+    /* A one-rank view of the whole grid: fields from the blocks, materials painted again. */
+    gs_fdtd_sim whole;
+    memset(&whole, 0, sizeof whole);
+    whole.sc = m->sc;
+    whole.nx = m->nx;
+    whole.ny = m->ny;
+    whole.g = m->g;
+    whole.pitch = W + 2 * m->g;
+    whole.oi1 = W;
+    whole.oj1 = H;
+    float *full = gs_xcalloc((size_t)whole.pitch * (size_t)(H + 2), sizeof(float));
+    whole.mat_host = gs_xcalloc((size_t)whole.pitch * (size_t)(H + 2), 1);
+    for (int r = 0; r < c->size; ++r) {
+      const int64_t *q = parts + 4 * r;
+      int64_t bw = q[1] - q[0];
+      for (int64_t j = q[2]; j < q[3]; ++j)
+        memcpy(full + field_index(&whole, q[0], j), all + displs[r] + (j - q[2]) * bw, sizeof(float) * (size_t)bw);
+    }
+    for (int64_t j = 0; j < H; ++j)
+      for (int64_t i = 0; i < W; ++i) whole.mat_host[field_index(&whole, i, j)] = (uint8_t)gs_scene_material_at(m->sc, i, j);
+    st = render_snapshot(&whole, full + (size_t)whole.g * (size_t)whole.pitch, path, err, errlen);
+    free(full);
+    free(whole.mat_host);
+  }
+  free(all);
+  free(counts);
+  free(displs);
+  return st;
+}
+
+/* Rank 0 collects every receiver's history (steps x 3 floats) from its owner. */
+static float *gather_receivers(const gs_fdtd_sim *m, const gs_comm *c, const int64_t *parts, int run) {
+  const gs_scene *sc = m->sc;
+  size_t per = 3 * (size_t)m->step;
+  float *all = c->rank == 0 ? gs_xcalloc((size_t)sc->nrx * per + 1, sizeof(float)) : NULL;
+  float *mine = gs_xmalloc(per * sizeof(float) + 1);
+  for (int k = 0; k < sc->nrx; ++k) {
+    int64_t i = sc->rxs[k].i + (int64_t)run * sc->rx_di, j = sc->rxs[k].j + (int64_t)run * sc->rx_dj;
+    int owner = 0;
+    for (int r = 0; r < c->size; ++r) {
+      const int64_t *q = parts + 4 * r;
+      if (i >= q[0] && i < q[1] && j >= q[2] && j < q[3]) owner = r;
+    }
+    int local = -1;
+    for (int q = 0; q < m->nrx; ++q)
+      if (m->rx_global[q] == k) local = q;
+    if (c->rank == owner) {
+      for (int64_t s = 0; s < m->step; ++s)
+        memcpy(mine + 3 * (size_t)s, m->rx_hist + ((size_t)s * (size_t)m->nrx + (size_t)local) * 3, 3 * sizeof(float));
+      if (owner == 0)
+        memcpy(all + (size_t)k * per, mine, per * sizeof(float));
+      else
+        GS_MPI_CHECK(MPI_Send(mine, (int)per, MPI_FLOAT, 0, 100 + k, c->world));
+    } else if (c->rank == 0) {
+      GS_MPI_CHECK(MPI_Recv(all + (size_t)k * per, (int)per, MPI_FLOAT, owner, 100 + k, c->world, MPI_STATUS_IGNORE));
+    }
+  }
+  free(mine);
+  return all; /* [receiver][step][Ez, Hx, Hy] on rank 0 */
+}
+
 static int fdtd_run(gs_run *run, int argc, char **argv) {
   (void)argc;
   const gs_comm *c = &run->comm;
-  if (c->size > 1) {
-    if (c->rank == 0)
-      gs_log_error("fdtd: one rank only in this version (the distributed FDTD is issue #5); run without mpirun -np");
-    return GS_EXIT_USAGE;
-  }
+  const int root = c->rank == 0;
   gs_scene sc;
   char err[1024];
   gs_status st = gs_scene_load(argv[0], &sc, err, sizeof err);
   if (st != GS_OK) {
-    gs_log_error("%s", err);
+    if (root) gs_log_error("%s", err);
     return GS_EXIT_USAGE;
   }
   if (o.steps) sc.iterations = o.steps;
   if (o.snapshot_every) sc.snapshot_every = o.snapshot_every;
+  if (c->size > 1 && (o.checkpoint_every || o.restart || o.stop_after)) {
+    if (root) gs_log_error("fdtd: checkpoints with more than one rank are not available yet (issue #5)");
+    gs_scene_free(&sc);
+    return GS_EXIT_USAGE;
+  }
   /* Every run's sources and receivers must stay inside the domain. */
   for (int64_t r = 0; r < o.runs; ++r) {
     for (int k = 0; k < sc.nsources + sc.nrx; ++k) {
@@ -701,13 +815,43 @@ static int fdtd_run(gs_run *run, int argc, char **argv) {
       int64_t i = is_src ? sc.sources[k].i + r * sc.src_di : sc.rxs[k - sc.nsources].i + r * sc.rx_di;
       int64_t j = is_src ? sc.sources[k].j + r * sc.src_dj : sc.rxs[k - sc.nsources].j + r * sc.rx_dj;
       if (i < 1 || i >= sc.nx || j < 1 || j >= sc.ny) {
-        gs_log_error("%s: run %lld moves a %s outside the domain (#src_steps/#rx_steps)", argv[0], (long long)r + 1,
-                     is_src ? "source" : "receiver");
+        if (root)
+          gs_log_error("%s: run %lld moves a %s outside the domain (#src_steps/#rx_steps)", argv[0], (long long)r + 1,
+                       is_src ? "source" : "receiver");
         gs_scene_free(&sc);
         return GS_EXIT_USAGE;
       }
     }
   }
+  /* Decomposition: PX x PY ranks, x along dimension 0. */
+  int dims[2] = {0, 0};
+  if (o.decomp) {
+    int64_t px, py;
+    if (gs_parse_size2(o.decomp, &px, &py) != 0 || px * py != c->size) {
+      if (root) gs_log_error("fdtd: --decomp '%s' is not PXxPY with PX * PY = %d ranks", o.decomp, c->size);
+      gs_scene_free(&sc);
+      return GS_EXIT_USAGE;
+    }
+    dims[0] = (int)px;
+    dims[1] = (int)py;
+  } else {
+    GS_MPI_CHECK(MPI_Dims_create(c->size, 2, dims));
+    if ((sc.ny > sc.nx) != (dims[1] > dims[0])) { /* more ranks along the longer side */
+      int t = dims[0];
+      dims[0] = dims[1];
+      dims[1] = t;
+    }
+  }
+  MPI_Comm cart;
+  int periods[2] = {0, 0}, coords[2];
+  GS_MPI_CHECK(MPI_Cart_create(c->world, 2, dims, periods, 0, &cart));
+  GS_MPI_CHECK(MPI_Cart_coords(cart, c->rank, 2, coords));
+  gs_fdtd_part part = {coords[0] * (sc.nx + 1) / dims[0], (coords[0] + 1) * (sc.nx + 1) / dims[0],
+                       coords[1] * (sc.ny + 1) / dims[1], (coords[1] + 1) * (sc.ny + 1) / dims[1]};
+  int64_t mypart[4] = {part.i0, part.i1, part.j0, part.j1};
+  int64_t *parts = gs_xmalloc(sizeof *parts * 4 * (size_t)c->size);
+  GS_MPI_CHECK(MPI_Allgather(mypart, 4, MPI_INT64_T, parts, 4, MPI_INT64_T, c->world));
+
   char outdir[1100];
   if (o.outdir) {
     snprintf(outdir, sizeof outdir, "%s", o.outdir);
@@ -718,34 +862,54 @@ static int fdtd_run(gs_run *run, int argc, char **argv) {
     if (bl > 3 && strcmp(base + bl - 3, ".in") == 0) bl -= 3;
     snprintf(outdir, sizeof outdir, "%.*s_out", (int)bl, base);
   }
-  if (gs_mkdirs(outdir, 1) != 0) {
-    gs_log_error("fdtd: %s: %s", outdir, strerror(errno));
+  int bad = 0;
+  if (root) {
+    bad = gs_mkdirs(outdir, 1) != 0;
+    if (bad) gs_log_error("fdtd: %s: %s", outdir, strerror(errno));
+    if (!bad && sc.snapshot_every) {
+      char sd[1200];
+      snprintf(sd, sizeof sd, "%s/snapshots", outdir);
+      gs_mkdirs(sd, 1);
+    }
+  }
+  if (gs_comm_agree(bad, c->world)) {
+    free(parts);
+    MPI_Comm_free(&cart);
     gs_scene_free(&sc);
     return GS_EXIT_USAGE;
   }
-  if (sc.snapshot_every) {
-    char sd[1200];
-    snprintf(sd, sizeof sd, "%s/snapshots", outdir);
-    gs_mkdirs(sd, 1);
-  }
   double cells = (double)sc.nx * (double)sc.ny;
-  printf("fdtd: %s%s%s: %lld x %lld cells of %g x %g m, dt %.6g s (stability %g), %lld iterations, %d material(s), "
-         "%d source(s), %d receiver(s), PML %d/%d/%d/%d, backend %s, %d run(s)\n",
-         sc.title[0] ? "'" : "", sc.title[0] ? sc.title : argv[0], sc.title[0] ? "'" : "", (long long)sc.nx,
-         (long long)sc.ny, sc.dx, sc.dy, sc.dt, sc.stability, (long long)sc.iterations, sc.nmaterials - 2,
-         sc.nsources, sc.nrx, sc.pml[0], sc.pml[1], sc.pml[2], sc.pml[3], run->backend->name, (int)o.runs);
-  if (sc.messages)
-    for (int k = 2; k < sc.nmaterials; ++k)
-      printf("  material %s: er %g, sigma %g S/m\n", sc.materials[k].name, sc.materials[k].er, sc.materials[k].sigma);
-  fflush(stdout);
+  if (root) {
+    printf("fdtd: %s%s%s: %lld x %lld cells of %g x %g m, dt %.6g s (stability %g), %lld iterations, %d material(s), "
+           "%d source(s), %d receiver(s), PML %d/%d/%d/%d, backend %s, %d run(s)\n",
+           sc.title[0] ? "'" : "", sc.title[0] ? sc.title : argv[0], sc.title[0] ? "'" : "", (long long)sc.nx,
+           (long long)sc.ny, sc.dx, sc.dy, sc.dt, sc.stability, (long long)sc.iterations, sc.nmaterials - 2,
+           sc.nsources, sc.nrx, sc.pml[0], sc.pml[1], sc.pml[2], sc.pml[3], run->backend->name, (int)o.runs);
+    if (c->size > 1) printf("fdtd: %d ranks, decomposition %dx%d, halo transport mpi-host\n", c->size, dims[0], dims[1]);
+    if (sc.messages)
+      for (int k = 2; k < sc.nmaterials; ++k)
+        printf("  material %s: er %g, sigma %g S/m\n", sc.materials[k].name, sc.materials[k].er, sc.materials[k].sigma);
+    fflush(stdout);
+  }
 
-  float *bscan = o.runs > 1 && sc.nrx ? gs_xcalloc((size_t)o.runs * (size_t)sc.iterations, sizeof(float)) : NULL;
+  float *bscan = root && o.runs > 1 && sc.nrx ? gs_xcalloc((size_t)o.runs * (size_t)sc.iterations, sizeof(float)) : NULL;
   int status = GS_EXIT_OK;
   double total_steps = 0, t_total = 0;
   uint64_t sum[3] = {0, 0, 0};
   for (int64_t r = 0; r < o.runs && status == GS_EXIT_OK; ++r) {
     gs_fdtd_sim m;
-    gs_fdtd_sim_init(&m, &sc, run->backend, (int)r);
+    st = gs_fdtd_sim_init_part(&m, &sc, run->backend, (int)r, &part, err, sizeof err);
+    /* The lowest failing rank says why; all exit together. */
+    int mine = st == GS_OK ? c->size : c->rank, first = c->size;
+    GS_MPI_CHECK(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, c->world));
+    if (first < c->size) {
+      if (c->rank == first) gs_log_error("fdtd: decomposition %dx%d: %s", dims[0], dims[1], err);
+      if (st == GS_OK) gs_fdtd_sim_free(&m);
+      status = GS_EXIT_USAGE;
+      break;
+    }
+    gs_halo *halo = c->size > 1 ? gs_halo_create(cart, run->backend, m.oi1 - m.oi0, m.oj1 - m.oj0, m.pitch, m.g, 3) : NULL;
+    static const unsigned ghosts[3] = {GS_GHOST_ALL, GS_GHOST_BOTTOM, GS_GHOST_LEFT}; /* Ez, Hx, Hy */
     char ckpath[1300];
     snprintf(ckpath, sizeof ckpath, "%s/checkpoint.gsck", outdir);
     if (o.restart) {
@@ -759,20 +923,25 @@ static int fdtd_run(gs_run *run, int argc, char **argv) {
       }
       printf("fdtd: restarting at step %lld from %s\n", (long long)m.step, rp);
     }
-    int show = o.progress || isatty(2);
+    int show = root && (o.progress || isatty(2));
     gs_progress *prog = show ? gs_progress_create("fdtd", sc.iterations, "steps") : NULL;
-    int64_t first = m.step;
+    int64_t first_step = m.step;
+    GS_MPI_CHECK(MPI_Barrier(c->world));
     double t0 = now_s();
     int stopped = 0;
     while (m.step < sc.iterations) {
       gs_fdtd_sim_step(&m);
+      if (halo) {
+        float *const f[3] = {m.v.ez, m.v.hx, m.v.hy};
+        gs_halo_exchange(halo, f, ghosts, 3, m.s);
+      }
       if (sc.snapshot_every && m.step % sc.snapshot_every == 0) {
         char sp[1300];
         if (o.runs > 1)
           snprintf(sp, sizeof sp, "%s/snapshots/run%03lld_ez_%08lld.png", outdir, (long long)r + 1, (long long)m.step);
         else
           snprintf(sp, sizeof sp, "%s/snapshots/ez_%08lld.png", outdir, (long long)m.step);
-        if (gs_fdtd_sim_snapshot(&m, sp, err, sizeof err) != GS_OK) {
+        if (snapshot_all(&m, c, parts, sp, err, sizeof err) != GS_OK) {
           gs_log_error("fdtd: snapshot: %s", err);
           status = GS_EXIT_PARTIAL;
         }
@@ -782,50 +951,58 @@ static int fdtd_run(gs_run *run, int argc, char **argv) {
         gs_fatal("checkpoint", err, __FILE__, __LINE__);
       if (prog && (m.step & 63) == 0) {
         gs_fdtd_sim_sync(&m);
-        gs_progress_update(prog, m.step, (double)(m.step - first) * cells * 1e-6);
+        gs_progress_update(prog, m.step, (double)(m.step - first_step) * cells * 1e-6);
       }
-      if (o.stop_after && m.step - first >= o.stop_after && m.step < sc.iterations) {
+      if (o.stop_after && m.step - first_step >= o.stop_after && m.step < sc.iterations) {
         stopped = 1;
         break;
       }
     }
     gs_fdtd_sim_sync(&m);
+    GS_MPI_CHECK(MPI_Barrier(c->world));
     double secs = now_s() - t0;
     if (prog) gs_progress_end(prog);
+    gs_halo_destroy(halo);
     if (stopped) {
       if (gs_fdtd_checkpoint_write(&m, ckpath, err, sizeof err) != GS_OK) gs_fatal("checkpoint", err, __FILE__, __LINE__);
       printf("fdtd: stopped after step %lld of %lld; continue with --restart %s\n", (long long)m.step,
              (long long)sc.iterations, outdir);
       gs_fdtd_sim_free(&m);
-      status = GS_EXIT_OK;
       o.runs = r + 1;
-      bscan = (free(bscan), NULL);
+      free(bscan);
+      bscan = NULL;
       break;
     }
-    total_steps += (double)(m.step - first);
+    total_steps += (double)(m.step - first_step);
     t_total += secs;
-    char rp[1300];
-    if (o.runs > 1)
-      snprintf(rp, sizeof rp, "%s/receivers_run%03lld.csv", outdir, (long long)r + 1);
-    else
-      snprintf(rp, sizeof rp, "%s/receivers.csv", outdir);
-    if (sc.nrx && write_receivers(&m, rp, err, sizeof err) != GS_OK) {
-      gs_log_error("fdtd: %s", err);
-      status = GS_EXIT_PARTIAL;
+    float *rx = sc.nrx ? gather_receivers(&m, c, parts, (int)r) : NULL;
+    if (root && sc.nrx) {
+      char rp[1300];
+      if (o.runs > 1)
+        snprintf(rp, sizeof rp, "%s/receivers_run%03lld.csv", outdir, (long long)r + 1);
+      else
+        snprintf(rp, sizeof rp, "%s/receivers.csv", outdir);
+      if (write_receivers(&sc, rx, m.step, rp, err, sizeof err) != GS_OK) {
+        gs_log_error("fdtd: %s", err);
+        status = GS_EXIT_PARTIAL;
+      }
+      if (bscan)
+        for (int64_t s = 0; s < sc.iterations; ++s) bscan[(size_t)r * (size_t)sc.iterations + (size_t)s] = rx[3 * (size_t)s];
     }
-    if (bscan)
-      for (int64_t s = 0; s < sc.iterations; ++s) bscan[(size_t)r * (size_t)sc.iterations + (size_t)s] = m.rx_hist[(size_t)s * 3 * (size_t)m.nrx];
-    gs_fdtd_sim_checksum(&m, sum);
-    if (o.runs > 1) printf("fdtd: run %lld of %lld done\n", (long long)r + 1, (long long)o.runs);
-    unlink(ckpath); /* the run is complete: its checkpoint is stale */
+    free(rx);
+    uint64_t local[3];
+    gs_fdtd_sim_checksum(&m, local);
+    GS_MPI_CHECK(MPI_Reduce(local, sum, 3, MPI_UINT64_T, MPI_SUM, 0, c->world));
+    if (root && o.runs > 1) printf("fdtd: run %lld of %lld done\n", (long long)r + 1, (long long)o.runs);
+    if (root) unlink(ckpath); /* the run is complete: its checkpoint is stale */
     gs_fdtd_sim_free(&m);
-    if (r + 1 == o.runs) {
+    if (root && r + 1 == o.runs) {
       printf("checksum Ez=%016" PRIx64 " Hx=%016" PRIx64 " Hy=%016" PRIx64 "\n", sum[0], sum[1], sum[2]);
-      printf("fdtd: %.0f steps in %.3f s: %.1f Mcells/s\n", total_steps, t_total,
+      printf("fdtd: %.0f steps in %.3f s on %d rank(s): %.1f Mcells/s\n", total_steps, t_total, c->size,
              t_total > 0 ? total_steps * cells / t_total * 1e-6 : 0.0);
     }
   }
-  if (bscan && status == GS_EXIT_OK) {
+  if (root && bscan && status == GS_EXIT_OK) {
     char bp[1300];
     snprintf(bp, sizeof bp, "%s/bscan.png", outdir);
     if (write_bscan(bscan, o.runs, sc.iterations, bp, err, sizeof err) != GS_OK) {
@@ -834,6 +1011,8 @@ static int fdtd_run(gs_run *run, int argc, char **argv) {
     }
   }
   free(bscan);
+  free(parts);
+  MPI_Comm_free(&cart);
   fflush(stdout);
   gs_scene_free(&sc);
   return status;

@@ -109,7 +109,7 @@ void gs_place(const gs_comm *c, const gs_backend *b, int bind, gs_placement *out
   int sharing = gs_placement_split(topo, (const hwloc_const_cpuset_t *)loc, c->local_size, c->local_rank, set);
   if (sharing < 0) gs_fatal("gs_placement_split", "the GPU's locality holds no processing unit", __FILE__, __LINE__);
   if (sharing > 1 && c->local_rank == 0)
-    gs_log_warn("host %s: more ranks than cores near a GPU; %d ranks share each core", c->host, sharing);
+    gs_log_warn("host %s: more ranks than cores (near their GPU, or on the node); %d ranks share each core", c->host, sharing);
   hwloc_bitmap_list_snprintf(out->cpuset, sizeof out->cpuset, set);
   GS_HWLOC_CHECK(hwloc_cpuset_to_nodeset(topo, set, nodes));
   hwloc_bitmap_list_snprintf(out->numa, sizeof out->numa, nodes);

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Distributed FDTD (mpi-host halo exchange): 1, 2, 3 and 4 ranks and the
+# decompositions 1x4, 4x1, 2x2 and uneven splits give the checksum line,
+# receivers.csv, snapshots and B-scan of one rank, byte for byte, on
+# inputs/gpr.in and inputs/material_map.in; impossible decompositions are
+# refused with the reason. GS_BACKEND picks the backend; GS_MAX_RANKS limits
+# the rank count (GPU machine: its GPU count).
+set -u
+bin=${GS_BIN:?}; src=${GS_SOURCE_DIR:?}; mpi=${GS_MPIEXEC:?}; b=${GS_BACKEND:-cpu}; max=${GS_MAX_RANKS:-4}
+if [ "$b" = cuda ] && ! nvidia-smi -L > /dev/null 2>&1; then echo "no GPU: skipped"; exit 77; fi
+w=${GS_WORK:?}/fdtd_ranks_$b; rm -rf "$w"; mkdir -p "$w"
+fail=0
+f() { echo "FAIL: $*"; fail=1; }
+run() { # NAME RANKS ARGS...
+  local name=$1 n=$2; shift 2
+  "$mpi" -np "$n" --oversubscribe "$bin" fdtd --backend "$b" "$@" -o "$w/$name" > "$w/$name.log" 2>&1 || f "$name: $(tail -3 "$w/$name.log")"
+}
+for scene in gpr material_map; do
+  args=("$src/inputs/$scene.in" --steps 240 --snapshot-every 120)
+  run "$scene-1" 1 "${args[@]}"
+  for d in 2x1 1x2 3x1 1x3 2x2 4x1 1x4; do
+    n=$(( ${d%x*} * ${d#*x} )); [ "$n" -le "$max" ] || continue
+    run "$scene-$d" "$n" "${args[@]}" --decomp "$d"
+    [ "$(grep checksum "$w/$scene-1.log")" = "$(grep checksum "$w/$scene-$d.log")" ] || f "$scene $d: checksum differs"
+    cmp -s "$w/$scene-1/receivers.csv" "$w/$scene-$d/receivers.csv" || f "$scene $d: receivers.csv differs"
+    diff -r "$w/$scene-1/snapshots" "$w/$scene-$d/snapshots" > /dev/null || f "$scene $d: snapshots differ"
+  done
+done
+grep -q "decomposition 2x1, halo transport mpi-host" "$w/gpr-2x1.log" || f "run header"
+# Without --decomp the ranks are laid along the longer side (gpr.in is 600 x 300).
+if [ "$max" -ge 2 ]; then
+  run auto 2 "$src/inputs/gpr.in" --steps 100
+  grep -q "decomposition 2x1" "$w/auto.log" || f "default decomposition: $(grep decomposition "$w/auto.log")"
+  # B-scan over 2 runs on 2 ranks equals one rank's.
+  run bscan-1 1 "$src/inputs/gpr.in" --steps 150 -n 2
+  run bscan-2 2 "$src/inputs/gpr.in" --steps 150 -n 2
+  cmp -s "$w/bscan-1/bscan.png" "$w/bscan-2/bscan.png" || f "B-scan differs"
+  cmp -s "$w/bscan-1/receivers_run002.csv" "$w/bscan-2/receivers_run002.csv" || f "run 2 receivers differ"
+  # Refusals, one line from one rank, exit status 2.
+  refuse() { # PATTERN RANKS ARGS...
+    local pat=$1 n=$2; shift 2
+    local out rc
+    out=$("$mpi" -np "$n" --oversubscribe "$bin" fdtd --backend "$b" "$@" -o "$w/x" 2>&1); rc=$?
+    { [ "$rc" != 0 ] && grep -qE -- "$pat" <<<"$out" && [ "$(grep -c "gpustencil: fdtd" <<<"$out")" = 1 ]; } || f "refusal '$pat' ($rc): $out"
+  }
+  refuse "--decomp '3x1' is not PXxPY with PX \* PY = 2" 2 "$src/inputs/gpr.in" --decomp 3x1
+  refuse "checkpoints with more than one rank" 2 "$src/inputs/gpr.in" --checkpoint-every 10
+  printf '%s\n' "#domain: 0.042 0.042 0.002" "#dx_dy_dz: 0.002 0.002 0.002" "#time_window: 10" > "$w/small.in"
+  refuse "rank boundary .* falls inside the CPML" 2 "$w/small.in" --decomp 2x1
+fi
+echo "fdtd_ranks ($b): $([ $fail = 0 ] && echo ok || echo FAILED)"
+exit $fail
