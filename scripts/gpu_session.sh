@@ -7,7 +7,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:-$here/gpu-out}; mkdir -p "$out"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
 log() { echo "== $*"; }
-# GS_SECTIONS: which parts to run (default all): tests info scale ncu e2e huge fdtd
+# GS_SECTIONS: which parts to run (default all): tests info scale ncu e2e huge fdtd fdtd2
 want() { [ -z "${GS_SECTIONS:-}" ] || [[ " $GS_SECTIONS " == *" $1 "* ]]; }
 cd "$here"
 log "machine"; nvidia-smi -L; nvidia-smi topo -m 2>/dev/null | head -8; nproc
@@ -95,6 +95,19 @@ if want fdtd; then
   $bin fdtd inputs/gpr.in -n ${GS_BSCAN_RUNS:-60} -o /tmp/gpr-bscan 2>&1 | grep -E "checksum|Mcells" | tee -a "$out/gpr_gpu.txt"
   cp /tmp/gpr-bscan/bscan.png "$out/bscan.png" 2>/dev/null
   cp /tmp/gpr-gpu/snapshots/ez_00001600.png "$out/gpr_ez_1600.png" 2>/dev/null
+fi
+if want fdtd2; then
+  log "fdtd on 1 and $ngpu ranks (mpi-host halo exchange)"
+  for n in 8192 16384; do
+    printf '%s\n' "#title: scaling $n" "#domain: $n.0e-3 $n.0e-3 0.001" "#dx_dy_dz: 0.001 0.001 0.001" \
+      "#time_window: ${GS_FDTD2_STEPS:-200}" "#material: 6 0.005 1 0 soil" "#box: 0 0 0 $n.0e-3 $((n / 2)).0e-3 0.001 soil" \
+      "#waveform: ricker 1 10e9 w" "#hertzian_dipole: z $((n / 2)).0e-3 $((n / 2 + 5)).0e-3 0 w" \
+      "#rx: $((n / 2 + 10)).0e-3 $((n / 2 + 5)).0e-3 0" "#messages: n" > /tmp/scal$n.in
+    for r in 1 $ngpu; do
+      mpirun -np $r --oversubscribe $bin fdtd /tmp/scal$n.in -o /tmp/scal$n-$r 2>&1 | grep -E "checksum|Mcells|decomposition" | sed "s/^/$n^2 np=$r: /"
+    done
+    cmp /tmp/scal$n-1/receivers.csv /tmp/scal$n-$ngpu/receivers.csv && echo "$n^2: receivers.csv identical on 1 and $ngpu GPUs"
+  done 2>&1 | tee "$out/fdtd_ranks.txt"
 fi
 cp build-gpu/Testing/Temporary/LastTest.log /tmp/gs-LastTest.log 2>/dev/null
 true
