@@ -129,6 +129,13 @@ for x in a b c d; do cmp -s "$w/array/$x.png" "$w/scaled/$x.png" || f "array out
 grep -hq "scale shard 1/2" "$w"/scale-array-*.out || f "array header"
 job fdtd --cpus-per-task=1 "$src/jobs/fdtd.sbatch" "$src/inputs/free_space.in" -o "$w/fs" --steps 200
 grep -q "checksum Ez=" "$w"/fdtd-*.out && [ -s "$w/fs/receivers.csv" ] || f "fdtd outputs: $(cat "$w"/fdtd-*.out)"
+# The grid split over 2 tasks: the same checksum as the 1-task job.
+if [ "$ntasks" = 2 ]; then
+  job fdtd-two --ntasks=2 --cpus-per-task=1 "$src/jobs/fdtd.sbatch" "$src/inputs/free_space.in" -o "$w/fs3" --steps 200
+  grep -q "decomposition" "$w"/fdtd-two-*.out || f "2-task fdtd did not split the grid"
+  [ "$(grep -h checksum "$w"/fdtd-[0-9]*.out)" = "$(grep -h checksum "$w"/fdtd-two-*.out)" ] || f "2-task checksum differs"
+  cmp -s "$w/fs/receivers.csv" "$w/fs3/receivers.csv" || f "2-task receivers.csv differs"
+fi
 # A checkpointed job stopped early, then resubmitted: it restarts and ends with
 # the unbroken run's checksum.
 GS_CHECKPOINT_EVERY=50 job fdtd-part --cpus-per-task=1 "$src/jobs/fdtd.sbatch" "$src/inputs/free_space.in" -o "$w/fs2" --steps 200 --stop-after 120
