@@ -45,6 +45,13 @@ if [ "$max" -ge 2 ]; then
   }
   refuse "--decomp '3x1' is not PXxPY with PX \* PY = 2" 2 "$src/inputs/gpr.in" --decomp 3x1
   refuse "checkpoints with more than one rank" 2 "$src/inputs/gpr.in" --checkpoint-every 10
+  # A rank failing in the halo exchange ends every rank within 10 s, naming itself.
+  start=$(date +%s)
+  out=$(GPUSTENCIL_FAULT=halo.exchange@1 timeout 60 "$mpi" -np 2 --oversubscribe -x GPUSTENCIL_FAULT "$bin" fdtd \
+        --backend "$b" "$src/inputs/gpr.in" --steps 100 -o "$w/fault" 2>&1); rc=$?
+  took=$(( $(date +%s) - start ))
+  { [ $rc != 0 ] && [ $rc != 124 ] && [ $took -le 10 ] && grep -qE "fatal: halo.exchange failed: .*rank 1/2" <<<"$out"; } \
+    || f "fault injection: rc $rc after ${took}s: $(grep fatal <<<"$out")"
   printf '%s\n' "#domain: 0.042 0.042 0.002" "#dx_dy_dz: 0.002 0.002 0.002" "#time_window: 10" > "$w/small.in"
   refuse "rank boundary .* falls inside the CPML" 2 "$w/small.in" --decomp 2x1
 fi
