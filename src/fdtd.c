@@ -486,13 +486,13 @@ typedef struct ck_header {
   char magic[8];
   uint32_t version, header_bytes;
   uint64_t scene_hash;
-  int64_t step, nx, ny, pitch, rows, iterations;
+  int64_t step, nx, ny, pitch, rows, iterations, oi0, oj0;
   int32_t nrx, nsrc, run, npml;
   uint64_t data_bytes;
   uint32_t crc, reserved;
 } ck_header;
 
-static const char ck_magic[8] = {'G', 'S', 'C', 'K', 'P', 'T', '0', '1'};
+static const char ck_magic[8] = {'G', 'S', 'C', 'K', 'P', 'T', '0', '2'};
 
 typedef struct ck_part {
   void *dev; /* device pointer, or NULL for host */
@@ -517,8 +517,9 @@ gs_status gs_fdtd_checkpoint_write(gs_fdtd_sim *m, const char *path, char *err, 
   gs_fdtd_sim_sync(m);
   ck_part parts[16];
   int np = ck_parts(m, parts);
-  ck_header h = {.version = 1, .header_bytes = sizeof h, .scene_hash = m->sc->hash, .step = m->step, .nx = m->nx,
+  ck_header h = {.version = 2, .header_bytes = sizeof h, .scene_hash = m->sc->hash, .step = m->step, .nx = m->nx,
                  .ny = m->ny, .pitch = m->pitch, .rows = m->rows, .iterations = m->sc->iterations,
+                 .oi0 = m->oi0, .oj0 = m->oj0,
                  .nrx = m->nrx, .nsrc = m->nsrc, .run = m->run, .npml = m->npml};
   memcpy(h.magic, ck_magic, 8);
   gs_tmpfile t;
@@ -567,6 +568,7 @@ gs_status gs_fdtd_checkpoint_read(gs_fdtd_sim *m, const char *path, char *err, s
              h.scene_hash, m->sc->hash);
     st = GS_ERR_FORMAT;
   } else if (h.nx != m->nx || h.ny != m->ny || h.pitch != m->pitch || h.rows != m->rows || h.nrx != m->nrx ||
+             h.oi0 != m->oi0 || h.oj0 != m->oj0 ||
              h.nsrc != m->nsrc || h.npml != m->npml || h.run != m->run || h.iterations != m->sc->iterations ||
              h.step < 0 || h.step > m->sc->iterations) {
     snprintf(err, errlen, "%s: sizes do not match this run (grid %lldx%lld, run %d, step %lld)", path,
@@ -696,6 +698,107 @@ static gs_status write_bscan(float *ez, int64_t runs, int64_t steps, const char 
   return st;
 }
 
+/* Checkpoints of a run on several ranks: DIR/checkpoint.s<step>.r<rank>.gsck,
+ * one per rank, committed together by DIR/checkpoint.manifest (written last,
+ * atomically) naming the step and the decomposition; the previous set is
+ * removed after the new manifest is in place. One rank: DIR/checkpoint.gsck. */
+static void ck_rank_path(char *buf, size_t n, const char *dir, int64_t step, int rank) {
+  snprintf(buf, n, "%s/checkpoint.s%lld.r%05d.gsck", dir, (long long)step, rank);
+}
+
+static void checkpoint_save(gs_fdtd_sim *m, const gs_comm *c, const int dims[2], const char *dir, int64_t *prev) {
+  char path[1400], err[1024];
+  if (c->size == 1) {
+    snprintf(path, sizeof path, "%s/checkpoint.gsck", dir);
+    if (gs_fdtd_checkpoint_write(m, path, err, sizeof err) != GS_OK) gs_fatal("checkpoint", err, __FILE__, __LINE__);
+    return;
+  }
+  ck_rank_path(path, sizeof path, dir, m->step, c->rank);
+  if (gs_fdtd_checkpoint_write(m, path, err, sizeof err) != GS_OK) gs_fatal("checkpoint", err, __FILE__, __LINE__);
+  GS_MPI_CHECK(MPI_Barrier(c->world)); /* every rank's file is in place */
+  if (c->rank == 0) {
+    snprintf(path, sizeof path, "%s/checkpoint.manifest", dir);
+    gs_tmpfile t;
+    if (gs_tmpfile_open(&t, path, err, sizeof err) != GS_OK) gs_fatal("checkpoint manifest", err, __FILE__, __LINE__);
+    fprintf(t.fp, "gpustencil checkpoint manifest 1\nranks %d\ndecomp %dx%d\nstep %lld\nscene %016" PRIx64 "\n", c->size,
+            dims[0], dims[1], (long long)m->step, m->sc->hash);
+    if (gs_tmpfile_commit(&t, 0, 1, err, sizeof err) != GS_OK) gs_fatal("checkpoint manifest", err, __FILE__, __LINE__);
+  }
+  GS_MPI_CHECK(MPI_Barrier(c->world)); /* the new set is committed: drop the old one */
+  if (*prev >= 0) {
+    ck_rank_path(path, sizeof path, dir, *prev, c->rank);
+    unlink(path);
+  }
+  *prev = m->step;
+}
+
+/* Removes the checkpoint of a completed run. */
+static void checkpoint_remove(const gs_comm *c, const char *dir, int64_t step) {
+  char path[1400];
+  if (c->size == 1) {
+    snprintf(path, sizeof path, "%s/checkpoint.gsck", dir);
+    unlink(path);
+    return;
+  }
+  if (c->rank == 0) {
+    snprintf(path, sizeof path, "%s/checkpoint.manifest", dir);
+    unlink(path);
+  }
+  if (step >= 0) {
+    ck_rank_path(path, sizeof path, dir, step, c->rank);
+    unlink(path);
+  }
+}
+
+/* Collective: loads the checkpoint in dir; GS_OK on every rank or an error on
+ * every rank (the reason in err on the rank that found it). */
+static gs_status checkpoint_load(gs_fdtd_sim *m, const gs_comm *c, const int dims[2], const char *dir, int64_t *step,
+                                 char *err, size_t errlen) {
+  char path[1400];
+  gs_status st = GS_OK;
+  if (c->size == 1) {
+    snprintf(path, sizeof path, "%s/checkpoint.gsck", dir);
+    st = gs_fdtd_checkpoint_read(m, path, err, errlen);
+    *step = m->step;
+    return st;
+  }
+  long long info[4] = {0, 0, 0, -1}; /* ranks, px, py, step */
+  if (c->rank == 0) {
+    snprintf(path, sizeof path, "%s/checkpoint.manifest", dir);
+    FILE *fp = fopen(path, "r");
+    unsigned long long hash = 0;
+    if (!fp) {
+      snprintf(err, errlen, "%.900s: %s", path, strerror(errno));
+      st = GS_ERR_IO;
+    } else {
+      if (fscanf(fp, "gpustencil checkpoint manifest 1 ranks %lld decomp %lldx%lld step %lld scene %llx", &info[0],
+                 &info[1], &info[2], &info[3], &hash) != 5) {
+        snprintf(err, errlen, "%.900s: not a gpustencil checkpoint manifest", path);
+        st = GS_ERR_FORMAT;
+      } else if (info[0] != c->size || info[1] != dims[0] || info[2] != dims[1]) {
+        snprintf(err, errlen, "%.900s: written by %lld ranks as %lldx%lld; restart with the same ranks and --decomp", path,
+                 info[0], info[1], info[2]);
+        st = GS_ERR_FORMAT;
+      } else if (hash != m->sc->hash) {
+        snprintf(err, errlen, "%.900s: made from a different scene", path);
+        st = GS_ERR_FORMAT;
+      }
+      fclose(fp);
+    }
+    if (st != GS_OK) info[3] = -1;
+  }
+  GS_MPI_CHECK(MPI_Bcast(info, 4, MPI_LONG_LONG, 0, c->world));
+  if (info[3] >= 0) {
+    ck_rank_path(path, sizeof path, dir, info[3], c->rank);
+    st = gs_fdtd_checkpoint_read(m, path, err, errlen);
+  } else if (c->rank != 0) {
+    st = GS_ERR_FORMAT; /* rank 0 says why */
+    err[0] = '\0';
+  }
+  *step = info[3];
+  return gs_comm_agree(st != GS_OK, c->world) ? (st != GS_OK ? st : GS_ERR_FORMAT) : GS_OK;
+}
+
 /* Rank 0 assembles Ez from every rank's owned block (row-major blocks) and
  * writes the snapshot; collective. */
 static gs_status snapshot_all(gs_fdtd_sim *m, const gs_comm *c, const int64_t *parts, const char *path, char *err,
@@ -803,11 +906,6 @@ static int fdtd_run(gs_run *run, int argc, char **argv) {
   }
   if (o.steps) sc.iterations = o.steps;
   if (o.snapshot_every) sc.snapshot_every = o.snapshot_every;
-  if (c->size > 1 && (o.checkpoint_every || o.restart || o.stop_after)) {
-    if (root) gs_log_error("fdtd: checkpoints with more than one rank are not available yet (issue #5)");
-    gs_scene_free(&sc);
-    return GS_EXIT_USAGE;
-  }
   /* Every run's sources and receivers must stay inside the domain. */
   for (int64_t r = 0; r < o.runs; ++r) {
     for (int k = 0; k < sc.nsources + sc.nrx; ++k) {
@@ -910,18 +1008,23 @@ static int fdtd_run(gs_run *run, int argc, char **argv) {
     }
     gs_halo *halo = c->size > 1 ? gs_halo_create(cart, run->backend, m.oi1 - m.oi0, m.oj1 - m.oj0, m.pitch, m.g, 3) : NULL;
     static const unsigned ghosts[3] = {GS_GHOST_ALL, GS_GHOST_BOTTOM, GS_GHOST_LEFT}; /* Ez, Hx, Hy */
-    char ckpath[1300];
-    snprintf(ckpath, sizeof ckpath, "%s/checkpoint.gsck", outdir);
+    int64_t ck_prev = -1; /* step of this run's last checkpoint set */
     if (o.restart) {
-      char rp[1300];
-      snprintf(rp, sizeof rp, "%s/checkpoint.gsck", o.restart);
-      if (gs_fdtd_checkpoint_read(&m, rp, err, sizeof err) != GS_OK) {
-        gs_log_error("fdtd: --restart: %s", err);
+      err[0] = '\0';
+      if (checkpoint_load(&m, c, dims, o.restart, &ck_prev, err, sizeof err) != GS_OK) {
+        if (err[0]) gs_log_error("fdtd: --restart: %s", err);
+        gs_halo_destroy(halo);
         gs_fdtd_sim_free(&m);
         status = GS_EXIT_USAGE;
         break;
       }
-      printf("fdtd: restarting at step %lld from %s\n", (long long)m.step, rp);
+      if (root) printf("fdtd: restarting at step %lld from %s\n", (long long)m.step, o.restart);
+      if (halo) { /* the ghost layers are not in the checkpoint */
+        float *const f[3] = {m.v.ez, m.v.hx, m.v.hy};
+        gs_halo_exchange(halo, f, ghosts, 3, m.s);
+      }
+      /* The restarted set stays until this run writes its own (or completes). */
+      if (strcmp(o.restart, outdir) != 0) ck_prev = -1;
     }
     int show = root && (o.progress || isatty(2));
     gs_progress *prog = show ? gs_progress_create("fdtd", sc.iterations, "steps") : NULL;
@@ -946,9 +1049,8 @@ static int fdtd_run(gs_run *run, int argc, char **argv) {
           status = GS_EXIT_PARTIAL;
         }
       }
-      if (o.checkpoint_every && m.step % o.checkpoint_every == 0 && m.step < sc.iterations &&
-          gs_fdtd_checkpoint_write(&m, ckpath, err, sizeof err) != GS_OK)
-        gs_fatal("checkpoint", err, __FILE__, __LINE__);
+      if (o.checkpoint_every && m.step % o.checkpoint_every == 0 && m.step < sc.iterations)
+        checkpoint_save(&m, c, dims, outdir, &ck_prev);
       if (prog && (m.step & 63) == 0) {
         gs_fdtd_sim_sync(&m);
         gs_progress_update(prog, m.step, (double)(m.step - first_step) * cells * 1e-6);
@@ -964,9 +1066,10 @@ static int fdtd_run(gs_run *run, int argc, char **argv) {
     if (prog) gs_progress_end(prog);
     gs_halo_destroy(halo);
     if (stopped) {
-      if (gs_fdtd_checkpoint_write(&m, ckpath, err, sizeof err) != GS_OK) gs_fatal("checkpoint", err, __FILE__, __LINE__);
-      printf("fdtd: stopped after step %lld of %lld; continue with --restart %s\n", (long long)m.step,
-             (long long)sc.iterations, outdir);
+      if (ck_prev != m.step) checkpoint_save(&m, c, dims, outdir, &ck_prev);
+      if (root)
+        printf("fdtd: stopped after step %lld of %lld; continue with --restart %s\n", (long long)m.step,
+               (long long)sc.iterations, outdir);
       gs_fdtd_sim_free(&m);
       o.runs = r + 1;
       free(bscan);
@@ -994,7 +1097,7 @@ static int fdtd_run(gs_run *run, int argc, char **argv) {
     gs_fdtd_sim_checksum(&m, local);
     GS_MPI_CHECK(MPI_Reduce(local, sum, 3, MPI_UINT64_T, MPI_SUM, 0, c->world));
     if (root && o.runs > 1) printf("fdtd: run %lld of %lld done\n", (long long)r + 1, (long long)o.runs);
-    if (root) unlink(ckpath); /* the run is complete: its checkpoint is stale */
+    checkpoint_remove(c, outdir, ck_prev); /* the run is complete: its checkpoint is stale */
     gs_fdtd_sim_free(&m);
     if (root && r + 1 == o.runs) {
       printf("checksum Ez=%016" PRIx64 " Hx=%016" PRIx64 " Hy=%016" PRIx64 "\n", sum[0], sum[1], sum[2]);

@@ -44,7 +44,20 @@ if [ "$max" -ge 2 ]; then
     { [ "$rc" != 0 ] && grep -qE -- "$pat" <<<"$out" && [ "$(grep -c "gpustencil: fdtd" <<<"$out")" = 1 ]; } || f "refusal '$pat' ($rc): $out"
   }
   refuse "--decomp '3x1' is not PXxPY with PX \* PY = 2" 2 "$src/inputs/gpr.in" --decomp 3x1
-  refuse "checkpoints with more than one rank" 2 "$src/inputs/gpr.in" --checkpoint-every 10
+  # Checkpoints on several ranks: interrupted twice, restarted, the bits of one unbroken rank.
+  "$mpi" -np 2 --oversubscribe "$bin" fdtd --backend "$b" "$src/inputs/gpr.in" --steps 240 --snapshot-every 120 \
+    --checkpoint-every 50 --stop-after 130 -o "$w/ck" > "$w/ck1.log" 2>&1 || f "checkpoint run 1"
+  [ -f "$w/ck/checkpoint.manifest" ] && [ "$(ls "$w/ck" | grep -c '^checkpoint.s130.r')" = 2 ] || f "checkpoint set: $(ls "$w/ck")"
+  "$mpi" -np 2 --oversubscribe "$bin" fdtd --backend "$b" "$src/inputs/gpr.in" --steps 240 --snapshot-every 120 \
+    --checkpoint-every 50 --stop-after 50 --restart "$w/ck" -o "$w/ck" > "$w/ck2.log" 2>&1 || f "checkpoint run 2"
+  [ "$(ls "$w/ck" | grep -c '^checkpoint.s')" = 2 ] || f "old checkpoint sets not removed: $(ls "$w/ck")"
+  refuse "written by 2 ranks as 2x1" 2 "$src/inputs/gpr.in" --steps 240 --restart "$w/ck" --decomp 1x2
+  "$mpi" -np 2 --oversubscribe "$bin" fdtd --backend "$b" "$src/inputs/gpr.in" --steps 240 --snapshot-every 120 \
+    --restart "$w/ck" -o "$w/ck" > "$w/ck3.log" 2>&1 || f "checkpoint run 3"
+  grep -q "restarting at step 180" "$w/ck3.log" || f "did not restart at 180: $(grep restart "$w/ck3.log")"
+  [ "$(grep checksum "$w/gpr-1.log")" = "$(grep checksum "$w/ck3.log")" ] || f "restarted checksum differs"
+  cmp -s "$w/gpr-1/receivers.csv" "$w/ck/receivers.csv" || f "restarted receivers.csv differs"
+  ls "$w/ck" | grep -q '^checkpoint' && f "checkpoint files left after the run completed"
   # A rank failing in the halo exchange ends every rank within 10 s, naming itself.
   start=$(date +%s)
   out=$(GPUSTENCIL_FAULT=halo.exchange@1 timeout 60 "$mpi" -np 2 --oversubscribe -x GPUSTENCIL_FAULT "$bin" fdtd \

@@ -141,7 +141,7 @@ fi
 # the unbroken run's checksum.
 GS_CHECKPOINT_EVERY=50 job fdtd-part --cpus-per-task=1 "$src/jobs/fdtd.sbatch" "$src/inputs/free_space.in" -o "$w/fs2" --steps 200 --stop-after 120
 job fdtd-rest --cpus-per-task=1 "$src/jobs/fdtd.sbatch" "$src/inputs/free_space.in" -o "$w/fs2" --steps 200
-grep -q "restarting from" "$w"/fdtd-rest-*.out || f "resubmitted job did not restart"
+grep -q "restarting from the checkpoint" "$w"/fdtd-rest-*.out || f "resubmitted job did not restart"
 [ "$(grep -h checksum "$w"/fdtd-[0-9]*.out)" = "$(grep -h checksum "$w"/fdtd-rest-*.out)" ] || f "restarted checksum differs"
 # The documented mpirun alternative inside an allocation.
 GS_LAUNCHER=mpirun OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
