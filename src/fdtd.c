@@ -443,43 +443,6 @@ static float abs_quantile(const float *v, size_t n, size_t stride, double q) {
   return r;
 }
 
-/* Renders Ez of the whole grid: rows points at row 0 of an array laid out like
- * m's (pitch, ghost columns), m->mat_host holds every node's material. */
-static gs_status render_snapshot(const gs_fdtd_sim *m, const float *rows, const char *path, char *err, size_t errlen) {
-  int64_t w = m->nx + 1, h = m->ny + 1;
-  /* Colour scale: the 99.5th percentile of |Ez| (the field at the source
-   * would otherwise wash out everything else); larger values saturate. */
-  float *nodes = gs_xmalloc(sizeof(float) * (size_t)w * (size_t)h);
-  for (int64_t j = 0; j < h; ++j)
-    memcpy(nodes + (size_t)j * (size_t)w, rows + (size_t)j * (size_t)m->pitch + (size_t)m->g, sizeof(float) * (size_t)w);
-  float scale = abs_quantile(nodes, (size_t)w * (size_t)h, 1, 0.995);
-  free(nodes);
-  uint8_t *img = gs_xmalloc((size_t)w * (size_t)h * 3);
-  for (int64_t j = 0; j < h; ++j) {
-    uint8_t *out = img + (size_t)(h - 1 - j) * (size_t)w * 3; /* y up */
-    for (int64_t i = 0; i < w; ++i) {
-      diverging(rows[(size_t)j * (size_t)m->pitch + (size_t)(i + m->g)], scale, out + 3 * i);
-      uint8_t here = m->mat_host[field_index(m, i, j)];
-      int edge = (i > 0 && m->mat_host[field_index(m, i - 1, j)] != here) ||
-                 (j > 0 && m->mat_host[field_index(m, i, j - 1)] != here);
-      if (edge) out[3 * i] = out[3 * i + 1] = out[3 * i + 2] = 40; /* material outline */
-    }
-  }
-  gs_png_format f = {.width = (uint32_t)w, .height = (uint32_t)h, .depth = 8, .channels = 3};
-  gs_status st = gs_png_write_image(path, &f, img, 6, err, errlen);
-  free(img);
-  return st;
-}
-
-gs_status gs_fdtd_sim_snapshot(gs_fdtd_sim *m, const char *path, char *err, size_t errlen) {
-  int64_t h = m->ny + 1;
-  float *rows = gs_xmalloc(sizeof(float) * (size_t)m->pitch * (size_t)h);
-  gs_fdtd_sim_read_rows(m, 0, 0, h, rows);
-  gs_status st = render_snapshot(m, rows, path, err, errlen);
-  free(rows);
-  return st;
-}
-
 /* ----------------------------------------------------------- checkpoints */
 
 typedef struct ck_header {
@@ -799,66 +762,133 @@ static gs_status checkpoint_load(gs_fdtd_sim *m, const gs_comm *c, const int dim
   return gs_comm_agree(st != GS_OK, c->world) ? (st != GS_OK ? st : GS_ERR_FORMAT) : GS_OK;
 }
 
-/* Rank 0 assembles Ez from every rank's owned block (row-major blocks) and
- * writes the snapshot; collective. */
-static gs_status snapshot_all(gs_fdtd_sim *m, const gs_comm *c, const int64_t *parts, const char *path, char *err,
-                              size_t errlen) {
-  if (c->size == 1) return gs_fdtd_sim_snapshot(m, path, err, errlen);
+/* ------------------------------------------------------------ snapshots */
+
+/* Exact q-quantile of |Ez| over every node of the grid, the same for any
+ * split: non-negative floats sort like their bit patterns, so a histogram of
+ * the top 16 bits (summed over ranks) finds the bin holding the k-th value and
+ * a second histogram of the low 16 bits within it finds the value. Collective. */
+static float ez_abs_quantile(gs_fdtd_sim *m, const gs_comm *c, double q) {
+  const size_t bins = 65536;
+  uint64_t *hist = gs_xcalloc(bins, sizeof *hist);
   int64_t lw = m->oi1 - m->oi0, lh = m->oj1 - m->oj0;
   float *rows = gs_xmalloc(sizeof(float) * (size_t)m->pitch * (size_t)lh);
   gs_fdtd_sim_read_rows(m, 0, m->oj0, m->oj1, rows);
-  float *block = gs_xmalloc(sizeof(float) * (size_t)lw * (size_t)lh);
-  for (int64_t j = 0; j < lh; ++j)
-    memcpy(block + (size_t)j * (size_t)lw, rows + (size_t)j * (size_t)m->pitch + (size_t)m->g, sizeof(float) * (size_t)lw);
+  uint32_t top = 0;
+  uint64_t k = (uint64_t)(q * (double)((uint64_t)(m->nx + 1) * (uint64_t)(m->ny + 1) - 1));
+  for (int pass = 0; pass < 2; ++pass) {
+    memset(hist, 0, bins * sizeof *hist);
+    for (int64_t j = 0; j < lh; ++j)
+      for (int64_t i = 0; i < lw; ++i) {
+        float a = fabsf(rows[(size_t)j * (size_t)m->pitch + (size_t)(i + m->g)]);
+        uint32_t b;
+        memcpy(&b, &a, 4);
+        if (pass == 0)
+          hist[b >> 16]++;
+        else if ((b >> 16) == top)
+          hist[b & 0xFFFFu]++;
+      }
+    GS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, hist, (int)bins, MPI_UINT64_T, MPI_SUM, c->world));
+    uint32_t bin = 0;
+    while (bin + 1 < bins && hist[bin] <= k) k -= hist[bin++];
+    top = pass == 0 ? bin : (top << 16 | bin);
+  }
   free(rows);
-  int *counts = NULL, *displs = NULL;
-  float *all = NULL;
-  int64_t W = m->nx + 1, H = m->ny + 1;
-  if (c->rank == 0) {
-    counts = gs_xmalloc(sizeof *counts * (size_t)c->size);
-    displs = gs_xmalloc(sizeof *displs * (size_t)c->size);
-    int64_t off = 0;
-    for (int r = 0; r < c->size; ++r) {
-      const int64_t *q = parts + 4 * r;
-      int64_t n = (q[1] - q[0]) * (q[3] - q[2]);
-      if (off + n > INT32_MAX) gs_fatal("snapshot", "the grid is too large to gather (2^31 values)", __FILE__, __LINE__);
-      counts[r] = (int)n;
-      displs[r] = (int)off;
-      off += n;
-    }
-    all = gs_xmalloc(sizeof(float) * (size_t)off);
-  }
-  GS_MPI_CHECK(MPI_Gatherv(block, (int)(lw * lh), MPI_FLOAT, all, counts, displs, MPI_FLOAT, 0, c->world));
-  free(block);
+  free(hist);
+  float v;
+  memcpy(&v, &top, 4);
+  return v;
+}
+
+/* Writes Ez as a PNG, y up, in bands of rows from the top: every rank sends
+ * its part of each band to rank 0, which colours, filters and compresses the
+ * band as one piece of the PNG stream, so no rank holds the whole field.
+ * Colour scale: the exact 99.5th percentile of |Ez| (the field at the source
+ * would otherwise wash out everything else); material outlines in dark grey.
+ * Collective; the status is rank 0's. */
+static gs_status snapshot_all(gs_fdtd_sim *m, const gs_comm *c, const int64_t *parts, const char *path, char *err,
+                              size_t errlen) {
+  const gs_scene *sc = m->sc;
+  const int64_t W = m->nx + 1, H = m->ny + 1, band = 64;
+  float scale = ez_abs_quantile(m, c, 0.995);
+  int64_t lw = m->oi1 - m->oi0;
+  float *mine = gs_xmalloc(sizeof(float) * (size_t)m->pitch * (size_t)band);
+  float *block = gs_xmalloc(sizeof(float) * (size_t)lw * (size_t)band);
+  float *ez = c->rank == 0 ? gs_xmalloc(sizeof(float) * (size_t)W * (size_t)band) : NULL;
+  float *recv = c->rank == 0 ? gs_xmalloc(sizeof(float) * (size_t)W * (size_t)band) : NULL;
+  uint8_t *rgb = c->rank == 0 ? gs_xmalloc((size_t)W * 3 * (size_t)band) : NULL;
+  uint8_t *matrow = c->rank == 0 ? gs_xmalloc((size_t)W * (size_t)(band + 1)) : NULL;
+  uint8_t *prev = c->rank == 0 ? gs_xmalloc((size_t)W * 3) : NULL;
+  gs_png_writer *w = NULL;
   gs_status st = GS_OK;
+  uint32_t adler = 1;
   if (c->rank == 0) {
-    /* A one-rank view of the whole grid: fields from the blocks, materials painted again. */
-    gs_fdtd_sim whole;
-    memset(&whole, 0, sizeof whole);
-    whole.sc = m->sc;
-    whole.nx = m->nx;
-    whole.ny = m->ny;
-    whole.g = m->g;
-    whole.pitch = W + 2 * m->g;
-    whole.oi1 = W;
-    whole.oj1 = H;
-    float *full = gs_xcalloc((size_t)whole.pitch * (size_t)(H + 2), sizeof(float));
-    whole.mat_host = gs_xcalloc((size_t)whole.pitch * (size_t)(H + 2), 1);
+    gs_png_format f = {.width = (uint32_t)W, .height = (uint32_t)H, .depth = 8, .channels = 3};
+    st = gs_png_writer_open(path, &f, &w, err, errlen);
+  }
+  for (int64_t top = H; top > 0; top -= band) {
+    int64_t j0 = top - band > 0 ? top - band : 0, j1 = top; /* rows [j0, j1), written j1-1 first */
+    int64_t r0 = j0 > m->oj0 ? j0 : m->oj0, r1 = j1 < m->oj1 ? j1 : m->oj1;
+    if (r1 > r0) { /* my part of the band, packed */
+      gs_fdtd_sim_read_rows(m, 0, r0, r1, mine);
+      for (int64_t j = r0; j < r1; ++j)
+        memcpy(block + (size_t)(j - r0) * (size_t)lw, mine + (size_t)(j - r0) * (size_t)m->pitch + (size_t)m->g,
+               sizeof(float) * (size_t)lw);
+      if (c->rank != 0) GS_MPI_CHECK(MPI_Send(block, (int)(lw * (r1 - r0)), MPI_FLOAT, 0, 7, c->world));
+    }
+    if (c->rank != 0) continue;
     for (int r = 0; r < c->size; ++r) {
       const int64_t *q = parts + 4 * r;
-      int64_t bw = q[1] - q[0];
-      for (int64_t j = q[2]; j < q[3]; ++j)
-        memcpy(full + field_index(&whole, q[0], j), all + displs[r] + (j - q[2]) * bw, sizeof(float) * (size_t)bw);
+      int64_t a0 = j0 > q[2] ? j0 : q[2], a1 = j1 < q[3] ? j1 : q[3], bw = q[1] - q[0];
+      if (a1 <= a0) continue;
+      const float *src = block;
+      if (r != 0) {
+        GS_MPI_CHECK(MPI_Recv(recv, (int)(bw * (a1 - a0)), MPI_FLOAT, r, 7, c->world, MPI_STATUS_IGNORE));
+        src = recv;
+      }
+      for (int64_t j = a0; j < a1; ++j)
+        memcpy(ez + (size_t)(j - j0) * (size_t)W + (size_t)q[0], src + (size_t)(j - a0) * (size_t)bw,
+               sizeof(float) * (size_t)bw);
     }
-    for (int64_t j = 0; j < H; ++j)
-      for (int64_t i = 0; i < W; ++i) whole.mat_host[field_index(&whole, i, j)] = (uint8_t)gs_scene_material_at(m->sc, i, j);
-    st = render_snapshot(&whole, full + (size_t)whole.g * (size_t)whole.pitch, path, err, errlen);
-    free(full);
-    free(whole.mat_host);
+    if (st != GS_OK) continue;
+    /* Materials of the band and the row below it, for the outlines. */
+    for (int64_t j = (j0 > 0 ? j0 - 1 : 0); j < j1; ++j)
+      for (int64_t i = 0; i < W; ++i) matrow[(size_t)(j - j0 + 1) * (size_t)W + (size_t)i] = (uint8_t)gs_scene_material_at(sc, i, j);
+    int64_t rows = j1 - j0;
+    for (int64_t y = 0; y < rows; ++y) { /* image row y of the band is grid row j1 - 1 - y */
+      int64_t j = j1 - 1 - y;
+      const uint8_t *mr = matrow + (size_t)(j - j0 + 1) * (size_t)W, *md = mr - W;
+      uint8_t *out = rgb + (size_t)y * (size_t)W * 3;
+      for (int64_t i = 0; i < W; ++i) {
+        diverging(ez[(size_t)(j - j0) * (size_t)W + (size_t)i], scale, out + 3 * i);
+        if ((i > 0 && mr[i - 1] != mr[i]) || (j > 0 && md[i] != mr[i])) out[3 * i] = out[3 * i + 1] = out[3 * i + 2] = 40;
+      }
+    }
+    size_t rowbytes = (size_t)W * 3, len = (rowbytes + 1) * (size_t)rows;
+    uint8_t *filtered = gs_xmalloc(len), *z = gs_xmalloc(gs_png_deflate_bound(len));
+    gs_png_filter_rows(rgb, (uint32_t)rows, rowbytes, 3, top == H ? NULL : prev, GS_PNG_FILTER_SUB, filtered);
+    memcpy(prev, rgb + (size_t)(rows - 1) * rowbytes, rowbytes);
+    size_t zlen = 0;
+    uint32_t a = 0;
+    st = gs_png_deflate_piece(filtered, len, NULL, 0, 6, top == H, j0 == 0, z, &zlen, &a);
+    if (st == GS_OK) st = gs_png_writer_idat(w, z, zlen, err, errlen);
+    adler = top == H ? a : gs_png_adler_combine(adler, a, len);
+    free(filtered);
+    free(z);
   }
-  free(all);
-  free(counts);
-  free(displs);
+  if (c->rank == 0 && w) {
+    if (st == GS_OK)
+      st = gs_png_writer_finish(w, adler, 1, err, errlen);
+    else
+      gs_png_writer_abort(w);
+  }
+  free(mine);
+  free(block);
+  free(ez);
+  free(recv);
+  free(rgb);
+  free(matrow);
+  free(prev);
   return st;
 }
 

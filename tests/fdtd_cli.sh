@@ -60,8 +60,8 @@ out=$(run "$w/missing.in" 2>&1); rc=$?
 # B-scan over 3 runs, snapshots, material map.
 run "$scene" --steps 300 -n 3 --snapshot-every 150 -o "$w/bscan" > "$w/bscan.log" 2>&1 || f "B-scan run: $(cat "$w/bscan.log")"
 for k in 001 002 003; do [ -s "$w/bscan/receivers_run$k.csv" ] || f "no receivers_run$k.csv"; done
-"${GS_MKPNG:?}" --check "$w/bscan/bscan.png" 2>/dev/null; [ -s "$w/bscan/bscan.png" ] || f "no bscan.png"
-[ -s "$w/bscan/snapshots/run002_ez_00000300.png" ] || f "no snapshot"
+"${GS_MKPNG:?}" --check-any "$w/bscan/bscan.png" || f "bscan.png missing or not a valid PNG"
+"${GS_MKPNG:?}" --check-any "$w/bscan/snapshots/run002_ez_00000300.png" || f "snapshot missing or not a valid PNG"
 cmp -s "$w/bscan/receivers_run001.csv" "$w/bscan/receivers_run002.csv" && f "runs 1 and 2 identical: sources did not move"
 lines=$(wc -l < "$w/full/receivers.csv"); [ "$lines" = 701 ] || f "receivers.csv has $lines lines, want 701"
 head -1 "$w/full/receivers.csv" | grep -q "^time_s,rx1_Ez,rx1_Hx,rx1_Hy$" || f "receivers.csv header"
