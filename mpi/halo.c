@@ -13,6 +13,7 @@ struct gs_halo {
   int left, right, down, up; /* neighbour ranks or MPI_PROC_NULL */
   float *send, *recv;        /* pinned host staging, nfields * max(nxl, nyl) floats */
   size_t cap;
+  double bytes, seconds;     /* statistics */
 };
 
 gs_halo *gs_halo_create(MPI_Comm cart, const gs_backend *b, int64_t nxl, int64_t nyl, int64_t pitch, int g, int nfields) {
@@ -65,6 +66,7 @@ static void shift(gs_halo *h, float *const *fields, const unsigned *ghosts, int 
   }
   if (!count) return;
   b->stream_sync(s);
+  if (dest != MPI_PROC_NULL) h->bytes += (double)count * (double)len * sizeof(float);
   GS_MPI_CHECK(MPI_Sendrecv(h->send, (int)(count * len), MPI_FLOAT, dest, (int)want, h->recv, (int)(count * len),
                             MPI_FLOAT, src, (int)want, h->cart, MPI_STATUS_IGNORE));
   if (src == MPI_PROC_NULL) return;
@@ -82,11 +84,18 @@ static void shift(gs_halo *h, float *const *fields, const unsigned *ghosts, int 
   b->stream_sync(s);
 }
 
+void gs_halo_stats(const gs_halo *h, double *bytes_sent, double *seconds) {
+  *bytes_sent = h->bytes;
+  *seconds = h->seconds;
+}
+
 void gs_halo_exchange(gs_halo *h, float *const *fields, const unsigned *ghosts, int n, gs_stream s) {
   gs_fault_point("halo.exchange");
+  double t0 = MPI_Wtime();
   /* Left ghosts come from the left neighbour's last column, and so on. */
   shift(h, fields, ghosts, n, GS_GHOST_LEFT, h->nxl - 1, -1, h->right, h->left, 1, s);
   shift(h, fields, ghosts, n, GS_GHOST_RIGHT, 0, h->nxl, h->left, h->right, 1, s);
   shift(h, fields, ghosts, n, GS_GHOST_BOTTOM, h->nyl - 1, -1, h->up, h->down, 0, s);
   shift(h, fields, ghosts, n, GS_GHOST_TOP, 0, h->nyl, h->down, h->up, 0, s);
+  h->seconds += MPI_Wtime() - t0;
 }

@@ -25,5 +25,7 @@ gs_halo *gs_halo_create(MPI_Comm cart, const gs_backend *b, int64_t nxl, int64_t
  * alone. */
 void gs_halo_exchange(gs_halo *h, float *const *fields, const unsigned *ghosts, int n, gs_stream s);
 void gs_halo_destroy(gs_halo *h);
+/* Bytes this rank sent and seconds it spent in gs_halo_exchange so far. */
+void gs_halo_stats(const gs_halo *h, double *bytes_sent, double *seconds);
 
 #endif

@@ -13,7 +13,8 @@
 
 static struct {
   int64_t mib, reps, steps;
-  const char *size;
+  const char *size, *decomp;
+  int weak;
 } o = {.mib = 1024, .reps = 20, .steps = 200, .size = "8192x8192"};
 
 static const gs_opt bench_opts[] = {
@@ -21,6 +22,8 @@ static const gs_opt bench_opts[] = {
     {"reps", 0, GS_OPT_INT, &o.reps, "N", 1, 100000, "timed repetitions; the median is reported (default 20)"},
     {"grid", 0, GS_OPT_STRING, &o.size, "WxH", 0, 0, "bench fdtd: cells (default 8192x8192)"},
     {"steps", 0, GS_OPT_INT, &o.steps, "N", 1, 1e9, "bench fdtd: timed steps (default 200)"},
+    {"decomp", 0, GS_OPT_STRING, &o.decomp, "PXxPY", 0, 0, "bench fdtd on several ranks: ranks along x and y"},
+    {"weak", 0, GS_OPT_FLAG, &o.weak, NULL, 0, 0, "bench fdtd on several ranks: --grid is per rank (weak scaling)"},
     {NULL, 0, 0, NULL, NULL, 0, 0, NULL},
 };
 
@@ -142,13 +145,80 @@ static double copy_ceiling(const gs_backend *b, size_t bytes) {
  * Hx, Hy; neighbours' values come from the caches. */
 #define GS_FDTD_BYTES_PER_CELL 25.0
 
+/* Several ranks: the 1-rank time of the reference grid (rank 0 alone) and the
+ * N-rank time, measured in the same job; strong scaling by default, weak with
+ * --weak. */
+static int bench_fdtd_ranks(gs_run *run, int64_t w, int64_t h) {
+  const gs_backend *b = run->backend;
+  const gs_comm *c = &run->comm;
+  int dims[2] = {0, 0};
+  if (o.decomp) {
+    int64_t px, py;
+    if (gs_parse_size2(o.decomp, &px, &py) != 0 || px * py != c->size) {
+      if (c->rank == 0) gs_log_error("bench fdtd: --decomp '%s' is not PXxPY with PX * PY = %d ranks", o.decomp, c->size);
+      return GS_EXIT_USAGE;
+    }
+    dims[0] = (int)px;
+    dims[1] = (int)py;
+  } else {
+    GS_MPI_CHECK(MPI_Dims_create(c->size, 2, dims));
+    if ((h > w) != (dims[1] > dims[0])) {
+      int t = dims[0];
+      dims[0] = dims[1];
+      dims[1] = t;
+    }
+  }
+  int64_t gw = o.weak ? w * dims[0] : w, gh = o.weak ? h * dims[1] : h;
+  char err[512] = "";
+  gs_fdtd_timing t1 = {0}, tn = {0};
+  MPI_Comm alone;
+  GS_MPI_CHECK(MPI_Comm_split(c->world, c->rank == 0 ? 0 : MPI_UNDEFINED, 0, &alone));
+  int bad = 0;
+  if (alone != MPI_COMM_NULL) {
+    gs_scene ref;
+    gs_scene_synthetic(&ref, w, h, 20 + o.steps);
+    const int one[2] = {1, 1};
+    bad = gs_fdtd_timed_run(&ref, b, alone, one, 20, o.steps, &t1, err, sizeof err) != GS_OK;
+    if (bad) gs_log_error("bench fdtd: %s", err);
+    gs_scene_free(&ref);
+    GS_MPI_CHECK(MPI_Comm_free(&alone));
+  }
+  if (gs_comm_agree(bad, c->world)) return GS_EXIT_USAGE;
+  GS_MPI_CHECK(MPI_Bcast(&t1, 3, MPI_DOUBLE, 0, c->world));
+  gs_scene sc;
+  gs_scene_synthetic(&sc, gw, gh, 20 + o.steps);
+  gs_status st = gs_fdtd_timed_run(&sc, b, c->world, dims, 20, o.steps, &tn, err, sizeof err);
+  gs_scene_free(&sc);
+  if (st != GS_OK) {
+    if (err[0]) gs_log_error("bench fdtd: decomposition %dx%d: %s", dims[0], dims[1], err);
+    return GS_EXIT_USAGE;
+  }
+  if (c->rank == 0) {
+    double cells1 = (double)w * (double)h, cellsn = (double)gw * (double)gh;
+    double eff = o.weak ? t1.seconds / tn.seconds : t1.seconds / ((double)c->size * tn.seconds);
+    printf("bench fdtd: backend %s, %s scaling, grid %lldx%lld, %d ranks, decomposition %dx%d, transport mpi-host, "
+           "overlap off, halo depth 1, %lld steps\n",
+           b->name, o.weak ? "weak" : "strong", (long long)gw, (long long)gh, c->size, dims[0], dims[1],
+           (long long)o.steps);
+    printf("  1 rank  (%lldx%lld): %.3f ms per step, %.1f Mcells/s\n", (long long)w, (long long)h,
+           t1.seconds * 1e3 / (double)o.steps, cells1 * (double)o.steps / t1.seconds * 1e-6);
+    printf("  %d ranks: %.3f ms per step, %.1f Mcells/s, efficiency %.1f%% of the 1-rank time, halo %.2f GB/s per rank "
+           "(%.3f ms per step exchanging)\n",
+           c->size, tn.seconds * 1e3 / (double)o.steps, cellsn * (double)o.steps / tn.seconds * 1e-6, 100 * eff,
+           tn.halo_seconds > 0 ? tn.halo_bytes / tn.halo_seconds * 1e-9 : 0.0, tn.halo_seconds * 1e3 / (double)o.steps);
+    fflush(stdout);
+  }
+  return GS_EXIT_OK;
+}
+
 static int bench_fdtd(gs_run *run) {
   const gs_backend *b = run->backend;
   int64_t w, h;
   if (gs_parse_size2(o.size, &w, &h) != 0 || w < 32 || h < 32) {
-    gs_log_error("bench fdtd: --grid '%s' is not WxH (at least 32x32)", o.size);
+    if (run->comm.rank == 0) gs_log_error("bench fdtd: --grid '%s' is not WxH (at least 32x32)", o.size);
     return GS_EXIT_USAGE;
   }
+  if (run->comm.size > 1) return bench_fdtd_ranks(run, w, h);
   double copy_gbs = copy_ceiling(b, (size_t)1 << 30);
   gs_scene sc;
   gs_scene_synthetic(&sc, w, h, o.steps + 20);
@@ -194,8 +264,9 @@ static int bench_run(gs_run *run, int argc, char **argv) {
 }
 
 const gs_command gs_command_bench = {
-    "bench", "scale [--size MiB] [--reps N] | fdtd [--grid WxH] [--steps N]",
+    "bench", "scale [--size MiB] [--reps N] | fdtd [--grid WxH] [--steps N] [--decomp PXxPY] [--weak]",
     "Benchmarks that print their ratio to a ceiling measured in the same run.\n"
     "  scale: the scale kernel's GB/s (bytes read + written) over a device-to-device copy's GB/s.\n"
-    "  fdtd: Mcells/s of the one-rank FDTD step, its bytes per cell and GB/s over the copy's GB/s.",
+    "  fdtd: Mcells/s of the one-rank FDTD step, its bytes per cell and GB/s over the copy's GB/s;\n"
+    "        on several ranks: the N-rank time against the 1-rank time measured in the same job.",
     bench_opts, bench_run, bench_check};

@@ -574,6 +574,64 @@ gs_status gs_fdtd_checkpoint_read(gs_fdtd_sim *m, const char *path, char *err, s
   return st;
 }
 
+/* ------------------------------------------------------------ parts, runs */
+
+gs_fdtd_part gs_fdtd_part_of(const gs_scene *sc, const int dims[2], const int coords[2]) {
+  gs_fdtd_part p = {coords[0] * (sc->nx + 1) / dims[0], (coords[0] + 1) * (sc->nx + 1) / dims[0],
+                    coords[1] * (sc->ny + 1) / dims[1], (coords[1] + 1) * (sc->ny + 1) / dims[1]};
+  return p;
+}
+
+gs_status gs_fdtd_timed_run(const gs_scene *sc, const gs_backend *b, MPI_Comm comm, const int dims[2], int64_t warmup,
+                            int64_t steps, gs_fdtd_timing *t, char *err, size_t errlen) {
+  int rank, size, periods[2] = {0, 0}, coords[2];
+  GS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  GS_MPI_CHECK(MPI_Comm_size(comm, &size));
+  MPI_Comm cart;
+  GS_MPI_CHECK(MPI_Cart_create(comm, 2, dims, periods, 0, &cart));
+  GS_MPI_CHECK(MPI_Cart_coords(cart, rank, 2, coords));
+  gs_fdtd_part part = gs_fdtd_part_of(sc, dims, coords);
+  gs_fdtd_sim m;
+  gs_status st = gs_fdtd_sim_init_part(&m, sc, b, 0, &part, err, errlen);
+  if (gs_comm_agree(st != GS_OK, comm)) {
+    if (st == GS_OK) gs_fdtd_sim_free(&m);
+    MPI_Comm_free(&cart);
+    return st != GS_OK ? st : GS_ERR_USAGE;
+  }
+  gs_halo *halo = size > 1 ? gs_halo_create(cart, b, m.oi1 - m.oi0, m.oj1 - m.oj0, m.pitch, m.g, 3) : NULL;
+  static const unsigned ghosts[3] = {GS_GHOST_ALL, GS_GHOST_BOTTOM, GS_GHOST_LEFT};
+  double t0 = 0, hb0 = 0, hs0 = 0;
+  for (int64_t k = 0; k < warmup + steps; ++k) {
+    if (k == warmup) {
+      gs_fdtd_sim_sync(&m);
+      if (halo) gs_halo_stats(halo, &hb0, &hs0);
+      GS_MPI_CHECK(MPI_Barrier(comm));
+      t0 = MPI_Wtime();
+    }
+    gs_fdtd_sim_step(&m);
+    if (halo) {
+      float *const f[3] = {m.v.ez, m.v.hx, m.v.hy};
+      gs_halo_exchange(halo, f, ghosts, 3, m.s);
+    }
+  }
+  gs_fdtd_sim_sync(&m);
+  double local[3] = {MPI_Wtime() - t0, 0, 0};
+  if (halo) {
+    gs_halo_stats(halo, &local[1], &local[2]);
+    local[1] -= hb0;
+    local[2] -= hs0;
+  }
+  double maxv[3];
+  GS_MPI_CHECK(MPI_Allreduce(local, maxv, 3, MPI_DOUBLE, MPI_MAX, comm));
+  t->seconds = maxv[0];
+  t->halo_bytes = maxv[1];
+  t->halo_seconds = maxv[2];
+  gs_halo_destroy(halo);
+  gs_fdtd_sim_free(&m);
+  MPI_Comm_free(&cart);
+  return GS_OK;
+}
+
 /* ------------------------------------------------------------- the command */
 
 static struct {
@@ -974,8 +1032,7 @@ static int fdtd_run(gs_run *run, int argc, char **argv) {
   int periods[2] = {0, 0}, coords[2];
   GS_MPI_CHECK(MPI_Cart_create(c->world, 2, dims, periods, 0, &cart));
   GS_MPI_CHECK(MPI_Cart_coords(cart, c->rank, 2, coords));
-  gs_fdtd_part part = {coords[0] * (sc.nx + 1) / dims[0], (coords[0] + 1) * (sc.nx + 1) / dims[0],
-                       coords[1] * (sc.ny + 1) / dims[1], (coords[1] + 1) * (sc.ny + 1) / dims[1]};
+  gs_fdtd_part part = gs_fdtd_part_of(&sc, dims, coords);
   int64_t mypart[4] = {part.i0, part.i1, part.j0, part.j1};
   int64_t *parts = gs_xmalloc(sizeof *parts * 4 * (size_t)c->size);
   GS_MPI_CHECK(MPI_Allgather(mypart, 4, MPI_INT64_T, parts, 4, MPI_INT64_T, c->world));

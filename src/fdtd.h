@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <mpi.h>
+
 #include "backend.h"
 #include "scene.h"
 
@@ -66,5 +68,21 @@ void gs_fdtd_sim_read_rows(gs_fdtd_sim *m, int f, int64_t j0, int64_t j1, float 
 void gs_fdtd_sim_checksum(gs_fdtd_sim *m, uint64_t sum[3]);
 gs_status gs_fdtd_checkpoint_write(gs_fdtd_sim *m, const char *path, char *err, size_t errlen);
 gs_status gs_fdtd_checkpoint_read(gs_fdtd_sim *m, const char *path, char *err, size_t errlen);
+
+/* The nodes rank (coords) owns in a dims[0] x dims[1] split of the grid. */
+gs_fdtd_part gs_fdtd_part_of(const gs_scene *sc, const int dims[2], const int coords[2]);
+
+typedef struct gs_fdtd_timing {
+  double seconds;      /* the timed steps, slowest rank */
+  double halo_bytes;   /* bytes one rank sent, the most of any */
+  double halo_seconds; /* seconds one rank spent exchanging, the most of any */
+} gs_fdtd_timing;
+
+/* Collective over comm: runs warmup + steps steps of sc split dims[0] x
+ * dims[1] over comm's ranks (mpi-host halo exchange after each step) and
+ * times the last steps. GS_OK, or an error on every rank (reason in err on
+ * the ranks that found it). */
+gs_status gs_fdtd_timed_run(const gs_scene *sc, const gs_backend *b, MPI_Comm comm, const int dims[2], int64_t warmup,
+                            int64_t steps, gs_fdtd_timing *t, char *err, size_t errlen);
 
 #endif
