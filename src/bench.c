@@ -151,22 +151,10 @@ static double copy_ceiling(const gs_backend *b, size_t bytes) {
 static int bench_fdtd_ranks(gs_run *run, int64_t w, int64_t h) {
   const gs_backend *b = run->backend;
   const gs_comm *c = &run->comm;
-  int dims[2] = {0, 0};
-  if (o.decomp) {
-    int64_t px, py;
-    if (gs_parse_size2(o.decomp, &px, &py) != 0 || px * py != c->size) {
-      if (c->rank == 0) gs_log_error("bench fdtd: --decomp '%s' is not PXxPY with PX * PY = %d ranks", o.decomp, c->size);
-      return GS_EXIT_USAGE;
-    }
-    dims[0] = (int)px;
-    dims[1] = (int)py;
-  } else {
-    GS_MPI_CHECK(MPI_Dims_create(c->size, 2, dims));
-    if ((h > w) != (dims[1] > dims[0])) {
-      int t = dims[0];
-      dims[0] = dims[1];
-      dims[1] = t;
-    }
+  int dims[2];
+  if (gs_fdtd_decomp(o.decomp, c->size, w, h, dims) != 0) {
+    if (c->rank == 0) gs_log_error("bench fdtd: --decomp '%s' is not PXxPY with PX * PY = %d ranks", o.decomp, c->size);
+    return GS_EXIT_USAGE;
   }
   int64_t gw = o.weak ? w * dims[0] : w, gh = o.weak ? h * dims[1] : h;
   char err[512] = "";

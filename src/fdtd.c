@@ -576,6 +576,33 @@ gs_status gs_fdtd_checkpoint_read(gs_fdtd_sim *m, const char *path, char *err, s
 
 /* ------------------------------------------------------------ parts, runs */
 
+int gs_fdtd_decomp(const char *spec, int size, int64_t nx, int64_t ny, int dims[2]) {
+  if (spec) {
+    int64_t px, py;
+    if (gs_parse_size2(spec, &px, &py) != 0 || px * py != size) return -1;
+    dims[0] = (int)px;
+    dims[1] = (int)py;
+    return 0;
+  }
+  dims[0] = dims[1] = 0;
+  GS_MPI_CHECK(MPI_Dims_create(size, 2, dims));
+  if ((ny > nx) != (dims[1] > dims[0])) { /* more ranks along the longer side */
+    int t = dims[0];
+    dims[0] = dims[1];
+    dims[1] = t;
+  }
+  return 0;
+}
+
+/* Refreshes the ghost layers of the current fields the next step reads: Ez on
+ * every side, Hx below, Hy on the left. No-op without a halo (one rank). */
+static void exchange_ghosts(gs_halo *halo, gs_fdtd_sim *m) {
+  static const unsigned ghosts[3] = {GS_GHOST_ALL, GS_GHOST_BOTTOM, GS_GHOST_LEFT};
+  if (!halo) return;
+  float *const f[3] = {m->v.ez, m->v.hx, m->v.hy};
+  gs_halo_exchange(halo, f, ghosts, 3, m->s);
+}
+
 gs_fdtd_part gs_fdtd_part_of(const gs_scene *sc, const int dims[2], const int coords[2]) {
   gs_fdtd_part p = {coords[0] * (sc->nx + 1) / dims[0], (coords[0] + 1) * (sc->nx + 1) / dims[0],
                     coords[1] * (sc->ny + 1) / dims[1], (coords[1] + 1) * (sc->ny + 1) / dims[1]};
@@ -599,7 +626,6 @@ gs_status gs_fdtd_timed_run(const gs_scene *sc, const gs_backend *b, MPI_Comm co
     return st != GS_OK ? st : GS_ERR_USAGE;
   }
   gs_halo *halo = size > 1 ? gs_halo_create(cart, b, m.oi1 - m.oi0, m.oj1 - m.oj0, m.pitch, m.g, 3) : NULL;
-  static const unsigned ghosts[3] = {GS_GHOST_ALL, GS_GHOST_BOTTOM, GS_GHOST_LEFT};
   double t0 = 0, hb0 = 0, hs0 = 0;
   for (int64_t k = 0; k < warmup + steps; ++k) {
     if (k == warmup) {
@@ -609,10 +635,7 @@ gs_status gs_fdtd_timed_run(const gs_scene *sc, const gs_backend *b, MPI_Comm co
       t0 = MPI_Wtime();
     }
     gs_fdtd_sim_step(&m);
-    if (halo) {
-      float *const f[3] = {m.v.ez, m.v.hx, m.v.hy};
-      gs_halo_exchange(halo, f, ghosts, 3, m.s);
-    }
+    exchange_ghosts(halo, &m);
   }
   gs_fdtd_sim_sync(&m);
   double local[3] = {MPI_Wtime() - t0, 0, 0};
@@ -1010,23 +1033,11 @@ static int fdtd_run(gs_run *run, int argc, char **argv) {
     }
   }
   /* Decomposition: PX x PY ranks, x along dimension 0. */
-  int dims[2] = {0, 0};
-  if (o.decomp) {
-    int64_t px, py;
-    if (gs_parse_size2(o.decomp, &px, &py) != 0 || px * py != c->size) {
-      if (root) gs_log_error("fdtd: --decomp '%s' is not PXxPY with PX * PY = %d ranks", o.decomp, c->size);
-      gs_scene_free(&sc);
-      return GS_EXIT_USAGE;
-    }
-    dims[0] = (int)px;
-    dims[1] = (int)py;
-  } else {
-    GS_MPI_CHECK(MPI_Dims_create(c->size, 2, dims));
-    if ((sc.ny > sc.nx) != (dims[1] > dims[0])) { /* more ranks along the longer side */
-      int t = dims[0];
-      dims[0] = dims[1];
-      dims[1] = t;
-    }
+  int dims[2];
+  if (gs_fdtd_decomp(o.decomp, c->size, sc.nx, sc.ny, dims) != 0) {
+    if (root) gs_log_error("fdtd: --decomp '%s' is not PXxPY with PX * PY = %d ranks", o.decomp, c->size);
+    gs_scene_free(&sc);
+    return GS_EXIT_USAGE;
   }
   MPI_Comm cart;
   int periods[2] = {0, 0}, coords[2];
@@ -1094,7 +1105,6 @@ static int fdtd_run(gs_run *run, int argc, char **argv) {
       break;
     }
     gs_halo *halo = c->size > 1 ? gs_halo_create(cart, run->backend, m.oi1 - m.oi0, m.oj1 - m.oj0, m.pitch, m.g, 3) : NULL;
-    static const unsigned ghosts[3] = {GS_GHOST_ALL, GS_GHOST_BOTTOM, GS_GHOST_LEFT}; /* Ez, Hx, Hy */
     int64_t ck_prev = -1; /* step of this run's last checkpoint set */
     if (o.restart) {
       err[0] = '\0';
@@ -1106,10 +1116,7 @@ static int fdtd_run(gs_run *run, int argc, char **argv) {
         break;
       }
       if (root) printf("fdtd: restarting at step %lld from %s\n", (long long)m.step, o.restart);
-      if (halo) { /* the ghost layers are not in the checkpoint */
-        float *const f[3] = {m.v.ez, m.v.hx, m.v.hy};
-        gs_halo_exchange(halo, f, ghosts, 3, m.s);
-      }
+      exchange_ghosts(halo, &m); /* the ghost layers are not in the checkpoint */
       /* The restarted set stays until this run writes its own (or completes). */
       if (strcmp(o.restart, outdir) != 0) ck_prev = -1;
     }
@@ -1121,10 +1128,7 @@ static int fdtd_run(gs_run *run, int argc, char **argv) {
     int stopped = 0;
     while (m.step < sc.iterations) {
       gs_fdtd_sim_step(&m);
-      if (halo) {
-        float *const f[3] = {m.v.ez, m.v.hx, m.v.hy};
-        gs_halo_exchange(halo, f, ghosts, 3, m.s);
-      }
+      exchange_ghosts(halo, &m);
       if (sc.snapshot_every && m.step % sc.snapshot_every == 0) {
         char sp[1300];
         if (o.runs > 1)

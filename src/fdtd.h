@@ -69,6 +69,10 @@ void gs_fdtd_sim_checksum(gs_fdtd_sim *m, uint64_t sum[3]);
 gs_status gs_fdtd_checkpoint_write(gs_fdtd_sim *m, const char *path, char *err, size_t errlen);
 gs_status gs_fdtd_checkpoint_read(gs_fdtd_sim *m, const char *path, char *err, size_t errlen);
 
+/* Ranks along x and y: spec "PXxPY" (-1 unless PX * PY == size), or, when
+ * spec is NULL, MPI_Dims_create with more ranks along the longer side. */
+int gs_fdtd_decomp(const char *spec, int size, int64_t nx, int64_t ny, int dims[2]);
+
 /* The nodes rank (coords) owns in a dims[0] x dims[1] split of the grid. */
 gs_fdtd_part gs_fdtd_part_of(const gs_scene *sc, const int dims[2], const int coords[2]);
 

@@ -311,7 +311,6 @@ typedef struct piece {
 } piece;
 
 typedef struct job {
-  size_t index;
   piece *head, *tail; /* in stream order, not yet written */
   int inflight;
 } job;
@@ -336,7 +335,6 @@ typedef struct pool {
   const gs_backend *backend;
   int gpu;
   const plan *plan;
-  const int64_t *order;
   gs_png_filter filter;
   int level;
 } pool;
@@ -443,7 +441,7 @@ static void process_image(worker *w, size_t index) {
   pool *pl = w->pl;
   const item *it = &pl->plan->items[index];
   image_state is = {.st = GS_OK};
-  job j = {.index = index};
+  job j = {0};
   gs_png_format f;
   uint8_t *prev = NULL, *tail = NULL;
   size_t taillen = 0;
@@ -665,7 +663,6 @@ static int scale_run(gs_run *run, int argc, char **argv) {
   pl.backend = run->backend;
   pl.gpu = run->place.gpu;
   pl.plan = &p;
-  pl.order = order;
   pl.filter = parse_filter(o.filter);
   pl.level = (int)o.level;
   pl.per_image = nthreads + 2;
