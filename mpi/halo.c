@@ -1,101 +1,414 @@
 #include "halo.h"
 
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "comm.h"
 #include "error.h"
 
+#define GS_HALO_SPIN_LIMIT_S 120.0
+
+/* Per-rank counters in node-shared memory, each on its own cache line:
+ * data = exchanges whose IPC event is recorded; free = exchanges the rank
+ * allows into its ghost layers (reads_done). */
+typedef struct counters {
+  _Atomic int64_t data;
+  char pad0[56];
+  _Atomic int64_t free;
+  char pad1[56];
+} counters;
+
+typedef struct peer {
+  gs_halo_peer p; /* boxes copied */
+  gs_halo_transport t;
+  size_t send_floats, recv_floats;
+  float *sbuf, *rbuf;   /* mpi-cuda: device; mpi-host: pinned host */
+  float *hsend, *hrecv; /* pinned host, for gs_halo_exchange */
+  /* ipc */
+  float *remote[16][2]; /* the peer's arrays, opened */
+  int64_t rpitch[16], ra0[16], rb0[16];
+  gs_event ev_data, ev_free; /* the peer's events, opened */
+  counters *cnt;             /* the peer's counters */
+} peer;
+
 struct gs_halo {
-  MPI_Comm cart;
+  MPI_Comm comm;
   const gs_backend *b;
-  int64_t nxl, nyl, pitch;
-  int g;
-  int left, right, down, up; /* neighbour ranks or MPI_PROC_NULL */
-  float *send, *recv;        /* pinned host staging, nfields * max(nxl, nyl) floats */
-  size_t cap;
-  double bytes, seconds;     /* statistics */
+  gs_halo_array arr[16];
+  int narr;
+  peer *peers;
+  int npeers, nipc, nmpi, reads_done;
+  gs_event ev_data, ev_free; /* mine, inter-process (ipc) */
+  gs_event ev_packed, ev_done;
+  MPI_Win win;
+  counters *mine;
+  int64_t nexch;
+  double bytes;
+  MPI_Request *req;
 };
 
-gs_halo *gs_halo_create(MPI_Comm cart, const gs_backend *b, int64_t nxl, int64_t nyl, int64_t pitch, int g, int nfields) {
+const char *gs_halo_transport_name(gs_halo_transport t) {
+  switch (t) {
+  case GS_HALO_IPC: return "ipc";
+  case GS_HALO_MPI_CUDA: return "mpi-cuda";
+  case GS_HALO_MPI_HOST: return "mpi-host";
+  default: return "auto";
+  }
+}
+
+int gs_halo_transport_parse(const char *s) {
+  for (int t = GS_HALO_AUTO; t <= GS_HALO_MPI_HOST; ++t)
+    if (strcmp(s, gs_halo_transport_name((gs_halo_transport)t)) == 0) return t;
+  return -1;
+}
+
+static size_t box_floats(const gs_halo_box_g *x) { return (size_t)((x->a1 - x->a0) * (x->b1 - x->b0)); }
+
+static float *at(float *base, int64_t pitch, int64_t a0, int64_t b0, int64_t a, int64_t b) {
+  return base + (b - b0) * pitch + (a - a0);
+}
+
+/* Copies boxes (up to GS_HALO_MAX_BOXES a launch). to_buf: from arrays into
+ * the contiguous buffer; else from the buffer into the arrays. */
+static void pack(gs_halo *h, const gs_halo_box_g *bx, int n, int parity, float *buf, int to_buf, gs_stream s) {
+  gs_halo_boxes l = {0};
+  size_t off = 0;
+  for (int k = 0; k < n; ++k) {
+    const gs_halo_array *a = &h->arr[bx[k].array];
+    float *f = at(a->buf[parity], a->pitch, a->a0, a->b0, bx[k].a0, bx[k].b0);
+    int64_t w = bx[k].a1 - bx[k].a0, ht = bx[k].b1 - bx[k].b0;
+    l.box[l.n++] = to_buf ? (gs_halo_box){f, buf + off, a->pitch, w, w, ht} : (gs_halo_box){buf + off, f, w, a->pitch, w, ht};
+    off += box_floats(&bx[k]);
+    if (l.n == GS_HALO_MAX_BOXES || k == n - 1) {
+      h->b->halo_copy(&l, s);
+      l.n = 0;
+    }
+  }
+}
+
+/* ipc: stores my send boxes straight into the peer's arrays. */
+static void push(gs_halo *h, peer *q, int parity, gs_stream s) {
+  gs_halo_boxes l = {0};
+  for (int k = 0; k < q->p.nsend; ++k) {
+    const gs_halo_box_g *x = &q->p.send[k];
+    const gs_halo_array *a = &h->arr[x->array];
+    int r = x->array;
+    l.box[l.n++] = (gs_halo_box){at(a->buf[parity], a->pitch, a->a0, a->b0, x->a0, x->b0),
+                                 at(q->remote[r][parity], q->rpitch[r], q->ra0[r], q->rb0[r], x->a0, x->b0), a->pitch,
+                                 q->rpitch[r], x->a1 - x->a0, x->b1 - x->b0};
+    if (l.n == GS_HALO_MAX_BOXES || k == q->p.nsend - 1) {
+      h->b->halo_copy(&l, s);
+      l.n = 0;
+    }
+  }
+}
+
+static void spin_until(_Atomic int64_t *c, int64_t v, int rank, const char *what) {
+  if (atomic_load_explicit(c, memory_order_acquire) >= v) return;
+  double t0 = MPI_Wtime();
+  for (unsigned k = 1;; ++k) {
+    if (atomic_load_explicit(c, memory_order_acquire) >= v) return;
+    if ((k & 1023) == 0) {
+      sched_yield();
+      if (MPI_Wtime() - t0 > GS_HALO_SPIN_LIMIT_S) {
+        char d[200];
+        snprintf(d, sizeof d, "neighbour rank %d did not reach %s %lld within %.0f s", rank, what, (long long)v,
+                 GS_HALO_SPIN_LIMIT_S);
+        gs_fatal("gs_halo (ipc)", d, __FILE__, __LINE__);
+      }
+    }
+  }
+}
+
+typedef struct desc {
+  char bus[32];
+  int node_rank; /* in the node communicator, or -1 */
+  int has_ipc;
+  int64_t pitch[16], a0[16], b0[16];
+  unsigned char mem[16][2][GS_IPC_HANDLE_BYTES];
+  unsigned char ev[2][GS_IPC_HANDLE_BYTES];
+} desc;
+
+gs_halo *gs_halo_create(MPI_Comm comm, const gs_backend *b, const gs_halo_array *arrays, int narrays,
+                        const gs_halo_peer *peers, int npeers, gs_halo_transport want, int reads_done, char *err,
+                        size_t errlen) {
+  if (narrays > 16) gs_fatal("gs_halo_create", "more than 16 arrays", __FILE__, __LINE__);
+  int rank;
+  GS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  int bad = 0;
+  err[0] = '\0';
+  int aware = gs_comm_cuda_aware();
+  int can_ipc = b->ipc_mem_handle != NULL;
+  if (want == GS_HALO_MPI_CUDA && !(aware && b->is_gpu)) {
+    snprintf(err, errlen, "--halo-transport mpi-cuda: %s", !b->is_gpu ? "the cpu backend has no device memory"
+                                                                       : "this MPI is not CUDA-aware "
+                                                                         "(MPIX_Query_cuda_support() is 0)");
+    bad = 1;
+  }
+  if (want == GS_HALO_IPC && !can_ipc) {
+    snprintf(err, errlen, "--halo-transport ipc: needs the cuda backend (CUDA IPC)");
+    bad = 1;
+  }
+
   gs_halo *h = gs_xcalloc(1, sizeof *h);
-  h->cart = cart;
+  h->comm = comm;
   h->b = b;
-  h->nxl = nxl;
-  h->nyl = nyl;
-  h->pitch = pitch;
-  h->g = g;
-  GS_MPI_CHECK(MPI_Cart_shift(cart, 0, 1, &h->left, &h->right));
-  GS_MPI_CHECK(MPI_Cart_shift(cart, 1, 1, &h->down, &h->up));
-  h->cap = (size_t)nfields * (size_t)(nxl > nyl ? nxl : nyl);
-  h->send = b->host_alloc(h->cap * sizeof(float));
-  h->recv = b->host_alloc(h->cap * sizeof(float));
+  h->narr = narrays;
+  memcpy(h->arr, arrays, sizeof *arrays * (size_t)narrays);
+  h->npeers = npeers;
+  h->reads_done = reads_done;
+  h->peers = gs_xcalloc((size_t)npeers + 1, sizeof *h->peers);
+  h->req = gs_xcalloc(2 * (size_t)npeers + 1, sizeof *h->req);
+
+  /* Node-shared counters (every rank of comm takes part). */
+  MPI_Comm node;
+  GS_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node));
+  GS_MPI_CHECK(MPI_Win_allocate_shared((MPI_Aint)sizeof(counters), 1, MPI_INFO_NULL, node, &h->mine, &h->win));
+  atomic_store(&h->mine->data, 0);
+  atomic_store(&h->mine->free, 0);
+  GS_MPI_CHECK(MPI_Barrier(node));
+  MPI_Group wg, ng;
+  GS_MPI_CHECK(MPI_Comm_group(comm, &wg));
+  GS_MPI_CHECK(MPI_Comm_group(node, &ng));
+
+  /* My description, swapped with every neighbour. */
+  desc *me = gs_xcalloc(1, sizeof *me), *them = gs_xcalloc((size_t)npeers + 1, sizeof *them);
+  if (b->is_gpu) {
+    gs_device_desc dd;
+    b->device_describe(b->device_current(), &dd);
+    snprintf(me->bus, sizeof me->bus, "%s", dd.pci_bus_id);
+  }
+  me->has_ipc = can_ipc && want != GS_HALO_MPI_CUDA && want != GS_HALO_MPI_HOST && !bad;
+  for (int k = 0; k < narrays; ++k) {
+    me->pitch[k] = arrays[k].pitch;
+    me->a0[k] = arrays[k].a0;
+    me->b0[k] = arrays[k].b0;
+    if (me->has_ipc && arrays[k].buf[0])
+      for (int p = 0; p < 2; ++p) b->ipc_mem_handle(arrays[k].buf[p], me->mem[k][p]);
+  }
+  if (me->has_ipc) {
+    h->ev_data = b->ipc_event_create();
+    h->ev_free = b->ipc_event_create();
+    b->ipc_event_handle(h->ev_data, me->ev[0]);
+    b->ipc_event_handle(h->ev_free, me->ev[1]);
+  }
+  for (int k = 0; k < npeers; ++k) {
+    GS_MPI_CHECK(MPI_Irecv(&them[k], (int)sizeof *me, MPI_BYTE, peers[k].rank, peers[k].recv_tag, comm, &h->req[k]));
+    GS_MPI_CHECK(MPI_Isend(me, (int)sizeof *me, MPI_BYTE, peers[k].rank, peers[k].send_tag, comm, &h->req[npeers + k]));
+  }
+  GS_MPI_CHECK(MPI_Waitall(2 * npeers, h->req, MPI_STATUSES_IGNORE));
+
+  for (int k = 0; k < npeers && !bad; ++k) {
+    peer *q = &h->peers[k];
+    q->p = peers[k];
+    gs_halo_box_g *s = gs_xmalloc(sizeof *s * ((size_t)peers[k].nsend + 1));
+    gs_halo_box_g *r = gs_xmalloc(sizeof *r * ((size_t)peers[k].nrecv + 1));
+    memcpy(s, peers[k].send, sizeof *s * (size_t)peers[k].nsend);
+    memcpy(r, peers[k].recv, sizeof *r * (size_t)peers[k].nrecv);
+    q->p.send = s;
+    q->p.recv = r;
+    for (int i = 0; i < q->p.nsend; ++i) q->send_floats += box_floats(&s[i]);
+    for (int i = 0; i < q->p.nrecv; ++i) q->recv_floats += box_floats(&r[i]);
+    int nr = MPI_UNDEFINED;
+    GS_MPI_CHECK(MPI_Group_translate_ranks(wg, 1, &peers[k].rank, ng, &nr));
+    const char *why = NULL;
+    int ipc_ok = me->has_ipc && them[k].has_ipc;
+    if (nr == MPI_UNDEFINED) {
+      ipc_ok = 0;
+      why = "is on another node";
+    } else if (ipc_ok && strcmp(me->bus, them[k].bus) != 0) {
+      int d = b->device_by_pci(them[k].bus);
+      if (d < 0 || !b->can_access_peer(b->device_current(), d)) {
+        ipc_ok = 0;
+        why = "uses a GPU this one cannot reach (no peer access)";
+      }
+    } else if (!ipc_ok) {
+      why = "has no CUDA IPC (cpu backend)";
+    }
+    if (want == GS_HALO_IPC && !ipc_ok) {
+      snprintf(err, errlen, "--halo-transport ipc: neighbour rank %d %s", peers[k].rank, why ? why : "refused");
+      bad = 1;
+      break;
+    }
+    q->t = ipc_ok && want != GS_HALO_MPI_CUDA && want != GS_HALO_MPI_HOST ? GS_HALO_IPC
+           : (want == GS_HALO_MPI_CUDA || (want == GS_HALO_AUTO && aware && b->is_gpu)) ? GS_HALO_MPI_CUDA
+                                                                                         : GS_HALO_MPI_HOST;
+    if (q->t == GS_HALO_IPC) {
+      for (int a = 0; a < narrays; ++a) {
+        q->rpitch[a] = them[k].pitch[a];
+        q->ra0[a] = them[k].a0[a];
+        q->rb0[a] = them[k].b0[a];
+        int used = 0;
+        for (int i = 0; i < q->p.nsend; ++i) used |= s[i].array == a;
+        if (used)
+          for (int p = 0; p < 2; ++p) q->remote[a][p] = b->ipc_mem_open(them[k].mem[a][p]);
+      }
+      q->ev_data = b->ipc_event_open(them[k].ev[0]);
+      q->ev_free = b->ipc_event_open(them[k].ev[1]);
+      MPI_Aint sz;
+      int du;
+      GS_MPI_CHECK(MPI_Win_shared_query(h->win, nr, &sz, &du, &q->cnt));
+      h->nipc++;
+    } else {
+      size_t sb = (q->send_floats + 1) * sizeof(float), rb = (q->recv_floats + 1) * sizeof(float);
+      q->sbuf = q->t == GS_HALO_MPI_CUDA ? b->dev_alloc(sb) : b->host_alloc(sb);
+      q->rbuf = q->t == GS_HALO_MPI_CUDA ? b->dev_alloc(rb) : b->host_alloc(rb);
+      h->nmpi++;
+    }
+    q->hsend = q->t == GS_HALO_MPI_HOST ? q->sbuf : b->host_alloc((q->send_floats + 1) * sizeof(float));
+    q->hrecv = q->t == GS_HALO_MPI_HOST ? q->rbuf : b->host_alloc((q->recv_floats + 1) * sizeof(float));
+    h->bytes += (double)q->send_floats * sizeof(float);
+  }
+  free(me);
+  free(them);
+  GS_MPI_CHECK(MPI_Group_free(&wg));
+  GS_MPI_CHECK(MPI_Group_free(&ng));
+  GS_MPI_CHECK(MPI_Comm_free(&node));
+  h->ev_packed = b->event_create(0);
+  h->ev_done = b->event_create(0);
+  if (gs_comm_agree(bad, comm)) {
+    h->npeers = 0; /* only what was set up is released */
+    for (int k = 0; k < npeers; ++k)
+      if (h->peers[k].p.send) h->npeers = k + 1;
+    gs_halo_destroy(h);
+    return NULL;
+  }
   return h;
 }
 
+/* Collective over the ranks of gs_halo_create; each has finished its device
+ * work first, so no store into a neighbour's arrays is still in flight. */
 void gs_halo_destroy(gs_halo *h) {
   if (!h) return;
-  h->b->host_free(h->send);
-  h->b->host_free(h->recv);
+  const gs_backend *b = h->b;
+  GS_MPI_CHECK(MPI_Barrier(h->comm));
+  for (int k = 0; k < h->npeers; ++k) {
+    peer *q = &h->peers[k];
+    if (q->t == GS_HALO_IPC) {
+      for (int a = 0; a < h->narr; ++a)
+        for (int p = 0; p < 2; ++p)
+          if (q->remote[a][p]) b->ipc_mem_close(q->remote[a][p]);
+      b->event_destroy(q->ev_data);
+      b->event_destroy(q->ev_free);
+    } else {
+      if (q->t == GS_HALO_MPI_CUDA) {
+        b->dev_free(q->sbuf);
+        b->dev_free(q->rbuf);
+      } else {
+        b->host_free(q->sbuf);
+        b->host_free(q->rbuf);
+      }
+    }
+    if (q->t != GS_HALO_MPI_HOST) {
+      b->host_free(q->hsend);
+      b->host_free(q->hrecv);
+    }
+    free((void *)q->p.send);
+    free((void *)q->p.recv);
+  }
+  if (h->ev_data) b->event_destroy(h->ev_data);
+  if (h->ev_free) b->event_destroy(h->ev_free);
+  if (h->ev_packed) b->event_destroy(h->ev_packed);
+  if (h->ev_done) b->event_destroy(h->ev_done);
+  /* Every rank has closed its handles on the others' arrays and is done with
+   * their counters before any array or counter goes. */
+  GS_MPI_CHECK(MPI_Barrier(h->comm));
+  GS_MPI_CHECK(MPI_Win_free(&h->win));
+  free(h->peers);
+  free(h->req);
   free(h);
 }
 
-/* Offset (floats) of owned node (i, j), ghosts at -1 and nxl / nyl. */
-static size_t at(const gs_halo *h, int64_t i, int64_t j) {
-  return (size_t)((j + h->g) * h->pitch + (i + h->g));
-}
+gs_halo_transport gs_halo_peer_transport(const gs_halo *h, int k) { return h->peers[k].t; }
 
-/* One direction: pack line `from` of each field that wants ghost `want`,
- * send to `dest`, receive from `src` into line `into`. cols: lines are
- * columns (x direction) rather than rows. */
-static void shift(gs_halo *h, float *const *fields, const unsigned *ghosts, int n, unsigned want, int64_t from,
-                  int64_t into, int dest, int src, int cols, gs_stream s) {
-  const gs_backend *b = h->b;
-  int64_t len = cols ? h->nyl : h->nxl;
-  int count = 0;
-  for (int k = 0; k < n; ++k) {
-    if (!(ghosts[k] & want)) continue;
-    float *dst = h->send + (size_t)count * (size_t)len;
-    if (dest != MPI_PROC_NULL) {
-      if (cols)
-        b->copy_2d(dst, sizeof(float), fields[k] + at(h, from, 0), (size_t)h->pitch * sizeof(float), sizeof(float),
-                   (size_t)len, 0, s);
-      else
-        b->copy_d2h(dst, fields[k] + at(h, 0, from), (size_t)len * sizeof(float), s);
-    }
-    ++count;
+const char *gs_halo_summary(const gs_halo *h, char *buf, size_t n) {
+  buf[0] = '\0';
+  for (int t = GS_HALO_IPC; t <= GS_HALO_MPI_HOST; ++t) {
+    int used = 0;
+    for (int k = 0; k < h->npeers; ++k) used |= h->peers[k].t == (gs_halo_transport)t;
+    if (used) snprintf(buf + strlen(buf), n - strlen(buf), "%s%s", buf[0] ? "+" : "", gs_halo_transport_name(t));
   }
-  if (!count) return;
-  b->stream_sync(s);
-  if (dest != MPI_PROC_NULL) h->bytes += (double)count * (double)len * sizeof(float);
-  GS_MPI_CHECK(MPI_Sendrecv(h->send, (int)(count * len), MPI_FLOAT, dest, (int)want, h->recv, (int)(count * len),
-                            MPI_FLOAT, src, (int)want, h->cart, MPI_STATUS_IGNORE));
-  if (src == MPI_PROC_NULL) return;
-  count = 0;
-  for (int k = 0; k < n; ++k) {
-    if (!(ghosts[k] & want)) continue;
-    const float *from_buf = h->recv + (size_t)count * (size_t)len;
-    if (cols)
-      b->copy_2d(fields[k] + at(h, into, 0), (size_t)h->pitch * sizeof(float), from_buf, sizeof(float), sizeof(float),
-                 (size_t)len, 1, s);
-    else
-      b->copy_h2d(fields[k] + at(h, 0, into), from_buf, (size_t)len * sizeof(float), s);
-    ++count;
+  if (!buf[0]) snprintf(buf, n, "none");
+  return buf;
+}
+
+/* MPI part of an exchange: receive into rbufs, send sbufs, wait. */
+static void mpi_swap(gs_halo *h, int staged) {
+  int nreq = 0;
+  for (int k = 0; k < h->npeers; ++k) {
+    peer *q = &h->peers[k];
+    if (!staged && q->t == GS_HALO_IPC) continue;
+    GS_MPI_CHECK(MPI_Irecv(staged ? q->hrecv : q->rbuf, (int)q->recv_floats, MPI_FLOAT, q->p.rank, q->p.recv_tag,
+                           h->comm, &h->req[nreq++]));
   }
-  b->stream_sync(s);
+  for (int k = 0; k < h->npeers; ++k) {
+    peer *q = &h->peers[k];
+    if (!staged && q->t == GS_HALO_IPC) continue;
+    GS_MPI_CHECK(MPI_Isend(staged ? q->hsend : q->sbuf, (int)q->send_floats, MPI_FLOAT, q->p.rank, q->p.send_tag,
+                           h->comm, &h->req[nreq++]));
+  }
+  GS_MPI_CHECK(MPI_Waitall(nreq, h->req, MPI_STATUSES_IGNORE));
 }
 
-void gs_halo_stats(const gs_halo *h, double *bytes_sent, double *seconds) {
-  *bytes_sent = h->bytes;
-  *seconds = h->seconds;
-}
-
-void gs_halo_exchange(gs_halo *h, float *const *fields, const unsigned *ghosts, int n, gs_stream s) {
+void gs_halo_exchange(gs_halo *h, int parity, gs_stream s) {
   gs_fault_point("halo.exchange");
-  double t0 = MPI_Wtime();
-  /* Left ghosts come from the left neighbour's last column, and so on. */
-  shift(h, fields, ghosts, n, GS_GHOST_LEFT, h->nxl - 1, -1, h->right, h->left, 1, s);
-  shift(h, fields, ghosts, n, GS_GHOST_RIGHT, 0, h->nxl, h->left, h->right, 1, s);
-  shift(h, fields, ghosts, n, GS_GHOST_BOTTOM, h->nyl - 1, -1, h->up, h->down, 0, s);
-  shift(h, fields, ghosts, n, GS_GHOST_TOP, 0, h->nyl, h->down, h->up, 0, s);
-  h->seconds += MPI_Wtime() - t0;
+  for (int k = 0; k < h->npeers; ++k) pack(h, h->peers[k].p.send, h->peers[k].p.nsend, parity, h->peers[k].hsend, 1, s);
+  h->b->stream_sync(s);
+  mpi_swap(h, 1);
+  for (int k = 0; k < h->npeers; ++k) pack(h, h->peers[k].p.recv, h->peers[k].p.nrecv, parity, h->peers[k].hrecv, 0, s);
+  h->b->stream_sync(s);
 }
+
+void gs_halo_send(gs_halo *h, int parity, gs_stream s) {
+  gs_fault_point("halo.exchange");
+  const gs_backend *b = h->b;
+  h->nexch++;
+  for (int k = 0; k < h->npeers; ++k) {
+    peer *q = &h->peers[k];
+    if (q->t == GS_HALO_IPC) {
+      if (h->reads_done) { /* the neighbour has read what this overwrites */
+        spin_until(&q->cnt->free, h->nexch, q->p.rank, "reads-done of exchange");
+        b->stream_wait_event(s, q->ev_free);
+      }
+      push(h, q, parity, s);
+    } else {
+      pack(h, q->p.send, q->p.nsend, parity, q->sbuf, 1, s);
+    }
+  }
+  if (h->nipc) {
+    b->event_record(h->ev_data, s);
+    atomic_store_explicit(&h->mine->data, h->nexch, memory_order_release);
+  }
+  if (h->nmpi) b->event_record(h->ev_packed, s);
+}
+
+void gs_halo_finish(gs_halo *h, int parity, gs_stream s) {
+  if (!h->nmpi) return;
+  h->b->event_sync(h->ev_packed); /* this event only, never the whole device */
+  mpi_swap(h, 0);
+  for (int k = 0; k < h->npeers; ++k)
+    if (h->peers[k].t != GS_HALO_IPC) pack(h, h->peers[k].p.recv, h->peers[k].p.nrecv, parity, h->peers[k].rbuf, 0, s);
+  h->b->event_record(h->ev_done, s);
+}
+
+void gs_halo_wait(gs_halo *h, gs_stream s) {
+  for (int k = 0; k < h->npeers; ++k) {
+    peer *q = &h->peers[k];
+    if (q->t != GS_HALO_IPC) continue;
+    spin_until(&q->cnt->data, h->nexch, q->p.rank, "exchange");
+    h->b->stream_wait_event(s, q->ev_data);
+  }
+  if (h->nmpi) h->b->stream_wait_event(s, h->ev_done);
+}
+
+void gs_halo_reads_done(gs_halo *h, gs_stream s) {
+  if (!h->nipc) return;
+  h->b->event_record(h->ev_free, s);
+  atomic_store_explicit(&h->mine->free, h->nexch + 1, memory_order_release);
+}
+
+double gs_halo_bytes_per_exchange(const gs_halo *h) { return h->bytes; }
+int64_t gs_halo_exchanges(const gs_halo *h) { return h->nexch; }

@@ -1,8 +1,24 @@
-/* Ghost-layer exchange between the ranks of a 2D Cartesian decomposition,
- * through pinned host buffers and MPI (the "mpi-host" transport: works with
- * any MPI; device memory is never handed to MPI). Knows nothing of physics:
- * it moves the owned edge rows and columns of float arrays into the
- * neighbours' ghost layers, for the sides each array asks for. */
+/* Halo exchange between neighbouring ranks: boxes of double-buffered float
+ * arrays go from the rank that owns them into its neighbours' ghost layers.
+ * Knows nothing of physics: the caller (src/fdtd.c) says which boxes.
+ *
+ * One transport per neighbour, chosen at creation:
+ *   ipc       same node, GPUs that can reach each other (or the same GPU):
+ *             CUDA IPC memory and event handles are swapped once over MPI;
+ *             in the loop a copy kernel stores the boxes straight into the
+ *             neighbour's arrays (NVLink), ordered by IPC events. The only
+ *             host-side ordering is a counter in node-shared memory (an event
+ *             must be recorded before another process waits on it); no MPI
+ *             call in the loop.
+ *   mpi-cuda  a CUDA-aware MPI: boxes packed by a kernel into contiguous
+ *             device buffers that go to MPI_Isend / MPI_Irecv.
+ *   mpi-host  any MPI: the same packing into pinned host buffers.
+ * On the CPU backend only mpi-host exists ("device" memory is host memory).
+ *
+ * In the loop: gs_halo_send() after the owned boxes are computed (queued on
+ * a stream, usually the high-priority one), gs_halo_finish() after the rest of
+ * the step is queued (MPI transports wait for the packing and talk to MPI
+ * here), gs_halo_wait() on the stream that next reads the ghosts. */
 #ifndef GS_HALO_H
 #define GS_HALO_H
 
@@ -11,21 +27,70 @@
 
 #include "backend.h"
 
-enum { GS_GHOST_LEFT = 1, GS_GHOST_RIGHT = 2, GS_GHOST_BOTTOM = 4, GS_GHOST_TOP = 8, GS_GHOST_ALL = 15 };
+typedef enum { GS_HALO_AUTO = 0, GS_HALO_IPC, GS_HALO_MPI_CUDA, GS_HALO_MPI_HOST } gs_halo_transport;
+
+/* "auto", "ipc", "mpi-cuda", "mpi-host"; parse returns -1 for anything else. */
+const char *gs_halo_transport_name(gs_halo_transport t);
+int gs_halo_transport_parse(const char *s);
+
+/* One array: two buffers (parity 0 and 1), dev_alloc blocks (their start),
+ * element (a, b) of the global grid at buf[(b - b0) * pitch + (a - a0)].
+ * buf NULL: this rank has no such array (then no box names it). */
+typedef struct gs_halo_array {
+  float *buf[2];
+  int64_t pitch, a0, b0;
+} gs_halo_array;
+
+/* Nodes [a0, a1) x [b0, b1) of one array, global coordinates. */
+typedef struct gs_halo_box_g {
+  int array;
+  int64_t a0, a1, b0, b1;
+} gs_halo_box_g;
+
+/* A neighbour: its rank in comm, the boxes this rank sends it (from its own
+ * arrays) and receives from it (into its ghost layers). Two neighbours list
+ * each other's boxes in the same order. tag: the same number on both sides
+ * (e.g. a direction index of the sender). */
+typedef struct gs_halo_peer {
+  int rank, send_tag, recv_tag;
+  int nsend, nrecv;
+  const gs_halo_box_g *send, *recv;
+} gs_halo_peer;
 
 typedef struct gs_halo gs_halo;
 
-/* cart: a 2D Cartesian communicator, dimension 0 along x (columns i),
- * dimension 1 along y (rows j). Arrays hold (nxl + 2g) x (nyl + 2g) floats,
- * pitch floats a row, owned node (0, 0) at [g * pitch + g]. Collective. */
-gs_halo *gs_halo_create(MPI_Comm cart, const gs_backend *b, int64_t nxl, int64_t nyl, int64_t pitch, int g, int nfields);
-/* Fills the ghost layers named by ghosts[k] (GS_GHOST_* bits) of fields[k]
- * (device arrays, n <= nfields) from the neighbours' owned edges, after the
- * work queued on s. Collective over cart; sides without a neighbour are left
- * alone. */
-void gs_halo_exchange(gs_halo *h, float *const *fields, const unsigned *ghosts, int n, gs_stream s);
+/* Collective over comm (every rank calls it, npeers may be 0). want: the
+ * transport asked for; auto takes ipc where possible, else mpi-cuda where MPI
+ * is CUDA-aware and the backend is a GPU, else mpi-host. reads_done: 1 when
+ * the caller calls gs_halo_reads_done() before every exchange after the
+ * first (needed when ghosts are read by several steps, deep halos). Returns
+ * NULL with the reason in err (on every rank that found one) for an
+ * impossible choice; the ranks agree on success. */
+gs_halo *gs_halo_create(MPI_Comm comm, const gs_backend *b, const gs_halo_array *arrays, int narrays,
+                        const gs_halo_peer *peers, int npeers, gs_halo_transport want, int reads_done, char *err,
+                        size_t errlen);
 void gs_halo_destroy(gs_halo *h);
-/* Bytes this rank sent and seconds it spent in gs_halo_exchange so far. */
-void gs_halo_stats(const gs_halo *h, double *bytes_sent, double *seconds);
+
+/* The transport used with peer k, and a summary over all peers for this rank
+ * ("ipc", "mpi-host", "ipc+mpi-host", "none"). */
+gs_halo_transport gs_halo_peer_transport(const gs_halo *h, int k);
+const char *gs_halo_summary(const gs_halo *h, char *buf, size_t n);
+
+/* Blocking, after the work queued on s: fills every ghost box of buffer
+ * parity through pinned host memory and MPI, whatever the transport
+ * (start-up, restart). Collective over the neighbours. */
+void gs_halo_exchange(gs_halo *h, int parity, gs_stream s);
+
+/* The pipelined exchange of buffer parity (see the top of this file). */
+void gs_halo_send(gs_halo *h, int parity, gs_stream s);
+void gs_halo_finish(gs_halo *h, int parity, gs_stream s);
+void gs_halo_wait(gs_halo *h, gs_stream s);
+/* Work queued on s so far is the last to read the ghost layers that the next
+ * exchange overwrites (only with reads_done). */
+void gs_halo_reads_done(gs_halo *h, gs_stream s);
+
+/* Bytes this rank sends per exchange, and exchanges done so far. */
+double gs_halo_bytes_per_exchange(const gs_halo *h);
+int64_t gs_halo_exchanges(const gs_halo *h);
 
 #endif

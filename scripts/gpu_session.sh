@@ -7,7 +7,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:-$here/gpu-out}; mkdir -p "$out"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
 log() { echo "== $*"; }
-# GS_SECTIONS: which parts to run (default all): tests info scale ncu e2e huge fdtd fdtd2
+# GS_SECTIONS: which parts to run (default all): tests info scale ncu e2e huge fdtd fdtd2 halo
 want() { [ -z "${GS_SECTIONS:-}" ] || [[ " $GS_SECTIONS " == *" $1 "* ]]; }
 cd "$here"
 log "machine"; nvidia-smi -L; nvidia-smi topo -m 2>/dev/null | head -8; nproc
@@ -108,6 +108,42 @@ if want fdtd2; then
     done
     cmp /tmp/scal$n-1/receivers.csv /tmp/scal$n-$ngpu/receivers.csv && echo "$n^2: receivers.csv identical on 1 and $ngpu GPUs"
   done 2>&1 | tee "$out/fdtd_ranks.txt"
+fi
+if want halo; then
+  # The distributed FDTD on this machine's GPUs: the GPU tests of the halo
+  # (system Open MPI: ipc and mpi-host), the same under the CUDA-aware Open
+  # MPI from .carry (adds mpi-cuda), then bench fdtd / bench halo.
+  log "halo tests (system Open MPI: not CUDA-aware)"
+  (cd build-gpu && timeout 500 ctest --timeout 450 --output-on-failure -R "gpu_fdtd_ranks|gpu_halo_copy|gpu_info" > "$out/halo_tests.log" 2>&1)
+  grep -E "FAIL|fdtd_ranks \(|tests passed|Passed|Failed|Timeout" "$out/halo_tests.log" | head -20
+  if [ -f .carry/openmpi-cuda-4.1.4.tar.xz ] && [ -z "${GS_NO_CUDA_MPI:-}" ]; then
+    log "CUDA-aware Open MPI"
+    tar -C / -xJf .carry/openmpi-cuda-4.1.4.tar.xz
+    ( export PATH=/opt/ompi-cuda/bin:$PATH LD_LIBRARY_PATH=/opt/ompi-cuda/lib:${LD_LIBRARY_PATH:-}
+      ompi_info --parsable --all | grep mpi_built_with_cuda_support:value
+      cmake -S . -B build-cmpi -DCMAKE_CUDA_ARCHITECTURES=90 -DMPI_C_COMPILER=/opt/ompi-cuda/bin/mpicc \
+        -DMPIEXEC_EXECUTABLE=/opt/ompi-cuda/bin/mpirun > /tmp/gs-cmake2.log 2>&1 || { tail -5 /tmp/gs-cmake2.log; exit 1; }
+      cmake --build build-cmpi -j "$(nproc)" --target gpustencil > /tmp/gs-build2.log 2>&1 || { grep error /tmp/gs-build2.log | head; exit 1; }
+      GS_BIN=build-cmpi/gpustencil GS_SOURCE_DIR=$PWD GS_MPIEXEC=/opt/ompi-cuda/bin/mpirun GS_BACKEND=cuda GS_MAX_RANKS=2 \
+        GS_TRANSPORTS=mpi-cuda GS_HALO_DECOMPS="2x1 1x2" GS_WORK=/tmp/gs-cmpi timeout 300 bash tests/fdtd_ranks.sh 2>&1 | grep -v "cuMemHostRegister\|^ *$\|^---\|open-mpi\|registered memory\|^  \|Local host\|NOTE:" | tail -12
+      for g in 16384x16384 8192x8192; do
+        timeout 120 mpirun -np 2 build-cmpi/gpustencil bench fdtd --grid $g --halo-transport mpi-cuda --halo-depth 1 --csv "$out/bench.csv" 2>&1 | grep -E "^bench|ranks:"
+      done
+      timeout 60 mpirun -np 2 build-cmpi/gpustencil bench halo --grid 16384x16384 --decomp 1x2 --halo-depth 8 --reps 200 --halo-transport mpi-cuda --csv "$out/bench.csv" 2>&1 | grep -E "^bench|  "
+    ) 2>&1 | tee "$out/cuda_mpi.txt"
+  fi
+  log "bench fdtd on $ngpu ranks"
+  for g in ${GS_HALO_GRIDS:-16384x16384 8192x8192 2000x1000}; do
+    for v in "--halo-transport ipc --halo-depth 1" "--halo-transport ipc --halo-depth 1 --no-overlap" \
+             "--halo-transport ipc --halo-depth 2" "--halo-transport ipc --halo-depth 4" "--halo-transport mpi-host --halo-depth 1"; do
+      timeout 120 mpirun -np $ngpu $bin bench fdtd --grid $g --steps ${GS_HALO_STEPS:-300} $v --csv "$out/bench.csv" 2>&1 | grep -E "^bench|ranks:|error"
+    done
+  done 2>&1 | tee "$out/bench_fdtd_ranks.txt"
+  log "bench halo"
+  for v in "--decomp 2x1 --halo-depth 1" "--decomp 1x2 --halo-depth 1" "--decomp 1x2 --halo-depth 8" "--decomp 2x1 --halo-depth 8"; do
+    timeout 60 mpirun -np $ngpu $bin bench halo --grid 16384x16384 --reps 200 --halo-transport ipc $v --csv "$out/bench.csv" 2>&1 | grep -E "^bench|  |error"
+  done 2>&1 | tee "$out/bench_halo.txt"
+  timeout 60 mpirun -np $ngpu $bin bench halo --grid 16384x16384 --decomp 1x2 --halo-depth 8 --reps 50 --halo-transport mpi-host --csv "$out/bench.csv" 2>&1 | grep -E "^bench|  |error" | tee -a "$out/bench_halo.txt"
 fi
 cp build-gpu/Testing/Temporary/LastTest.log /tmp/gs-LastTest.log 2>/dev/null
 true

@@ -13,6 +13,7 @@
 
 #include "error.h"
 #include "fdtd_kernels.h"
+#include "halo_kernels.h"
 #include "kernels.h"
 
 typedef struct gs_stream_s *gs_stream; /* NULL is the default stream */
@@ -35,6 +36,23 @@ typedef struct gs_backend {
   void (*device_describe)(int index, gs_device_desc *out);
   /* 1 when device a can access device b's memory directly. */
   int (*can_access_peer)(int a, int b);
+  /* The device this process uses, -1 on the CPU backend. */
+  int (*device_current)(void);
+  /* The visible device with this PCI bus id, -1 when it is not visible. */
+  int (*device_by_pci)(const char *bus_id);
+
+  /* CUDA IPC, NULL on the CPU backend. Handles are GS_IPC_HANDLE_BYTES
+   * bytes; memory handles name a dev_alloc block (its start). Events made by
+   * ipc_event_create are inter-process and never timed. */
+  void (*ipc_mem_handle)(void *dev_ptr, void *handle);
+  void *(*ipc_mem_open)(const void *handle);
+  void (*ipc_mem_close)(void *p);
+  gs_event (*ipc_event_create)(void);
+  void (*ipc_event_handle)(gs_event e, void *handle);
+  gs_event (*ipc_event_open)(const void *handle);
+  /* GB/s (one way) of bytes copied from device a to device b with
+   * cudaMemcpyPeerAsync, best of a few; NULL on the CPU backend. */
+  double (*peer_copy_gbs)(int a, int b, size_t bytes);
 
   void *(*dev_alloc)(size_t bytes);
   void (*dev_free)(void *p);
@@ -67,7 +85,10 @@ typedef struct gs_backend {
   gs_fdtd_step_fn fdtd_step;
   gs_fdtd_inject_fn fdtd_inject;
   gs_fdtd_sample_fn fdtd_sample;
+  gs_halo_copy_fn halo_copy;
 } gs_backend;
+
+#define GS_IPC_HANDLE_BYTES 64
 
 /* Chooses a backend by name: "cuda", "cpu" or "auto" (CUDA when this build
  * has it and a GPU is visible, else CPU with a one-line notice on rank 0).

@@ -17,6 +17,11 @@ static void cpu_device_describe(int index, gs_device_desc *out) {
   strcpy(out->name, "cpu");
 }
 static int cpu_can_access_peer(int a, int b) { return a == b; }
+static int cpu_device_current(void) { return -1; }
+static int cpu_device_by_pci(const char *bus_id) {
+  (void)bus_id;
+  return -1;
+}
 
 static void *cpu_alloc(size_t bytes) {
   void *p = NULL;
@@ -70,6 +75,8 @@ const gs_backend gs_backend_cpu = {
     .device_select = cpu_device_select,
     .device_describe = cpu_device_describe,
     .can_access_peer = cpu_can_access_peer,
+    .device_current = cpu_device_current,
+    .device_by_pci = cpu_device_by_pci,
     .dev_alloc = cpu_alloc,
     .dev_free = cpu_free,
     .host_alloc = cpu_alloc,
@@ -92,4 +99,5 @@ const gs_backend gs_backend_cpu = {
     .fdtd_step = gs_fdtd_step_ref,
     .fdtd_inject = gs_fdtd_inject_ref,
     .fdtd_sample = gs_fdtd_sample_ref,
+    .halo_copy = gs_halo_copy_ref,
 };

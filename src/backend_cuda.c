@@ -58,6 +58,90 @@ static int cu_can_access_peer(int a, int b) {
   return ok;
 }
 
+static int cu_device_current(void) {
+  int d;
+  GS_CUDA_CHECK(cudaGetDevice(&d));
+  return d;
+}
+static int cu_device_by_pci(const char *bus_id) {
+  int d;
+  if (cudaDeviceGetByPCIBusId(&d, bus_id) != cudaSuccess) {
+    cudaGetLastError(); /* not visible here: an answer, not an error */
+    return -1;
+  }
+  return d;
+}
+
+_Static_assert(sizeof(cudaIpcMemHandle_t) == GS_IPC_HANDLE_BYTES, "IPC handle size");
+_Static_assert(sizeof(cudaIpcEventHandle_t) == GS_IPC_HANDLE_BYTES, "IPC handle size");
+
+static void cu_ipc_mem_handle(void *p, void *handle) {
+  cudaIpcMemHandle_t h;
+  GS_CUDA_CHECK(cudaIpcGetMemHandle(&h, p));
+  memcpy(handle, &h, sizeof h);
+}
+static void *cu_ipc_mem_open(const void *handle) {
+  cudaIpcMemHandle_t h;
+  memcpy(&h, handle, sizeof h);
+  void *p = NULL;
+  GS_CUDA_CHECK(cudaIpcOpenMemHandle(&p, h, cudaIpcMemLazyEnablePeerAccess));
+  return p;
+}
+static void cu_ipc_mem_close(void *p) {
+  if (p) GS_CUDA_CHECK(cudaIpcCloseMemHandle(p));
+}
+static gs_event cu_ipc_event_create(void) {
+  cudaEvent_t e;
+  GS_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming | cudaEventInterprocess));
+  return (gs_event)e;
+}
+static void cu_ipc_event_handle(gs_event e, void *handle) {
+  cudaIpcEventHandle_t h;
+  GS_CUDA_CHECK(cudaIpcGetEventHandle(&h, (cudaEvent_t)e));
+  memcpy(handle, &h, sizeof h);
+}
+static gs_event cu_ipc_event_open(const void *handle) {
+  cudaIpcEventHandle_t h;
+  memcpy(&h, handle, sizeof h);
+  cudaEvent_t e;
+  GS_CUDA_CHECK(cudaIpcOpenEventHandle(&e, h));
+  return (gs_event)e;
+}
+static double cu_peer_copy_gbs(int a, int b, size_t bytes) {
+  int cur;
+  GS_CUDA_CHECK(cudaGetDevice(&cur));
+  void *src, *dst;
+  GS_CUDA_CHECK(cudaSetDevice(b));
+  GS_CUDA_CHECK(cudaMalloc(&dst, bytes));
+  GS_CUDA_CHECK(cudaSetDevice(a));
+  GS_CUDA_CHECK(cudaMalloc(&src, bytes));
+  GS_CUDA_CHECK(cudaMemset(src, 1, bytes));
+  cudaStream_t s;
+  cudaEvent_t e0, e1;
+  GS_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  GS_CUDA_CHECK(cudaEventCreate(&e0));
+  GS_CUDA_CHECK(cudaEventCreate(&e1));
+  double best = 0;
+  for (int rep = 0; rep < 6; ++rep) {
+    GS_CUDA_CHECK(cudaEventRecord(e0, s));
+    GS_CUDA_CHECK(cudaMemcpyPeerAsync(dst, b, src, a, bytes, s));
+    GS_CUDA_CHECK(cudaEventRecord(e1, s));
+    GS_CUDA_CHECK(cudaEventSynchronize(e1));
+    float ms;
+    GS_CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    double gbs = (double)bytes / (ms * 1e-3) * 1e-9;
+    if (rep > 0 && gbs > best) best = gbs; /* the first one warms up */
+  }
+  GS_CUDA_CHECK(cudaEventDestroy(e0));
+  GS_CUDA_CHECK(cudaEventDestroy(e1));
+  GS_CUDA_CHECK(cudaStreamDestroy(s));
+  GS_CUDA_CHECK(cudaFree(src));
+  GS_CUDA_CHECK(cudaSetDevice(b));
+  GS_CUDA_CHECK(cudaFree(dst));
+  GS_CUDA_CHECK(cudaSetDevice(cur));
+  return best;
+}
+
 static void *cu_dev_alloc(size_t bytes) {
   void *p = NULL;
   GS_CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 1));
@@ -129,6 +213,10 @@ static int cu_scale_u16(const uint16_t *in, uint16_t *out, size_t count, gs_scal
   return 0;
 }
 
+static int cu_halo_copy(const gs_halo_boxes *b, void *s) {
+  GS_LAUNCH_CHECK(gs_halo_copy_cuda(b, s));
+  return 0;
+}
 static int cu_fdtd_step(const gs_fdtd_step_args *a, gs_fdtd_region r, void *s) {
   GS_LAUNCH_CHECK(gs_fdtd_step_cuda(a, r, s));
   return 0;
@@ -149,6 +237,15 @@ const gs_backend gs_backend_cuda = {
     .device_select = cu_device_select,
     .device_describe = cu_device_describe,
     .can_access_peer = cu_can_access_peer,
+    .device_current = cu_device_current,
+    .device_by_pci = cu_device_by_pci,
+    .ipc_mem_handle = cu_ipc_mem_handle,
+    .ipc_mem_open = cu_ipc_mem_open,
+    .ipc_mem_close = cu_ipc_mem_close,
+    .ipc_event_create = cu_ipc_event_create,
+    .ipc_event_handle = cu_ipc_event_handle,
+    .ipc_event_open = cu_ipc_event_open,
+    .peer_copy_gbs = cu_peer_copy_gbs,
     .dev_alloc = cu_dev_alloc,
     .dev_free = cu_dev_free,
     .host_alloc = cu_host_alloc,
@@ -171,4 +268,5 @@ const gs_backend gs_backend_cuda = {
     .fdtd_step = cu_fdtd_step,
     .fdtd_inject = cu_fdtd_inject,
     .fdtd_sample = cu_fdtd_sample,
+    .halo_copy = cu_halo_copy,
 };

@@ -2,7 +2,11 @@
  * in the same run.
  *   bench scale: the scale kernel's GB/s (bytes read + written) against a
  *   device-to-device copy of the same bytes, for 8/16-bit grey and 8-bit
- *   grey+alpha; checks the kernel's output against the CPU reference. */
+ *   grey+alpha; checks the kernel's output against the CPU reference.
+ *   bench fdtd: one rank: Mcells/s, bytes per cell and GB/s over the copy's;
+ *   several ranks: the N-rank time over the 1-rank time of the same job.
+ *   bench halo: the ghost exchange alone, GB/s over cudaMemcpyPeer's. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +17,8 @@
 
 static struct {
   int64_t mib, reps, steps;
-  const char *size, *decomp;
-  int weak;
+  const char *size, *decomp, *transport, *depth, *csv;
+  int weak, no_overlap;
 } o = {.mib = 1024, .reps = 20, .steps = 200, .size = "8192x8192"};
 
 static const gs_opt bench_opts[] = {
@@ -24,6 +28,10 @@ static const gs_opt bench_opts[] = {
     {"steps", 0, GS_OPT_INT, &o.steps, "N", 1, 1e9, "bench fdtd: timed steps (default 200)"},
     {"decomp", 0, GS_OPT_STRING, &o.decomp, "PXxPY", 0, 0, "bench fdtd on several ranks: ranks along x and y"},
     {"weak", 0, GS_OPT_FLAG, &o.weak, NULL, 0, 0, "bench fdtd on several ranks: --grid is per rank (weak scaling)"},
+    {"halo-transport", 0, GS_OPT_STRING, &o.transport, "T", 0, 0, "auto|ipc|mpi-cuda|mpi-host (fdtd, halo)"},
+    {"halo-depth", 0, GS_OPT_STRING, &o.depth, "R", 0, 0, "auto|1..8 (fdtd, halo)"},
+    {"no-overlap", 0, GS_OPT_FLAG, &o.no_overlap, NULL, 0, 0, "fdtd: exchange after the whole step"},
+    {"csv", 0, GS_OPT_STRING, &o.csv, "FILE", 0, 0, "fdtd, halo on several ranks: append the result as a CSV row"},
     {NULL, 0, 0, NULL, NULL, 0, 0, NULL},
 };
 
@@ -145,6 +153,26 @@ static double copy_ceiling(const gs_backend *b, size_t bytes) {
  * Hx, Hy; neighbours' values come from the caches. */
 #define GS_FDTD_BYTES_PER_CELL 25.0
 
+static gs_fdtd_spread spread;
+
+/* Appends one row to --csv FILE (rank 0), with the header when the file is new. */
+static void csv_row(const char *header, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void csv_row(const char *header, const char *fmt, ...) {
+  if (!o.csv) return;
+  FILE *fp = fopen(o.csv, "a");
+  if (!fp) {
+    gs_log_error("bench: --csv %s: cannot open for appending", o.csv);
+    return;
+  }
+  if (ftell(fp) == 0) fprintf(fp, "%s\n", header);
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(fp, fmt, ap);
+  va_end(ap);
+  fputc('\n', fp);
+  if (fclose(fp) != 0) gs_log_error("bench: --csv %s: write failed", o.csv);
+}
+
 /* Several ranks: the 1-rank time of the reference grid (rank 0 alone) and the
  * N-rank time, measured in the same job; strong scaling by default, weak with
  * --weak. */
@@ -157,16 +185,17 @@ static int bench_fdtd_ranks(gs_run *run, int64_t w, int64_t h) {
     return GS_EXIT_USAGE;
   }
   int64_t gw = o.weak ? w * dims[0] : w, gh = o.weak ? h * dims[1] : h;
-  char err[512] = "";
+  char err[512] = "", used[64] = "";
   gs_fdtd_timing t1 = {0}, tn = {0};
   MPI_Comm alone;
   GS_MPI_CHECK(MPI_Comm_split(c->world, c->rank == 0 ? 0 : MPI_UNDEFINED, 0, &alone));
-  int bad = 0;
+  int bad = 0, depth = 1;
   if (alone != MPI_COMM_NULL) {
     gs_scene ref;
     gs_scene_synthetic(&ref, w, h, 20 + o.steps);
     const int one[2] = {1, 1};
-    bad = gs_fdtd_timed_run(&ref, b, alone, one, 20, o.steps, &t1, err, sizeof err) != GS_OK;
+    gs_fdtd_spread single = {GS_HALO_AUTO, 1, 1};
+    bad = gs_fdtd_timed_run(&ref, b, alone, one, &single, 20, o.steps, &t1, NULL, 0, NULL, err, sizeof err) != GS_OK;
     if (bad) gs_log_error("bench fdtd: %s", err);
     gs_scene_free(&ref);
     GS_MPI_CHECK(MPI_Comm_free(&alone));
@@ -175,7 +204,8 @@ static int bench_fdtd_ranks(gs_run *run, int64_t w, int64_t h) {
   GS_MPI_CHECK(MPI_Bcast(&t1, 3, MPI_DOUBLE, 0, c->world));
   gs_scene sc;
   gs_scene_synthetic(&sc, gw, gh, 20 + o.steps);
-  gs_status st = gs_fdtd_timed_run(&sc, b, c->world, dims, 20, o.steps, &tn, err, sizeof err);
+  gs_status st =
+      gs_fdtd_timed_run(&sc, b, c->world, dims, &spread, 20, o.steps, &tn, used, sizeof used, &depth, err, sizeof err);
   gs_scene_free(&sc);
   if (st != GS_OK) {
     if (err[0]) gs_log_error("bench fdtd: decomposition %dx%d: %s", dims[0], dims[1], err);
@@ -184,18 +214,121 @@ static int bench_fdtd_ranks(gs_run *run, int64_t w, int64_t h) {
   if (c->rank == 0) {
     double cells1 = (double)w * (double)h, cellsn = (double)gw * (double)gh;
     double eff = o.weak ? t1.seconds / tn.seconds : t1.seconds / ((double)c->size * tn.seconds);
-    printf("bench fdtd: backend %s, %s scaling, grid %lldx%lld, %d ranks, decomposition %dx%d, transport mpi-host, "
-           "overlap off, halo depth 1, %lld steps\n",
-           b->name, o.weak ? "weak" : "strong", (long long)gw, (long long)gh, c->size, dims[0], dims[1],
-           (long long)o.steps);
-    printf("  1 rank  (%lldx%lld): %.3f ms per step, %.1f Mcells/s\n", (long long)w, (long long)h,
-           t1.seconds * 1e3 / (double)o.steps, cells1 * (double)o.steps / t1.seconds * 1e-6);
-    printf("  %d ranks: %.3f ms per step, %.1f Mcells/s, efficiency %.1f%% of the 1-rank time, halo %.2f GB/s per rank "
-           "(%.3f ms per step exchanging)\n",
-           c->size, tn.seconds * 1e3 / (double)o.steps, cellsn * (double)o.steps / tn.seconds * 1e-6, 100 * eff,
-           tn.halo_seconds > 0 ? tn.halo_bytes / tn.halo_seconds * 1e-9 : 0.0, tn.halo_seconds * 1e3 / (double)o.steps);
+    double ms1 = t1.seconds * 1e3 / (double)o.steps, msn = tn.seconds * 1e3 / (double)o.steps;
+    double mc1 = cells1 * (double)o.steps / t1.seconds * 1e-6, mcn = cellsn * (double)o.steps / tn.seconds * 1e-6;
+    double halo_mb = tn.halo_bytes / (double)o.steps * 1e-6;
+    printf("bench fdtd: backend %s, %s scaling, grid %lldx%lld, %d ranks, decomposition %dx%d, transport %s, "
+           "overlap %s, halo depth %d, %lld steps\n",
+           b->name, o.weak ? "weak" : "strong", (long long)gw, (long long)gh, c->size, dims[0], dims[1], used,
+           spread.overlap ? "on" : "off", depth, (long long)o.steps);
+    printf("  1 rank  (%lldx%lld): %.4f ms per step, %.1f Mcells/s\n", (long long)w, (long long)h, ms1, mc1);
+    printf("  %d ranks: %.4f ms per step, %.1f Mcells/s, efficiency %.1f%% of the 1-rank time, halo %.3f MB per step "
+           "and rank (%.2f GB/s of traffic)\n",
+           c->size, msn, mcn, 100 * eff, halo_mb, halo_mb / msn);
     fflush(stdout);
+    csv_row("kind,scaling,grid_w,grid_h,ranks,decomp,transport,overlap,depth,steps,ms_step_1,ms_step_n,mcells_1,"
+            "mcells_n,efficiency,halo_mb_step",
+            "fdtd,%s,%lld,%lld,%d,%dx%d,%s,%d,%d,%lld,%.5f,%.5f,%.1f,%.1f,%.4f,%.4f", o.weak ? "weak" : "strong",
+            (long long)gw, (long long)gh, c->size, dims[0], dims[1], used, spread.overlap, depth, (long long)o.steps,
+            ms1, msn, mc1, mcn, eff, halo_mb);
   }
+  return GS_EXIT_OK;
+}
+
+/* The exchange alone: o.reps exchanges of the ghost layers of a --grid
+ * split over the ranks, GB/s sent per rank, against a cudaMemcpyPeer of the
+ * same bytes and of 256 MiB between rank 0's GPU and rank 1's. */
+static int bench_halo(gs_run *run) {
+  const gs_backend *b = run->backend;
+  const gs_comm *c = &run->comm;
+  int64_t w, h;
+  int dims[2];
+  if (gs_parse_size2(o.size, &w, &h) != 0 || w < 32 || h < 32) {
+    if (c->rank == 0) gs_log_error("bench halo: --grid '%s' is not WxH (at least 32x32)", o.size);
+    return GS_EXIT_USAGE;
+  }
+  if (c->size < 2 || gs_fdtd_decomp(o.decomp, c->size, w, h, dims) != 0) {
+    if (c->rank == 0)
+      gs_log_error("bench halo: needs at least 2 ranks%s", o.decomp ? " and --decomp PXxPY matching them" : "");
+    return GS_EXIT_USAGE;
+  }
+  gs_scene sc;
+  gs_scene_synthetic(&sc, w, h, 10);
+  int periods[2] = {0, 0}, coords[2];
+  MPI_Comm cart;
+  GS_MPI_CHECK(MPI_Cart_create(c->world, 2, dims, periods, 0, &cart));
+  GS_MPI_CHECK(MPI_Cart_coords(cart, c->rank, 2, coords));
+  gs_fdtd_part part = gs_fdtd_part_of(&sc, dims, coords);
+  int depth = spread.depth ? spread.depth : 1;
+  char err[512] = "";
+  gs_fdtd_sim m;
+  gs_status st = gs_fdtd_sim_init_part(&m, &sc, b, 0, &part, depth, err, sizeof err);
+  int bad = gs_comm_agree(st != GS_OK, c->world);
+  if (!bad) {
+    bad = gs_fdtd_sim_connect(&m, cart, spread.transport, 1, err, sizeof err) != GS_OK;
+    if (bad) gs_fdtd_sim_free(&m);
+  } else if (st == GS_OK) {
+    gs_fdtd_sim_free(&m);
+  }
+  if (bad) {
+    if (err[0]) gs_log_error("bench halo: %s", err);
+    MPI_Comm_free(&cart);
+    gs_scene_free(&sc);
+    return GS_EXIT_USAGE;
+  }
+  char used[64];
+  gs_halo_summary(m.halo, used, sizeof used);
+  double bytes = gs_halo_bytes_per_exchange(m.halo), most;
+  GS_MPI_CHECK(MPI_Allreduce(&bytes, &most, 1, MPI_DOUBLE, MPI_MAX, c->world));
+  double secs = 0;
+  for (int pass = 0; pass < 2; ++pass) { /* a warm-up pass, then the timed one */
+    gs_fdtd_sim_sync(&m);
+    GS_MPI_CHECK(MPI_Barrier(c->world));
+    double t0 = MPI_Wtime();
+    for (int64_t k = 0; k < o.reps; ++k) {
+      if (depth > 1) gs_halo_reads_done(m.halo, m.s);
+      gs_halo_send(m.halo, m.cur, m.s);
+      gs_halo_finish(m.halo, m.cur, m.s);
+      gs_halo_wait(m.halo, m.s);
+    }
+    gs_fdtd_sim_sync(&m);
+    double mine = MPI_Wtime() - t0;
+    GS_MPI_CHECK(MPI_Allreduce(&mine, &secs, 1, MPI_DOUBLE, MPI_MAX, c->world));
+  }
+  /* Ceilings: cudaMemcpyPeer from rank 0's GPU to rank 1's. */
+  gs_device_desc dd = {0};
+  if (b->is_gpu) b->device_describe(b->device_current(), &dd);
+  char **bus = gs_comm_allgather_text(dd.pci_bus_id, c->world);
+  double peer_same = 0, peer_big = 0;
+  if (c->rank == 0 && b->peer_copy_gbs) {
+    int mine = b->device_current(), other = b->device_by_pci(bus[1]);
+    if (other >= 0 && other != mine && b->can_access_peer(mine, other)) {
+      peer_same = b->peer_copy_gbs(mine, other, (size_t)most);
+      peer_big = b->peer_copy_gbs(mine, other, (size_t)256 << 20);
+    }
+  }
+  gs_comm_free_texts(bus, c->size);
+  if (c->rank == 0) {
+    double per = secs / (double)o.reps, gbs = most / per * 1e-9;
+    printf("bench halo: backend %s, grid %lldx%lld, %d ranks, decomposition %dx%d, transport %s (rank 0), halo depth %d, "
+           "%lld exchanges\n",
+           b->name, (long long)w, (long long)h, c->size, dims[0], dims[1], used, depth, (long long)o.reps);
+    printf("  %.1f KB sent per rank and exchange, %.2f us per exchange, %.2f GB/s per rank\n", most * 1e-3, per * 1e6,
+           gbs);
+    if (peer_big > 0)
+      printf("  cudaMemcpyPeer GPU0 -> GPU1: %.2f GB/s for the same bytes (ratio %.3f), %.2f GB/s for 256 MiB (ratio "
+             "%.3f)\n",
+             peer_same, gbs / peer_same, peer_big, gbs / peer_big);
+    else
+      printf("  no cudaMemcpyPeer ceiling: rank 0 sees no second GPU it can reach\n");
+    fflush(stdout);
+    csv_row("kind,grid_w,grid_h,ranks,decomp,transport,depth,exchanges,bytes,us_exchange,gbs,peer_same_gbs,peer_256m_gbs",
+            "halo,%lld,%lld,%d,%dx%d,%s,%d,%lld,%.0f,%.3f,%.3f,%.3f,%.3f", (long long)w, (long long)h, c->size, dims[0],
+            dims[1], used, depth, (long long)o.reps, most, per * 1e6, gbs, peer_same, peer_big);
+  }
+  gs_fdtd_sim_free(&m);
+  MPI_Comm_free(&cart);
+  gs_scene_free(&sc);
   return GS_EXIT_OK;
 }
 
@@ -239,22 +372,28 @@ static int bench_fdtd(gs_run *run) {
 }
 
 static int bench_check(int argc, char **argv, char *err, size_t errlen) {
-  if (argc != 1 || (strcmp(argv[0], "scale") != 0 && strcmp(argv[0], "fdtd") != 0)) {
-    snprintf(err, errlen, "WHAT must be 'scale' or 'fdtd' (the halo benchmark is not available yet)");
+  if (argc != 1 || (strcmp(argv[0], "scale") != 0 && strcmp(argv[0], "fdtd") != 0 && strcmp(argv[0], "halo") != 0)) {
+    snprintf(err, errlen, "WHAT must be 'scale', 'fdtd' or 'halo'");
     return 1;
   }
-  return 0;
+  return gs_fdtd_spread_parse(o.transport, o.depth, o.no_overlap, &spread, err, errlen);
 }
 
 static int bench_run(gs_run *run, int argc, char **argv) {
   (void)argc;
+  if (strcmp(argv[0], "halo") == 0) return bench_halo(run);
   return strcmp(argv[0], "fdtd") == 0 ? bench_fdtd(run) : bench_scale(run);
 }
 
 const gs_command gs_command_bench = {
-    "bench", "scale [--size MiB] [--reps N] | fdtd [--grid WxH] [--steps N] [--decomp PXxPY] [--weak]",
+    "bench",
+    "scale [--size MiB] [--reps N] | fdtd [--grid WxH] [--steps N] [--decomp PXxPY] [--weak] [--halo-transport T]\n"
+    "       [--halo-depth R] [--no-overlap] [--csv FILE] | halo [--grid WxH] [--reps N] [--decomp PXxPY]\n"
+    "       [--halo-transport T] [--halo-depth R] [--csv FILE]",
     "Benchmarks that print their ratio to a ceiling measured in the same run.\n"
     "  scale: the scale kernel's GB/s (bytes read + written) over a device-to-device copy's GB/s.\n"
     "  fdtd: Mcells/s of the one-rank FDTD step, its bytes per cell and GB/s over the copy's GB/s;\n"
-    "        on several ranks: the N-rank time against the 1-rank time measured in the same job.",
+    "        on several ranks: the N-rank time against the 1-rank time measured in the same job.\n"
+    "  halo: the ghost-layer exchange alone (several ranks), GB/s over cudaMemcpyPeer's between rank 0's GPU\n"
+    "        and rank 1's.",
     bench_opts, bench_run, bench_check};

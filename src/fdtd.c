@@ -26,6 +26,9 @@
 #define GS_MU0 1.25663706212e-6
 #define GS_Z0 376.730313668
 #define GS_RX_CHUNK 256
+/* --halo-depth auto: this depth for parts of at most this many nodes (GPU). */
+#define GS_FDTD_AUTO_DEPTH 2
+#define GS_FDTD_AUTO_DEPTH_NODES (4.0 * 1024 * 1024)
 
 static double now_s(void) {
   struct timespec ts;
@@ -41,14 +44,27 @@ static int owns(const gs_fdtd_sim *m, int64_t i, int64_t j) {
   return i >= m->oi0 && i < m->oi1 && j >= m->oj0 && j < m->oj1;
 }
 
-static gs_fdtd_region clip(gs_fdtd_region r, const gs_fdtd_sim *m) {
-  if (r.i0 < m->oi0) r.i0 = m->oi0;
-  if (r.i1 > m->oi1) r.i1 = m->oi1;
-  if (r.j0 < m->oj0) r.j0 = m->oj0;
-  if (r.j1 > m->oj1) r.j1 = m->oj1;
+static gs_fdtd_region meet(gs_fdtd_region a, gs_fdtd_region b) {
+  gs_fdtd_region r = {a.i0 > b.i0 ? a.i0 : b.i0, a.i1 < b.i1 ? a.i1 : b.i1, a.j0 > b.j0 ? a.j0 : b.j0,
+                      a.j1 < b.j1 ? a.j1 : b.j1};
   if (r.i1 < r.i0) r.i1 = r.i0;
   if (r.j1 < r.j0) r.j1 = r.j0;
   return r;
+}
+
+static int empty(gs_fdtd_region r) { return r.i1 <= r.i0 || r.j1 <= r.j0; }
+
+/* The owned nodes, grown by e layers on the sides with a neighbour. */
+static gs_fdtd_region grown_box(const gs_fdtd_sim *m, int e) {
+  gs_fdtd_region r = {m->oi0 - e * m->nb[0], m->oi1 + e * m->nb[1], m->oj0 - e * m->nb[2], m->oj1 + e * m->nb[3]};
+  return r;
+}
+
+/* The owned nodes less the ring of depth layers along the sides with a
+ * neighbour: nodes that neither read ghosts nor are sent (may be empty). */
+static gs_fdtd_region interior_box(const gs_fdtd_sim *m) {
+  gs_fdtd_region r = grown_box(m, -m->depth);
+  return meet(r, grown_box(m, 0));
 }
 
 /* --------------------------------------------------------------- set-up */
@@ -97,39 +113,70 @@ static double slab_permittivity(const gs_scene *sc, int dir, int64_t lo, int64_t
 
 void gs_fdtd_sim_init(gs_fdtd_sim *m, const gs_scene *sc, const gs_backend *b, int run) {
   char err[256];
-  if (gs_fdtd_sim_init_part(m, sc, b, run, NULL, err, sizeof err) != GS_OK)
+  if (gs_fdtd_sim_init_part(m, sc, b, run, NULL, 1, err, sizeof err) != GS_OK)
     gs_fatal("gs_fdtd_sim_init", err, __FILE__, __LINE__);
 }
 
+/* 1 when nodes [lo, hi) along axis (0 x, 1 y) meet a CPML slab. */
+static int meets_slab(const gs_scene *sc, int axis, int64_t lo, int64_t hi) {
+  int64_t extent = axis == 0 ? sc->nx : sc->ny;
+  int nlo = sc->pml[axis], nhi = sc->pml[axis + 2];
+  return (nlo && lo < nlo + 1 && hi > 0) || (nhi && lo < extent && hi > extent - nhi);
+}
+
+/* Why part cannot run with depth ghost layers, or NULL. A node recomputes the
+ * new H of its lower neighbours and a deep halo computes depth - 1 layers of
+ * the neighbours' nodes, none of which may carry CPML state across a rank
+ * boundary (docs/fdtd.md). */
+static const char *part_problem(const gs_scene *sc, const gs_fdtd_part *p, int depth, char *buf, size_t n) {
+  int64_t need = depth > 2 ? depth : 2;
+  if (p->i1 - p->i0 < need || p->j1 - p->j0 < need) {
+    snprintf(buf, n, "a rank would own %lld x %lld nodes; at least %lld x %lld are needed%s", (long long)(p->i1 - p->i0),
+             (long long)(p->j1 - p->j0), (long long)need, (long long)need, depth > 2 ? " for this --halo-depth" : "");
+    return buf;
+  }
+  int64_t lo[2] = {p->i0, p->j0}, hi[2] = {p->i1, p->j1}, end[2] = {sc->nx + 1, sc->ny + 1};
+  for (int ax = 0; ax < 2; ++ax)
+    if ((lo[ax] > 0 && meets_slab(sc, ax, lo[ax] - depth, lo[ax])) ||
+        (hi[ax] < end[ax] && meets_slab(sc, ax, hi[ax], hi[ax] + depth - 1))) {
+      snprintf(buf, n, "a rank boundary (at node %lld, %lld) falls inside the CPML%s; use fewer ranks or --decomp",
+               (long long)(lo[ax] > 0 && meets_slab(sc, ax, lo[ax] - depth, lo[ax]) ? p->i0 : p->i1),
+               (long long)(lo[ax] > 0 && meets_slab(sc, ax, lo[ax] - depth, lo[ax]) ? p->j0 : p->j1),
+               depth > 1 ? " or within --halo-depth nodes of it" : "");
+      return buf;
+    }
+  return NULL;
+}
+
+int gs_fdtd_depth_fit(const gs_scene *sc, const gs_fdtd_part *part, int want) {
+  char buf[256];
+  for (int d = want; d > 1; --d)
+    if (!part_problem(sc, part, d, buf, sizeof buf)) return d;
+  return 1;
+}
+
 gs_status gs_fdtd_sim_init_part(gs_fdtd_sim *m, const gs_scene *sc, const gs_backend *b, int run,
-                                const gs_fdtd_part *part, char *err, size_t errlen) {
+                                const gs_fdtd_part *part, int depth, char *err, size_t errlen) {
   memset(m, 0, sizeof *m);
   m->b = b;
   m->sc = sc;
   m->run = run;
   m->nx = sc->nx;
   m->ny = sc->ny;
-  m->g = 1;
+  if (depth < 1 || depth > GS_FDTD_MAX_DEPTH) gs_fatal("gs_fdtd_sim_init_part", "bad depth", __FILE__, __LINE__);
+  m->depth = depth;
+  m->g = depth;
   gs_fdtd_part whole = {0, sc->nx + 1, 0, sc->ny + 1};
   if (!part) part = &whole;
   m->oi0 = part->i0;
   m->oi1 = part->i1;
   m->oj0 = part->j0;
   m->oj1 = part->j1;
-  if (m->oi1 - m->oi0 < 2 || m->oj1 - m->oj0 < 2) {
-    snprintf(err, errlen, "a rank would own %lld x %lld nodes; at least 2 x 2 are needed",
-             (long long)(m->oi1 - m->oi0), (long long)(m->oj1 - m->oj0));
-    return GS_ERR_USAGE;
-  }
-  /* A node recomputes the new H of its lower neighbours; across a rank
-   * boundary that neighbour must not carry CPML state (docs/fdtd.md). */
-  int64_t xlo = sc->pml[0] ? sc->pml[0] + 1 : 0, xhi = sc->pml[2] ? sc->nx - sc->pml[2] : sc->nx + 1;
-  int64_t ylo = sc->pml[1] ? sc->pml[1] + 1 : 0, yhi = sc->pml[3] ? sc->ny - sc->pml[3] : sc->ny + 1;
-  if ((m->oi0 > 0 && (m->oi0 - 1 < xlo || m->oi0 - 1 >= xhi)) || (m->oj0 > 0 && (m->oj0 - 1 < ylo || m->oj0 - 1 >= yhi))) {
-    snprintf(err, errlen, "a rank boundary (at node %lld, %lld) falls inside the CPML; use fewer ranks or --decomp",
-             (long long)m->oi0, (long long)m->oj0);
-    return GS_ERR_USAGE;
-  }
+  m->nb[0] = m->oi0 > 0;
+  m->nb[1] = m->oi1 < sc->nx + 1;
+  m->nb[2] = m->oj0 > 0;
+  m->nb[3] = m->oj1 < sc->ny + 1;
+  if (part_problem(sc, part, depth, err, errlen)) return GS_ERR_USAGE;
   m->pitch = (m->oi1 - m->oi0 + 2 * m->g + 31) / 32 * 32;
   m->rows = m->oj1 - m->oj0 + 2 * m->g;
   m->nelem = (size_t)m->pitch * (size_t)m->rows;
@@ -146,8 +193,10 @@ gs_status gs_fdtd_sim_init_part(gs_fdtd_sim *m, const gs_scene *sc, const gs_bac
   m->v.hx = m->field[0][1];
   m->v.hy = m->field[0][2];
   uint8_t *mat = gs_xcalloc(m->nelem, 1);
-  for (int64_t j = m->oj0; j < m->oj1; ++j)
-    for (int64_t i = m->oi0; i < m->oi1; ++i) mat[field_index(m, i, j)] = (uint8_t)gs_scene_material_at(sc, i, j);
+  for (int64_t j = m->oj0 - m->g; j < m->oj1 + m->g; ++j)
+    for (int64_t i = m->oi0 - m->g; i < m->oi1 + m->g; ++i)
+      if (i >= 0 && i <= sc->nx && j >= 0 && j <= sc->ny)
+        mat[field_index(m, i, j)] = (uint8_t)gs_scene_material_at(sc, i, j);
   m->mat_host = mat;
   uint8_t *mat_dev = b->dev_alloc(m->nelem);
   b->copy_h2d(mat_dev, mat, m->nelem, m->s);
@@ -198,6 +247,10 @@ gs_status gs_fdtd_sim_init_part(gs_fdtd_sim *m, const gs_scene *sc, const gs_bac
     free(gprof);
     p.lo = lo;
     p.hi = hi;
+    /* Along the slab: this rank's nodes and the depth - 1 layers a deep
+     * halo computes beyond them. */
+    olo -= depth - 1;
+    ohi += depth - 1;
     p.o0 = p.o0 > olo ? p.o0 : olo;
     p.o1 = p.o1 < ohi ? p.o1 : ohi;
     float *dprof = b->dev_alloc(6 * (size_t)nodes * sizeof(float));
@@ -219,6 +272,7 @@ gs_status gs_fdtd_sim_init_part(gs_fdtd_sim *m, const gs_scene *sc, const gs_bac
     free(z);
     free(prof);
     m->pml_prof[m->npml] = dprof;
+    m->pml_side[m->npml] = side;
     m->pml_cells[m->npml] = psi_n;
     m->pml[m->npml++] = p;
   }
@@ -234,44 +288,57 @@ gs_status gs_fdtd_sim_init_part(gs_fdtd_sim *m, const gs_scene *sc, const gs_bac
     if (x1 < x0) x1 = x0;
     if (y1 < y0) y1 = y0;
     gs_fdtd_region all[5] = {{x0, x1, y0, y1}, {0, X, 0, y0}, {0, X, y1, Y}, {0, x0, y0, y1}, {x1, X, y0, y1}};
-    for (int k = 0; k < 5; ++k) {
-      gs_fdtd_region r = clip(all[k], m);
-      if (r.i1 > r.i0 && r.j1 > r.j0)
-        m->region[m->nregion++] = r;
-      else if (k == 0)
-        m->region[m->nregion++] = (gs_fdtd_region){0, 0, 0, 0}; /* keep region[0] the inner box */
-    }
+    memcpy(m->region, all, sizeof all);
   }
 
-  /* Sources this rank owns: all values precomputed (gprMax: evaluated half a
-   * step late). */
-  m->nsrc = 0;
-  for (int k = 0; k < sc->nsources; ++k)
-    m->nsrc += owns(m, sc->sources[k].i + (int64_t)run * sc->src_di, sc->sources[k].j + (int64_t)run * sc->src_dj);
-  if (m->nsrc) {
-    int64_t *off = gs_xmalloc(sizeof *off * (size_t)m->nsrc);
-    float *val = gs_xcalloc((size_t)sc->iterations * (size_t)m->nsrc, sizeof(float));
-    for (int q = 0, k = 0; q < sc->nsources; ++q) {
-      const gs_source *src = &sc->sources[q];
-      int64_t i = src->i + (int64_t)run * sc->src_di, j = src->j + (int64_t)run * sc->src_dj;
-      if (!owns(m, i, j)) continue;
-      off[k] = (int64_t)field_index(m, i, j);
-      double srce = m->coef_host[mat[off[k]]].src, scale = srce / (sc->dx * sc->dy);
-      for (int64_t n = 0; n < sc->iterations; ++n) {
-        double t = (double)n * sc->dt;
-        if (t < src->start || t > src->stop) continue;
-        val[(size_t)n * (size_t)m->nsrc + (size_t)k] =
-            (float)(scale * gs_waveform_value(&sc->waveforms[src->waveform], t - src->start + 0.5 * sc->dt));
-      }
-      ++k;
+  /* Sources: the ones this rank owns, and with a deep halo the ones in the
+   * ghost layers it computes too; all values precomputed (gprMax: evaluated
+   * half a step late). Ordered by class (see gs_fdtd_sim.src_cum). */
+  {
+    gs_fdtd_region inner = interior_box(m);
+    int cls_count[GS_FDTD_MAX_DEPTH + 2] = {0};
+    int *cls = gs_xmalloc(sizeof *cls * ((size_t)sc->nsources + 1));
+    for (int k = 0; k < sc->nsources; ++k) {
+      int64_t i = sc->sources[k].i + (int64_t)run * sc->src_di, j = sc->sources[k].j + (int64_t)run * sc->src_dj;
+      int64_t dx = i < m->oi0 ? m->oi0 - i : i >= m->oi1 ? i - m->oi1 + 1 : 0;
+      int64_t dy = j < m->oj0 ? m->oj0 - j : j >= m->oj1 ? j - m->oj1 + 1 : 0;
+      int64_t d = dx > dy ? dx : dy;
+      if (d == 0)
+        cls[k] = i >= inner.i0 && i < inner.i1 && j >= inner.j0 && j < inner.j1 ? 0 : 1;
+      else
+        cls[k] = d <= depth - 1 ? (int)d + 1 : -1;
+      if (cls[k] >= 0) cls_count[cls[k]]++;
     }
-    m->src_off = b->dev_alloc(sizeof *off * (size_t)m->nsrc);
-    m->src_val = b->dev_alloc(sizeof *val * (size_t)sc->iterations * (size_t)m->nsrc);
-    b->copy_h2d(m->src_off, off, sizeof *off * (size_t)m->nsrc, m->s);
-    b->copy_h2d(m->src_val, val, sizeof *val * (size_t)sc->iterations * (size_t)m->nsrc, m->s);
-    b->stream_sync(m->s);
-    free(off);
-    free(val);
+    for (int c = 0, sum = 0; c < GS_FDTD_MAX_DEPTH + 2; ++c) m->src_cum[c] = sum += cls_count[c];
+    m->nsrc = m->src_cum[GS_FDTD_MAX_DEPTH + 1];
+    if (m->nsrc) {
+      int64_t *off = gs_xmalloc(sizeof *off * (size_t)m->nsrc);
+      float *val = gs_xcalloc((size_t)sc->iterations * (size_t)m->nsrc, sizeof(float));
+      int k = 0;
+      for (int c = 0; c < GS_FDTD_MAX_DEPTH + 2; ++c)
+        for (int q = 0; q < sc->nsources; ++q) {
+          if (cls[q] != c) continue;
+          const gs_source *src = &sc->sources[q];
+          int64_t i = src->i + (int64_t)run * sc->src_di, j = src->j + (int64_t)run * sc->src_dj;
+          off[k] = (int64_t)field_index(m, i, j);
+          double srce = m->coef_host[mat[off[k]]].src, scale = srce / (sc->dx * sc->dy);
+          for (int64_t n = 0; n < sc->iterations; ++n) {
+            double t = (double)n * sc->dt;
+            if (t < src->start || t > src->stop) continue;
+            val[(size_t)n * (size_t)m->nsrc + (size_t)k] =
+                (float)(scale * gs_waveform_value(&sc->waveforms[src->waveform], t - src->start + 0.5 * sc->dt));
+          }
+          ++k;
+        }
+      m->src_off = b->dev_alloc(sizeof *off * (size_t)m->nsrc);
+      m->src_val = b->dev_alloc(sizeof *val * (size_t)sc->iterations * (size_t)m->nsrc);
+      b->copy_h2d(m->src_off, off, sizeof *off * (size_t)m->nsrc, m->s);
+      b->copy_h2d(m->src_val, val, sizeof *val * (size_t)sc->iterations * (size_t)m->nsrc, m->s);
+      b->stream_sync(m->s);
+      free(off);
+      free(val);
+    }
+    free(cls);
   }
   m->nrx = 0;
   m->rx_global = gs_xcalloc((size_t)sc->nrx + 1, sizeof *m->rx_global);
@@ -297,6 +364,11 @@ gs_status gs_fdtd_sim_init_part(gs_fdtd_sim *m, const gs_scene *sc, const gs_bac
 
 void gs_fdtd_sim_free(gs_fdtd_sim *m) {
   const gs_backend *b = m->b;
+  if (m->halo) { /* collective: neighbours may hold this rank's arrays open */
+    gs_fdtd_sim_sync(m);
+    gs_halo_destroy(m->halo);
+    m->halo = NULL;
+  }
   for (int buf = 0; buf < 2; ++buf)
     for (int k = 0; k < 3; ++k) b->dev_free(m->field[buf][k]);
   b->dev_free((void *)m->v.mat);
@@ -317,6 +389,9 @@ void gs_fdtd_sim_free(gs_fdtd_sim *m) {
   }
   free(m->mat_host);
   free(m->rx_global);
+  if (m->hi && m->hi != m->s) b->stream_destroy(m->hi);
+  if (m->ev_ring) b->event_destroy(m->ev_ring);
+  if (m->ev_lo) b->event_destroy(m->ev_lo);
   b->stream_destroy(m->s);
   memset(m, 0, sizeof *m);
 }
@@ -332,30 +407,98 @@ static void flush_receivers(gs_fdtd_sim *m) {
   m->rx_flushed = m->step;
 }
 
+/* Queues the update of the nodes in box (global) on stream st: each part of
+ * it in region 0 with the plain update, the rest with the CPML slabs. */
+static void update_box(gs_fdtd_sim *m, const gs_fdtd_step_args *plain, const gs_fdtd_step_args *slab,
+                       gs_fdtd_region box, gs_stream st) {
+  for (int k = 0; k < 5; ++k) {
+    gs_fdtd_region r = meet(m->region[k], box);
+    if (!empty(r)) m->b->fdtd_step(k == 0 ? plain : slab, r, st);
+  }
+}
+
+/* Sources [from, to) of the class order, at step n, into the new Ez. */
+static void inject(gs_fdtd_sim *m, int from, int to, int64_t n, gs_stream st) {
+  if (to > from)
+    m->b->fdtd_inject(m->field[1 - m->cur][0], m->src_off + from, m->src_val + (size_t)n * (size_t)m->nsrc + from,
+                      to - from, st);
+}
+
+/* One rank, or several (then with the halo):
+ *  - a deep-halo step that exchanges nothing (R > 1, all but the last of
+ *    every R steps): the owned nodes and e = R - 1 - k ghost layers on s;
+ *  - an exchanging step with overlap: the ring of R layers along the
+ *    neighbours first on the high-priority stream, its exchange sent from
+ *    there, while the interior runs on s; nothing waits on the host for the
+ *    device except the MPI transports, which wait for their packing event;
+ *  - without overlap: everything on s, then the exchange.
+ * The streams are ordered by events: the ring waits for s's previous step
+ * (it reads the interior's nodes), s waits for the previous ring. */
 void gs_fdtd_sim_step(gs_fdtd_sim *m) {
   const gs_backend *b = m->b;
   const int64_t n = m->step;
-  if (m->nrx) {
-    if (n - m->rx_flushed == GS_RX_CHUNK) flush_receivers(m);
-    b->fdtd_sample(m->v, m->rx_off, m->nrx, m->rx_buf + (size_t)(n - m->rx_flushed) * 3 * (size_t)m->nrx, m->s);
-  }
   const int in = m->cur, out = 1 - m->cur;
   gs_fdtd_step_args a = {.ez = m->field[in][0], .hx = m->field[in][1], .hy = m->field[in][2], .mat = m->v.mat,
                          .ez_out = m->field[out][0], .hx_out = m->field[out][1], .hy_out = m->field[out][2],
-                         .pitch = m->pitch, .g = m->g, .oi = m->oi0, .oj = m->oj0, .nx = m->nx, .ny = m->ny,
-                         .chx = m->chx, .chy = m->chy,
-                         .coef = m->coef, .nslab = 0};
-  b->fdtd_step(&a, m->region[0], m->s);
-  a.nslab = m->npml;
+                         .pitch = m->pitch, .g = m->g, .oi = m->oi0, .oj = m->oj0, .nx = m->nx,
+                         .ny = m->ny, .chx = m->chx, .chy = m->chy, .coef = m->coef, .nslab = 0};
+  gs_fdtd_step_args sl = a;
+  sl.nslab = m->npml;
   for (int k = 0; k < m->npml; ++k) {
-    a.slab[k] = m->pml[k];
-    a.slab[k].psi_e_in = m->psi[k][in][0];
-    a.slab[k].psi_h_in = m->psi[k][in][1];
-    a.slab[k].psi_e_out = m->psi[k][out][0];
-    a.slab[k].psi_h_out = m->psi[k][out][1];
+    sl.slab[k] = m->pml[k];
+    sl.slab[k].psi_e_in = m->psi[k][in][0];
+    sl.slab[k].psi_h_in = m->psi[k][in][1];
+    sl.slab[k].psi_e_out = m->psi[k][out][0];
+    sl.slab[k].psi_h_out = m->psi[k][out][1];
   }
-  for (int r = 1; r < m->nregion; ++r) b->fdtd_step(&a, m->region[r], m->s);
-  if (m->nsrc) b->fdtd_inject(m->field[out][0], m->src_off, m->src_val + (size_t)n * (size_t)m->nsrc, m->nsrc, m->s);
+  const int R = m->depth;
+  const int64_t k = m->halo ? (n - m->k0) % R : R - 1;
+  const int exchanging = k == R - 1;
+  gs_stream lo = m->s, hi = m->hi;
+  if (m->halo) {
+    b->stream_wait_event(lo, m->ev_ring); /* the previous step's ring */
+    if (m->pending && !exchanging) gs_halo_wait(m->halo, lo);
+  }
+  if (m->nrx) {
+    if (n - m->rx_flushed == GS_RX_CHUNK) flush_receivers(m);
+    b->fdtd_sample(m->v, m->rx_off, m->nrx, m->rx_buf + (size_t)(n - m->rx_flushed) * 3 * (size_t)m->nrx, lo);
+  }
+  if (!exchanging) {
+    int e = (int)(R - 1 - k);
+    update_box(m, &a, &sl, grown_box(m, e), lo);
+    inject(m, 0, m->src_cum[1 + e], n, lo);
+    if (k == R - 2) gs_halo_reads_done(m->halo, lo);
+    b->event_record(m->ev_lo, lo);
+    m->pending = 0;
+  } else if (!m->halo || !m->overlap) {
+    if (m->pending) gs_halo_wait(m->halo, lo);
+    update_box(m, &a, &sl, grown_box(m, 0), lo);
+    inject(m, 0, m->src_cum[1], n, lo);
+    if (m->halo) {
+      gs_halo_send(m->halo, out, lo);
+      gs_halo_finish(m->halo, out, lo);
+      m->pending = 1;
+    }
+  } else {
+    gs_fdtd_region own = grown_box(m, 0), core = interior_box(m);
+    if (empty(core)) core = (gs_fdtd_region){own.i0, own.i0, own.j0, own.j0};
+    gs_fdtd_region ring[4] = {{own.i0, own.i1, own.j0, core.j0},
+                              {own.i0, own.i1, core.j1, own.j1},
+                              {own.i0, core.i0, core.j0, core.j1},
+                              {core.i1, own.i1, core.j0, core.j1}};
+    b->stream_wait_event(hi, m->ev_lo); /* the previous step's interior */
+    if (m->pending) gs_halo_wait(m->halo, hi);
+    for (int r = 0; r < 4; ++r)
+      if (!empty(ring[r])) update_box(m, &a, &sl, ring[r], hi);
+    inject(m, m->src_cum[0], m->src_cum[1], n, hi);
+    b->event_record(m->ev_ring, hi);
+    gs_halo_send(m->halo, out, hi);
+    if (!empty(core)) update_box(m, &a, &sl, core, lo);
+    inject(m, 0, m->src_cum[0], n, lo);
+    b->event_record(m->ev_lo, lo);
+    gs_halo_finish(m->halo, out, hi);
+    m->pending = 1;
+  }
   m->cur = out;
   m->v.ez = m->field[out][0];
   m->v.hx = m->field[out][1];
@@ -364,12 +507,104 @@ void gs_fdtd_sim_step(gs_fdtd_sim *m) {
 }
 
 void gs_fdtd_sim_sync(gs_fdtd_sim *m) {
+  if (m->hi && m->hi != m->s) m->b->stream_sync(m->hi);
   flush_receivers(m);
   m->b->stream_sync(m->s);
 }
 
+/* Peers of the halo: the ghost boxes of a rank with part p (global nodes it
+ * lacks and reads) that the neighbour at (dx, dy) owns, in a fixed order.
+ * Fields Ez, Hx, Hy are arrays 0..2; psi of scene side s, E or H, array
+ * 3 + 2 s + eh (a: the index along the slab, b: across it). */
+static int ghost_boxes(const gs_scene *sc, const gs_fdtd_part *p, int R, int dx, int dy, gs_halo_box_g *out) {
+  /* layers of each field a rank reads beyond each side: x-, x+, y-, y+ */
+  const int depth[3][4] = {{R, R, R, R}, {R - 1, R - 1, R, R - 1}, {R, R - 1, R - 1, R - 1}};
+  int n = 0;
+  if (dx && dy && R == 1) return 0; /* corners only matter for deep halos */
+  for (int f = 0; f < 3; ++f) {
+    int64_t a0 = dx < 0 ? p->i0 - depth[f][0] : dx > 0 ? p->i1 : p->i0;
+    int64_t a1 = dx < 0 ? p->i0 : dx > 0 ? p->i1 + depth[f][1] : p->i1;
+    int64_t b0 = dy < 0 ? p->j0 - depth[f][2] : dy > 0 ? p->j1 : p->j0;
+    int64_t b1 = dy < 0 ? p->j0 : dy > 0 ? p->j1 + depth[f][3] : p->j1;
+    if (a1 > a0 && b1 > b0) out[n++] = (gs_halo_box_g){f, a0, a1, b0, b1};
+  }
+  if (R > 1 && (dx == 0) != (dy == 0))
+    for (int side = 0; side < 4; ++side) {
+      int dir = side % 2, lower = side < 2, nn = sc->pml[side];
+      if (!nn) continue;
+      int along = dir == 0 ? dy : dx; /* psi is exchanged along the slab only */
+      if (!along || (dir == 0 ? dx : dy)) continue;
+      int64_t extent = dir == 0 ? sc->nx : sc->ny;
+      int64_t slo = lower ? 0 : extent - nn, shi = lower ? nn + 1 : extent;
+      int64_t alo = dir == 0 ? p->i0 : p->j0, ahi = dir == 0 ? p->i1 : p->j1;
+      int64_t b0 = slo > alo ? slo : alo, b1 = shi < ahi ? shi : ahi;
+      if (b1 <= b0) continue;
+      int64_t olo = dir == 0 ? p->j0 : p->i0, ohi = dir == 0 ? p->j1 : p->i1;
+      int64_t a0 = along < 0 ? olo - (R - 1) : ohi, a1 = along < 0 ? olo : ohi + R - 1;
+      for (int eh = 0; eh < 2; ++eh) out[n++] = (gs_halo_box_g){3 + 2 * side + eh, a0, a1, b0, b1};
+    }
+  return n;
+}
+
+gs_status gs_fdtd_sim_connect(gs_fdtd_sim *m, MPI_Comm cart, gs_halo_transport t, int overlap, char *err,
+                              size_t errlen) {
+  int size, rank, dims[2], periods[2], coords[2];
+  GS_MPI_CHECK(MPI_Comm_size(cart, &size));
+  if (size == 1) return GS_OK;
+  GS_MPI_CHECK(MPI_Comm_rank(cart, &rank));
+  GS_MPI_CHECK(MPI_Cart_get(cart, 2, dims, periods, coords));
+  const gs_backend *b = m->b;
+  gs_halo_array arr[11];
+  memset(arr, 0, sizeof arr);
+  for (int f = 0; f < 3; ++f)
+    arr[f] = (gs_halo_array){{m->field[0][f], m->field[1][f]}, m->pitch, m->oi0 - m->g, m->oj0 - m->g};
+  for (int k = 0; k < m->npml; ++k)
+    for (int eh = 0; eh < 2; ++eh)
+      arr[3 + 2 * m->pml_side[k] + eh] =
+          (gs_halo_array){{m->psi[k][0][eh], m->psi[k][1][eh]}, m->pml[k].o1 - m->pml[k].o0, m->pml[k].o0, m->pml[k].lo};
+  gs_fdtd_part mine = {m->oi0, m->oi1, m->oj0, m->oj1};
+  gs_halo_peer peers[8];
+  gs_halo_box_g boxes[8][2][16];
+  int np = 0;
+  for (int dy = -1; dy <= 1; ++dy)
+    for (int dx = -1; dx <= 1; ++dx) {
+      int c[2] = {coords[0] + dx, coords[1] + dy};
+      if ((!dx && !dy) || c[0] < 0 || c[0] >= dims[0] || c[1] < 0 || c[1] >= dims[1]) continue;
+      if (dx && dy && m->depth == 1) continue;
+      int q;
+      GS_MPI_CHECK(MPI_Cart_rank(cart, c, &q));
+      gs_fdtd_part theirs = gs_fdtd_part_of(m->sc, dims, c);
+      gs_halo_peer *pe = &peers[np];
+      pe->rank = q;
+      pe->send_tag = 300 + (dx + 1) + 3 * (dy + 1); /* direction from the sender */
+      pe->recv_tag = 300 + (1 - dx) + 3 * (1 - dy);
+      pe->nrecv = ghost_boxes(m->sc, &mine, m->depth, dx, dy, boxes[np][1]);
+      pe->nsend = ghost_boxes(m->sc, &theirs, m->depth, -dx, -dy, boxes[np][0]);
+      pe->send = boxes[np][0];
+      pe->recv = boxes[np][1];
+      ++np;
+    }
+  m->halo = gs_halo_create(cart, b, arr, 11, peers, np, t, m->depth > 1, err, errlen);
+  if (!m->halo) return GS_ERR_USAGE;
+  m->overlap = overlap;
+  m->hi = overlap ? b->stream_create(1) : m->s;
+  m->ev_ring = b->event_create(0);
+  m->ev_lo = b->event_create(0);
+  gs_fdtd_sim_refresh(m);
+  return GS_OK;
+}
+
+void gs_fdtd_sim_refresh(gs_fdtd_sim *m) {
+  if (!m->halo) return;
+  gs_fdtd_sim_sync(m);
+  gs_halo_exchange(m->halo, m->cur, m->s);
+  m->k0 = m->step;
+  m->pending = 0;
+}
+
 /* Copies field f (0 Ez, 1 Hx, 2 Hy) rows [j0, j1) into host (pitch floats a row). */
 void gs_fdtd_sim_read_rows(gs_fdtd_sim *m, int f, int64_t j0, int64_t j1, float *host) {
+  if (m->hi && m->hi != m->s) m->b->stream_sync(m->hi);
   float *src = f == 0 ? m->v.ez : f == 1 ? m->v.hx : m->v.hy;
   m->b->copy_d2h(host, src + (size_t)(j0 - m->oj0 + m->g) * (size_t)m->pitch,
                  sizeof(float) * (size_t)m->pitch * (size_t)(j1 - j0), m->s);
@@ -594,62 +829,85 @@ int gs_fdtd_decomp(const char *spec, int size, int64_t nx, int64_t ny, int dims[
   return 0;
 }
 
-/* Refreshes the ghost layers of the current fields the next step reads: Ez on
- * every side, Hx below, Hy on the left. No-op without a halo (one rank). */
-static void exchange_ghosts(gs_halo *halo, gs_fdtd_sim *m) {
-  static const unsigned ghosts[3] = {GS_GHOST_ALL, GS_GHOST_BOTTOM, GS_GHOST_LEFT};
-  if (!halo) return;
-  float *const f[3] = {m->v.ez, m->v.hx, m->v.hy};
-  gs_halo_exchange(halo, f, ghosts, 3, m->s);
-}
-
 gs_fdtd_part gs_fdtd_part_of(const gs_scene *sc, const int dims[2], const int coords[2]) {
   gs_fdtd_part p = {coords[0] * (sc->nx + 1) / dims[0], (coords[0] + 1) * (sc->nx + 1) / dims[0],
                     coords[1] * (sc->ny + 1) / dims[1], (coords[1] + 1) * (sc->ny + 1) / dims[1]};
   return p;
 }
 
-gs_status gs_fdtd_timed_run(const gs_scene *sc, const gs_backend *b, MPI_Comm comm, const int dims[2], int64_t warmup,
-                            int64_t steps, gs_fdtd_timing *t, char *err, size_t errlen) {
-  int rank, size, periods[2] = {0, 0}, coords[2];
-  GS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+int gs_fdtd_auto_depth(const gs_backend *b, double part_nodes) {
+  /* Deep halos trade redundant work for fewer exchanges: they pay where the
+   * per-step exchange latency is a sizeable part of a step, i.e. small parts
+   * on GPUs (docs/performance.md has the measurement behind the threshold). */
+  if (!b->is_gpu) return 1;
+  return part_nodes <= GS_FDTD_AUTO_DEPTH_NODES ? GS_FDTD_AUTO_DEPTH : 1;
+}
+
+/* The halo depth every rank of comm uses: want, or (want 0) the automatic
+ * choice that fits every rank's part. Collective. */
+static int agree_depth(const gs_scene *sc, const gs_backend *b, const gs_fdtd_part *part, int want, MPI_Comm comm) {
+  int size;
   GS_MPI_CHECK(MPI_Comm_size(comm, &size));
+  if (size == 1) return 1;
+  int d = want;
+  if (!d) {
+    double nodes = (double)(part->i1 - part->i0) * (double)(part->j1 - part->j0);
+    d = gs_fdtd_depth_fit(sc, part, gs_fdtd_auto_depth(b, nodes));
+  }
+  int all;
+  GS_MPI_CHECK(MPI_Allreduce(&d, &all, 1, MPI_INT, MPI_MIN, comm));
+  return want ? want : all;
+}
+
+gs_status gs_fdtd_timed_run(const gs_scene *sc, const gs_backend *b, MPI_Comm comm, const int dims[2],
+                            const gs_fdtd_spread *sp, int64_t warmup, int64_t steps, gs_fdtd_timing *t, char *used,
+                            size_t usedlen, int *depth_used, char *err, size_t errlen) {
+  int rank, periods[2] = {0, 0}, coords[2];
+  GS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   MPI_Comm cart;
   GS_MPI_CHECK(MPI_Cart_create(comm, 2, dims, periods, 0, &cart));
   GS_MPI_CHECK(MPI_Cart_coords(cart, rank, 2, coords));
   gs_fdtd_part part = gs_fdtd_part_of(sc, dims, coords);
+  int depth = agree_depth(sc, b, &part, sp->depth, cart);
   gs_fdtd_sim m;
-  gs_status st = gs_fdtd_sim_init_part(&m, sc, b, 0, &part, err, errlen);
-  if (gs_comm_agree(st != GS_OK, comm)) {
+  err[0] = '\0';
+  gs_status st = gs_fdtd_sim_init_part(&m, sc, b, 0, &part, depth, err, errlen);
+  if (gs_comm_agree(st != GS_OK, cart)) {
     if (st == GS_OK) gs_fdtd_sim_free(&m);
     MPI_Comm_free(&cart);
     return st != GS_OK ? st : GS_ERR_USAGE;
   }
-  gs_halo *halo = size > 1 ? gs_halo_create(cart, b, m.oi1 - m.oi0, m.oj1 - m.oj0, m.pitch, m.g, 3) : NULL;
-  double t0 = 0, hb0 = 0, hs0 = 0;
+  if (gs_fdtd_sim_connect(&m, cart, sp->transport, sp->overlap, err, errlen) != GS_OK) {
+    gs_fdtd_sim_free(&m);
+    MPI_Comm_free(&cart);
+    return GS_ERR_USAGE;
+  }
+  if (used) {
+    if (m.halo)
+      gs_halo_summary(m.halo, used, usedlen);
+    else
+      snprintf(used, usedlen, "none");
+  }
+  if (depth_used) *depth_used = depth;
+  double t0 = 0;
+  int64_t x0 = 0;
   for (int64_t k = 0; k < warmup + steps; ++k) {
     if (k == warmup) {
       gs_fdtd_sim_sync(&m);
-      if (halo) gs_halo_stats(halo, &hb0, &hs0);
-      GS_MPI_CHECK(MPI_Barrier(comm));
+      if (m.halo) x0 = gs_halo_exchanges(m.halo);
+      GS_MPI_CHECK(MPI_Barrier(cart));
       t0 = MPI_Wtime();
     }
     gs_fdtd_sim_step(&m);
-    exchange_ghosts(halo, &m);
   }
   gs_fdtd_sim_sync(&m);
-  double local[3] = {MPI_Wtime() - t0, 0, 0};
-  if (halo) {
-    gs_halo_stats(halo, &local[1], &local[2]);
-    local[1] -= hb0;
-    local[2] -= hs0;
-  }
-  double maxv[3];
-  GS_MPI_CHECK(MPI_Allreduce(local, maxv, 3, MPI_DOUBLE, MPI_MAX, comm));
+  double local[2] = {MPI_Wtime() - t0, 0};
+  if (m.halo) local[1] = gs_halo_bytes_per_exchange(m.halo) * (double)(gs_halo_exchanges(m.halo) - x0);
+  double maxv[2];
+  GS_MPI_CHECK(MPI_Allreduce(local, maxv, 2, MPI_DOUBLE, MPI_MAX, cart));
   t->seconds = maxv[0];
   t->halo_bytes = maxv[1];
-  t->halo_seconds = maxv[2];
-  gs_halo_destroy(halo);
+  t->halo_seconds = 0;
   gs_fdtd_sim_free(&m);
   MPI_Comm_free(&cart);
   return GS_OK;
@@ -660,8 +918,8 @@ gs_status gs_fdtd_timed_run(const gs_scene *sc, const gs_backend *b, MPI_Comm co
 static struct {
   const char *outdir, *restart;
   int64_t checkpoint_every, runs, steps, stop_after, snapshot_every;
-  int progress;
-  const char *decomp;
+  int progress, no_overlap;
+  const char *decomp, *transport, *depth;
 } o = {.runs = 1};
 
 static const gs_opt fdtd_opts[] = {
@@ -675,11 +933,44 @@ static const gs_opt fdtd_opts[] = {
     {"snapshot-every", 0, GS_OPT_INT, &o.snapshot_every, "STEPS", 1, 1e15, "override #snapshot_png"},
     {"progress", 0, GS_OPT_FLAG, &o.progress, NULL, 0, 0, "show progress on rank 0 (default when a terminal)"},
     {"decomp", 0, GS_OPT_STRING, &o.decomp, "PXxPY", 0, 0, "ranks along x and y (default: MPI_Dims_create)"},
+    {"halo-transport", 0, GS_OPT_STRING, &o.transport, "T", 0, 0,
+     "auto|ipc|mpi-cuda|mpi-host: how ghost layers move between ranks (default auto)"},
+    {"halo-depth", 0, GS_OPT_STRING, &o.depth, "R", 0, 0,
+     "auto|1..8: ghost layers, exchanged every R steps with redundant work (default auto)"},
+    {"no-overlap", 0, GS_OPT_FLAG, &o.no_overlap, NULL, 0, 0, "exchange after the whole step (for comparison)"},
     {NULL, 0, 0, NULL, NULL, 0, 0, NULL},
 };
 
+int gs_fdtd_spread_parse(const char *transport, const char *depth, int no_overlap, gs_fdtd_spread *sp, char *err,
+                         size_t errlen) {
+  sp->overlap = !no_overlap;
+  sp->transport = GS_HALO_AUTO;
+  sp->depth = 0;
+  if (transport) {
+    int t = gs_halo_transport_parse(transport);
+    if (t < 0) {
+      snprintf(err, errlen, "--halo-transport '%s': expected auto, ipc, mpi-cuda or mpi-host", transport);
+      return 1;
+    }
+    sp->transport = (gs_halo_transport)t;
+  }
+  if (depth && strcmp(depth, "auto") != 0) {
+    char *end;
+    long v = strtol(depth, &end, 10);
+    if (*end || end == depth || v < 1 || v > GS_FDTD_MAX_DEPTH) {
+      snprintf(err, errlen, "--halo-depth '%s': expected auto or 1..%d", depth, GS_FDTD_MAX_DEPTH);
+      return 1;
+    }
+    sp->depth = (int)v;
+  }
+  return 0;
+}
+
+static gs_fdtd_spread spread;
+
 static int fdtd_check(int argc, char **argv, char *err, size_t errlen) {
   (void)argv;
+  if (gs_fdtd_spread_parse(o.transport, o.depth, o.no_overlap, &spread, err, errlen)) return 1;
   if (argc != 1) {
     snprintf(err, errlen, "expected one scene file, got %d arguments", argc);
     return 1;
@@ -1081,20 +1372,20 @@ static int fdtd_run(gs_run *run, int argc, char **argv) {
            sc.title[0] ? "'" : "", sc.title[0] ? sc.title : argv[0], sc.title[0] ? "'" : "", (long long)sc.nx,
            (long long)sc.ny, sc.dx, sc.dy, sc.dt, sc.stability, (long long)sc.iterations, sc.nmaterials - 2,
            sc.nsources, sc.nrx, sc.pml[0], sc.pml[1], sc.pml[2], sc.pml[3], run->backend->name, (int)o.runs);
-    if (c->size > 1) printf("fdtd: %d ranks, decomposition %dx%d, halo transport mpi-host\n", c->size, dims[0], dims[1]);
     if (sc.messages)
       for (int k = 2; k < sc.nmaterials; ++k)
         printf("  material %s: er %g, sigma %g S/m\n", sc.materials[k].name, sc.materials[k].er, sc.materials[k].sigma);
     fflush(stdout);
   }
 
+  int depth = agree_depth(&sc, run->backend, &part, spread.depth, cart);
   float *bscan = root && o.runs > 1 && sc.nrx ? gs_xcalloc((size_t)o.runs * (size_t)sc.iterations, sizeof(float)) : NULL;
   int status = GS_EXIT_OK;
   double total_steps = 0, t_total = 0;
   uint64_t sum[3] = {0, 0, 0};
   for (int64_t r = 0; r < o.runs && status == GS_EXIT_OK; ++r) {
     gs_fdtd_sim m;
-    st = gs_fdtd_sim_init_part(&m, &sc, run->backend, (int)r, &part, err, sizeof err);
+    st = gs_fdtd_sim_init_part(&m, &sc, run->backend, (int)r, &part, depth, err, sizeof err);
     /* The lowest failing rank says why; all exit together. */
     int mine = st == GS_OK ? c->size : c->rank, first = c->size;
     GS_MPI_CHECK(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, c->world));
@@ -1104,19 +1395,32 @@ static int fdtd_run(gs_run *run, int argc, char **argv) {
       status = GS_EXIT_USAGE;
       break;
     }
-    gs_halo *halo = c->size > 1 ? gs_halo_create(cart, run->backend, m.oi1 - m.oi0, m.oj1 - m.oj0, m.pitch, m.g, 3) : NULL;
+    err[0] = '\0';
+    if (gs_fdtd_sim_connect(&m, cart, spread.transport, spread.overlap, err, sizeof err) != GS_OK) {
+      int me = err[0] ? c->rank : c->size, lowest = c->size;
+      GS_MPI_CHECK(MPI_Allreduce(&me, &lowest, 1, MPI_INT, MPI_MIN, c->world));
+      if (c->rank == lowest) gs_log_error("fdtd: %s", err);
+      gs_fdtd_sim_free(&m);
+      status = GS_EXIT_USAGE;
+      break;
+    }
+    if (root && r == 0 && c->size > 1) {
+      char tr[64];
+      printf("fdtd: %d ranks, decomposition %dx%d, halo transport %s (rank 0), halo depth %d, overlap %s\n", c->size,
+             dims[0], dims[1], gs_halo_summary(m.halo, tr, sizeof tr), depth, spread.overlap ? "on" : "off");
+      fflush(stdout);
+    }
     int64_t ck_prev = -1; /* step of this run's last checkpoint set */
     if (o.restart) {
       err[0] = '\0';
       if (checkpoint_load(&m, c, dims, o.restart, &ck_prev, err, sizeof err) != GS_OK) {
         if (err[0]) gs_log_error("fdtd: --restart: %s", err);
-        gs_halo_destroy(halo);
         gs_fdtd_sim_free(&m);
         status = GS_EXIT_USAGE;
         break;
       }
       if (root) printf("fdtd: restarting at step %lld from %s\n", (long long)m.step, o.restart);
-      exchange_ghosts(halo, &m); /* the ghost layers are not in the checkpoint */
+      gs_fdtd_sim_refresh(&m); /* the ghost layers are not in the checkpoint */
       /* The restarted set stays until this run writes its own (or completes). */
       if (strcmp(o.restart, outdir) != 0) ck_prev = -1;
     }
@@ -1128,7 +1432,6 @@ static int fdtd_run(gs_run *run, int argc, char **argv) {
     int stopped = 0;
     while (m.step < sc.iterations) {
       gs_fdtd_sim_step(&m);
-      exchange_ghosts(halo, &m);
       if (sc.snapshot_every && m.step % sc.snapshot_every == 0) {
         char sp[1300];
         if (o.runs > 1)
@@ -1155,7 +1458,6 @@ static int fdtd_run(gs_run *run, int argc, char **argv) {
     GS_MPI_CHECK(MPI_Barrier(c->world));
     double secs = now_s() - t0;
     if (prog) gs_progress_end(prog);
-    gs_halo_destroy(halo);
     if (stopped) {
       if (ck_prev != m.step) checkpoint_save(&m, c, dims, outdir, &ck_prev);
       if (root)

@@ -9,7 +9,10 @@
 #include <mpi.h>
 
 #include "backend.h"
+#include "halo.h"
 #include "scene.h"
+
+#define GS_FDTD_MAX_DEPTH 8 /* deepest halo (--halo-depth) */
 
 /* The nodes one rank owns: global Ez nodes [i0, i1) x [j0, j1). */
 typedef struct gs_fdtd_part {
@@ -36,25 +39,51 @@ typedef struct gs_fdtd_sim {
   float *psi[4][2][2]; /* [slab][buffer][E, H] */
   size_t pml_cells[4];
   int npml;
-  gs_fdtd_region region[5]; /* region[0] touches no slab; 1..4 the strips around it */
-  int nregion;
+  int pml_side[4];          /* scene side (0 x-, 1 y-, 2 x+, 3 y+) of pml[k] */
+  gs_fdtd_region region[5]; /* global: region[0] touches no slab; 1..4 the strips around it */
   int nsrc, nrx;
+  /* Sources this rank injects, owned ones first: [0, src_cum[0]) inside the
+   * interior box, [src_cum[0], src_cum[1]) in the ring the neighbours need,
+   * then [src_cum[d], src_cum[d + 1]) in the ghost layers at depth d (deep
+   * halos compute those redundantly). */
+  int src_cum[GS_FDTD_MAX_DEPTH + 2];
   int64_t *src_off, *rx_off;
   int *rx_global; /* scene index of each local receiver */
   float *src_val, *rx_buf, *rx_hist;
   int64_t step, rx_flushed;
-  gs_stream s;
+  gs_stream s; /* the (low-priority) stream of the bulk of the work */
+  /* Several ranks (gs_fdtd_sim_connect): */
+  int depth;       /* R: ghost layers, exchanged every R steps (deep halo) */
+  int nb[4];       /* a neighbour beyond the low x, high x, low y, high y side */
+  int overlap;     /* boundary ring on hi while the interior runs on s */
+  gs_stream hi;    /* high-priority stream (s when not overlapping) */
+  gs_event ev_ring, ev_lo;
+  gs_halo *halo;   /* NULL on one rank */
+  int64_t k0;      /* step of the last full exchange: the deep-halo cycle starts there */
+  int pending;     /* the last step sent ghosts the next one must wait for */
 } gs_fdtd_sim;
 
 /* Allocates and initialises the fields (zero), materials, CPML and the
  * sources' and receivers' data for run (0-based; positions moved by
  * #src_steps / #rx_steps). Fatal on backend failure. */
 void gs_fdtd_sim_init(gs_fdtd_sim *m, const gs_scene *sc, const gs_backend *b, int run);
-/* The same for a part of the grid (part NULL: all of it). Returns GS_OK, or
- * GS_ERR_USAGE with the reason in err when the part cannot work (a rank
- * boundary inside the CPML, fewer than 2 nodes a side). */
+/* The same for a part of the grid (part NULL: all of it) with depth ghost
+ * layers (1..GS_FDTD_MAX_DEPTH). Returns GS_OK, or GS_ERR_USAGE with the
+ * reason in err when the part cannot work (a rank boundary inside the CPML or
+ * within depth nodes of it, fewer than max(2, depth) nodes a side). */
 gs_status gs_fdtd_sim_init_part(gs_fdtd_sim *m, const gs_scene *sc, const gs_backend *b, int run,
-                                const gs_fdtd_part *part, char *err, size_t errlen);
+                                const gs_fdtd_part *part, int depth, char *err, size_t errlen);
+/* Collective over cart (the 2D Cartesian communicator whose rank coordinates
+ * gave part): sets up the halo exchange with the neighbours (transport t,
+ * overlap of the boundary ring with the interior) and fills the ghost layers.
+ * Every rank of cart calls it, also when it has one rank (no-op). NULL-free:
+ * GS_ERR_USAGE with the reason in err on the ranks that found it, agreed. */
+gs_status gs_fdtd_sim_connect(gs_fdtd_sim *m, MPI_Comm cart, gs_halo_transport t, int overlap, char *err,
+                              size_t errlen);
+/* Refills the ghost layers (after a restart); collective. */
+void gs_fdtd_sim_refresh(gs_fdtd_sim *m);
+/* The largest depth <= want that the part allows (for --halo-depth auto). */
+int gs_fdtd_depth_fit(const gs_scene *sc, const gs_fdtd_part *part, int want);
 void gs_fdtd_sim_free(gs_fdtd_sim *m);
 /* Advances one step: sample receivers, H, CPML H, E, CPML E, sources. */
 void gs_fdtd_sim_step(gs_fdtd_sim *m);
@@ -82,11 +111,24 @@ typedef struct gs_fdtd_timing {
   double halo_seconds; /* seconds one rank spent exchanging, the most of any */
 } gs_fdtd_timing;
 
+/* How a run is spread: transport, halo depth (0: automatic), overlap. */
+typedef struct gs_fdtd_spread {
+  gs_halo_transport transport;
+  int depth, overlap;
+} gs_fdtd_spread;
+
 /* Collective over comm: runs warmup + steps steps of sc split dims[0] x
- * dims[1] over comm's ranks (mpi-host halo exchange after each step) and
- * times the last steps. GS_OK, or an error on every rank (reason in err on
- * the ranks that found it). */
-gs_status gs_fdtd_timed_run(const gs_scene *sc, const gs_backend *b, MPI_Comm comm, const int dims[2], int64_t warmup,
-                            int64_t steps, gs_fdtd_timing *t, char *err, size_t errlen);
+ * dims[1] over comm's ranks and times the last steps. GS_OK, or an error on
+ * every rank (reason in err on the ranks that found it). used: the transport
+ * summary and depth taken (rank 0's). */
+gs_status gs_fdtd_timed_run(const gs_scene *sc, const gs_backend *b, MPI_Comm comm, const int dims[2],
+                            const gs_fdtd_spread *sp, int64_t warmup, int64_t steps, gs_fdtd_timing *t, char *used,
+                            size_t usedlen, int *depth_used, char *err, size_t errlen);
+/* Parses --halo-transport, --halo-depth (NULL: defaults) and --no-overlap;
+ * 0, or 1 with a one-line reason in err. */
+int gs_fdtd_spread_parse(const char *transport, const char *depth, int no_overlap, gs_fdtd_spread *sp, char *err,
+                         size_t errlen);
+/* Halo depth for --halo-depth auto on a part of this many nodes. */
+int gs_fdtd_auto_depth(const gs_backend *b, double part_nodes);
 
 #endif

@@ -54,6 +54,38 @@ static char *peer_text(const gs_run *run) {
   return t;
 }
 
+/* The transport --halo-transport auto takes between ranks a and b (rows as
+ * gathered, split): "ipc" on one host when both use the same GPU or the
+ * first can reach the second's (the node's peer matrix), else "mpi-cuda"
+ * with a CUDA-aware MPI on GPUs, else "mpi-host" (mpi/halo.c decides the
+ * same way at run time). */
+static const char *pair_transport(char *const *fa, char *const *fb, char **nodes, int nranks, int gpu, int aware) {
+  if (!gpu) return "mpi-host";
+  if (strcmp(fa[F_HOST], fb[F_HOST]) == 0) {
+    if (strcmp(fa[F_PCI], fb[F_PCI]) == 0) return "ipc";
+    for (int r = 0; r < nranks; ++r) {
+      if (!nodes[r][0] || strncmp(nodes[r], fa[F_HOST], strlen(fa[F_HOST])) != 0 || nodes[r][strlen(fa[F_HOST])] != '\t')
+        continue;
+      char *copy = gs_xstrdup(nodes[r]), *f[4];
+      int ia = -1, ib = -1, n = 0;
+      if (split_tabs(copy, f, 4) == 4) {
+        n = atoi(f[1]);
+        char *save = NULL;
+        int i = 0;
+        for (char *g = strtok_r(f[2], "|", &save); g; g = strtok_r(NULL, "|", &save), ++i) {
+          if (strncmp(g, fa[F_PCI], strlen(fa[F_PCI])) == 0) ia = i;
+          if (strncmp(g, fb[F_PCI], strlen(fb[F_PCI])) == 0) ib = i;
+        }
+      }
+      int ok = ia >= 0 && ib >= 0 && ia < n && ib < n && f[3][ia * n + ib] == '1';
+      free(copy);
+      if (ok) return "ipc";
+      break;
+    }
+  }
+  return aware ? "mpi-cuda" : "mpi-host";
+}
+
 int gs_cmd_info(gs_run *run, int argc, char **argv) {
   (void)argc;
   (void)argv;
@@ -70,6 +102,18 @@ int gs_cmd_info(gs_run *run, int argc, char **argv) {
   free(peers);
   int cuda_aware = gs_comm_cuda_aware();
   if (c->rank != 0) return 0;
+  /* Transports between every pair, before the rows are split for printing. */
+  const char **tp = gs_xcalloc((size_t)c->size * (size_t)c->size, sizeof *tp);
+  for (int a = 0; a < c->size; ++a)
+    for (int bb = 0; bb < c->size; ++bb) {
+      char *fa[F_COUNT], *fb[F_COUNT], *ra = gs_xstrdup(rows[a]), *rb = gs_xstrdup(rows[bb]);
+      if (split_tabs(ra, fa, F_COUNT) == F_COUNT && split_tabs(rb, fb, F_COUNT) == F_COUNT)
+        tp[a * c->size + bb] = a == bb ? "-" : pair_transport(fa, fb, nodes, c->size, run->backend->is_gpu, cuda_aware);
+      else
+        tp[a * c->size + bb] = "?";
+      free(ra);
+      free(rb);
+    }
 
   FILE *o = stdout;
   if (run->json) {
@@ -115,6 +159,12 @@ int gs_cmd_info(gs_run *run, int argc, char **argv) {
       }
       fputs("]}", o);
     }
+    fputs("],\"halo_transport\":[", o);
+    for (int a = 0; a < c->size; ++a) {
+      fprintf(o, "%s[", a ? "," : "");
+      for (int bb = 0; bb < c->size; ++bb) fprintf(o, "%s\"%s\"", bb ? "," : "", tp[a * c->size + bb]);
+      fputc(']', o);
+    }
     fputs("]}\n", o);
   } else {
     fprintf(o, "gpustencil %s: %d rank(s), backend %s, MPI CUDA-aware: %s\n", GS_VERSION, c->size,
@@ -151,7 +201,19 @@ int gs_cmd_info(gs_run *run, int argc, char **argv) {
         fprintf(o, "  GPU%d: %s\n", i, g);
     }
   }
+  if (!run->json && c->size > 1) {
+    fprintf(o, "\nhalo transport between ranks with --halo-transport auto (fdtd neighbours)\n     ");
+    for (int bb = 0; bb < c->size && bb < 16; ++bb) fprintf(o, " r%-8d", bb);
+    fputc('\n', o);
+    for (int a = 0; a < c->size && a < 16; ++a) {
+      fprintf(o, "r%-4d", a);
+      for (int bb = 0; bb < c->size && bb < 16; ++bb) fprintf(o, " %-9s", tp[a * c->size + bb]);
+      fputc('\n', o);
+    }
+    if (c->size > 16) fprintf(o, "(first 16 ranks shown; --json has all)\n");
+  }
   fflush(o);
+  free(tp);
   gs_comm_free_texts(rows, c->size);
   gs_comm_free_texts(nodes, c->size);
   return 0;

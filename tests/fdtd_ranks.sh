@@ -1,12 +1,22 @@
 #!/usr/bin/env bash
-# Distributed FDTD (mpi-host halo exchange): 1, 2, 3 and 4 ranks and the
-# decompositions 1x4, 4x1, 2x2 and uneven splits give the checksum line,
-# receivers.csv, snapshots and B-scan of one rank, byte for byte, on
-# inputs/gpr.in and inputs/material_map.in; impossible decompositions are
-# refused with the reason. GS_BACKEND picks the backend; GS_MAX_RANKS limits
-# the rank count (GPU machine: its GPU count).
+# Distributed FDTD: 1, 2, 3 and 4 ranks and the decompositions 1x4, 4x1, 2x2
+# and uneven splits give the checksum line, receivers.csv, snapshots and
+# B-scan of one rank, byte for byte, on inputs/gpr.in, inputs/material_map.in
+# and tests/data/halo.in (source on the rank boundaries, waves through every
+# boundary, corner and CPML slab), for every transport in GS_TRANSPORTS
+# (default mpi-host), halo depths 1-3, with and without overlap; impossible
+# choices are refused with the reason. GS_BACKEND picks the backend;
+# GS_MAX_RANKS limits the rank count.
 set -u
 bin=${GS_BIN:?}; src=${GS_SOURCE_DIR:?}; mpi=${GS_MPIEXEC:?}; b=${GS_BACKEND:-cpu}; max=${GS_MAX_RANKS:-4}
+if [ "$b" = cuda ]; then # every transport this machine has
+  dflt="ipc mpi-host"
+  ompi_info --parsable --all 2>/dev/null | grep -q "mpi_built_with_cuda_support:value:true" && dflt="$dflt mpi-cuda"
+else
+  dflt=mpi-host
+fi
+transports=${GS_TRANSPORTS:-$dflt}
+hdecomps=${GS_HALO_DECOMPS:-2x1 1x2 2x2 3x1 1x3 4x1}
 if [ "$b" = cuda ] && ! nvidia-smi -L > /dev/null 2>&1; then echo "no GPU: skipped"; exit 77; fi
 w=${GS_WORK:?}/fdtd_ranks_$b; rm -rf "$w"; mkdir -p "$w"
 fail=0
@@ -15,15 +25,34 @@ run() { # NAME RANKS ARGS...
   local name=$1 n=$2; shift 2
   "$mpi" -np "$n" --oversubscribe "$bin" fdtd --backend "$b" "$@" -o "$w/$name" > "$w/$name.log" 2>&1 || f "$name: $(tail -3 "$w/$name.log")"
 }
+same() { # REFERENCE NAME: checksum line, receivers and snapshots byte for byte
+  [ "$(grep checksum "$w/$1.log")" = "$(grep checksum "$w/$2.log")" ] || f "$2: checksum differs"
+  cmp -s "$w/$1/receivers.csv" "$w/$2/receivers.csv" || f "$2: receivers.csv differs"
+  [ ! -d "$w/$1/snapshots" ] || diff -r "$w/$1/snapshots" "$w/$2/snapshots" > /dev/null || f "$2: snapshots differ"
+}
 for scene in gpr material_map; do
-  args=("$src/inputs/$scene.in" --steps 240 --snapshot-every 120)
+  args=("$src/inputs/$scene.in" --steps 240 --snapshot-every 120 --halo-transport "${transports%% *}")
   run "$scene-1" 1 "${args[@]}"
   for d in 2x1 1x2 3x1 1x3 2x2 4x1 1x4; do
     n=$(( ${d%x*} * ${d#*x} )); [ "$n" -le "$max" ] || continue
     run "$scene-$d" "$n" "${args[@]}" --decomp "$d"
-    [ "$(grep checksum "$w/$scene-1.log")" = "$(grep checksum "$w/$scene-$d.log")" ] || f "$scene $d: checksum differs"
-    cmp -s "$w/$scene-1/receivers.csv" "$w/$scene-$d/receivers.csv" || f "$scene $d: receivers.csv differs"
-    diff -r "$w/$scene-1/snapshots" "$w/$scene-$d/snapshots" > /dev/null || f "$scene $d: snapshots differ"
+    same "$scene-1" "$scene-$d"
+  done
+done
+hargs=("$src/tests/data/halo.in" --snapshot-every 200)
+run halo-1 1 "${hargs[@]}"
+for t in $transports; do
+  for r in 1 2 3; do
+    for d in $hdecomps; do
+      n=$(( ${d%x*} * ${d#*x} )); [ "$n" -le "$max" ] || continue
+      run "halo-$t-R$r-$d" "$n" "${hargs[@]}" --decomp "$d" --halo-transport "$t" --halo-depth "$r"
+      same halo-1 "halo-$t-R$r-$d"
+      grep -q "halo transport $t (rank 0), halo depth $r, overlap on" "$w/halo-$t-R$r-$d.log" || f "halo-$t-R$r-$d: header"
+    done
+    if [ "$max" -ge 2 ]; then
+      run "halo-$t-R$r-no" 2 "${hargs[@]}" --halo-transport "$t" --halo-depth "$r" --no-overlap
+      same halo-1 "halo-$t-R$r-no"
+    fi
   done
 done
 grep -q "decomposition 2x1, halo transport mpi-host" "$w/gpr-2x1.log" || f "run header"
@@ -44,6 +73,17 @@ if [ "$max" -ge 2 ]; then
     { [ "$rc" != 0 ] && grep -qE -- "$pat" <<<"$out" && [ "$(grep -c "gpustencil: fdtd" <<<"$out")" = 1 ]; } || f "refusal '$pat' ($rc): $out"
   }
   refuse "--decomp '3x1' is not PXxPY with PX \* PY = 2" 2 "$src/inputs/gpr.in" --decomp 3x1
+  refuse "--halo-depth '9': expected auto or 1..8" 2 "$src/inputs/gpr.in" --halo-depth 9
+  refuse "--halo-transport 'nvlink': expected auto, ipc, mpi-cuda or mpi-host" 2 "$src/inputs/gpr.in" --halo-transport nvlink
+  printf '%s\n' "#domain: 0.065 0.065 0.002" "#dx_dy_dz: 0.0025 0.0025 0.0025" "#time_window: 10" > "$w/small2.in"
+  run small2 2 "$w/small2.in" --decomp 2x1 --halo-depth 2
+  refuse "rank boundary .* falls inside the CPML or within --halo-depth nodes of it" 2 "$w/small2.in" --decomp 2x1 --halo-depth 3
+  if [ "$b" = cpu ]; then
+    refuse "--halo-transport ipc: needs the cuda backend" 2 "$src/inputs/gpr.in" --halo-transport ipc
+    refuse "--halo-transport mpi-cuda: the cpu backend has no device memory" 2 "$src/inputs/gpr.in" --halo-transport mpi-cuda
+  elif ! ompi_info --parsable --all 2>/dev/null | grep -q "mpi_built_with_cuda_support:value:true"; then
+    refuse "--halo-transport mpi-cuda: this MPI is not CUDA-aware" 2 "$src/inputs/gpr.in" --halo-transport mpi-cuda
+  fi
   # Checkpoints on several ranks: interrupted twice, restarted, the bits of one unbroken rank.
   "$mpi" -np 2 --oversubscribe "$bin" fdtd --backend "$b" "$src/inputs/gpr.in" --steps 240 --snapshot-every 120 \
     --checkpoint-every 50 --stop-after 130 -o "$w/ck" > "$w/ck1.log" 2>&1 || f "checkpoint run 1"

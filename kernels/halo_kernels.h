@@ -1,0 +1,37 @@
+/* Halo boxes: copies of small 2D boxes of floats between arrays of different
+ * pitch, for packing edge strips into contiguous buffers, unpacking them into
+ * ghost layers, and storing them straight into a neighbour's ghost layers
+ * (CUDA IPC over NVLink). One launch copies up to GS_HALO_MAX_BOXES boxes.
+ * gs_halo_copy_cuda() and its CPU twin gs_halo_copy_ref() have the same
+ * signature; both return 0 or a backend error code (cudaError_t). */
+#ifndef GS_HALO_KERNELS_H
+#define GS_HALO_KERNELS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GS_HALO_MAX_BOXES 8
+
+/* h rows of w floats: row r of the box at src + r * spitch (and dst + r * dpitch). */
+typedef struct gs_halo_box {
+  const float *src;
+  float *dst;
+  int64_t spitch, dpitch, w, h;
+} gs_halo_box;
+
+typedef struct gs_halo_boxes {
+  int n; /* 0..GS_HALO_MAX_BOXES */
+  gs_halo_box box[GS_HALO_MAX_BOXES];
+} gs_halo_boxes;
+
+typedef int (*gs_halo_copy_fn)(const gs_halo_boxes *b, void *stream);
+int gs_halo_copy_ref(const gs_halo_boxes *b, void *stream);
+int gs_halo_copy_cuda(const gs_halo_boxes *b, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
