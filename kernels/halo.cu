@@ -20,7 +20,40 @@ __global__ void __launch_bounds__(kThreads) copy_boxes_kernel(const gs_halo_boxe
   }
 }
 
+__global__ void signal_kernel(uint64_t *flag, uint64_t value) {
+  __threadfence_system();  // the stores before this kernel, then the flag
+  *(volatile uint64_t *)flag = value;
+}
+
+__device__ uint64_t now_ns() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// A neighbour that never signals (it died without taking the job down) must
+// not hang this rank: after 120 s the kernel traps, the next CUDA call on the
+// host fails and gs_fatal ends every rank.
+__global__ void wait_kernel(const uint64_t *flag, uint64_t value) {
+  const uint64_t t0 = now_ns();
+  while (*(const volatile uint64_t *)flag < value) {
+    __nanosleep(64);
+    if (now_ns() - t0 > 120000000000ull) __trap();
+  }
+  __threadfence_system();
+}
+
 }  // namespace
+
+extern "C" int gs_halo_signal_cuda(uint64_t *flag, uint64_t value, void *stream) {
+  signal_kernel<<<1, 1, 0, (cudaStream_t)stream>>>(flag, value);
+  return (int)cudaGetLastError();
+}
+
+extern "C" int gs_halo_wait_cuda(const uint64_t *flag, uint64_t value, void *stream) {
+  wait_kernel<<<1, 1, 0, (cudaStream_t)stream>>>(flag, value);
+  return (int)cudaGetLastError();
+}
 
 extern "C" int gs_halo_copy_cuda(const gs_halo_boxes *b, void *stream) {
   if (b->n <= 0) return 0;

@@ -31,6 +31,18 @@ typedef int (*gs_halo_copy_fn)(const gs_halo_boxes *b, void *stream);
 int gs_halo_copy_ref(const gs_halo_boxes *b, void *stream);
 int gs_halo_copy_cuda(const gs_halo_boxes *b, void *stream);
 
+/* Stream-ordered flags between GPUs (CUDA IPC): signal stores value into
+ * *flag (possibly another GPU's memory) after everything before it in the
+ * stream, made visible system-wide first; wait holds the stream until
+ * *flag >= value (one thread polling, the other streams run on). The CPU
+ * twins store, and check that the flag is already there (-1 if not). */
+typedef int (*gs_halo_signal_fn)(uint64_t *flag, uint64_t value, void *stream);
+typedef int (*gs_halo_wait_fn)(const uint64_t *flag, uint64_t value, void *stream);
+int gs_halo_signal_ref(uint64_t *flag, uint64_t value, void *stream);
+int gs_halo_wait_ref(const uint64_t *flag, uint64_t value, void *stream);
+int gs_halo_signal_cuda(uint64_t *flag, uint64_t value, void *stream);
+int gs_halo_wait_cuda(const uint64_t *flag, uint64_t value, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -30,8 +30,9 @@ typedef struct peer {
   /* ipc */
   float *remote[16][2]; /* the peer's arrays, opened */
   int64_t rpitch[16], ra0[16], rb0[16];
-  gs_event ev_data, ev_free; /* the peer's events, opened */
-  counters *cnt;             /* the peer's counters */
+  gs_event ev_data, ev_free; /* the peer's events, opened (sync "event") */
+  counters *cnt;             /* the peer's counters (sync "event") */
+  uint64_t *rflags;          /* the peer's flags, opened (sync "flag") */
 } peer;
 
 struct gs_halo {
@@ -41,7 +42,9 @@ struct gs_halo {
   int narr;
   peer *peers;
   int npeers, nipc, nmpi, reads_done;
-  gs_event ev_data, ev_free; /* mine, inter-process (ipc) */
+  gs_event ev_data, ev_free; /* mine, inter-process (ipc, sync "event") */
+  uint64_t *flags;           /* mine (ipc, sync "flag"): [0, 16) data from, [16, 32) reads done by, a peer */
+  int sync_flag;             /* ipc ordering: 1 device flags, 0 IPC events + host counters */
   gs_event ev_packed, ev_done;
   MPI_Win win;
   counters *mine;
@@ -125,12 +128,16 @@ static void spin_until(_Atomic int64_t *c, int64_t v, int rank, const char *what
 
 typedef struct desc {
   char bus[32];
-  int node_rank; /* in the node communicator, or -1 */
-  int has_ipc;
+  int has_ipc, sync_flag;
   int64_t pitch[16], a0[16], b0[16];
   unsigned char mem[16][2][GS_IPC_HANDLE_BYTES];
   unsigned char ev[2][GS_IPC_HANDLE_BYTES];
+  unsigned char flags[GS_IPC_HANDLE_BYTES];
 } desc;
+
+/* Flag slots: a message's tag (300..308, the direction from its sender)
+ * picks the receiver's data slot and the sender's reads-done slot. */
+static int slot(int tag) { return (tag - 300) & 15; }
 
 gs_halo *gs_halo_create(MPI_Comm comm, const gs_backend *b, const gs_halo_array *arrays, int narrays,
                         const gs_halo_peer *peers, int npeers, gs_halo_transport want, int reads_done, char *err,
@@ -189,11 +196,21 @@ gs_halo *gs_halo_create(MPI_Comm comm, const gs_backend *b, const gs_halo_array 
     if (me->has_ipc && arrays[k].buf[0])
       for (int p = 0; p < 2; ++p) b->ipc_mem_handle(arrays[k].buf[p], me->mem[k][p]);
   }
+  /* How ipc neighbours order their stores: device flags (default), or IPC
+   * events with node-shared host counters (GPUSTENCIL_IPC_SYNC=event; the
+   * issue's first design, kept for comparison: docs/performance.md). */
+  const char *sync = getenv("GPUSTENCIL_IPC_SYNC");
+  h->sync_flag = me->sync_flag = !(sync && strcmp(sync, "event") == 0);
   if (me->has_ipc) {
     h->ev_data = b->ipc_event_create();
     h->ev_free = b->ipc_event_create();
     b->ipc_event_handle(h->ev_data, me->ev[0]);
     b->ipc_event_handle(h->ev_free, me->ev[1]);
+    h->flags = b->dev_alloc(32 * sizeof(uint64_t));
+    uint64_t zero[32] = {0};
+    b->copy_h2d(h->flags, zero, sizeof zero, NULL);
+    b->stream_sync(NULL);
+    b->ipc_mem_handle(h->flags, me->flags);
   }
   for (int k = 0; k < npeers; ++k) {
     GS_MPI_CHECK(MPI_Irecv(&them[k], (int)sizeof *me, MPI_BYTE, peers[k].rank, peers[k].recv_tag, comm, &h->req[k]));
@@ -215,7 +232,7 @@ gs_halo *gs_halo_create(MPI_Comm comm, const gs_backend *b, const gs_halo_array 
     int nr = MPI_UNDEFINED;
     GS_MPI_CHECK(MPI_Group_translate_ranks(wg, 1, &peers[k].rank, ng, &nr));
     const char *why = NULL;
-    int ipc_ok = me->has_ipc && them[k].has_ipc;
+    int ipc_ok = me->has_ipc && them[k].has_ipc && me->sync_flag == them[k].sync_flag;
     if (nr == MPI_UNDEFINED) {
       ipc_ok = 0;
       why = "is on another node";
@@ -248,6 +265,7 @@ gs_halo *gs_halo_create(MPI_Comm comm, const gs_backend *b, const gs_halo_array 
       }
       q->ev_data = b->ipc_event_open(them[k].ev[0]);
       q->ev_free = b->ipc_event_open(them[k].ev[1]);
+      q->rflags = b->ipc_mem_open(them[k].flags);
       MPI_Aint sz;
       int du;
       GS_MPI_CHECK(MPI_Win_shared_query(h->win, nr, &sz, &du, &q->cnt));
@@ -293,6 +311,7 @@ void gs_halo_destroy(gs_halo *h) {
           if (q->remote[a][p]) b->ipc_mem_close(q->remote[a][p]);
       b->event_destroy(q->ev_data);
       b->event_destroy(q->ev_free);
+      b->ipc_mem_close(q->rflags);
     } else {
       if (q->t == GS_HALO_MPI_CUDA) {
         b->dev_free(q->sbuf);
@@ -310,12 +329,14 @@ void gs_halo_destroy(gs_halo *h) {
     free((void *)q->p.recv);
   }
   if (h->ev_data) b->event_destroy(h->ev_data);
+  /* (my flags go after the second barrier: the neighbours close them first) */
   if (h->ev_free) b->event_destroy(h->ev_free);
   if (h->ev_packed) b->event_destroy(h->ev_packed);
   if (h->ev_done) b->event_destroy(h->ev_done);
   /* Every rank has closed its handles on the others' arrays and is done with
    * their counters before any array or counter goes. */
   GS_MPI_CHECK(MPI_Barrier(h->comm));
+  if (h->flags) b->dev_free(h->flags);
   GS_MPI_CHECK(MPI_Win_free(&h->win));
   free(h->peers);
   free(h->req);
@@ -370,15 +391,20 @@ void gs_halo_send(gs_halo *h, int parity, gs_stream s) {
     peer *q = &h->peers[k];
     if (q->t == GS_HALO_IPC) {
       if (h->reads_done) { /* the neighbour has read what this overwrites */
-        spin_until(&q->cnt->free, h->nexch, q->p.rank, "reads-done of exchange");
-        b->stream_wait_event(s, q->ev_free);
+        if (h->sync_flag) {
+          b->halo_wait(&h->flags[16 + slot(q->p.send_tag)], (uint64_t)h->nexch, s);
+        } else {
+          spin_until(&q->cnt->free, h->nexch, q->p.rank, "reads-done of exchange");
+          b->stream_wait_event(s, q->ev_free);
+        }
       }
       push(h, q, parity, s);
+      if (h->sync_flag) b->halo_signal(&q->rflags[slot(q->p.send_tag)], (uint64_t)h->nexch, s);
     } else {
       pack(h, q->p.send, q->p.nsend, parity, q->sbuf, 1, s);
     }
   }
-  if (h->nipc) {
+  if (h->nipc && !h->sync_flag) {
     b->event_record(h->ev_data, s);
     atomic_store_explicit(&h->mine->data, h->nexch, memory_order_release);
   }
@@ -398,14 +424,24 @@ void gs_halo_wait(gs_halo *h, gs_stream s) {
   for (int k = 0; k < h->npeers; ++k) {
     peer *q = &h->peers[k];
     if (q->t != GS_HALO_IPC) continue;
-    spin_until(&q->cnt->data, h->nexch, q->p.rank, "exchange");
-    h->b->stream_wait_event(s, q->ev_data);
+    if (h->sync_flag) {
+      h->b->halo_wait(&h->flags[slot(q->p.recv_tag)], (uint64_t)h->nexch, s);
+    } else {
+      spin_until(&q->cnt->data, h->nexch, q->p.rank, "exchange");
+      h->b->stream_wait_event(s, q->ev_data);
+    }
   }
   if (h->nmpi) h->b->stream_wait_event(s, h->ev_done);
 }
 
 void gs_halo_reads_done(gs_halo *h, gs_stream s) {
   if (!h->nipc) return;
+  if (h->sync_flag) {
+    for (int k = 0; k < h->npeers; ++k)
+      if (h->peers[k].t == GS_HALO_IPC)
+        h->b->halo_signal(&h->peers[k].rflags[16 + slot(h->peers[k].p.recv_tag)], (uint64_t)h->nexch + 1, s);
+    return;
+  }
   h->b->event_record(h->ev_free, s);
   atomic_store_explicit(&h->mine->free, h->nexch + 1, memory_order_release);
 }

@@ -4,12 +4,15 @@
  *
  * One transport per neighbour, chosen at creation:
  *   ipc       same node, GPUs that can reach each other (or the same GPU):
- *             CUDA IPC memory and event handles are swapped once over MPI;
- *             in the loop a copy kernel stores the boxes straight into the
- *             neighbour's arrays (NVLink), ordered by IPC events. The only
- *             host-side ordering is a counter in node-shared memory (an event
- *             must be recorded before another process waits on it); no MPI
- *             call in the loop.
+ *             CUDA IPC memory handles are swapped once over MPI; in the loop
+ *             a copy kernel stores the boxes straight into the neighbour's
+ *             arrays (NVLink), then a one-thread kernel raises a flag in the
+ *             neighbour's memory that its stream waits for on the device: no
+ *             MPI call and no host wait in the loop. GPUSTENCIL_IPC_SYNC=event
+ *             orders them with IPC events instead (recorded, then announced
+ *             through a counter in node-shared memory, since an event must be
+ *             recorded before another process waits on it) - slower, measured
+ *             in docs/performance.md.
  *   mpi-cuda  a CUDA-aware MPI: boxes packed by a kernel into contiguous
  *             device buffers that go to MPI_Isend / MPI_Irecv.
  *   mpi-host  any MPI: the same packing into pinned host buffers.

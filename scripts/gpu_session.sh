@@ -7,7 +7,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:-$here/gpu-out}; mkdir -p "$out"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
 log() { echo "== $*"; }
-# GS_SECTIONS: which parts to run (default all): tests info scale ncu e2e huge fdtd fdtd2 halo
+# GS_SECTIONS: which parts to run (default all): tests info scale ncu e2e huge fdtd fdtd2 halo exp
 want() { [ -z "${GS_SECTIONS:-}" ] || [[ " $GS_SECTIONS " == *" $1 "* ]]; }
 cd "$here"
 log "machine"; nvidia-smi -L; nvidia-smi topo -m 2>/dev/null | head -8; nproc
@@ -144,6 +144,26 @@ if want halo; then
     timeout 60 mpirun -np $ngpu $bin bench halo --grid 16384x16384 --reps 200 --halo-transport ipc $v --csv "$out/bench.csv" 2>&1 | grep -E "^bench|  |error"
   done 2>&1 | tee "$out/bench_halo.txt"
   timeout 60 mpirun -np $ngpu $bin bench halo --grid 16384x16384 --decomp 1x2 --halo-depth 8 --reps 50 --halo-transport mpi-host --csv "$out/bench.csv" 2>&1 | grep -E "^bench|  |error" | tee -a "$out/bench_halo.txt"
+fi
+if want exp; then
+  log "ipc ordering and decomposition experiments"
+  (cd build-gpu && timeout 300 ctest --timeout 280 --output-on-failure -R "gpu_fdtd_ranks|gpu_halo_copy" > "$out/halo_tests.log" 2>&1)
+  grep -E "FAIL|fdtd_ranks \(|tests passed|Passed|Failed|Timeout" "$out/halo_tests.log" | head -10
+  GPUSTENCIL_IPC_SYNC=event GS_BIN=$bin GS_SOURCE_DIR=$PWD GS_MPIEXEC=mpirun GS_BACKEND=cuda GS_MAX_RANKS=4 GS_TRANSPORTS=ipc \
+    GS_HALO_DECOMPS="2x1 2x2" GS_WORK=/tmp/gs-ev timeout 200 bash tests/fdtd_ranks.sh 2>&1 | tail -3 | sed "s/^/event sync: /"
+  bf() { timeout 100 mpirun -np $ngpu -x GPUSTENCIL_IPC_SYNC $bin bench fdtd --steps ${GS_HALO_STEPS:-300} --csv "$out/bench.csv" "$@" 2>&1 | grep -E "ranks:|error" | sed "s/^/$GPUSTENCIL_IPC_SYNC $* /"; }
+  for sy in flag event; do export GPUSTENCIL_IPC_SYNC=$sy
+    bf --grid 16384x16384 --decomp 2x1 --halo-transport ipc --halo-depth 1
+    bf --grid 16384x16384 --decomp 2x1 --halo-transport ipc --halo-depth 1 --no-overlap
+  done; export GPUSTENCIL_IPC_SYNC=flag
+  for g in 16384x16384 8192x8192 2000x1000; do for d in 1x2 2x1; do for r in 1 2 4; do
+    bf --grid $g --decomp $d --halo-transport ipc --halo-depth $r
+  done; done; done
+  bf --grid 2000x1000 --decomp 1x2 --halo-transport ipc --halo-depth 1 --no-overlap
+  bf --grid 8192x8192 --decomp 1x2 --halo-transport mpi-host --halo-depth 1
+  for v in "--decomp 2x1 --halo-depth 1" "--decomp 1x2 --halo-depth 1" "--decomp 1x2 --halo-depth 8" "--decomp 2x1 --halo-depth 8"; do
+    timeout 60 mpirun -np $ngpu $bin bench halo --grid 16384x16384 --reps 200 --halo-transport ipc $v --csv "$out/bench.csv" 2>&1 | grep -E "  |error" | sed "s/^/$v: /"
+  done
 fi
 cp build-gpu/Testing/Temporary/LastTest.log /tmp/gs-LastTest.log 2>/dev/null
 true

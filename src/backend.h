@@ -86,6 +86,8 @@ typedef struct gs_backend {
   gs_fdtd_inject_fn fdtd_inject;
   gs_fdtd_sample_fn fdtd_sample;
   gs_halo_copy_fn halo_copy;
+  gs_halo_signal_fn halo_signal;
+  gs_halo_wait_fn halo_wait;
 } gs_backend;
 
 #define GS_IPC_HANDLE_BYTES 64

@@ -114,6 +114,11 @@ static double cu_peer_copy_gbs(int a, int b, size_t bytes) {
   GS_CUDA_CHECK(cudaSetDevice(b));
   GS_CUDA_CHECK(cudaMalloc(&dst, bytes));
   GS_CUDA_CHECK(cudaSetDevice(a));
+  cudaError_t pe = cudaDeviceEnablePeerAccess(b, 0); /* else the copy is staged through the host */
+  if (pe == cudaErrorPeerAccessAlreadyEnabled)
+    cudaGetLastError();
+  else
+    GS_CUDA_CHECK(pe);
   GS_CUDA_CHECK(cudaMalloc(&src, bytes));
   GS_CUDA_CHECK(cudaMemset(src, 1, bytes));
   cudaStream_t s;
@@ -217,6 +222,14 @@ static int cu_halo_copy(const gs_halo_boxes *b, void *s) {
   GS_LAUNCH_CHECK(gs_halo_copy_cuda(b, s));
   return 0;
 }
+static int cu_halo_signal(uint64_t *flag, uint64_t value, void *s) {
+  GS_LAUNCH_CHECK(gs_halo_signal_cuda(flag, value, s));
+  return 0;
+}
+static int cu_halo_wait(const uint64_t *flag, uint64_t value, void *s) {
+  GS_LAUNCH_CHECK(gs_halo_wait_cuda(flag, value, s));
+  return 0;
+}
 static int cu_fdtd_step(const gs_fdtd_step_args *a, gs_fdtd_region r, void *s) {
   GS_LAUNCH_CHECK(gs_fdtd_step_cuda(a, r, s));
   return 0;
@@ -269,4 +282,6 @@ const gs_backend gs_backend_cuda = {
     .fdtd_inject = cu_fdtd_inject,
     .fdtd_sample = cu_fdtd_sample,
     .halo_copy = cu_halo_copy,
+    .halo_signal = cu_halo_signal,
+    .halo_wait = cu_halo_wait,
 };

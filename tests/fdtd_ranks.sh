@@ -55,7 +55,7 @@ for t in $transports; do
     fi
   done
 done
-grep -q "decomposition 2x1, halo transport mpi-host" "$w/gpr-2x1.log" || f "run header"
+grep -q "decomposition 2x1, halo transport ${transports%% *}" "$w/gpr-2x1.log" || f "run header"
 # Without --decomp the ranks are laid along the longer side (gpr.in is 600 x 300).
 if [ "$max" -ge 2 ]; then
   run auto 2 "$src/inputs/gpr.in" --steps 100

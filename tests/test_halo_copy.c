@@ -3,7 +3,8 @@
  * twin on the same boxes, bit for bit, into device memory and into pinned
  * host memory (the mpi-host packing writes there); skips (77) without a GPU.
  * Boxes: rows, columns, small corners, odd pitches, 1..GS_HALO_MAX_BOXES in
- * one call, each box's destination in its own band of rows. */
+ * one call, each box's destination in its own band of rows. Then the
+ * stream-ordered flags (signal, wait) of the ipc transport. */
 #include <string.h>
 
 #include "backend.h"
@@ -102,6 +103,20 @@ int main(int argc, char **argv) {
       }
     }
   }
+  /* Flags: a signalled value lets a wait for it (or less) through. */
+  const gs_backend *fb = gpu ? gpu : &gs_backend_cpu;
+  uint64_t *flag = fb->dev_alloc(sizeof *flag), v = 0;
+  fb->copy_h2d(flag, &v, sizeof v, NULL);
+  CHECK(fb->halo_signal(flag, 41, NULL) == 0);
+  CHECK(fb->halo_signal(flag, 42, NULL) == 0);
+  CHECK(fb->halo_wait(flag, 42, NULL) == 0);
+  CHECK(fb->halo_wait(flag, 7, NULL) == 0);
+  fb->stream_sync(NULL);
+  fb->copy_d2h(&v, flag, sizeof v, NULL);
+  fb->stream_sync(NULL);
+  CHECKF(v == 42, "flag %llu", (unsigned long long)v);
+  if (!gpu) CHECK(gs_halo_wait_ref(flag, 43, NULL) == -1);
+  fb->dev_free(flag);
   free(hs);
   free(want);
   free(got);
