@@ -27,8 +27,9 @@
 #define GS_Z0 376.730313668
 #define GS_RX_CHUNK 256
 /* --halo-depth auto: this depth for parts of at most this many nodes (GPU). */
-#define GS_FDTD_AUTO_DEPTH 2
-#define GS_FDTD_AUTO_DEPTH_NODES (4.0 * 1024 * 1024)
+#define GS_FDTD_AUTO_DEPTH 4
+/* The automatic decomposition avoids parts thinner than this (CPML + halo). */
+#define GS_FDTD_MIN_PART 32
 
 static double now_s(void) {
   struct timespec ts;
@@ -819,13 +820,28 @@ int gs_fdtd_decomp(const char *spec, int size, int64_t nx, int64_t ny, int dims[
     dims[1] = (int)py;
     return 0;
   }
-  dims[0] = dims[1] = 0;
-  GS_MPI_CHECK(MPI_Dims_create(size, 2, dims));
-  if ((ny > nx) != (dims[1] > dims[0])) { /* more ranks along the longer side */
-    int t = dims[0];
-    dims[0] = dims[1];
-    dims[1] = t;
-  }
+  /* Halo cost per rank: a split along x gives column halos (strided, and
+   * narrower rows for the update kernel), a split along y row halos
+   * (contiguous). Measured on 2 H200s (docs/performance.md): 1x2 reached
+   * 98.4% at 16384^2 where 2x1 reached 87%; columns weigh 8 rows here.
+   * Parts thinner than GS_FDTD_MIN_PART nodes are avoided where possible. */
+  double best = -1;
+  int bx = 1, by = size;
+  for (int pass = 0; pass < 2 && best < 0; ++pass)
+    for (int px = 1; px <= size; ++px) {
+      if (size % px) continue;
+      int py = size / px;
+      if (pass == 0 && ((px > 1 && (nx + 1) / px < GS_FDTD_MIN_PART) || (py > 1 && (ny + 1) / py < GS_FDTD_MIN_PART)))
+        continue;
+      double cost = (px > 1 ? 8.0 * (double)(ny + 1) / py : 0) + (py > 1 ? (double)(nx + 1) / px : 0);
+      if (best < 0 || cost < best) {
+        best = cost;
+        bx = px;
+        by = py;
+      }
+    }
+  dims[0] = bx;
+  dims[1] = by;
   return 0;
 }
 
@@ -836,11 +852,12 @@ gs_fdtd_part gs_fdtd_part_of(const gs_scene *sc, const int dims[2], const int co
 }
 
 int gs_fdtd_auto_depth(const gs_backend *b, double part_nodes) {
-  /* Deep halos trade redundant work for fewer exchanges: they pay where the
-   * per-step exchange latency is a sizeable part of a step, i.e. small parts
-   * on GPUs (docs/performance.md has the measurement behind the threshold). */
-  if (!b->is_gpu) return 1;
-  return part_nodes <= GS_FDTD_AUTO_DEPTH_NODES ? GS_FDTD_AUTO_DEPTH : 1;
+  /* Deep halos trade a little redundant work for a quarter of the exchanges
+   * and their latency. On 2 H200s (docs/performance.md) R = 4 was the best of
+   * 1, 2, 4 at every size measured (16384^2, 8192^2, 2000x1000); on the CPU
+   * backend there is no latency to hide. */
+  (void)part_nodes;
+  return b->is_gpu ? GS_FDTD_AUTO_DEPTH : 1;
 }
 
 /* The halo depth every rank of comm uses: want, or (want 0) the automatic

@@ -99,7 +99,8 @@ gs_status gs_fdtd_checkpoint_write(gs_fdtd_sim *m, const char *path, char *err, 
 gs_status gs_fdtd_checkpoint_read(gs_fdtd_sim *m, const char *path, char *err, size_t errlen);
 
 /* Ranks along x and y: spec "PXxPY" (-1 unless PX * PY == size), or, when
- * spec is NULL, MPI_Dims_create with more ranks along the longer side. */
+ * spec is NULL, the split with the cheapest halo (row halos preferred to
+ * column halos, docs/fdtd.md). */
 int gs_fdtd_decomp(const char *spec, int size, int64_t nx, int64_t ny, int dims[2]);
 
 /* The nodes rank (coords) owns in a dims[0] x dims[1] split of the grid. */

@@ -56,10 +56,10 @@ for t in $transports; do
   done
 done
 grep -q "decomposition 2x1, halo transport ${transports%% *}" "$w/gpr-2x1.log" || f "run header"
-# Without --decomp the ranks are laid along the longer side (gpr.in is 600 x 300).
+# Without --decomp the ranks split the rows (row halos are contiguous; gpr.in is 600 x 300).
 if [ "$max" -ge 2 ]; then
   run auto 2 "$src/inputs/gpr.in" --steps 100
-  grep -q "decomposition 2x1" "$w/auto.log" || f "default decomposition: $(grep decomposition "$w/auto.log")"
+  grep -q "decomposition 1x2" "$w/auto.log" || f "default decomposition: $(grep decomposition "$w/auto.log")"
   # B-scan over 2 runs on 2 ranks equals one rank's.
   run bscan-1 1 "$src/inputs/gpr.in" --steps 150 -n 2
   run bscan-2 2 "$src/inputs/gpr.in" --steps 150 -n 2
@@ -91,7 +91,7 @@ if [ "$max" -ge 2 ]; then
   "$mpi" -np 2 --oversubscribe "$bin" fdtd --backend "$b" "$src/inputs/gpr.in" --steps 240 --snapshot-every 120 \
     --checkpoint-every 50 --stop-after 50 --restart "$w/ck" -o "$w/ck" > "$w/ck2.log" 2>&1 || f "checkpoint run 2"
   [ "$(ls "$w/ck" | grep -c '^checkpoint.s')" = 2 ] || f "old checkpoint sets not removed: $(ls "$w/ck")"
-  refuse "written by 2 ranks as 2x1" 2 "$src/inputs/gpr.in" --steps 240 --restart "$w/ck" --decomp 1x2
+  refuse "written by 2 ranks as 1x2" 2 "$src/inputs/gpr.in" --steps 240 --restart "$w/ck" --decomp 2x1
   "$mpi" -np 2 --oversubscribe "$bin" fdtd --backend "$b" "$src/inputs/gpr.in" --steps 240 --snapshot-every 120 \
     --restart "$w/ck" -o "$w/ck" > "$w/ck3.log" 2>&1 || f "checkpoint run 3"
   grep -q "restarting at step 180" "$w/ck3.log" || f "did not restart at 180: $(grep restart "$w/ck3.log")"
