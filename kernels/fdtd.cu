@@ -8,13 +8,33 @@
 
 namespace {
 
-constexpr int kBx = 32, kBy = 8;
+constexpr int kBx = 32, kBy = 8, kMaxRegions = 8;
+
+// Several regions in one launch: a 1D grid, region z taking blocks
+// [first[z], first[z + 1]), bx[z] tiles along x, row-major like a 2D grid.
+struct Tiles {
+  int n;
+  gs_fdtd_region r[kMaxRegions];
+  unsigned first[kMaxRegions + 1], bx[kMaxRegions];
+};
+
+// The region, tile column and tile row of this block.
+__device__ __forceinline__ const gs_fdtd_region &tile_of(const Tiles &t, int64_t &tx, int64_t &ty) {
+  unsigned b = blockIdx.x, z = 0;
+  while (z + 1 < (unsigned)t.n && b >= t.first[z + 1]) ++z;
+  b -= t.first[z];
+  tx = b % t.bx[z];
+  ty = b / t.bx[z];
+  return t.r[z];
+}
 
 // Regions that touch no CPML slab take the same code with nslab = 0; the
 // slab loops then vanish (nslab is uniform across the grid).
-__global__ void __launch_bounds__(kBx *kBy) step_kernel(const gs_fdtd_step_args a, gs_fdtd_region r) {
-  int64_t i = r.i0 + (int64_t)blockIdx.x * kBx + threadIdx.x;
-  int64_t j = r.j0 + (int64_t)blockIdx.y * kBy + threadIdx.y;
+__global__ void __launch_bounds__(kBx *kBy) step_kernel(const gs_fdtd_step_args a, const Tiles t) {
+  int64_t tx, ty;
+  const gs_fdtd_region &r = tile_of(t, tx, ty);
+  int64_t i = r.i0 + tx * kBx + threadIdx.x;
+  int64_t j = r.j0 + ty * kBy + threadIdx.y;
   if (i >= r.i1 || j >= r.j1) return;
   gs_fdtd_node(&a, i, j);
 }
@@ -43,11 +63,13 @@ __global__ void __launch_bounds__(kBx *kBy) step_kernel(const gs_fdtd_step_args 
 #endif
 constexpr int kWarps = GS_FDTD_WARPS, kRows = GS_FDTD_ROWS, kUnroll = GS_FDTD_UNROLL;
 
-__global__ void __launch_bounds__(32 * kWarps) step_interior_kernel(const gs_fdtd_step_args a, gs_fdtd_region r) {
+__global__ void __launch_bounds__(32 * kWarps) step_interior_kernel(const gs_fdtd_step_args a, const Tiles t) {
+  int64_t tx, ty;
+  const gs_fdtd_region r = tile_of(t, tx, ty);
   const int lane = threadIdx.x & 31;
-  const int64_t i = r.i0 + ((int64_t)blockIdx.x * kWarps + (threadIdx.x >> 5)) * 32 + lane;
-  const int64_t js = r.j0 + (int64_t)blockIdx.y * kRows;
-  if (r.i0 + ((int64_t)blockIdx.x * kWarps + (threadIdx.x >> 5)) * 32 >= r.i1) return; // whole warp out
+  const int64_t i = r.i0 + (tx * kWarps + (threadIdx.x >> 5)) * 32 + lane;
+  const int64_t js = r.j0 + ty * kRows;
+  if (r.i0 + (tx * kWarps + (threadIdx.x >> 5)) * 32 >= r.i1) return; // whole warp out
   const int64_t je = js + kRows < r.j1 ? js + kRows : r.j1;
   const int64_t ic = i < r.i1 ? i : r.i1; // lanes past the region read column i1 (valid memory)
   const bool mine = i < r.i1;
@@ -103,18 +125,46 @@ __global__ void sample_kernel(gs_fdtd_view v, const int64_t *off, int n, float *
 
 } // namespace
 
-extern "C" int gs_fdtd_step_cuda(const gs_fdtd_step_args *a, gs_fdtd_region r, void *stream) {
-  if (r.i1 <= r.i0 || r.j1 <= r.j0) return 0;
-  // The marching kernel needs every node of the region to be an interior node
-  // with all its H valid, and no slab: the driver's inner region.
-  if (a->nslab == 0 && r.i0 >= 1 && r.j0 >= 1 && r.i1 <= a->nx && r.j1 <= a->ny) {
-    dim3 grid((unsigned)((r.i1 - r.i0 + 32 * kWarps - 1) / (32 * kWarps)), (unsigned)((r.j1 - r.j0 + kRows - 1) / kRows));
-    step_interior_kernel<<<grid, 32 * kWarps, 0, (cudaStream_t)stream>>>(*a, r);
-    return (int)cudaGetLastError();
+// Launches kernel K over the regions of list (at most kMaxRegions at a time),
+// tiles of tw x th nodes.
+template <typename K>
+static int launch_tiles(K kernel, dim3 block, int tw, int th, const gs_fdtd_step_args *a,
+                        const gs_fdtd_region *list, int n, cudaStream_t s) {
+  for (int from = 0; from < n; from += kMaxRegions) {
+    Tiles t = {};
+    unsigned blocks = 0;
+    for (int k = from; k < n && t.n < kMaxRegions; ++k) {
+      const gs_fdtd_region &r = list[k];
+      t.r[t.n] = r;
+      t.first[t.n] = blocks;
+      t.bx[t.n] = (unsigned)((r.i1 - r.i0 + tw - 1) / tw);
+      blocks += t.bx[t.n] * (unsigned)((r.j1 - r.j0 + th - 1) / th);
+      ++t.n;
+    }
+    t.first[t.n] = blocks;
+    if (blocks == 0) continue;
+    kernel<<<blocks, block, 0, s>>>(*a, t);
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) return (int)e;
   }
-  dim3 grid((unsigned)((r.i1 - r.i0 + kBx - 1) / kBx), (unsigned)((r.j1 - r.j0 + kBy - 1) / kBy));
-  step_kernel<<<grid, dim3(kBx, kBy), 0, (cudaStream_t)stream>>>(*a, r);
-  return (int)cudaGetLastError();
+  return 0;
+}
+
+extern "C" int gs_fdtd_step_cuda(const gs_fdtd_step_args *a, const gs_fdtd_region *r, int n, void *stream) {
+  // The marching kernel needs every node of a region to be an interior node
+  // with all its H valid, and no slab: the driver's inner region.
+  gs_fdtd_region march[64], rest[64];
+  int nm = 0, nr = 0;
+  for (int k = 0; k < n; ++k) {
+    if (r[k].i1 <= r[k].i0 || r[k].j1 <= r[k].j0) continue;
+    bool m = a->nslab == 0 && r[k].i0 >= 1 && r[k].j0 >= 1 && r[k].i1 <= a->nx && r[k].j1 <= a->ny;
+    if (m ? nm == 64 : nr == 64) return (int)cudaErrorInvalidValue;
+    (m ? march[nm++] : rest[nr++]) = r[k];
+  }
+  cudaStream_t s = (cudaStream_t)stream;
+  int e = launch_tiles(step_interior_kernel, dim3(32 * kWarps), 32 * kWarps, kRows, a, march, nm, s);
+  if (e) return e;
+  return launch_tiles(step_kernel, dim3(kBx, kBy), kBx, kBy, a, rest, nr, s);
 }
 
 extern "C" int gs_fdtd_inject_cuda(float *ez, const int64_t *off, const float *val, int n, void *stream) {

@@ -67,12 +67,14 @@ typedef struct gs_fdtd_step_args {
   gs_fdtd_slab slab[4];
 } gs_fdtd_step_args;
 
-/* One time step over the nodes of region r (global indices, a subset of the
- * nodes the arrays hold, [0, nx] x [0, ny] on one rank):
- * new H and its CPML correction, then new Ez and its CPML correction. */
-typedef int (*gs_fdtd_step_fn)(const gs_fdtd_step_args *a, gs_fdtd_region r, void *stream);
-int gs_fdtd_step_ref(const gs_fdtd_step_args *a, gs_fdtd_region r, void *stream);
-int gs_fdtd_step_cuda(const gs_fdtd_step_args *a, gs_fdtd_region r, void *stream);
+/* One time step over the nodes of n disjoint regions r[0..n) (global
+ * indices, subsets of the nodes the arrays hold): new H and its CPML
+ * correction, then new Ez and its CPML correction. The GPU launcher takes
+ * all regions in one or two launches (one for the regions the marching
+ * kernel can take, one for the rest), so small pieces cost no extra launch. */
+typedef int (*gs_fdtd_step_fn)(const gs_fdtd_step_args *a, const gs_fdtd_region *r, int n, void *stream);
+int gs_fdtd_step_ref(const gs_fdtd_step_args *a, const gs_fdtd_region *r, int n, void *stream);
+int gs_fdtd_step_cuda(const gs_fdtd_step_args *a, const gs_fdtd_region *r, int n, void *stream);
 
 /* Point operations for sources and receivers (n entries, device memory):
  * ez[off[k]] -= val[k] (val already scaled by the material's src); and

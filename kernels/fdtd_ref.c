@@ -43,8 +43,7 @@ static int step_plain(const gs_fdtd_step_args *a, gs_fdtd_region r) {
 /* Two passes over the region: new H, then new Ez reading the new H its
  * neighbours stored, or recomputing it where the neighbour lies outside the
  * region (the same bits either way: fdtd_node.h). */
-int gs_fdtd_step_ref(const gs_fdtd_step_args *args, gs_fdtd_region r, void *stream) {
-  (void)stream;
+static int step_one(const gs_fdtd_step_args *args, gs_fdtd_region r) {
   /* A private copy: stores through the field pointers cannot alias it, so
    * the compiler keeps its members in registers. */
   const gs_fdtd_step_args local = *args, *a = &local;
@@ -63,6 +62,13 @@ int gs_fdtd_step_ref(const gs_fdtd_step_args *args, gs_fdtd_region r, void *stre
       float hx_d = j - 1 >= r.j0 ? a->hx_out[k - a->pitch] : gs_fdtd_hx_new(a, i, j - 1, 0);
       gs_fdtd_e(a, i, j, a->hx_out[k], a->hy_out[k], hy_l, hx_d);
     }
+  return 0;
+}
+
+int gs_fdtd_step_ref(const gs_fdtd_step_args *a, const gs_fdtd_region *r, int n, void *stream) {
+  (void)stream;
+  for (int k = 0; k < n; ++k)
+    if (r[k].i1 > r[k].i0 && r[k].j1 > r[k].j0) step_one(a, r[k]);
   return 0;
 }
 

@@ -230,8 +230,8 @@ static int cu_halo_wait(const uint64_t *flag, uint64_t value, void *s) {
   GS_LAUNCH_CHECK(gs_halo_wait_cuda(flag, value, s));
   return 0;
 }
-static int cu_fdtd_step(const gs_fdtd_step_args *a, gs_fdtd_region r, void *s) {
-  GS_LAUNCH_CHECK(gs_fdtd_step_cuda(a, r, s));
+static int cu_fdtd_step(const gs_fdtd_step_args *a, const gs_fdtd_region *r, int n, void *s) {
+  GS_LAUNCH_CHECK(gs_fdtd_step_cuda(a, r, n, s));
   return 0;
 }
 static int cu_fdtd_inject(float *ez, const int64_t *off, const float *val, int n, void *s) {

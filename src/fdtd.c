@@ -408,14 +408,29 @@ static void flush_receivers(gs_fdtd_sim *m) {
   m->rx_flushed = m->step;
 }
 
-/* Queues the update of the nodes in box (global) on stream st: each part of
- * it in region 0 with the plain update, the rest with the CPML slabs. */
+/* Queues the update of the nodes in boxes[0..n) (global, disjoint) on
+ * stream st: their parts in region 0 with the plain update, the rest with
+ * the CPML slabs; one launch each (kernels/fdtd.cu). */
+static void update_boxes(gs_fdtd_sim *m, const gs_fdtd_step_args *plain, const gs_fdtd_step_args *slab,
+                         const gs_fdtd_region *boxes, int n, gs_stream st) {
+  gs_fdtd_region inner[4], strips[16];
+  int ni = 0, ns = 0;
+  for (int b = 0; b < n; ++b)
+    for (int k = 0; k < 5; ++k) {
+      gs_fdtd_region r = meet(m->region[k], boxes[b]);
+      if (empty(r)) continue;
+      if (k == 0)
+        inner[ni++] = r;
+      else
+        strips[ns++] = r;
+    }
+  if (ni) m->b->fdtd_step(plain, inner, ni, st);
+  if (ns) m->b->fdtd_step(slab, strips, ns, st);
+}
+
 static void update_box(gs_fdtd_sim *m, const gs_fdtd_step_args *plain, const gs_fdtd_step_args *slab,
                        gs_fdtd_region box, gs_stream st) {
-  for (int k = 0; k < 5; ++k) {
-    gs_fdtd_region r = meet(m->region[k], box);
-    if (!empty(r)) m->b->fdtd_step(k == 0 ? plain : slab, r, st);
-  }
+  update_boxes(m, plain, slab, &box, 1, st);
 }
 
 /* Sources [from, to) of the class order, at step n, into the new Ez. */
@@ -489,8 +504,11 @@ void gs_fdtd_sim_step(gs_fdtd_sim *m) {
                               {core.i1, own.i1, core.j0, core.j1}};
     b->stream_wait_event(hi, m->ev_lo); /* the previous step's interior */
     if (m->pending) gs_halo_wait(m->halo, hi);
+    gs_fdtd_region pieces[4];
+    int np = 0;
     for (int r = 0; r < 4; ++r)
-      if (!empty(ring[r])) update_box(m, &a, &sl, ring[r], hi);
+      if (!empty(ring[r])) pieces[np++] = ring[r];
+    update_boxes(m, &a, &sl, pieces, np, hi);
     inject(m, m->src_cum[0], m->src_cum[1], n, hi);
     b->event_record(m->ev_ring, hi);
     gs_halo_send(m->halo, out, hi);
