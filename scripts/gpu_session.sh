@@ -7,7 +7,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:-$here/gpu-out}; mkdir -p "$out"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
 log() { echo "== $*"; }
-# GS_SECTIONS: which parts to run (default all): tests info scale ncu e2e huge fdtd fdtd2 halo exp
+# GS_SECTIONS: which parts to run (default all): tests info scale ncu e2e huge fdtd fdtd2 halo exp cmpi scaling
 want() { [ -z "${GS_SECTIONS:-}" ] || [[ " $GS_SECTIONS " == *" $1 "* ]]; }
 cd "$here"
 log "machine"; nvidia-smi -L; nvidia-smi topo -m 2>/dev/null | head -8; nproc
@@ -164,6 +164,48 @@ if want exp; then
   for v in "--decomp 2x1 --halo-depth 1" "--decomp 1x2 --halo-depth 1" "--decomp 1x2 --halo-depth 8" "--decomp 2x1 --halo-depth 8"; do
     timeout 60 mpirun -np $ngpu $bin bench halo --grid 16384x16384 --reps 200 --halo-transport ipc $v --csv "$out/bench.csv" 2>&1 | grep -E "  |error" | sed "s/^/$v: /"
   done
+fi
+if want cmpi; then
+  # The CUDA-aware Open MPI from .carry: mpi-cuda halo tests and benchmark.
+  log "CUDA-aware Open MPI: mpi-cuda"
+  tar -C / -xJf .carry/openmpi-cuda-4.1.4.tar.xz
+  ( export PATH=/opt/ompi-cuda/bin:$PATH LD_LIBRARY_PATH=/opt/ompi-cuda/lib:${LD_LIBRARY_PATH:-}
+    ompi_info --parsable --all | grep mpi_built_with_cuda_support:value
+    cmake -S . -B build-cmpi -DCMAKE_CUDA_ARCHITECTURES=90 -DMPI_C_COMPILER=/opt/ompi-cuda/bin/mpicc \
+      -DMPIEXEC_EXECUTABLE=/opt/ompi-cuda/bin/mpirun > /tmp/gs-cmake2.log 2>&1 || { tail -5 /tmp/gs-cmake2.log; exit 1; }
+    cmake --build build-cmpi -j "$(nproc)" --target gpustencil > /tmp/gs-build2.log 2>&1 || { grep error /tmp/gs-build2.log | head; exit 1; }
+    build-cmpi/gpustencil info --backend cuda | head -1
+    GS_BIN=build-cmpi/gpustencil GS_SOURCE_DIR=$PWD GS_MPIEXEC=/opt/ompi-cuda/bin/mpirun GS_BACKEND=cuda GS_MAX_RANKS=2 \
+      GS_TRANSPORTS="mpi-cuda ipc" GS_HALO_DECOMPS="2x1 1x2" GS_WORK=/tmp/gs-cmpi timeout 300 bash tests/fdtd_ranks.sh > "$out/cmpi_tests.log" 2>&1
+    grep -E "FAIL|fdtd_ranks" "$out/cmpi_tests.log" | head
+    for g in 16384x16384 8192x8192 2000x1000; do for r in 1 4; do
+      timeout 100 mpirun -np 2 build-cmpi/gpustencil bench fdtd --grid $g --steps ${GS_HALO_STEPS:-300} --halo-transport mpi-cuda \
+        --halo-depth $r --csv "$out/bench.csv" 2>&1 | grep -E "^bench|ranks:"
+    done; done
+    timeout 60 mpirun -np 2 build-cmpi/gpustencil bench halo --grid 16384x16384 --decomp 1x2 --halo-depth 8 --reps 200 \
+      --halo-transport mpi-cuda --csv "$out/bench.csv" 2>&1 | grep -E "^bench|  "
+  ) 2>&1 | grep -v "cuMemHostRegister\|^ *$\|^---\|open-mpi\|registered memory\|Local host\|NOTE:\|Registration cache\|Host:" | tee "$out/cmpi.txt"
+fi
+if want scaling; then
+  log "bench fdtd: 1 GPU"
+  for g in 16384x16384 8192x8192 2000x1000; do $bin bench fdtd --grid $g --steps ${GS_FDTD_STEPS:-300} 2>&1 | grep -v notice; done | tee "$out/bench_fdtd.txt"
+  log "bench fdtd on $ngpu ranks"
+  for g in ${GS_HALO_GRIDS:-16384x16384 8192x8192 2000x1000}; do
+    for v in "--halo-transport ipc --halo-depth 1" "--halo-transport ipc --halo-depth 1 --no-overlap" "--halo-transport ipc --halo-depth 2" \
+             "--halo-transport ipc --halo-depth 4" "--halo-transport ipc --halo-depth 4 --no-overlap" "--halo-transport ipc --halo-depth 8" \
+             "--halo-transport mpi-host --halo-depth 1" "--halo-transport mpi-host --halo-depth 4"; do
+      timeout 100 mpirun -np $ngpu $bin bench fdtd --grid $g --steps ${GS_HALO_STEPS:-300} $v --csv "$out/bench.csv" 2>&1 | grep -E "^bench|ranks:|error"
+    done
+  done 2>&1 | tee "$out/bench_fdtd_ranks.txt"
+  timeout 100 mpirun -np $ngpu $bin bench fdtd --grid 8192x8192 --weak --steps ${GS_HALO_STEPS:-300} --csv "$out/bench.csv" 2>&1 | grep -E "^bench|rank|error" | tee -a "$out/bench_fdtd_ranks.txt"
+  log "bench halo"
+  for v in "--decomp 1x2 --halo-depth 1" "--decomp 1x2 --halo-depth 4" "--decomp 1x2 --halo-depth 8" "--decomp 2x1 --halo-depth 1" "--decomp 2x1 --halo-depth 8"; do
+    for t in ipc mpi-host; do
+      timeout 60 mpirun -np $ngpu $bin bench halo --grid 16384x16384 --reps 200 --halo-transport $t $v --csv "$out/bench.csv" 2>&1 | grep -E "^bench|  |error"
+    done
+  done 2>&1 | tee "$out/bench_halo.txt"
+  GPUSTENCIL_IPC_SYNC=event timeout 100 mpirun -np $ngpu -x GPUSTENCIL_IPC_SYNC $bin bench fdtd --grid 16384x16384 --steps 300 --halo-transport ipc --halo-depth 1 2>&1 | grep -E "ranks:" | sed "s/^/IPC events: /" | tee -a "$out/bench_fdtd_ranks.txt"
+  python3 scripts/plot_bench.py "$out/bench.csv" "$out"
 fi
 cp build-gpu/Testing/Temporary/LastTest.log /tmp/gs-LastTest.log 2>/dev/null
 true
