@@ -28,6 +28,7 @@
 #define GS_RX_CHUNK 256
 /* --halo-depth auto: this depth for parts of at most this many nodes (GPU). */
 #define GS_FDTD_AUTO_DEPTH 4
+#define GS_FDTD_SMALL_PART (4.0 * 1024 * 1024) /* nodes: R = 8 at or below */
 /* The automatic decomposition avoids parts thinner than this (CPML + halo). */
 #define GS_FDTD_MIN_PART 32
 
@@ -870,12 +871,13 @@ gs_fdtd_part gs_fdtd_part_of(const gs_scene *sc, const int dims[2], const int co
 }
 
 int gs_fdtd_auto_depth(const gs_backend *b, double part_nodes) {
-  /* Deep halos trade a little redundant work for a quarter of the exchanges
-   * and their latency. On 2 H200s (docs/performance.md) R = 4 was the best of
-   * 1, 2, 4 at every size measured (16384^2, 8192^2, 2000x1000); on the CPU
-   * backend there is no latency to hide. */
-  (void)part_nodes;
-  return b->is_gpu ? GS_FDTD_AUTO_DEPTH : 1;
+  /* Deep halos trade a little redundant work for fewer exchanges and their
+   * latency. On 2 H200s (docs/performance.md, 1x2 split, ipc) R = 4 was the
+   * best of 1, 2, 4, 8 for parts of 8192 x 4096 and 16384 x 8192 nodes, and
+   * R = 8 for 2000 x 500 (the only way to 80% there). On the CPU backend
+   * there is no latency to hide. */
+  if (!b->is_gpu) return 1;
+  return part_nodes <= GS_FDTD_SMALL_PART ? 8 : GS_FDTD_AUTO_DEPTH;
 }
 
 /* The halo depth every rank of comm uses: want, or (want 0) the automatic
