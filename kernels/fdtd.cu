@@ -61,7 +61,22 @@ __global__ void __launch_bounds__(kBx *kBy) step_kernel(const gs_fdtd_step_args 
 #ifndef GS_FDTD_UNROLL
 #define GS_FDTD_UNROLL 4
 #endif
-constexpr int kWarps = GS_FDTD_WARPS, kRows = GS_FDTD_ROWS, kUnroll = GS_FDTD_UNROLL;
+// GS_FDTD_STREAM: outputs stored with evict-first hints (__stcs), so they
+// do not push the next rows' inputs out of L2.
+#ifndef GS_FDTD_STREAM
+#define GS_FDTD_STREAM 0
+#endif
+#if GS_FDTD_STREAM
+#define ST(p, v) __stcs((p), (v))
+#else
+#define ST(p, v) (*(p) = (v))
+#endif
+// GS_FDTD_COLS: columns per lane in the marching kernel (1 or 2; 2 loads and
+// stores pairs of floats, a warp covering 64 columns).
+#ifndef GS_FDTD_COLS
+#define GS_FDTD_COLS 1
+#endif
+constexpr int kWarps = GS_FDTD_WARPS, kRows = GS_FDTD_ROWS, kUnroll = GS_FDTD_UNROLL, kCols = GS_FDTD_COLS;
 
 __global__ void __launch_bounds__(32 * kWarps) step_interior_kernel(const gs_fdtd_step_args a, const Tiles t) {
   int64_t tx, ty;
@@ -100,10 +115,10 @@ __global__ void __launch_bounds__(32 * kWarps) step_interior_kernel(const gs_fdt
     float hy_l = __shfl_up_sync(full, hy_c, 1);
     if (lane == 0) hy_l = hy[k - 1] + chx * (ez_c - ez[k - 1]);
     if (mine) {
-      hxo[k] = hx_c;
-      hyo[k] = hy_c;
       const float4 c = __ldg(reinterpret_cast<const float4 *>(a.coef) + mat[k]);
-      ezo[k] = c.x * ez_c + (c.y * (hy_c - hy_l) - c.z * (hx_c - hx_prev));
+      ST(&hxo[k], hx_c);
+      ST(&hyo[k], hy_c);
+      ST(&ezo[k], c.x * ez_c + (c.y * (hy_c - hy_l) - c.z * (hx_c - hx_prev)));
     }
     hx_prev = hx_c;
     ez_c = ez_u;
@@ -123,13 +138,75 @@ __global__ void sample_kernel(gs_fdtd_view v, const int64_t *off, int n, float *
   out[3 * k + 2] = v.hy[off[k]];
 }
 
+// Two columns per lane: the same expressions, node by node, as the kernel
+// above (hence the same bits); pairs start at even local indices (8-byte
+// aligned), so a region may begin with a masked column.
+__global__ void __launch_bounds__(32 * kWarps) step_interior2_kernel(const gs_fdtd_step_args a, const Tiles t) {
+  int64_t tx, ty;
+  const gs_fdtd_region r = tile_of(t, tx, ty);
+  const int lane = threadIdx.x & 31;
+  const int64_t ibase = ((r.i0 - a.oi + a.g) & ~(int64_t)1) + a.oi - a.g; // global column of the first pair
+  const int64_t wbase = ibase + (tx * kWarps + (threadIdx.x >> 5)) * 64;
+  if (wbase >= r.i1) return; // whole warp out
+  const int64_t i = wbase + 2 * lane;
+  const int64_t last = ((r.i1 - 1 - ibase) & ~(int64_t)1) + ibase; // the last pair's first column
+  const int64_t ic = i <= last ? i : last; // lanes past the region read the last pair (valid memory)
+  const bool m0 = i >= r.i0 && i < r.i1, m1 = i + 1 >= r.i0 && i + 1 < r.i1;
+  const int64_t js = r.j0 + ty * kRows;
+  const int64_t je = js + kRows < r.j1 ? js + kRows : r.j1;
+  const int64_t P = a.pitch;
+  const float chx = a.chx, chy = a.chy;
+  const float *ez = a.ez, *hx = a.hx, *hy = a.hy;
+  const uint8_t *mat = a.mat;
+  float *hxo = a.hx_out, *hyo = a.hy_out, *ezo = a.ez_out;
+  const float4 *coef = reinterpret_cast<const float4 *>(a.coef);
+  int64_t k = (js - a.oj + a.g) * P + (ic - a.oi + a.g);
+  const float2 ezd = *reinterpret_cast<const float2 *>(ez + k - P), hxd = *reinterpret_cast<const float2 *>(hx + k - P);
+  float2 ez_c = *reinterpret_cast<const float2 *>(ez + k);
+  float2 hx_prev = make_float2(hxd.x - chy * (ez_c.x - ezd.x), hxd.y - chy * (ez_c.y - ezd.y));
+  const unsigned full = 0xFFFFFFFFu;
+#pragma unroll kUnroll
+  for (int64_t j = js; j < je; ++j, k += P) {
+    const float2 ez_u = *reinterpret_cast<const float2 *>(ez + k + P);
+    const float2 hx_in = *reinterpret_cast<const float2 *>(hx + k), hy_in = *reinterpret_cast<const float2 *>(hy + k);
+    const uchar2 mt = *reinterpret_cast<const uchar2 *>(mat + k);
+    float ez_r1 = __shfl_down_sync(full, ez_c.x, 1);
+    if (lane == 31) ez_r1 = ez[k + 2];
+    const float2 hx_c = make_float2(hx_in.x - chy * (ez_u.x - ez_c.x), hx_in.y - chy * (ez_u.y - ez_c.y));
+    const float2 hy_c = make_float2(hy_in.x + chx * (ez_c.y - ez_c.x), hy_in.y + chx * (ez_r1 - ez_c.y));
+    float hy_l0 = __shfl_up_sync(full, hy_c.y, 1);
+    if (lane == 0) hy_l0 = hy[k - 1] + chx * (ez_c.x - ez[k - 1]);
+    const float4 c0 = __ldg(coef + mt.x), c1 = __ldg(coef + mt.y);
+    const float e0 = c0.x * ez_c.x + (c0.y * (hy_c.x - hy_l0) - c0.z * (hx_c.x - hx_prev.x));
+    const float e1 = c1.x * ez_c.y + (c1.y * (hy_c.y - hy_c.x) - c1.z * (hx_c.y - hx_prev.y));
+    if (m0 && m1) {
+      ST(reinterpret_cast<float2 *>(hxo + k), hx_c);
+      ST(reinterpret_cast<float2 *>(hyo + k), hy_c);
+      ST(reinterpret_cast<float2 *>(ezo + k), make_float2(e0, e1));
+    } else {
+      if (m0) {
+        hxo[k] = hx_c.x;
+        hyo[k] = hy_c.x;
+        ezo[k] = e0;
+      }
+      if (m1) {
+        hxo[k + 1] = hx_c.y;
+        hyo[k + 1] = hy_c.y;
+        ezo[k + 1] = e1;
+      }
+    }
+    hx_prev = hx_c;
+    ez_c = ez_u;
+  }
+}
+
 } // namespace
 
 // Launches kernel K over the regions of list (at most kMaxRegions at a time),
 // tiles of tw x th nodes.
 template <typename K>
 static int launch_tiles(K kernel, dim3 block, int tw, int th, const gs_fdtd_step_args *a,
-                        const gs_fdtd_region *list, int n, cudaStream_t s) {
+                        const gs_fdtd_region *list, int n, cudaStream_t s, int extra) {
   for (int from = 0; from < n; from += kMaxRegions) {
     Tiles t = {};
     unsigned blocks = 0;
@@ -137,7 +214,7 @@ static int launch_tiles(K kernel, dim3 block, int tw, int th, const gs_fdtd_step
       const gs_fdtd_region &r = list[k];
       t.r[t.n] = r;
       t.first[t.n] = blocks;
-      t.bx[t.n] = (unsigned)((r.i1 - r.i0 + tw - 1) / tw);
+      t.bx[t.n] = (unsigned)((r.i1 - r.i0 + extra + tw - 1) / tw); // extra: a leading masked column
       blocks += t.bx[t.n] * (unsigned)((r.j1 - r.j0 + th - 1) / th);
       ++t.n;
     }
@@ -162,9 +239,10 @@ extern "C" int gs_fdtd_step_cuda(const gs_fdtd_step_args *a, const gs_fdtd_regio
     (m ? march[nm++] : rest[nr++]) = r[k];
   }
   cudaStream_t s = (cudaStream_t)stream;
-  int e = launch_tiles(step_interior_kernel, dim3(32 * kWarps), 32 * kWarps, kRows, a, march, nm, s);
+  int e = kCols == 2 ? launch_tiles(step_interior2_kernel, dim3(32 * kWarps), 64 * kWarps, kRows, a, march, nm, s, 1)
+                     : launch_tiles(step_interior_kernel, dim3(32 * kWarps), 32 * kWarps, kRows, a, march, nm, s, 0);
   if (e) return e;
-  return launch_tiles(step_kernel, dim3(kBx, kBy), kBx, kBy, a, rest, nr, s);
+  return launch_tiles(step_kernel, dim3(kBx, kBy), kBx, kBy, a, rest, nr, s, 0);
 }
 
 extern "C" int gs_fdtd_inject_cuda(float *ez, const int64_t *off, const float *val, int n, void *stream) {

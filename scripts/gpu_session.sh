@@ -7,7 +7,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:-$here/gpu-out}; mkdir -p "$out"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
 log() { echo "== $*"; }
-# GS_SECTIONS: which parts to run (default all): tests info scale ncu e2e huge fdtd fdtd2 halo exp cmpi scaling
+# GS_SECTIONS: which parts to run (default all): tests info scale ncu e2e huge fdtd fdtd2 halo exp cmpi scaling k4
 want() { [ -z "${GS_SECTIONS:-}" ] || [[ " $GS_SECTIONS " == *" $1 "* ]]; }
 cd "$here"
 log "machine"; nvidia-smi -L; nvidia-smi topo -m 2>/dev/null | head -8; nproc
@@ -206,6 +206,28 @@ if want scaling; then
   done 2>&1 | tee "$out/bench_halo.txt"
   GPUSTENCIL_IPC_SYNC=event timeout 100 mpirun -np $ngpu -x GPUSTENCIL_IPC_SYNC $bin bench fdtd --grid 16384x16384 --steps 300 --halo-transport ipc --halo-depth 1 2>&1 | grep -E "ranks:" | sed "s/^/IPC events: /" | tee -a "$out/bench_fdtd_ranks.txt"
   python3 scripts/plot_bench.py "$out/bench.csv" "$out"
+fi
+if want k4; then
+  # FDTD kernel variants (issue #4): each built with its tests, checked bit for
+  # bit against the CPU twin, then timed. GS_K4 lists them (";" between -D flags).
+  log "fdtd kernel variants"
+  for v in ${GS_K4:-GS_FDTD_COLS=2 GS_FDTD_STREAM=1 GS_FDTD_COLS=2,GS_FDTD_STREAM=1}; do
+    d=build-k4-${v//[^A-Za-z0-9]/_}
+    cmake -S . -B $d -DCMAKE_CUDA_ARCHITECTURES=90 "-DGPUSTENCIL_SCALE_TUNING=${v//,/;}" > /dev/null 2>&1 &&
+      cmake --build $d --target gpustencil test_fdtd_gpu -j "$(nproc)" > /dev/null 2>&1 || { echo "$v: build failed"; continue; }
+    echo "-- variant $v"
+    $d/tests/test_fdtd_gpu inputs/gpr.in 1000 2>&1 | grep -E "differ|checks" | head -4
+    for g in 16384x16384 8192x8192 2000x1000; do $d/gpustencil bench fdtd --grid $g --steps 300 2>&1 | grep Mcells; done
+  done 2>&1 | tee "$out/k4.txt"
+  echo "-- default"; for g in 16384x16384 8192x8192; do $bin bench fdtd --grid $g --steps 300 2>&1 | grep Mcells; done | tee -a "$out/k4.txt"
+  log "2x1 column halos by depth"
+  for r in 2 4 8; do
+    timeout 60 mpirun -np $ngpu $bin bench halo --grid 16384x16384 --reps 100 --halo-transport ipc --decomp 2x1 --halo-depth $r 2>&1 | grep -E "KB sent" | sed "s/^/2x1 R=$r: /"
+  done
+  log "defaults on 2 GPUs: gpr.in"
+  $bin fdtd inputs/gpr.in -o /tmp/g1 2>&1 | grep -E "checksum|Mcells"
+  mpirun -np $ngpu $bin fdtd inputs/gpr.in -o /tmp/g2 2>&1 | grep -E "ranks,|checksum|Mcells"
+  cmp /tmp/g1/receivers.csv /tmp/g2/receivers.csv && echo "gpr.in: receivers.csv identical on 1 and $ngpu GPUs (defaults)"
 fi
 cp build-gpu/Testing/Temporary/LastTest.log /tmp/gs-LastTest.log 2>/dev/null
 true
