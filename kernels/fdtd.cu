@@ -71,10 +71,10 @@ __global__ void __launch_bounds__(kBx *kBy) step_kernel(const gs_fdtd_step_args 
 #else
 #define ST(p, v) (*(p) = (v))
 #endif
-// GS_FDTD_COLS: columns per lane in the marching kernel (1 or 2; 2 loads and
-// stores pairs of floats, a warp covering 64 columns).
+// GS_FDTD_COLS: columns per lane in the marching kernel (1, 2 or 4; 2 and 4
+// load and store float2 / float4, a warp covering 64 / 128 columns).
 #ifndef GS_FDTD_COLS
-#define GS_FDTD_COLS 1
+#define GS_FDTD_COLS 2
 #endif
 constexpr int kWarps = GS_FDTD_WARPS, kRows = GS_FDTD_ROWS, kUnroll = GS_FDTD_UNROLL, kCols = GS_FDTD_COLS;
 
@@ -138,20 +138,39 @@ __global__ void sample_kernel(gs_fdtd_view v, const int64_t *off, int n, float *
   out[3 * k + 2] = v.hy[off[k]];
 }
 
-// Two columns per lane: the same expressions, node by node, as the kernel
-// above (hence the same bits); pairs start at even local indices (8-byte
-// aligned), so a region may begin with a masked column.
-__global__ void __launch_bounds__(32 * kWarps) step_interior2_kernel(const gs_fdtd_step_args a, const Tiles t) {
+// C columns per lane (C = 2 or 4: 8- or 16-byte loads and stores), a warp
+// covering 32 C columns: the same expressions, node by node, as the kernel
+// above (hence the same bits). Groups start at local indices that are
+// multiples of C (aligned vectors), so a region may begin with masked columns.
+template <int C> struct Vec;
+template <> struct Vec<2> {
+  typedef float2 F;
+  typedef uchar2 M;
+};
+template <> struct Vec<4> {
+  typedef float4 F;
+  typedef uchar4 M;
+};
+
+template <int C>
+__global__ void __launch_bounds__(32 * kWarps) step_interior_vec_kernel(const gs_fdtd_step_args a, const Tiles t) {
+  typedef typename Vec<C>::F F;
+  typedef typename Vec<C>::M M;
   int64_t tx, ty;
   const gs_fdtd_region r = tile_of(t, tx, ty);
   const int lane = threadIdx.x & 31;
-  const int64_t ibase = ((r.i0 - a.oi + a.g) & ~(int64_t)1) + a.oi - a.g; // global column of the first pair
-  const int64_t wbase = ibase + (tx * kWarps + (threadIdx.x >> 5)) * 64;
+  const int64_t ibase = ((r.i0 - a.oi + a.g) & ~(int64_t)(C - 1)) + a.oi - a.g; // global column of the first group
+  const int64_t wbase = ibase + (tx * kWarps + (threadIdx.x >> 5)) * 32 * C;
   if (wbase >= r.i1) return; // whole warp out
-  const int64_t i = wbase + 2 * lane;
-  const int64_t last = ((r.i1 - 1 - ibase) & ~(int64_t)1) + ibase; // the last pair's first column
-  const int64_t ic = i <= last ? i : last; // lanes past the region read the last pair (valid memory)
-  const bool m0 = i >= r.i0 && i < r.i1, m1 = i + 1 >= r.i0 && i + 1 < r.i1;
+  const int64_t i = wbase + C * lane;
+  const int64_t last = ((r.i1 - 1 - ibase) & ~(int64_t)(C - 1)) + ibase; // the last group's first column
+  const int64_t ic = i <= last ? i : last; // lanes past the region read the last group (valid memory)
+  bool m[C], all = true;
+#pragma unroll
+  for (int q = 0; q < C; ++q) {
+    m[q] = i + q >= r.i0 && i + q < r.i1;
+    all = all && m[q];
+  }
   const int64_t js = r.j0 + ty * kRows;
   const int64_t je = js + kRows < r.j1 ? js + kRows : r.j1;
   const int64_t P = a.pitch;
@@ -161,42 +180,69 @@ __global__ void __launch_bounds__(32 * kWarps) step_interior2_kernel(const gs_fd
   float *hxo = a.hx_out, *hyo = a.hy_out, *ezo = a.ez_out;
   const float4 *coef = reinterpret_cast<const float4 *>(a.coef);
   int64_t k = (js - a.oj + a.g) * P + (ic - a.oi + a.g);
-  const float2 ezd = *reinterpret_cast<const float2 *>(ez + k - P), hxd = *reinterpret_cast<const float2 *>(hx + k - P);
-  float2 ez_c = *reinterpret_cast<const float2 *>(ez + k);
-  float2 hx_prev = make_float2(hxd.x - chy * (ez_c.x - ezd.x), hxd.y - chy * (ez_c.y - ezd.y));
+  float ez_c[C], hx_prev[C];
+  {
+    F e = *reinterpret_cast<const F *>(ez + k), ed = *reinterpret_cast<const F *>(ez + k - P);
+    F hd = *reinterpret_cast<const F *>(hx + k - P);
+    const float *pe = reinterpret_cast<const float *>(&e), *ped = reinterpret_cast<const float *>(&ed);
+    const float *phd = reinterpret_cast<const float *>(&hd);
+#pragma unroll
+    for (int q = 0; q < C; ++q) {
+      ez_c[q] = pe[q];
+      hx_prev[q] = phd[q] - chy * (pe[q] - ped[q]);
+    }
+  }
   const unsigned full = 0xFFFFFFFFu;
 #pragma unroll kUnroll
   for (int64_t j = js; j < je; ++j, k += P) {
-    const float2 ez_u = *reinterpret_cast<const float2 *>(ez + k + P);
-    const float2 hx_in = *reinterpret_cast<const float2 *>(hx + k), hy_in = *reinterpret_cast<const float2 *>(hy + k);
-    const uchar2 mt = *reinterpret_cast<const uchar2 *>(mat + k);
-    float ez_r1 = __shfl_down_sync(full, ez_c.x, 1);
-    if (lane == 31) ez_r1 = ez[k + 2];
-    const float2 hx_c = make_float2(hx_in.x - chy * (ez_u.x - ez_c.x), hx_in.y - chy * (ez_u.y - ez_c.y));
-    const float2 hy_c = make_float2(hy_in.x + chx * (ez_c.y - ez_c.x), hy_in.y + chx * (ez_r1 - ez_c.y));
-    float hy_l0 = __shfl_up_sync(full, hy_c.y, 1);
-    if (lane == 0) hy_l0 = hy[k - 1] + chx * (ez_c.x - ez[k - 1]);
-    const float4 c0 = __ldg(coef + mt.x), c1 = __ldg(coef + mt.y);
-    const float e0 = c0.x * ez_c.x + (c0.y * (hy_c.x - hy_l0) - c0.z * (hx_c.x - hx_prev.x));
-    const float e1 = c1.x * ez_c.y + (c1.y * (hy_c.y - hy_c.x) - c1.z * (hx_c.y - hx_prev.y));
-    if (m0 && m1) {
-      ST(reinterpret_cast<float2 *>(hxo + k), hx_c);
-      ST(reinterpret_cast<float2 *>(hyo + k), hy_c);
-      ST(reinterpret_cast<float2 *>(ezo + k), make_float2(e0, e1));
-    } else {
-      if (m0) {
-        hxo[k] = hx_c.x;
-        hyo[k] = hy_c.x;
-        ezo[k] = e0;
-      }
-      if (m1) {
-        hxo[k + 1] = hx_c.y;
-        hyo[k + 1] = hy_c.y;
-        ezo[k + 1] = e1;
-      }
+    F u = *reinterpret_cast<const F *>(ez + k + P), hxv = *reinterpret_cast<const F *>(hx + k);
+    F hyv = *reinterpret_cast<const F *>(hy + k);
+    M mv = *reinterpret_cast<const M *>(mat + k);
+    const float *ez_u = reinterpret_cast<const float *>(&u), *hx_in = reinterpret_cast<const float *>(&hxv);
+    const float *hy_in = reinterpret_cast<const float *>(&hyv);
+    const unsigned char *mt = reinterpret_cast<const unsigned char *>(&mv);
+    float ez_r = __shfl_down_sync(full, ez_c[0], 1); // Ez right of this lane's last column
+    if (lane == 31) ez_r = ez[k + C];
+    float hx_c[C], hy_c[C], e[C];
+#pragma unroll
+    for (int q = 0; q < C; ++q) {
+      hx_c[q] = hx_in[q] - chy * (ez_u[q] - ez_c[q]);
+      hy_c[q] = hy_in[q] + chx * ((q + 1 < C ? ez_c[q + 1 < C ? q + 1 : q] : ez_r) - ez_c[q]);
     }
-    hx_prev = hx_c;
-    ez_c = ez_u;
+    float hy_l = __shfl_up_sync(full, hy_c[C - 1], 1); // Hy left of this lane's first column
+    if (lane == 0) hy_l = hy[k - 1] + chx * (ez_c[0] - ez[k - 1]);
+#pragma unroll
+    for (int q = 0; q < C; ++q) {
+      const float4 c = __ldg(coef + mt[q]);
+      const float l = q == 0 ? hy_l : hy_c[q > 0 ? q - 1 : 0];
+      e[q] = c.x * ez_c[q] + (c.y * (hy_c[q] - l) - c.z * (hx_c[q] - hx_prev[q]));
+    }
+    if (all) {
+      F vx, vy, ve;
+      float *px = reinterpret_cast<float *>(&vx), *py = reinterpret_cast<float *>(&vy), *pe = reinterpret_cast<float *>(&ve);
+#pragma unroll
+      for (int q = 0; q < C; ++q) {
+        px[q] = hx_c[q];
+        py[q] = hy_c[q];
+        pe[q] = e[q];
+      }
+      ST(reinterpret_cast<F *>(hxo + k), vx);
+      ST(reinterpret_cast<F *>(hyo + k), vy);
+      ST(reinterpret_cast<F *>(ezo + k), ve);
+    } else {
+#pragma unroll
+      for (int q = 0; q < C; ++q)
+        if (m[q]) {
+          hxo[k + q] = hx_c[q];
+          hyo[k + q] = hy_c[q];
+          ezo[k + q] = e[q];
+        }
+    }
+#pragma unroll
+    for (int q = 0; q < C; ++q) {
+      hx_prev[q] = hx_c[q];
+      ez_c[q] = ez_u[q];
+    }
   }
 }
 
@@ -239,8 +285,9 @@ extern "C" int gs_fdtd_step_cuda(const gs_fdtd_step_args *a, const gs_fdtd_regio
     (m ? march[nm++] : rest[nr++]) = r[k];
   }
   cudaStream_t s = (cudaStream_t)stream;
-  int e = kCols == 2 ? launch_tiles(step_interior2_kernel, dim3(32 * kWarps), 64 * kWarps, kRows, a, march, nm, s, 1)
-                     : launch_tiles(step_interior_kernel, dim3(32 * kWarps), 32 * kWarps, kRows, a, march, nm, s, 0);
+  int e = kCols == 4   ? launch_tiles(step_interior_vec_kernel<4>, dim3(32 * kWarps), 128 * kWarps, kRows, a, march, nm, s, 3)
+          : kCols == 2 ? launch_tiles(step_interior_vec_kernel<2>, dim3(32 * kWarps), 64 * kWarps, kRows, a, march, nm, s, 1)
+                       : launch_tiles(step_interior_kernel, dim3(32 * kWarps), 32 * kWarps, kRows, a, march, nm, s, 0);
   if (e) return e;
   return launch_tiles(step_kernel, dim3(kBx, kBy), kBx, kBy, a, rest, nr, s, 0);
 }
