@@ -7,7 +7,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:-$here/gpu-out}; mkdir -p "$out"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
 log() { echo "== $*"; }
-# GS_SECTIONS: which parts to run (default all): tests info scale ncu e2e huge fdtd fdtd2 halo exp cmpi scaling k4
+# GS_SECTIONS: which parts to run (default all): tests info scale ncu e2e huge fdtd fdtd2 halo exp cmpi scaling k4 bits
 want() { [ -z "${GS_SECTIONS:-}" ] || [[ " $GS_SECTIONS " == *" $1 "* ]]; }
 cd "$here"
 log "machine"; nvidia-smi -L; nvidia-smi topo -m 2>/dev/null | head -8; nproc
@@ -228,6 +228,22 @@ if want k4; then
   $bin fdtd inputs/gpr.in -o /tmp/g1 2>&1 | grep -E "checksum|Mcells"
   mpirun -np $ngpu $bin fdtd inputs/gpr.in -o /tmp/g2 2>&1 | grep -E "ranks,|checksum|Mcells"
   cmp /tmp/g1/receivers.csv /tmp/g2/receivers.csv && echo "gpr.in: receivers.csv identical on 1 and $ngpu GPUs (defaults)"
+fi
+if want bits; then
+  # Multi-rank bit checks for kernel variants and depths on gpr.in.
+  log "bits"
+  $bin fdtd inputs/gpr.in -o /tmp/b1 2>&1 | grep -E "checksum"
+  chk() { local b=$1; shift; mpirun -np $ngpu -x GPUSTENCIL_IPC_SYNC $b fdtd inputs/gpr.in -o /tmp/bx "$@" 2>&1 | grep -E "checksum" | sed "s/^/$(basename $(dirname $b)) $* /"; cmp -s /tmp/b1/receivers.csv /tmp/bx/receivers.csv && echo "   same" || echo "   DIFFERENT"; }
+  for v in ${GS_BITS_VARIANTS:-GS_FDTD_COLS=1}; do
+    d=build-k4-${v//[^A-Za-z0-9]/_}
+    cmake -S . -B $d -DCMAKE_CUDA_ARCHITECTURES=90 "-DGPUSTENCIL_SCALE_TUNING=${v//,/;}" -DBUILD_TESTING=OFF > /dev/null 2>&1 &&
+      cmake --build $d --target gpustencil -j "$(nproc)" > /dev/null 2>&1 || { echo "$v: build failed"; continue; }
+    chk $d/gpustencil --halo-depth 8
+  done
+  for a in "--halo-depth 8" "--halo-depth 8 --no-overlap" "--halo-depth 8 --halo-transport mpi-host" "--halo-depth 4" "--halo-depth 2" "--halo-depth 1" "--halo-depth 5"; do
+    chk $bin $a
+  done
+  GPUSTENCIL_IPC_SYNC=event chk $bin --halo-depth 8
 fi
 cp build-gpu/Testing/Temporary/LastTest.log /tmp/gs-LastTest.log 2>/dev/null
 true
