@@ -74,7 +74,7 @@ __global__ void __launch_bounds__(kBx *kBy) step_kernel(const gs_fdtd_step_args 
 // GS_FDTD_COLS: columns per lane in the marching kernel (1, 2 or 4; 2 and 4
 // load and store float2 / float4, a warp covering 64 / 128 columns).
 #ifndef GS_FDTD_COLS
-#define GS_FDTD_COLS 2
+#define GS_FDTD_COLS 4
 #endif
 constexpr int kWarps = GS_FDTD_WARPS, kRows = GS_FDTD_ROWS, kUnroll = GS_FDTD_UNROLL, kCols = GS_FDTD_COLS;
 
@@ -163,8 +163,11 @@ __global__ void __launch_bounds__(32 * kWarps) step_interior_vec_kernel(const gs
   const int64_t wbase = ibase + (tx * kWarps + (threadIdx.x >> 5)) * 32 * C;
   if (wbase >= r.i1) return; // whole warp out
   const int64_t i = wbase + C * lane;
+  // Lanes past the region read the group just after the last one: its first
+  // column is the right neighbour of the region's last column (shuffled down);
+  // the reads stay inside the allocation (the rows above exist).
   const int64_t last = ((r.i1 - 1 - ibase) & ~(int64_t)(C - 1)) + ibase; // the last group's first column
-  const int64_t ic = i <= last ? i : last; // lanes past the region read the last group (valid memory)
+  const int64_t ic = i <= last ? i : last + C;
   bool m[C], all = true;
 #pragma unroll
   for (int q = 0; q < C; ++q) {
