@@ -7,7 +7,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:-$here/gpu-out}; mkdir -p "$out"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
 log() { echo "== $*"; }
-# GS_SECTIONS: which parts to run (default all): tests info scale ncu e2e huge fdtd fdtd2 halo exp cmpi scaling k4 bits
+# GS_SECTIONS: which parts to run (default all): tests info scale ncu e2e huge fdtd fdtd2 halo exp cmpi scaling k4 bits final
 want() { [ -z "${GS_SECTIONS:-}" ] || [[ " $GS_SECTIONS " == *" $1 "* ]]; }
 cd "$here"
 log "machine"; nvidia-smi -L; nvidia-smi topo -m 2>/dev/null | head -8; nproc
@@ -244,6 +244,13 @@ if want bits; then
     chk $bin $a
   done
   GPUSTENCIL_IPC_SYNC=event chk $bin --halo-depth 8
+fi
+if want final; then
+  log "bench fdtd: 1 GPU and 2 GPUs (defaults: ipc, automatic halo depth, overlap)"
+  for g in 16384x16384 8192x8192 2000x1000; do $bin bench fdtd --grid $g --steps 300 2>&1 | grep -E "^bench|Mcells"; done | tee "$out/final_bench_1gpu.txt"
+  for g in 16384x16384 8192x8192 2000x1000; do
+    timeout 100 mpirun -np $ngpu $bin bench fdtd --grid $g --steps 300 --csv "$out/final.csv" 2>&1 | grep -E "^bench|ranks:|error"
+  done | tee "$out/final_bench_2gpu.txt"
 fi
 cp build-gpu/Testing/Temporary/LastTest.log /tmp/gs-LastTest.log 2>/dev/null
 true
