@@ -218,6 +218,38 @@ gs_halo *gs_halo_create(MPI_Comm comm, const gs_backend *b, const gs_halo_array 
   }
   GS_MPI_CHECK(MPI_Waitall(2 * npeers, h->req, MPI_STATUSES_IGNORE));
 
+  /* Whether each neighbour can be reached by ipc, decided the same on both
+   * sides (peer access need not be symmetric): each side's view, swapped, and. */
+  int *ok = gs_xcalloc(2 * (size_t)npeers + 1, sizeof *ok);
+  const char **why = gs_xcalloc((size_t)npeers + 1, sizeof *why);
+  for (int k = 0; k < npeers; ++k) {
+    int nr = MPI_UNDEFINED;
+    GS_MPI_CHECK(MPI_Group_translate_ranks(wg, 1, &peers[k].rank, ng, &nr));
+    ok[k] = me->has_ipc && them[k].has_ipc && me->sync_flag == them[k].sync_flag;
+    if (nr == MPI_UNDEFINED) {
+      ok[k] = 0;
+      why[k] = "is on another node";
+    } else if (ok[k] && strcmp(me->bus, them[k].bus) != 0) {
+      int d = b->device_by_pci(them[k].bus);
+      if (d < 0 || !b->can_access_peer(b->device_current(), d)) {
+        ok[k] = 0;
+        why[k] = "uses a GPU this one cannot reach (no peer access)";
+      }
+    } else if (!ok[k]) {
+      why[k] = "has no CUDA IPC (cpu backend)";
+    }
+  }
+  for (int k = 0; k < npeers; ++k) {
+    GS_MPI_CHECK(MPI_Irecv(&ok[npeers + k], 1, MPI_INT, peers[k].rank, peers[k].recv_tag, comm, &h->req[k]));
+    GS_MPI_CHECK(MPI_Isend(&ok[k], 1, MPI_INT, peers[k].rank, peers[k].send_tag, comm, &h->req[npeers + k]));
+  }
+  GS_MPI_CHECK(MPI_Waitall(2 * npeers, h->req, MPI_STATUSES_IGNORE));
+  for (int k = 0; k < npeers; ++k)
+    if (ok[k] && !ok[npeers + k]) {
+      ok[k] = 0;
+      why[k] = "cannot reach this rank's GPU (no peer access on its side)";
+    }
+
   for (int k = 0; k < npeers && !bad; ++k) {
     peer *q = &h->peers[k];
     q->p = peers[k];
@@ -231,22 +263,9 @@ gs_halo *gs_halo_create(MPI_Comm comm, const gs_backend *b, const gs_halo_array 
     for (int i = 0; i < q->p.nrecv; ++i) q->recv_floats += box_floats(&r[i]);
     int nr = MPI_UNDEFINED;
     GS_MPI_CHECK(MPI_Group_translate_ranks(wg, 1, &peers[k].rank, ng, &nr));
-    const char *why = NULL;
-    int ipc_ok = me->has_ipc && them[k].has_ipc && me->sync_flag == them[k].sync_flag;
-    if (nr == MPI_UNDEFINED) {
-      ipc_ok = 0;
-      why = "is on another node";
-    } else if (ipc_ok && strcmp(me->bus, them[k].bus) != 0) {
-      int d = b->device_by_pci(them[k].bus);
-      if (d < 0 || !b->can_access_peer(b->device_current(), d)) {
-        ipc_ok = 0;
-        why = "uses a GPU this one cannot reach (no peer access)";
-      }
-    } else if (!ipc_ok) {
-      why = "has no CUDA IPC (cpu backend)";
-    }
+    int ipc_ok = ok[k];
     if (want == GS_HALO_IPC && !ipc_ok) {
-      snprintf(err, errlen, "--halo-transport ipc: neighbour rank %d %s", peers[k].rank, why ? why : "refused");
+      snprintf(err, errlen, "--halo-transport ipc: neighbour rank %d %s", peers[k].rank, why[k] ? why[k] : "refused");
       bad = 1;
       break;
     }
@@ -282,6 +301,8 @@ gs_halo *gs_halo_create(MPI_Comm comm, const gs_backend *b, const gs_halo_array 
   }
   free(me);
   free(them);
+  free(ok);
+  free(why);
   GS_MPI_CHECK(MPI_Group_free(&wg));
   GS_MPI_CHECK(MPI_Group_free(&ng));
   GS_MPI_CHECK(MPI_Comm_free(&node));

@@ -111,27 +111,11 @@ if want fdtd2; then
 fi
 if want halo; then
   # The distributed FDTD on this machine's GPUs: the GPU tests of the halo
-  # (system Open MPI: ipc and mpi-host), the same under the CUDA-aware Open
-  # MPI from .carry (adds mpi-cuda), then bench fdtd / bench halo.
+  # (system Open MPI: ipc and mpi-host), then bench fdtd / bench halo.
   log "halo tests (system Open MPI: not CUDA-aware)"
   (cd build-gpu && timeout 500 ctest --timeout 450 --output-on-failure -R "gpu_fdtd_ranks|gpu_halo_copy|gpu_info" > "$out/halo_tests.log" 2>&1)
   grep -E "FAIL|fdtd_ranks \(|tests passed|Passed|Failed|Timeout" "$out/halo_tests.log" | head -20
-  if [ -f .carry/openmpi-cuda-4.1.4.tar.xz ] && [ -z "${GS_NO_CUDA_MPI:-}" ]; then
-    log "CUDA-aware Open MPI"
-    tar -C / -xJf .carry/openmpi-cuda-4.1.4.tar.xz
-    ( export PATH=/opt/ompi-cuda/bin:$PATH LD_LIBRARY_PATH=/opt/ompi-cuda/lib:${LD_LIBRARY_PATH:-}
-      ompi_info --parsable --all | grep mpi_built_with_cuda_support:value
-      cmake -S . -B build-cmpi -DCMAKE_CUDA_ARCHITECTURES=90 -DMPI_C_COMPILER=/opt/ompi-cuda/bin/mpicc \
-        -DMPIEXEC_EXECUTABLE=/opt/ompi-cuda/bin/mpirun > /tmp/gs-cmake2.log 2>&1 || { tail -5 /tmp/gs-cmake2.log; exit 1; }
-      cmake --build build-cmpi -j "$(nproc)" --target gpustencil > /tmp/gs-build2.log 2>&1 || { grep error /tmp/gs-build2.log | head; exit 1; }
-      GS_BIN=build-cmpi/gpustencil GS_SOURCE_DIR=$PWD GS_MPIEXEC=/opt/ompi-cuda/bin/mpirun GS_BACKEND=cuda GS_MAX_RANKS=2 \
-        GS_TRANSPORTS=mpi-cuda GS_HALO_DECOMPS="2x1 1x2" GS_WORK=/tmp/gs-cmpi timeout 300 bash tests/fdtd_ranks.sh 2>&1 | grep -v "cuMemHostRegister\|^ *$\|^---\|open-mpi\|registered memory\|^  \|Local host\|NOTE:" | tail -12
-      for g in 16384x16384 8192x8192; do
-        timeout 120 mpirun -np 2 build-cmpi/gpustencil bench fdtd --grid $g --halo-transport mpi-cuda --halo-depth 1 --csv "$out/bench.csv" 2>&1 | grep -E "^bench|ranks:"
-      done
-      timeout 60 mpirun -np 2 build-cmpi/gpustencil bench halo --grid 16384x16384 --decomp 1x2 --halo-depth 8 --reps 200 --halo-transport mpi-cuda --csv "$out/bench.csv" 2>&1 | grep -E "^bench|  "
-    ) 2>&1 | tee "$out/cuda_mpi.txt"
-  fi
+  # (the CUDA-aware Open MPI and mpi-cuda: section cmpi)
   log "bench fdtd on $ngpu ranks"
   for g in ${GS_HALO_GRIDS:-16384x16384 8192x8192 2000x1000}; do
     for v in "--halo-transport ipc --halo-depth 1" "--halo-transport ipc --halo-depth 1 --no-overlap" \
