@@ -84,20 +84,38 @@ if [ "$max" -ge 2 ]; then
   elif ! ompi_info --parsable --all 2>/dev/null | grep -q "mpi_built_with_cuda_support:value:true"; then
     refuse "--halo-transport mpi-cuda: this MPI is not CUDA-aware" 2 "$src/inputs/gpr.in" --halo-transport mpi-cuda
   fi
-  # Checkpoints on several ranks: interrupted twice, restarted, the bits of one unbroken rank.
-  "$mpi" -np 2 --oversubscribe "$bin" fdtd --backend "$b" "$src/inputs/gpr.in" --steps 240 --snapshot-every 120 \
-    --checkpoint-every 50 --stop-after 130 -o "$w/ck" > "$w/ck1.log" 2>&1 || f "checkpoint run 1"
-  [ -f "$w/ck/checkpoint.manifest" ] && [ "$(ls "$w/ck" | grep -c '^checkpoint.s130.r')" = 2 ] || f "checkpoint set: $(ls "$w/ck")"
-  "$mpi" -np 2 --oversubscribe "$bin" fdtd --backend "$b" "$src/inputs/gpr.in" --steps 240 --snapshot-every 120 \
-    --checkpoint-every 50 --stop-after 50 --restart "$w/ck" -o "$w/ck" > "$w/ck2.log" 2>&1 || f "checkpoint run 2"
-  [ "$(ls "$w/ck" | grep -c '^checkpoint.s')" = 2 ] || f "old checkpoint sets not removed: $(ls "$w/ck")"
-  refuse "written by 2 ranks as 1x2" 2 "$src/inputs/gpr.in" --steps 240 --restart "$w/ck" --decomp 2x1
-  "$mpi" -np 2 --oversubscribe "$bin" fdtd --backend "$b" "$src/inputs/gpr.in" --steps 240 --snapshot-every 120 \
-    --restart "$w/ck" -o "$w/ck" > "$w/ck3.log" 2>&1 || f "checkpoint run 3"
-  grep -q "restarting at step 180" "$w/ck3.log" || f "did not restart at 180: $(grep restart "$w/ck3.log")"
-  [ "$(grep checksum "$w/gpr-1.log")" = "$(grep checksum "$w/ck3.log")" ] || f "restarted checksum differs"
+  # Checkpoints: interrupted four times and restarted on other rank counts,
+  # decompositions and halo depths (2 ranks 1x2 -> 2x1 -> 3 ranks R=2 -> 1 rank
+  # -> 4 ranks): the bits of one unbroken rank; each old checkpoint is removed
+  # once the next is written, and none is left when the run completes.
+  ck() { # RANKS LOG ARGS...
+    local n=$1 log=$2; shift 2
+    "$mpi" -np "$n" --oversubscribe "$bin" fdtd --backend "$b" "$src/inputs/gpr.in" --steps 240 --snapshot-every 120 \
+      --checkpoint-every 50 -o "$w/ck" "$@" > "$w/$log" 2>&1 || f "$log: $(tail -2 "$w/$log")"
+  }
+  cks() { ls "$w/ck" | grep -c "^checkpoint.s$1.r"; }
+  ck 2 ck1.log --stop-after 130 --decomp 1x2
+  [ -f "$w/ck/checkpoint.manifest" ] && [ "$(cks 130)" = 2 ] || f "checkpoint set: $(ls "$w/ck")"
+  ck 2 ck2.log --stop-after 50 --decomp 2x1 --restart "$w/ck"
+  grep -q "restarting at step 130 from .*(written by 2 rank(s))" "$w/ck2.log" || f "restart 2: $(grep restart "$w/ck2.log")"
+  [ "$(cks 180)" = 2 ] && [ "$(cks 130)" = 0 ] || f "sets after restart 2: $(ls "$w/ck")"
+  ck 3 ck3.log --stop-after 20 --halo-depth 2 --restart "$w/ck"
+  [ "$(cks 200)" = 3 ] && [ "$(cks 180)" = 0 ] || f "sets after restart 3: $(ls "$w/ck")"
+  # A damaged set is refused, naming the file and the reason.
+  rm -rf "$w/ckbad"; cp -r "$w/ck" "$w/ckbad"
+  f1="$w/ckbad/checkpoint.s200.r00001.gsck"
+  printf 'X' | dd of="$f1" bs=1 seek=$(( $(stat -c %s "$f1") / 2 )) conv=notrunc 2> /dev/null
+  refuse "checkpoint.s200.r00001.gsck: corrupt \(CRC or length mismatch\)" 2 "$src/inputs/gpr.in" --steps 240 --restart "$w/ckbad"
+  rm -f "$w/ckbad/checkpoint.s200.r00002.gsck"
+  refuse "checkpoint.s200.r00002.gsck: No such file" 3 "$src/inputs/gpr.in" --steps 240 --restart "$w/ckbad"
+  ck 1 ck4.log --stop-after 10 --restart "$w/ck"
+  [ -f "$w/ck/checkpoint.gsck" ] && [ "$(ls "$w/ck" | grep -c '^checkpoint.[sm]')" = 0 ] || f "after restart 4: $(ls "$w/ck")"
+  ck 4 ck5.log --restart "$w/ck"
+  grep -q "restarting at step 210 from .*(written by 1 rank(s))" "$w/ck5.log" || f "restart 5: $(grep restart "$w/ck5.log")"
+  [ "$(grep checksum "$w/gpr-1.log")" = "$(grep checksum "$w/ck5.log")" ] || f "restarted checksum differs"
   cmp -s "$w/gpr-1/receivers.csv" "$w/ck/receivers.csv" || f "restarted receivers.csv differs"
-  ls "$w/ck" | grep -q '^checkpoint' && f "checkpoint files left after the run completed"
+  diff -r "$w/gpr-1/snapshots" "$w/ck/snapshots" > /dev/null || f "restarted snapshots differ"
+  ls "$w/ck" | grep -q '^checkpoint' && f "checkpoint files left after the run completed: $(ls "$w/ck")"
   # A rank failing in the halo exchange ends every rank within 10 s, naming itself.
   start=$(date +%s)
   out=$(GPUSTENCIL_FAULT=halo.exchange@1 timeout 60 "$mpi" -np 2 --oversubscribe -x GPUSTENCIL_FAULT "$bin" fdtd \
