@@ -201,7 +201,7 @@ static int bench_fdtd_ranks(gs_run *run, int64_t w, int64_t h) {
     GS_MPI_CHECK(MPI_Comm_free(&alone));
   }
   if (gs_comm_agree(bad, c->world)) return GS_EXIT_USAGE;
-  GS_MPI_CHECK(MPI_Bcast(&t1, 3, MPI_DOUBLE, 0, c->world));
+  GS_MPI_CHECK(MPI_Bcast(&t1, (int)(sizeof t1 / sizeof(double)), MPI_DOUBLE, 0, c->world));
   gs_scene sc;
   gs_scene_synthetic(&sc, gw, gh, 20 + o.steps);
   gs_status st =

@@ -1119,7 +1119,6 @@ gs_status gs_fdtd_timed_run(const gs_scene *sc, const gs_backend *b, MPI_Comm co
   GS_MPI_CHECK(MPI_Allreduce(local, maxv, 2, MPI_DOUBLE, MPI_MAX, cart));
   t->seconds = maxv[0];
   t->halo_bytes = maxv[1];
-  t->halo_seconds = 0;
   gs_fdtd_sim_free(&m);
   MPI_Comm_free(&cart);
   return GS_OK;

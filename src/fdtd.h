@@ -108,8 +108,7 @@ gs_fdtd_part gs_fdtd_part_of(const gs_scene *sc, const int dims[2], const int co
 
 typedef struct gs_fdtd_timing {
   double seconds;      /* the timed steps, slowest rank */
-  double halo_bytes;   /* bytes one rank sent, the most of any */
-  double halo_seconds; /* seconds one rank spent exchanging, the most of any */
+  double halo_bytes;   /* bytes one rank sent in the timed steps, the most of any */
 } gs_fdtd_timing;
 
 /* How a run is spread: transport, halo depth (0: automatic), overlap. */

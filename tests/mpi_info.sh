@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `mpirun -np N gpustencil info --backend cpu --json`: one row per rank,
-# ranks 0..N-1, valid JSON, and cpusets that are disjoint while ranks do not
-# outnumber cores.
+# ranks 0..N-1, valid JSON, cpusets that are disjoint while ranks do not
+# outnumber cores, and the halo transport matrix (mpi-host on the CPU backend).
 set -u
 n=${1:?ranks}
 out=$("${GS_MPIEXEC:?}" -np "$n" --oversubscribe "${GS_BIN:?}" info --backend cpu --json) || { echo "mpirun failed"; exit 1; }
@@ -25,6 +25,7 @@ def cpus(s):
     return out
 sets = [cpus(r["cpuset"]) for r in d["ranks"]]
 check(all(sets), "every rank has cores")
+check(d["halo_transport"] == [["-" if a == b else "mpi-host" for b in range(n)] for a in range(n)], "halo transport matrix")
 if n <= cores:
     check(sum(len(s) for s in sets) == len(set().union(*sets)), "disjoint cpusets")
 print(f"mpi_info {n}: {'ok' if not fail else 'FAILED'}")
