@@ -1,6 +1,8 @@
 /* gpustencil fdtd: 2D FDTD (Yee, TMz) simulation of a gprMax-style scene on
- * one rank: materials, CFS-CPML, Hertzian dipole sources, receivers,
- * PNG snapshots, B-scans, checkpoints, and a split-independent checksum.
+ * one rank or split over many: materials, CFS-CPML, Hertzian dipole sources,
+ * receivers, PNG snapshots, B-scans, checkpoints (restartable on any split),
+ * a split-independent checksum; the distributed step with deep halos and the
+ * boundary ring overlapped with the interior (the exchange itself: mpi/halo.c).
  * Equations, units and layout: docs/fdtd.md. */
 #include "fdtd.h"
 
