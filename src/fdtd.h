@@ -128,6 +128,9 @@ gs_status gs_fdtd_timed_run(const gs_scene *sc, const gs_backend *b, MPI_Comm co
  * 0, or 1 with a one-line reason in err. */
 int gs_fdtd_spread_parse(const char *transport, const char *depth, int no_overlap, gs_fdtd_spread *sp, char *err,
                          size_t errlen);
+/* Collective over comm: the halo depth every rank uses, want or (want 0)
+ * the automatic choice that fits every rank's part. */
+int gs_fdtd_agree_depth(const gs_scene *sc, const gs_backend *b, const gs_fdtd_part *part, int want, MPI_Comm comm);
 /* Halo depth for --halo-depth auto on a part of this many nodes. */
 int gs_fdtd_auto_depth(const gs_backend *b, double part_nodes);
 

@@ -1,0 +1,466 @@
+/* FDTD checkpoints: one rank's file (header, fields, CPML auxiliaries,
+ * receiver histories, CRC), the set several ranks write with its manifest,
+ * and the restart that reads a set of any decomposition (docs/fdtd.md). */
+#include "checkpoint.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "fdtd_internal.h"
+#include "fsutil.h"
+
+/* ----------------------------------------------------------- checkpoints */
+
+typedef struct ck_header {
+  char magic[8];
+  uint32_t version, header_bytes;
+  uint64_t scene_hash;
+  int64_t step, nx, ny, pitch, rows, iterations, oi0, oj0;
+  int32_t nrx, nsrc, run, npml;
+  uint64_t data_bytes;
+  uint32_t crc, reserved;
+  /* version 3: what a restart on another decomposition needs */
+  int64_t oi1, oj1;      /* owned nodes [oi0, oi1) x [oj0, oj1) */
+  int32_t g, spare;      /* ghost layers of the arrays */
+  int32_t pml_side[4];   /* scene side of each CPML slab part, then its extents */
+  int64_t pml_box[4][4]; /* lo, hi, o0, o1 */
+} ck_header;
+
+static const char ck_magic[8] = {'G', 'S', 'C', 'K', 'P', 'T', '0', '3'};
+
+typedef struct ck_part {
+  void *dev; /* device pointer, or NULL for host */
+  void *host;
+  size_t bytes;
+} ck_part;
+
+static int ck_parts(gs_fdtd_sim *m, ck_part *parts) {
+  int n = 0;
+  parts[n++] = (ck_part){m->v.ez, NULL, m->nelem * sizeof(float)};
+  parts[n++] = (ck_part){m->v.hx, NULL, m->nelem * sizeof(float)};
+  parts[n++] = (ck_part){m->v.hy, NULL, m->nelem * sizeof(float)};
+  for (int k = 0; k < m->npml; ++k) {
+    parts[n++] = (ck_part){m->psi[k][m->cur][0], NULL, m->pml_cells[k] * sizeof(float)};
+    parts[n++] = (ck_part){m->psi[k][m->cur][1], NULL, m->pml_cells[k] * sizeof(float)};
+  }
+  if (m->nrx) parts[n++] = (ck_part){NULL, m->rx_hist, sizeof(float) * 3 * (size_t)m->nrx * (size_t)m->step};
+  return n;
+}
+
+gs_status gs_fdtd_checkpoint_write(gs_fdtd_sim *m, const char *path, char *err, size_t errlen) {
+  gs_fdtd_sim_sync(m);
+  ck_part parts[16];
+  int np = ck_parts(m, parts);
+  ck_header h = {.version = 3, .header_bytes = sizeof h, .scene_hash = m->sc->hash, .step = m->step, .nx = m->nx,
+                 .ny = m->ny, .pitch = m->pitch, .rows = m->rows, .iterations = m->sc->iterations,
+                 .oi0 = m->oi0, .oj0 = m->oj0,
+                 .nrx = m->nrx, .nsrc = m->nsrc, .run = m->run, .npml = m->npml};
+  memcpy(h.magic, ck_magic, 8);
+  h.oi1 = m->oi1;
+  h.oj1 = m->oj1;
+  h.g = m->g;
+  for (int k = 0; k < m->npml; ++k) {
+    h.pml_side[k] = m->pml_side[k];
+    const gs_fdtd_slab *p = &m->pml[k];
+    h.pml_box[k][0] = p->lo;
+    h.pml_box[k][1] = p->hi;
+    h.pml_box[k][2] = p->o0;
+    h.pml_box[k][3] = p->o1;
+  }
+  gs_tmpfile t;
+  gs_status st = gs_tmpfile_open(&t, path, err, errlen);
+  if (st != GS_OK) return st;
+  FILE *fp = t.fp;
+  int bad = fwrite(&h, sizeof h, 1, fp) != 1;
+  uLong crc = crc32(0L, Z_NULL, 0);
+  size_t chunk = 64u << 20;
+  uint8_t *buf = gs_xmalloc(chunk);
+  for (int k = 0; k < np && !bad; ++k) {
+    for (size_t off = 0; off < parts[k].bytes && !bad; off += chunk) {
+      size_t n = parts[k].bytes - off < chunk ? parts[k].bytes - off : chunk;
+      const uint8_t *src;
+      if (parts[k].dev) {
+        m->b->copy_d2h(buf, (uint8_t *)parts[k].dev + off, n, m->s);
+        m->b->stream_sync(m->s);
+        src = buf;
+      } else {
+        src = (const uint8_t *)parts[k].host + off;
+      }
+      crc = crc32(crc, src, (uInt)n);
+      h.data_bytes += n;
+      bad |= fwrite(src, 1, n, fp) != n;
+    }
+  }
+  free(buf);
+  h.crc = (uint32_t)crc;
+  bad |= fseek(fp, 0, SEEK_SET) != 0 || fwrite(&h, sizeof h, 1, fp) != 1;
+  return gs_tmpfile_commit(&t, bad, 1, err, errlen);
+}
+
+gs_status gs_fdtd_checkpoint_read(gs_fdtd_sim *m, const char *path, char *err, size_t errlen) {
+  FILE *fp = fopen(path, "rb");
+  if (!fp) {
+    snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    return GS_ERR_IO;
+  }
+  ck_header h;
+  gs_status st = GS_OK;
+  if (fread(&h, sizeof h, 1, fp) != 1 || memcmp(h.magic, ck_magic, 8) != 0 || h.header_bytes != sizeof h) {
+    snprintf(err, errlen, "%s: not a gpustencil checkpoint (or truncated header)", path);
+    st = GS_ERR_FORMAT;
+  } else if (h.scene_hash != m->sc->hash) {
+    snprintf(err, errlen, "%s: made from a different scene (hash %016" PRIx64 ", this scene %016" PRIx64 ")", path,
+             h.scene_hash, m->sc->hash);
+    st = GS_ERR_FORMAT;
+  } else if (h.nx != m->nx || h.ny != m->ny || h.pitch != m->pitch || h.rows != m->rows || h.nrx != m->nrx ||
+             h.oi0 != m->oi0 || h.oj0 != m->oj0 ||
+             h.nsrc != m->nsrc || h.npml != m->npml || h.run != m->run || h.iterations != m->sc->iterations ||
+             h.step < 0 || h.step > m->sc->iterations) {
+    snprintf(err, errlen, "%s: sizes do not match this run (grid %lldx%lld, run %d, step %lld)", path,
+             (long long)h.nx, (long long)h.ny, h.run, (long long)h.step);
+    st = GS_ERR_FORMAT;
+  }
+  if (st != GS_OK) {
+    fclose(fp);
+    return st;
+  }
+  m->step = h.step;
+  m->rx_flushed = h.step;
+  ck_part parts[16];
+  int np = ck_parts(m, parts);
+  uLong crc = crc32(0L, Z_NULL, 0);
+  size_t chunk = 64u << 20, total = 0;
+  uint8_t *buf = gs_xmalloc(chunk);
+  for (int k = 0; k < np && st == GS_OK; ++k)
+    for (size_t off = 0; off < parts[k].bytes && st == GS_OK; off += chunk) {
+      size_t n = parts[k].bytes - off < chunk ? parts[k].bytes - off : chunk;
+      uint8_t *dst = parts[k].dev ? buf : (uint8_t *)parts[k].host + off;
+      if (fread(dst, 1, n, fp) != n) {
+        snprintf(err, errlen, "%s: truncated", path);
+        st = GS_ERR_FORMAT;
+        break;
+      }
+      crc = crc32(crc, dst, (uInt)n);
+      total += n;
+      if (parts[k].dev) {
+        m->b->copy_h2d((uint8_t *)parts[k].dev + off, buf, n, m->s);
+        m->b->stream_sync(m->s);
+      }
+    }
+  free(buf);
+  if (st == GS_OK && (total != h.data_bytes || (uint32_t)crc != h.crc || fgetc(fp) != EOF)) {
+    snprintf(err, errlen, "%s: corrupt (CRC or length mismatch)", path);
+    st = GS_ERR_FORMAT;
+  }
+  fclose(fp);
+  return st;
+}
+
+/* Reads count floats from fp into buf, adding them to the CRC; 0 or -1. */
+static int ck_take(FILE *fp, float *buf, size_t count, uLong *crc, uint64_t *bytes) {
+  if (count && fread(buf, sizeof(float), count, fp) != count) return -1;
+  *crc = crc32(*crc, (const Bytef *)buf, (uInt)(count * sizeof(float)));
+  *bytes += count * sizeof(float);
+  return 0;
+}
+
+/* The receivers' scene indices that the nodes [i0, i1) x [j0, j1) hold in
+ * run, in scene order (how a rank lists its receivers). */
+static int rx_in_box(const gs_scene *sc, int run, int64_t i0, int64_t i1, int64_t j0, int64_t j1, int *out) {
+  int n = 0;
+  for (int k = 0; k < sc->nrx; ++k) {
+    int64_t i = sc->rxs[k].i + (int64_t)run * sc->rx_di, j = sc->rxs[k].j + (int64_t)run * sc->rx_dj;
+    if (i >= i0 && i < i1 && j >= j0 && j < j1) out[n++] = k;
+  }
+  return n;
+}
+
+/* Fills this rank's nodes, CPML auxiliaries and receiver histories from the
+ * checkpoint files paths[0..n) of one step, written by any decomposition and
+ * halo depth: each file's header says which nodes it owns; only the files
+ * holding some of this rank's nodes or receivers are read, each whole (its
+ * CRC is checked). The ghost layers are left to gs_fdtd_sim_refresh. */
+static gs_status ck_read_any(gs_fdtd_sim *m, char **paths, int n, int64_t step, char *err, size_t errlen) {
+  const gs_scene *sc = m->sc;
+  const gs_backend *b = m->b;
+  gs_status st = GS_OK;
+  float *f[3];
+  for (int k = 0; k < 3; ++k) f[k] = gs_xcalloc(m->nelem, sizeof(float));
+  float *psi[4][2] = {{NULL}};
+  for (int k = 0; k < m->npml; ++k)
+    for (int eh = 0; eh < 2; ++eh) psi[k][eh] = gs_xcalloc(m->pml_cells[k] + 1, sizeof(float));
+  int *old_rx = gs_xcalloc((size_t)sc->nrx + 1, sizeof *old_rx);
+  int *found = gs_xcalloc((size_t)m->nrx + 1, sizeof *found);
+  int64_t covered = 0;
+  gs_fdtd_region mine = {m->oi0, m->oi1, m->oj0, m->oj1};
+  err[0] = '\0';
+  for (int q = 0; q < n && st == GS_OK; ++q) {
+    FILE *fp = fopen(paths[q], "rb");
+    if (!fp) {
+      snprintf(err, errlen, "%s: %s", paths[q], strerror(errno));
+      st = GS_ERR_IO;
+      break;
+    }
+    ck_header h;
+    if (fread(&h, sizeof h, 1, fp) != 1 || memcmp(h.magic, ck_magic, 8) != 0 || h.header_bytes != sizeof h) {
+      snprintf(err, errlen, "%s: not a gpustencil checkpoint of this version (or truncated header)", paths[q]);
+      st = GS_ERR_FORMAT;
+    } else if (h.scene_hash != sc->hash) {
+      snprintf(err, errlen, "%s: made from a different scene", paths[q]);
+      st = GS_ERR_FORMAT;
+    } else if (h.nx != m->nx || h.ny != m->ny || h.iterations != sc->iterations || h.run != m->run || h.step != step ||
+               h.npml < 0 || h.npml > 4 || h.g < 1 || h.oi1 <= h.oi0 || h.oj1 <= h.oj0 || h.pitch < h.oi1 - h.oi0) {
+      snprintf(err, errlen, "%s: does not match this run or the rest of its set (grid %lldx%lld, run %d, step %lld)",
+               paths[q], (long long)h.nx, (long long)h.ny, h.run, (long long)h.step);
+      st = GS_ERR_FORMAT;
+    }
+    if (st != GS_OK) {
+      fclose(fp);
+      break;
+    }
+    gs_fdtd_region theirs = {h.oi0, h.oi1, h.oj0, h.oj1}, both = gs_region_meet(mine, theirs);
+    int nold = rx_in_box(sc, m->run, h.oi0, h.oi1, h.oj0, h.oj1, old_rx);
+    int wanted = !gs_region_empty(both);
+    for (int r = 0; r < m->nrx; ++r)
+      for (int k = 0; k < nold; ++k) wanted |= old_rx[k] == m->rx_global[r];
+    if (!wanted) {
+      fclose(fp);
+      continue;
+    }
+    uLong crc = crc32(0L, Z_NULL, 0);
+    uint64_t bytes = 0;
+    float *row = gs_xmalloc(sizeof(float) * (size_t)h.pitch);
+    for (int k = 0; k < 3 && st == GS_OK; ++k)
+      for (int64_t lr = 0; lr < h.rows; ++lr) {
+        if (ck_take(fp, row, (size_t)h.pitch, &crc, &bytes)) {
+          st = GS_ERR_FORMAT;
+          break;
+        }
+        int64_t j = lr - h.g + h.oj0;
+        if (j < both.j0 || j >= both.j1) continue;
+        for (int64_t i = both.i0; i < both.i1; ++i) f[k][gs_fdtd_index(m, i, j)] = row[i - h.oi0 + h.g];
+        if (k == 0) covered += both.i1 - both.i0;
+      }
+    for (int k = 0; k < h.npml && st == GS_OK; ++k) {
+      int64_t lo = h.pml_box[k][0], hi = h.pml_box[k][1], o0 = h.pml_box[k][2], o1 = h.pml_box[k][3];
+      int side = h.pml_side[k], dir = side % 2, me = -1;
+      for (int t = 0; t < m->npml; ++t)
+        if (m->pml_side[t] == side) me = t;
+      /* along the slab, the nodes the file's rank owned and those this rank owns */
+      int64_t ow0 = dir == 0 ? h.oj0 : h.oi0, ow1 = dir == 0 ? h.oj1 : h.oi1;
+      int64_t mo0 = dir == 0 ? m->oj0 : m->oi0, mo1 = dir == 0 ? m->oj1 : m->oi1;
+      float *prow = gs_xmalloc(sizeof(float) * (size_t)(o1 - o0 + 1));
+      for (int eh = 0; eh < 2 && st == GS_OK; ++eh)
+        for (int64_t d = lo; d < hi; ++d) {
+          if (ck_take(fp, prow, (size_t)(o1 - o0), &crc, &bytes)) {
+            st = GS_ERR_FORMAT;
+            break;
+          }
+          if (me < 0) continue;
+          const gs_fdtd_slab *p = &m->pml[me];
+          if (d < p->lo || d >= p->hi) continue;
+          for (int64_t o = o0; o < o1; ++o)
+            if (o >= ow0 && o < ow1 && o >= mo0 && o < mo1)
+              psi[me][eh][(d - p->lo) * (p->o1 - p->o0) + (o - p->o0)] = prow[o - o0];
+        }
+      free(prow);
+    }
+    if (st == GS_OK && h.nrx != nold) {
+      snprintf(err, errlen, "%s: holds %d receivers, its nodes %d", paths[q], h.nrx, nold);
+      st = GS_ERR_FORMAT;
+    }
+    if (st == GS_OK && h.nrx) {
+      size_t per = 3 * (size_t)h.nrx;
+      float *hist = gs_xmalloc(sizeof(float) * per * (size_t)(step > 0 ? step : 1));
+      if (ck_take(fp, hist, per * (size_t)step, &crc, &bytes)) st = GS_ERR_FORMAT;
+      for (int r = 0; r < m->nrx && st == GS_OK; ++r)
+        for (int k = 0; k < nold; ++k) {
+          if (old_rx[k] != m->rx_global[r]) continue;
+          found[r] = 1;
+          for (int64_t t = 0; t < step; ++t)
+            memcpy(m->rx_hist + ((size_t)t * (size_t)m->nrx + (size_t)r) * 3, hist + (size_t)t * per + 3 * (size_t)k,
+                   3 * sizeof(float));
+        }
+      free(hist);
+    }
+    free(row);
+    if (st == GS_OK && (bytes != h.data_bytes || (uint32_t)crc != h.crc || fgetc(fp) != EOF)) st = GS_ERR_FORMAT;
+    if (st == GS_ERR_FORMAT && !err[0]) snprintf(err, errlen, "%s: corrupt (CRC or length mismatch)", paths[q]);
+    fclose(fp);
+  }
+  int64_t need = (m->oi1 - m->oi0) * (m->oj1 - m->oj0);
+  if (st == GS_OK && covered != need) {
+    snprintf(err, errlen, "the checkpoint set covers %lld of this rank's %lld nodes", (long long)covered, (long long)need);
+    st = GS_ERR_FORMAT;
+  }
+  for (int r = 0; r < m->nrx && st == GS_OK; ++r)
+    if (!found[r]) {
+      snprintf(err, errlen, "the checkpoint set lacks the history of receiver %d", m->rx_global[r] + 1);
+      st = GS_ERR_FORMAT;
+    }
+  if (st == GS_OK) {
+    for (int k = 0; k < 3; ++k) b->copy_h2d(m->field[m->cur][k], f[k], m->nelem * sizeof(float), m->s);
+    for (int k = 0; k < m->npml; ++k)
+      for (int eh = 0; eh < 2; ++eh)
+        b->copy_h2d(m->psi[k][m->cur][eh], psi[k][eh], m->pml_cells[k] * sizeof(float), m->s);
+    b->stream_sync(m->s);
+    m->step = step;
+    m->rx_flushed = step;
+  }
+  for (int k = 0; k < 3; ++k) free(f[k]);
+  for (int k = 0; k < m->npml; ++k)
+    for (int eh = 0; eh < 2; ++eh) free(psi[k][eh]);
+  free(old_rx);
+  free(found);
+  return st;
+}
+
+static void ck_rank_path(char *buf, size_t n, const char *dir, int64_t step, int rank) {
+  snprintf(buf, n, "%s/checkpoint.s%lld.r%05d.gsck", dir, (long long)step, rank);
+}
+
+void gs_ckpt_save(gs_fdtd_sim *m, const gs_comm *c, const int dims[2], const char *dir, int64_t *prev) {
+  char path[1400], err[1024];
+  if (c->size == 1) {
+    snprintf(path, sizeof path, "%s/checkpoint.gsck", dir);
+    if (gs_fdtd_checkpoint_write(m, path, err, sizeof err) != GS_OK) gs_fatal("checkpoint", err, __FILE__, __LINE__);
+    return;
+  }
+  ck_rank_path(path, sizeof path, dir, m->step, c->rank);
+  if (gs_fdtd_checkpoint_write(m, path, err, sizeof err) != GS_OK) gs_fatal("checkpoint", err, __FILE__, __LINE__);
+  GS_MPI_CHECK(MPI_Barrier(c->world)); /* every rank's file is in place */
+  if (c->rank == 0) {
+    snprintf(path, sizeof path, "%s/checkpoint.manifest", dir);
+    gs_tmpfile t;
+    if (gs_tmpfile_open(&t, path, err, sizeof err) != GS_OK) gs_fatal("checkpoint manifest", err, __FILE__, __LINE__);
+    fprintf(t.fp, "gpustencil checkpoint manifest 1\nranks %d\ndecomp %dx%d\nstep %lld\nscene %016" PRIx64 "\n", c->size,
+            dims[0], dims[1], (long long)m->step, m->sc->hash);
+    if (gs_tmpfile_commit(&t, 0, 1, err, sizeof err) != GS_OK) gs_fatal("checkpoint manifest", err, __FILE__, __LINE__);
+  }
+  GS_MPI_CHECK(MPI_Barrier(c->world)); /* the new set is committed: drop the old one */
+  if (*prev >= 0) {
+    ck_rank_path(path, sizeof path, dir, *prev, c->rank);
+    unlink(path);
+  }
+  *prev = m->step;
+}
+
+/* Removes the checkpoint of a completed run. */
+void gs_ckpt_remove(const gs_comm *c, const char *dir, int64_t step) {
+  char path[1400];
+  if (c->size == 1) {
+    snprintf(path, sizeof path, "%s/checkpoint.gsck", dir);
+    unlink(path);
+    return;
+  }
+  if (c->rank == 0) {
+    snprintf(path, sizeof path, "%s/checkpoint.manifest", dir);
+    unlink(path);
+  }
+  if (step >= 0) {
+    ck_rank_path(path, sizeof path, dir, step, c->rank);
+    unlink(path);
+  }
+}
+
+/* Removes an old checkpoint (collective: the files are shared out over the ranks). */
+void gs_ckpt_drop(const gs_comm *c, const char *dir, gs_ckpt_old *old) {
+  char path[1400];
+  if (old->kind == 1 && c->rank == 0) {
+    snprintf(path, sizeof path, "%s/checkpoint.gsck", dir);
+    unlink(path);
+  }
+  if (old->kind == 2) {
+    for (int r = c->rank; r < old->nranks; r += c->size) {
+      ck_rank_path(path, sizeof path, dir, old->step, r);
+      unlink(path);
+    }
+    if (c->size == 1) { /* a 1-rank run keeps no manifest */
+      snprintf(path, sizeof path, "%s/checkpoint.manifest", dir);
+      unlink(path);
+    }
+  }
+  old->kind = 0;
+}
+
+/* Collective: loads the checkpoint in dir, written by any number of ranks,
+ * decomposition and halo depth (docs/fdtd.md): a set (DIR/checkpoint.manifest
+ * and one file per rank) or one file (DIR/checkpoint.gsck); a 1-rank run
+ * prefers the one file, several ranks the set. GS_OK on every rank or an
+ * error on every rank (the reason in err on the rank that found it); *old
+ * says what was read. */
+gs_status gs_ckpt_load(gs_fdtd_sim *m, const gs_comm *c, const char *dir, gs_ckpt_old *old, char *err,
+                                 size_t errlen) {
+  char path[1400], single[1400];
+  gs_status st = GS_OK;
+  snprintf(single, sizeof single, "%s/checkpoint.gsck", dir);
+  snprintf(path, sizeof path, "%s/checkpoint.manifest", dir);
+  long long info[3] = {0, 0, -1}; /* kind, ranks, step */
+  err[0] = '\0';
+  if (c->rank == 0) {
+    int have_single = access(single, F_OK) == 0, have_set = access(path, F_OK) == 0;
+    if (have_single && (c->size == 1 || !have_set)) {
+      FILE *fp = fopen(single, "rb");
+      ck_header h;
+      if (!fp || fread(&h, sizeof h, 1, fp) != 1 || memcmp(h.magic, ck_magic, 8) != 0) {
+        snprintf(err, errlen, "%.900s: not a gpustencil checkpoint of this version (or unreadable)", single);
+        st = GS_ERR_FORMAT;
+      } else {
+        info[0] = 1;
+        info[1] = 1;
+        info[2] = h.step;
+      }
+      if (fp) fclose(fp);
+    } else if (have_set) {
+      FILE *fp = fopen(path, "r");
+      unsigned long long hash = 0;
+      long long px, py;
+      if (!fp || fscanf(fp, "gpustencil checkpoint manifest 1 ranks %lld decomp %lldx%lld step %lld scene %llx", &info[1],
+                        &px, &py, &info[2], &hash) != 5 || info[1] < 1 || info[2] < 0) {
+        snprintf(err, errlen, "%.900s: not a gpustencil checkpoint manifest", path);
+        st = GS_ERR_FORMAT;
+      } else if (hash != m->sc->hash) {
+        snprintf(err, errlen, "%.900s: made from a different scene", path);
+        st = GS_ERR_FORMAT;
+      } else {
+        info[0] = 2;
+      }
+      if (fp) fclose(fp);
+    } else {
+      snprintf(err, errlen, "%.900s: no checkpoint there (checkpoint.gsck or checkpoint.manifest)", dir);
+      st = GS_ERR_IO;
+    }
+    if (st != GS_OK) info[0] = 0;
+  }
+  GS_MPI_CHECK(MPI_Bcast(info, 3, MPI_LONG_LONG, 0, c->world));
+  *old = (gs_ckpt_old){(int)info[0], (int)info[1], info[2]};
+  if (info[0] == 1 && c->size == 1) {
+    st = gs_fdtd_checkpoint_read(m, single, err, errlen); /* the same layout: read as written */
+  } else if (info[0] != 0) {
+    int n = (int)info[1];
+    char **paths = gs_xcalloc((size_t)n, sizeof *paths);
+    for (int r = 0; r < n; ++r) {
+      paths[r] = gs_xmalloc(1400);
+      if (info[0] == 1)
+        snprintf(paths[r], 1400, "%s", single);
+      else
+        ck_rank_path(paths[r], 1400, dir, info[2], r);
+    }
+    st = ck_read_any(m, paths, n, info[2], err, errlen);
+    for (int r = 0; r < n; ++r) free(paths[r]);
+    free(paths);
+  } else if (c->rank != 0) {
+    st = GS_ERR_FORMAT; /* rank 0 says why */
+  }
+  /* The lowest rank that failed says why. */
+  int me = st != GS_OK ? c->rank : c->size, first = c->size;
+  GS_MPI_CHECK(MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, c->world));
+  if (first < c->size && c->rank != first) err[0] = '\0';
+  return first < c->size ? (st != GS_OK ? st : GS_ERR_FORMAT) : GS_OK;
+}
+

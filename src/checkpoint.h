@@ -1,0 +1,30 @@
+/* FDTD checkpoints of one run on one or several ranks (docs/fdtd.md). The
+ * one-file format itself: gs_fdtd_checkpoint_write / _read in fdtd.h. */
+#ifndef GS_CHECKPOINT_H
+#define GS_CHECKPOINT_H
+
+#include "comm.h"
+#include "fdtd.h"
+
+/* A checkpoint a run restarted from, to remove once the run has written its
+ * own (kind 0: none; 1: DIR/checkpoint.gsck; 2: a set of nranks files). */
+typedef struct gs_ckpt_old {
+  int kind, nranks;
+  int64_t step;
+} gs_ckpt_old;
+
+/* Collective: writes this step's checkpoint into dir (DIR/checkpoint.gsck on
+ * one rank; a file per rank and DIR/checkpoint.manifest on several), then
+ * removes this run's previous set (step *prev), and sets *prev. Fatal on
+ * failure. */
+void gs_ckpt_save(gs_fdtd_sim *m, const gs_comm *c, const int dims[2], const char *dir, int64_t *prev);
+/* Removes the checkpoint of a completed run (its set at step, or the file). */
+void gs_ckpt_remove(const gs_comm *c, const char *dir, int64_t step);
+/* Collective: removes an old checkpoint of another layout (no-op for kind 0). */
+void gs_ckpt_drop(const gs_comm *c, const char *dir, gs_ckpt_old *old);
+/* Collective: loads the checkpoint in dir, written by any number of ranks,
+ * decomposition and halo depth. GS_OK on every rank or an error on every
+ * rank (the reason in err on the lowest rank that found it). */
+gs_status gs_ckpt_load(gs_fdtd_sim *m, const gs_comm *c, const char *dir, gs_ckpt_old *old, char *err, size_t errlen);
+
+#endif
