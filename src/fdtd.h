@@ -76,8 +76,9 @@ gs_status gs_fdtd_sim_init_part(gs_fdtd_sim *m, const gs_scene *sc, const gs_bac
 /* Collective over cart (the 2D Cartesian communicator whose rank coordinates
  * gave part): sets up the halo exchange with the neighbours (transport t,
  * overlap of the boundary ring with the interior) and fills the ghost layers.
- * Every rank of cart calls it, also when it has one rank (no-op). NULL-free:
- * GS_ERR_USAGE with the reason in err on the ranks that found it, agreed. */
+ * Every rank of cart calls it, also when it has one rank (no-op). GS_OK on
+ * every rank, or GS_ERR_USAGE on every rank with the reason in err on the
+ * ranks that found it (an impossible --halo-transport). */
 gs_status gs_fdtd_sim_connect(gs_fdtd_sim *m, MPI_Comm cart, gs_halo_transport t, int overlap, char *err,
                               size_t errlen);
 /* Refills the ghost layers (after a restart); collective. */
@@ -85,9 +86,12 @@ void gs_fdtd_sim_refresh(gs_fdtd_sim *m);
 /* The largest depth <= want that the part allows (for --halo-depth auto). */
 int gs_fdtd_depth_fit(const gs_scene *sc, const gs_fdtd_part *part, int want);
 void gs_fdtd_sim_free(gs_fdtd_sim *m);
-/* Advances one step: sample receivers, H, CPML H, E, CPML E, sources. */
+/* Queues one step: sample the receivers, update H and E with their CPML
+ * corrections, inject the sources; on several ranks (after
+ * gs_fdtd_sim_connect) also the deep-halo cycle, the exchange and its overlap
+ * with the interior (docs/fdtd.md, "Several ranks"). Asynchronous on the GPU. */
 void gs_fdtd_sim_step(gs_fdtd_sim *m);
-/* Waits for the device and copies buffered receiver samples to rx_hist. */
+/* Waits for both streams and copies buffered receiver samples to rx_hist. */
 void gs_fdtd_sim_sync(gs_fdtd_sim *m);
 /* Copies rows [j0, j1) (global, owned) of field f (0 Ez, 1 Hx, 2 Hy) to host
  * (pitch floats per row, element (i, j) at [(j - j0) * pitch + i - oi0 + g]). */
