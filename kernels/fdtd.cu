@@ -39,24 +39,16 @@ __global__ void __launch_bounds__(kBx *kBy) step_kernel(const gs_fdtd_step_args 
   gs_fdtd_node(&a, i, j);
 }
 
-// Regions with no CPML slab: each warp marches up a 32-column strip for kRows
-// rows, keeping Ez of the current row, Hx of the row below, and taking the
-// left and right neighbours from the adjacent lanes, so every field is read
-// from memory about once per step. Same expressions as fdtd_node.h with
-// nslab = 0 (the CPU twin's step_plain), hence the same bits.
+// Regions with no CPML slab: each warp marches up a strip of 32 C columns for
+// kRows rows (C columns per lane), keeping Ez of the current row, Hx of the
+// row below, and taking the left and right neighbours from the adjacent lanes,
+// so every field is read from memory about once per step. Same expressions as
+// fdtd_node.h with nslab = 0 (the CPU twin's step_plain), hence the same bits.
 #ifndef GS_FDTD_WARPS
 #define GS_FDTD_WARPS 4
 #endif
 #ifndef GS_FDTD_ROWS
 #define GS_FDTD_ROWS 16
-#endif
-#ifndef GS_FDTD_RESTRICT
-#define GS_FDTD_RESTRICT 0
-#endif
-#if GS_FDTD_RESTRICT
-#define GS_R __restrict__
-#else
-#define GS_R
 #endif
 #ifndef GS_FDTD_UNROLL
 #define GS_FDTD_UNROLL 4
@@ -71,59 +63,12 @@ __global__ void __launch_bounds__(kBx *kBy) step_kernel(const gs_fdtd_step_args 
 #else
 #define ST(p, v) (*(p) = (v))
 #endif
-// GS_FDTD_COLS: columns per lane in the marching kernel (1, 2 or 4; 2 and 4
-// load and store float2 / float4, a warp covering 64 / 128 columns).
+// GS_FDTD_COLS: columns per lane in the marching kernel (1, 2 or 4: float,
+// float2 or float4 loads and stores; docs/performance.md has the three).
 #ifndef GS_FDTD_COLS
 #define GS_FDTD_COLS 4
 #endif
 constexpr int kWarps = GS_FDTD_WARPS, kRows = GS_FDTD_ROWS, kUnroll = GS_FDTD_UNROLL, kCols = GS_FDTD_COLS;
-
-__global__ void __launch_bounds__(32 * kWarps) step_interior_kernel(const gs_fdtd_step_args a, const Tiles t) {
-  int64_t tx, ty;
-  const gs_fdtd_region r = tile_of(t, tx, ty);
-  const int lane = threadIdx.x & 31;
-  const int64_t i = r.i0 + (tx * kWarps + (threadIdx.x >> 5)) * 32 + lane;
-  const int64_t js = r.j0 + ty * kRows;
-  if (r.i0 + (tx * kWarps + (threadIdx.x >> 5)) * 32 >= r.i1) return; // whole warp out
-  const int64_t je = js + kRows < r.j1 ? js + kRows : r.j1;
-  const int64_t ic = i < r.i1 ? i : r.i1; // lanes past the region read column i1 (valid memory)
-  const bool mine = i < r.i1;
-  const int64_t P = a.pitch;
-  const float chx = a.chx, chy = a.chy;
-  // With GS_FDTD_RESTRICT the compiler may move the next rows' loads above
-  // this row's stores (in and out are different buffers).
-  const float *GS_R ez = a.ez;
-  const float *GS_R hx = a.hx;
-  const float *GS_R hy = a.hy;
-  const uint8_t *GS_R mat = a.mat;
-  float *GS_R hxo = a.hx_out;
-  float *GS_R hyo = a.hy_out;
-  float *GS_R ezo = a.ez_out;
-  int64_t k = (js - a.oj + a.g) * P + (ic - a.oi + a.g);
-  // Hx(i, js - 1), new: the row below the strip (outside any slab by construction of the regions).
-  float hx_prev = hx[k - P] - chy * (ez[k] - ez[k - P]);
-  float ez_c = ez[k];
-  const unsigned full = 0xFFFFFFFFu;
-#pragma unroll kUnroll
-  for (int64_t j = js; j < je; ++j, k += P) {
-    float ez_u = ez[k + P];
-    float hx_in = hx[k], hy_in = hy[k];
-    float ez_r = __shfl_down_sync(full, ez_c, 1);
-    if (lane == 31) ez_r = ez[k + 1];
-    float hx_c = hx_in - chy * (ez_u - ez_c);
-    float hy_c = hy_in + chx * (ez_r - ez_c);
-    float hy_l = __shfl_up_sync(full, hy_c, 1);
-    if (lane == 0) hy_l = hy[k - 1] + chx * (ez_c - ez[k - 1]);
-    if (mine) {
-      const float4 c = __ldg(reinterpret_cast<const float4 *>(a.coef) + mat[k]);
-      ST(&hxo[k], hx_c);
-      ST(&hyo[k], hy_c);
-      ST(&ezo[k], c.x * ez_c + (c.y * (hy_c - hy_l) - c.z * (hx_c - hx_prev)));
-    }
-    hx_prev = hx_c;
-    ez_c = ez_u;
-  }
-}
 
 __global__ void inject_kernel(float *ez, const int64_t *off, const float *val, int n) {
   int k = blockIdx.x * blockDim.x + threadIdx.x;
@@ -138,11 +83,13 @@ __global__ void sample_kernel(gs_fdtd_view v, const int64_t *off, int n, float *
   out[3 * k + 2] = v.hy[off[k]];
 }
 
-// C columns per lane (C = 2 or 4: 8- or 16-byte loads and stores), a warp
-// covering 32 C columns: the same expressions, node by node, as the kernel
-// above (hence the same bits). Groups start at local indices that are
-// multiples of C (aligned vectors), so a region may begin with masked columns.
+// Groups of C columns start at local indices that are multiples of C
+// (aligned vectors), so a region may begin with masked columns.
 template <int C> struct Vec;
+template <> struct Vec<1> {
+  typedef float F;
+  typedef unsigned char M;
+};
 template <> struct Vec<2> {
   typedef float2 F;
   typedef uchar2 M;
@@ -288,9 +235,8 @@ extern "C" int gs_fdtd_step_cuda(const gs_fdtd_step_args *a, const gs_fdtd_regio
     (m ? march[nm++] : rest[nr++]) = r[k];
   }
   cudaStream_t s = (cudaStream_t)stream;
-  int e = kCols == 4   ? launch_tiles(step_interior_vec_kernel<4>, dim3(32 * kWarps), 128 * kWarps, kRows, a, march, nm, s, 3)
-          : kCols == 2 ? launch_tiles(step_interior_vec_kernel<2>, dim3(32 * kWarps), 64 * kWarps, kRows, a, march, nm, s, 1)
-                       : launch_tiles(step_interior_kernel, dim3(32 * kWarps), 32 * kWarps, kRows, a, march, nm, s, 0);
+  int e = launch_tiles(step_interior_vec_kernel<kCols>, dim3(32 * kWarps), 32 * kCols * kWarps, kRows, a, march, nm, s,
+                       kCols - 1);
   if (e) return e;
   return launch_tiles(step_kernel, dim3(kBx, kBy), kBx, kBy, a, rest, nr, s, 0);
 }

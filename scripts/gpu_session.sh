@@ -84,7 +84,7 @@ if want fdtd; then
   log "fdtd"
   timeout 120 compute-sanitizer --tool memcheck --leak-check no build-gpu/tests/test_fdtd_gpu inputs/gpr.in 40 2>&1 | grep -E "ERROR SUMMARY|relative L2|checks" | head -5
   for g in 16384x16384 8192x8192 2000x1000; do $bin bench fdtd --grid $g --steps ${GS_FDTD_STEPS:-300} 2>&1 | grep -v notice; done | tee "$out/bench_fdtd.txt"
-  timeout 180 ncu --kernel-name regex:"step_interior_kernel" --launch-skip 20 --launch-count 1 \
+  timeout 180 ncu --kernel-name regex:"step_interior" --launch-skip 20 --launch-count 1 \
     --section SpeedOfLight --section MemoryWorkloadAnalysis --section LaunchStats --section Occupancy \
     $bin bench fdtd --grid 8192x8192 --steps 30 > "$out/ncu_fdtd.txt" 2>&1
   grep -E "step_kernel|DRAM Throughput|Duration|Registers Per|Achieved Occupancy|L2 Hit|Memory Throughput" "$out/ncu_fdtd.txt" | head -24
