@@ -14,6 +14,8 @@
 #include "fdtd_internal.h"
 #include "fsutil.h"
 
+#define GS_CK_BAND ((int64_t)64 << 20) /* bytes of rows staged on the host while reading */
+
 /* ----------------------------------------------------------- checkpoints */
 
 typedef struct ck_header {
@@ -102,65 +104,6 @@ gs_status gs_fdtd_checkpoint_write(gs_fdtd_sim *m, const char *path, char *err, 
   return gs_tmpfile_commit(&t, bad, 1, err, errlen);
 }
 
-gs_status gs_fdtd_checkpoint_read(gs_fdtd_sim *m, const char *path, char *err, size_t errlen) {
-  FILE *fp = fopen(path, "rb");
-  if (!fp) {
-    snprintf(err, errlen, "%s: %s", path, strerror(errno));
-    return GS_ERR_IO;
-  }
-  ck_header h;
-  gs_status st = GS_OK;
-  if (fread(&h, sizeof h, 1, fp) != 1 || memcmp(h.magic, ck_magic, 8) != 0 || h.header_bytes != sizeof h) {
-    snprintf(err, errlen, "%s: not a gpustencil checkpoint (or truncated header)", path);
-    st = GS_ERR_FORMAT;
-  } else if (h.scene_hash != m->sc->hash) {
-    snprintf(err, errlen, "%s: made from a different scene (hash %016" PRIx64 ", this scene %016" PRIx64 ")", path,
-             h.scene_hash, m->sc->hash);
-    st = GS_ERR_FORMAT;
-  } else if (h.nx != m->nx || h.ny != m->ny || h.pitch != m->pitch || h.rows != m->rows || h.nrx != m->nrx ||
-             h.oi0 != m->oi0 || h.oj0 != m->oj0 ||
-             h.nsrc != m->nsrc || h.npml != m->npml || h.run != m->run || h.iterations != m->sc->iterations ||
-             h.step < 0 || h.step > m->sc->iterations) {
-    snprintf(err, errlen, "%s: sizes do not match this run (grid %lldx%lld, run %d, step %lld)", path,
-             (long long)h.nx, (long long)h.ny, h.run, (long long)h.step);
-    st = GS_ERR_FORMAT;
-  }
-  if (st != GS_OK) {
-    fclose(fp);
-    return st;
-  }
-  m->step = h.step;
-  m->rx_flushed = h.step;
-  ck_part parts[16];
-  int np = ck_parts(m, parts);
-  uLong crc = crc32(0L, Z_NULL, 0);
-  size_t chunk = 64u << 20, total = 0;
-  uint8_t *buf = gs_xmalloc(chunk);
-  for (int k = 0; k < np && st == GS_OK; ++k)
-    for (size_t off = 0; off < parts[k].bytes && st == GS_OK; off += chunk) {
-      size_t n = parts[k].bytes - off < chunk ? parts[k].bytes - off : chunk;
-      uint8_t *dst = parts[k].dev ? buf : (uint8_t *)parts[k].host + off;
-      if (fread(dst, 1, n, fp) != n) {
-        snprintf(err, errlen, "%s: truncated", path);
-        st = GS_ERR_FORMAT;
-        break;
-      }
-      crc = crc32(crc, dst, (uInt)n);
-      total += n;
-      if (parts[k].dev) {
-        m->b->copy_h2d((uint8_t *)parts[k].dev + off, buf, n, m->s);
-        m->b->stream_sync(m->s);
-      }
-    }
-  free(buf);
-  if (st == GS_OK && (total != h.data_bytes || (uint32_t)crc != h.crc || fgetc(fp) != EOF)) {
-    snprintf(err, errlen, "%s: corrupt (CRC or length mismatch)", path);
-    st = GS_ERR_FORMAT;
-  }
-  fclose(fp);
-  return st;
-}
-
 /* Reads count floats from fp into buf, adding them to the CRC; 0 or -1. */
 static int ck_take(FILE *fp, float *buf, size_t count, uLong *crc, uint64_t *bytes) {
   if (count && fread(buf, sizeof(float), count, fp) != count) return -1;
@@ -189,8 +132,6 @@ static gs_status ck_read_any(gs_fdtd_sim *m, char **paths, int n, int64_t step, 
   const gs_scene *sc = m->sc;
   const gs_backend *b = m->b;
   gs_status st = GS_OK;
-  float *f[3];
-  for (int k = 0; k < 3; ++k) f[k] = gs_xcalloc(m->nelem, sizeof(float));
   float *psi[4][2] = {{NULL}};
   for (int k = 0; k < m->npml; ++k)
     for (int eh = 0; eh < 2; ++eh) psi[k][eh] = gs_xcalloc(m->pml_cells[k] + 1, sizeof(float));
@@ -235,7 +176,14 @@ static gs_status ck_read_any(gs_fdtd_sim *m, char **paths, int n, int64_t step, 
     uLong crc = crc32(0L, Z_NULL, 0);
     uint64_t bytes = 0;
     float *row = gs_xmalloc(sizeof(float) * (size_t)h.pitch);
-    for (int k = 0; k < 3 && st == GS_OK; ++k)
+    /* Fields: the file's rows come in order; the nodes this rank owns go to
+     * the device in bands of rows (at most GS_CK_BAND bytes staged). */
+    int64_t bw = both.i1 - both.i0 > 0 ? both.i1 - both.i0 : 1;
+    int64_t band_rows = GS_CK_BAND / (bw * (int64_t)sizeof(float));
+    if (band_rows < 1) band_rows = 1;
+    float *band = gs_xmalloc(sizeof(float) * (size_t)(bw * band_rows));
+    for (int k = 0; k < 3 && st == GS_OK; ++k) {
+      int64_t bj0 = both.j0, nb = 0;
       for (int64_t lr = 0; lr < h.rows; ++lr) {
         if (ck_take(fp, row, (size_t)h.pitch, &crc, &bytes)) {
           st = GS_ERR_FORMAT;
@@ -243,9 +191,18 @@ static gs_status ck_read_any(gs_fdtd_sim *m, char **paths, int n, int64_t step, 
         }
         int64_t j = lr - h.g + h.oj0;
         if (j < both.j0 || j >= both.j1) continue;
-        for (int64_t i = both.i0; i < both.i1; ++i) f[k][gs_fdtd_index(m, i, j)] = row[i - h.oi0 + h.g];
-        if (k == 0) covered += both.i1 - both.i0;
+        memcpy(band + nb * bw, row + (both.i0 - h.oi0 + h.g), sizeof(float) * (size_t)bw);
+        if (++nb == band_rows || j == both.j1 - 1) {
+          b->copy_2d(m->field[m->cur][k] + gs_fdtd_index(m, both.i0, bj0), sizeof(float) * (size_t)m->pitch, band,
+                     sizeof(float) * (size_t)bw, sizeof(float) * (size_t)bw, (size_t)nb, 1, m->s);
+          b->stream_sync(m->s);
+          if (k == 0) covered += nb * bw;
+          bj0 += nb;
+          nb = 0;
+        }
       }
+    }
+    free(band);
     for (int k = 0; k < h.npml && st == GS_OK; ++k) {
       int64_t lo = h.pml_box[k][0], hi = h.pml_box[k][1], o0 = h.pml_box[k][2], o1 = h.pml_box[k][3];
       int side = h.pml_side[k], dir = side % 2, me = -1;
@@ -289,6 +246,7 @@ static gs_status ck_read_any(gs_fdtd_sim *m, char **paths, int n, int64_t step, 
       free(hist);
     }
     free(row);
+    if (st == GS_ERR_FORMAT && !err[0]) snprintf(err, errlen, "%s: truncated", paths[q]);
     if (st == GS_OK && (bytes != h.data_bytes || (uint32_t)crc != h.crc || fgetc(fp) != EOF)) st = GS_ERR_FORMAT;
     if (st == GS_ERR_FORMAT && !err[0]) snprintf(err, errlen, "%s: corrupt (CRC or length mismatch)", paths[q]);
     fclose(fp);
@@ -304,7 +262,6 @@ static gs_status ck_read_any(gs_fdtd_sim *m, char **paths, int n, int64_t step, 
       st = GS_ERR_FORMAT;
     }
   if (st == GS_OK) {
-    for (int k = 0; k < 3; ++k) b->copy_h2d(m->field[m->cur][k], f[k], m->nelem * sizeof(float), m->s);
     for (int k = 0; k < m->npml; ++k)
       for (int eh = 0; eh < 2; ++eh)
         b->copy_h2d(m->psi[k][m->cur][eh], psi[k][eh], m->pml_cells[k] * sizeof(float), m->s);
@@ -312,7 +269,6 @@ static gs_status ck_read_any(gs_fdtd_sim *m, char **paths, int n, int64_t step, 
     m->step = step;
     m->rx_flushed = step;
   }
-  for (int k = 0; k < 3; ++k) free(f[k]);
   for (int k = 0; k < m->npml; ++k)
     for (int eh = 0; eh < 2; ++eh) free(psi[k][eh]);
   free(old_rx);
@@ -439,9 +395,7 @@ gs_status gs_ckpt_load(gs_fdtd_sim *m, const gs_comm *c, const char *dir, gs_ckp
   }
   GS_MPI_CHECK(MPI_Bcast(info, 3, MPI_LONG_LONG, 0, c->world));
   *old = (gs_ckpt_old){(int)info[0], (int)info[1], info[2]};
-  if (info[0] == 1 && c->size == 1) {
-    st = gs_fdtd_checkpoint_read(m, single, err, errlen); /* the same layout: read as written */
-  } else if (info[0] != 0) {
+  if (info[0] != 0) {
     int n = (int)info[1];
     char **paths = gs_xcalloc((size_t)n, sizeof *paths);
     for (int r = 0; r < n; ++r) {

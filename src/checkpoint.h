@@ -1,5 +1,6 @@
-/* FDTD checkpoints of one run on one or several ranks (docs/fdtd.md). The
- * one-file format itself: gs_fdtd_checkpoint_write / _read in fdtd.h. */
+/* FDTD checkpoints of one run on one or several ranks (docs/fdtd.md). One
+ * rank's file: gs_fdtd_checkpoint_write in fdtd.h; every restart reads through
+ * gs_ckpt_load, whatever wrote the files. */
 #ifndef GS_CHECKPOINT_H
 #define GS_CHECKPOINT_H
 
