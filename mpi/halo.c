@@ -28,8 +28,8 @@ typedef struct peer {
   float *sbuf, *rbuf;   /* mpi-cuda: device; mpi-host: pinned host */
   float *hsend, *hrecv; /* pinned host, for gs_halo_exchange */
   /* ipc */
-  float *remote[16][2]; /* the peer's arrays, opened */
-  int64_t rpitch[16], ra0[16], rb0[16];
+  int node_rank;             /* in the node communicator, MPI_UNDEFINED on another node */
+  gs_halo_array remote[16];  /* the peer's arrays (opened where this rank stores into them) */
   gs_event ev_data, ev_free; /* the peer's events, opened (sync "event") */
   counters *cnt;             /* the peer's counters (sync "event") */
   uint64_t *rflags;          /* the peer's flags, opened (sync "flag") */
@@ -70,25 +70,31 @@ int gs_halo_transport_parse(const char *s) {
 
 static size_t box_floats(const gs_halo_box_g *x) { return (size_t)((x->a1 - x->a0) * (x->b1 - x->b0)); }
 
-static float *at(float *base, int64_t pitch, int64_t a0, int64_t b0, int64_t a, int64_t b) {
-  return base + (b - b0) * pitch + (a - a0);
+/* Node (a, b) of box x's corner in one buffer of array a. */
+static float *corner(const gs_halo_array *a, int parity, const gs_halo_box_g *x) {
+  return a->buf[parity] + (x->b0 - a->b0) * a->pitch + (x->a0 - a->a0);
 }
 
-/* Copies boxes (up to GS_HALO_MAX_BOXES a launch). to_buf: from arrays into
- * the contiguous buffer; else from the buffer into the arrays. */
+/* Adds box x to the launch being gathered in l, launching it when full or last. */
+static void queue(gs_halo *h, gs_halo_boxes *l, gs_halo_box x, int last, gs_stream s) {
+  l->box[l->n++] = x;
+  if (l->n == GS_HALO_MAX_BOXES || last) {
+    h->b->halo_copy(l, s);
+    l->n = 0;
+  }
+}
+
+/* Copies boxes between the arrays and the contiguous buffer buf. to_buf:
+ * from the arrays into buf (packing); else from buf into them. */
 static void pack(gs_halo *h, const gs_halo_box_g *bx, int n, int parity, float *buf, int to_buf, gs_stream s) {
   gs_halo_boxes l = {0};
   size_t off = 0;
   for (int k = 0; k < n; ++k) {
-    const gs_halo_array *a = &h->arr[bx[k].array];
-    float *f = at(a->buf[parity], a->pitch, a->a0, a->b0, bx[k].a0, bx[k].b0);
-    int64_t w = bx[k].a1 - bx[k].a0, ht = bx[k].b1 - bx[k].b0;
-    l.box[l.n++] = to_buf ? (gs_halo_box){f, buf + off, a->pitch, w, w, ht} : (gs_halo_box){buf + off, f, w, a->pitch, w, ht};
+    float *f = corner(&h->arr[bx[k].array], parity, &bx[k]);
+    int64_t p = h->arr[bx[k].array].pitch, w = bx[k].a1 - bx[k].a0, ht = bx[k].b1 - bx[k].b0;
+    queue(h, &l, to_buf ? (gs_halo_box){f, buf + off, p, w, w, ht} : (gs_halo_box){buf + off, f, w, p, w, ht}, k == n - 1,
+          s);
     off += box_floats(&bx[k]);
-    if (l.n == GS_HALO_MAX_BOXES || k == n - 1) {
-      h->b->halo_copy(&l, s);
-      l.n = 0;
-    }
   }
 }
 
@@ -97,16 +103,25 @@ static void push(gs_halo *h, peer *q, int parity, gs_stream s) {
   gs_halo_boxes l = {0};
   for (int k = 0; k < q->p.nsend; ++k) {
     const gs_halo_box_g *x = &q->p.send[k];
-    const gs_halo_array *a = &h->arr[x->array];
-    int r = x->array;
-    l.box[l.n++] = (gs_halo_box){at(a->buf[parity], a->pitch, a->a0, a->b0, x->a0, x->b0),
-                                 at(q->remote[r][parity], q->rpitch[r], q->ra0[r], q->rb0[r], x->a0, x->b0), a->pitch,
-                                 q->rpitch[r], x->a1 - x->a0, x->b1 - x->b0};
-    if (l.n == GS_HALO_MAX_BOXES || k == q->p.nsend - 1) {
-      h->b->halo_copy(&l, s);
-      l.n = 0;
-    }
+    const gs_halo_array *mine = &h->arr[x->array], *theirs = &q->remote[x->array];
+    queue(h, &l,
+          (gs_halo_box){corner(mine, parity, x), corner(theirs, parity, x), mine->pitch, theirs->pitch, x->a1 - x->a0,
+                        x->b1 - x->b0},
+          k == q->p.nsend - 1, s);
   }
+}
+
+/* Sends bytes from send + k * sstride to every peer k and receives bytes
+ * from it into recv + k * bytes (non-blocking both ways, then waits). */
+static void swap(gs_halo *h, const gs_halo_peer *peers, int n, const void *send, size_t sstride, void *recv,
+                 size_t bytes) {
+  for (int k = 0; k < n; ++k) {
+    GS_MPI_CHECK(MPI_Irecv((char *)recv + (size_t)k * bytes, (int)bytes, MPI_BYTE, peers[k].rank, peers[k].recv_tag,
+                           h->comm, &h->req[k]));
+    GS_MPI_CHECK(MPI_Isend((const char *)send + (size_t)k * sstride, (int)bytes, MPI_BYTE, peers[k].rank,
+                           peers[k].send_tag, h->comm, &h->req[n + k]));
+  }
+  GS_MPI_CHECK(MPI_Waitall(2 * n, h->req, MPI_STATUSES_IGNORE));
 }
 
 static void spin_until(_Atomic int64_t *c, int64_t v, int rank, const char *what) {
@@ -212,11 +227,7 @@ gs_halo *gs_halo_create(MPI_Comm comm, const gs_backend *b, const gs_halo_array 
     b->stream_sync(NULL);
     b->ipc_mem_handle(h->flags, me->flags);
   }
-  for (int k = 0; k < npeers; ++k) {
-    GS_MPI_CHECK(MPI_Irecv(&them[k], (int)sizeof *me, MPI_BYTE, peers[k].rank, peers[k].recv_tag, comm, &h->req[k]));
-    GS_MPI_CHECK(MPI_Isend(me, (int)sizeof *me, MPI_BYTE, peers[k].rank, peers[k].send_tag, comm, &h->req[npeers + k]));
-  }
-  GS_MPI_CHECK(MPI_Waitall(2 * npeers, h->req, MPI_STATUSES_IGNORE));
+  swap(h, peers, npeers, me, 0, them, sizeof *me);
 
   /* Whether each neighbour can be reached by ipc, decided the same on both
    * sides (peer access need not be symmetric): each side's view, swapped, and. */
@@ -225,6 +236,7 @@ gs_halo *gs_halo_create(MPI_Comm comm, const gs_backend *b, const gs_halo_array 
   for (int k = 0; k < npeers; ++k) {
     int nr = MPI_UNDEFINED;
     GS_MPI_CHECK(MPI_Group_translate_ranks(wg, 1, &peers[k].rank, ng, &nr));
+    h->peers[k].node_rank = nr;
     ok[k] = me->has_ipc && them[k].has_ipc && me->sync_flag == them[k].sync_flag;
     if (nr == MPI_UNDEFINED) {
       ok[k] = 0;
@@ -239,11 +251,7 @@ gs_halo *gs_halo_create(MPI_Comm comm, const gs_backend *b, const gs_halo_array 
       why[k] = "has no CUDA IPC (cpu backend)";
     }
   }
-  for (int k = 0; k < npeers; ++k) {
-    GS_MPI_CHECK(MPI_Irecv(&ok[npeers + k], 1, MPI_INT, peers[k].rank, peers[k].recv_tag, comm, &h->req[k]));
-    GS_MPI_CHECK(MPI_Isend(&ok[k], 1, MPI_INT, peers[k].rank, peers[k].send_tag, comm, &h->req[npeers + k]));
-  }
-  GS_MPI_CHECK(MPI_Waitall(2 * npeers, h->req, MPI_STATUSES_IGNORE));
+  swap(h, peers, npeers, ok, sizeof *ok, ok + npeers, sizeof *ok);
   for (int k = 0; k < npeers; ++k)
     if (ok[k] && !ok[npeers + k]) {
       ok[k] = 0;
@@ -252,7 +260,7 @@ gs_halo *gs_halo_create(MPI_Comm comm, const gs_backend *b, const gs_halo_array 
 
   for (int k = 0; k < npeers && !bad; ++k) {
     peer *q = &h->peers[k];
-    q->p = peers[k];
+    q->p = peers[k]; /* (node_rank was set above) */
     gs_halo_box_g *s = gs_xmalloc(sizeof *s * ((size_t)peers[k].nsend + 1));
     gs_halo_box_g *r = gs_xmalloc(sizeof *r * ((size_t)peers[k].nrecv + 1));
     memcpy(s, peers[k].send, sizeof *s * (size_t)peers[k].nsend);
@@ -261,8 +269,6 @@ gs_halo *gs_halo_create(MPI_Comm comm, const gs_backend *b, const gs_halo_array 
     q->p.recv = r;
     for (int i = 0; i < q->p.nsend; ++i) q->send_floats += box_floats(&s[i]);
     for (int i = 0; i < q->p.nrecv; ++i) q->recv_floats += box_floats(&r[i]);
-    int nr = MPI_UNDEFINED;
-    GS_MPI_CHECK(MPI_Group_translate_ranks(wg, 1, &peers[k].rank, ng, &nr));
     int ipc_ok = ok[k];
     if (want == GS_HALO_IPC && !ipc_ok) {
       snprintf(err, errlen, "--halo-transport ipc: neighbour rank %d %s", peers[k].rank, why[k] ? why[k] : "refused");
@@ -274,20 +280,18 @@ gs_halo *gs_halo_create(MPI_Comm comm, const gs_backend *b, const gs_halo_array 
                                                                                          : GS_HALO_MPI_HOST;
     if (q->t == GS_HALO_IPC) {
       for (int a = 0; a < narrays; ++a) {
-        q->rpitch[a] = them[k].pitch[a];
-        q->ra0[a] = them[k].a0[a];
-        q->rb0[a] = them[k].b0[a];
+        q->remote[a] = (gs_halo_array){{NULL, NULL}, them[k].pitch[a], them[k].a0[a], them[k].b0[a]};
         int used = 0;
         for (int i = 0; i < q->p.nsend; ++i) used |= s[i].array == a;
         if (used)
-          for (int p = 0; p < 2; ++p) q->remote[a][p] = b->ipc_mem_open(them[k].mem[a][p]);
+          for (int p = 0; p < 2; ++p) q->remote[a].buf[p] = b->ipc_mem_open(them[k].mem[a][p]);
       }
       q->ev_data = b->ipc_event_open(them[k].ev[0]);
       q->ev_free = b->ipc_event_open(them[k].ev[1]);
       q->rflags = b->ipc_mem_open(them[k].flags);
       MPI_Aint sz;
       int du;
-      GS_MPI_CHECK(MPI_Win_shared_query(h->win, nr, &sz, &du, &q->cnt));
+      GS_MPI_CHECK(MPI_Win_shared_query(h->win, q->node_rank, &sz, &du, &q->cnt));
       h->nipc++;
     } else {
       size_t sb = (q->send_floats + 1) * sizeof(float), rb = (q->recv_floats + 1) * sizeof(float);
@@ -329,7 +333,7 @@ void gs_halo_destroy(gs_halo *h) {
     if (q->t == GS_HALO_IPC) {
       for (int a = 0; a < h->narr; ++a)
         for (int p = 0; p < 2; ++p)
-          if (q->remote[a][p]) b->ipc_mem_close(q->remote[a][p]);
+          if (q->remote[a].buf[p]) b->ipc_mem_close(q->remote[a].buf[p]);
       b->event_destroy(q->ev_data);
       b->event_destroy(q->ev_free);
       b->ipc_mem_close(q->rflags);
