@@ -254,28 +254,16 @@ static int bench_halo(gs_run *run) {
   }
   gs_scene sc;
   gs_scene_synthetic(&sc, w, h, 10);
-  int periods[2] = {0, 0}, coords[2];
-  MPI_Comm cart;
-  GS_MPI_CHECK(MPI_Cart_create(c->world, 2, dims, periods, 0, &cart));
-  GS_MPI_CHECK(MPI_Cart_coords(cart, c->rank, 2, coords));
-  gs_fdtd_part part = gs_fdtd_part_of(&sc, dims, coords);
-  int depth = spread.depth ? spread.depth : 1;
+  gs_fdtd_spread sp = {spread.transport, spread.depth ? spread.depth : 1, 1};
   char err[512] = "";
   gs_fdtd_sim m;
-  gs_status st = gs_fdtd_sim_init_part(&m, &sc, b, 0, &part, depth, err, sizeof err);
-  int bad = gs_comm_agree(st != GS_OK, c->world);
-  if (!bad) {
-    bad = gs_fdtd_sim_connect(&m, cart, spread.transport, 1, err, sizeof err) != GS_OK;
-    if (bad) gs_fdtd_sim_free(&m);
-  } else if (st == GS_OK) {
-    gs_fdtd_sim_free(&m);
-  }
-  if (bad) {
+  MPI_Comm cart;
+  if (gs_fdtd_sim_open(&m, &sc, b, c->world, dims, &sp, &cart, err, sizeof err) != GS_OK) {
     if (err[0]) gs_log_error("bench halo: %s", err);
-    MPI_Comm_free(&cart);
     gs_scene_free(&sc);
     return GS_EXIT_USAGE;
   }
+  int depth = m.depth;
   char used[64];
   gs_halo_summary(m.halo, used, sizeof used);
   double bytes = gs_halo_bytes_per_exchange(m.halo), most;

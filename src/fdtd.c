@@ -708,36 +708,42 @@ int gs_fdtd_agree_depth(const gs_scene *sc, const gs_backend *b, const gs_fdtd_p
   return want ? want : all;
 }
 
+gs_status gs_fdtd_sim_open(gs_fdtd_sim *m, const gs_scene *sc, const gs_backend *b, MPI_Comm comm, const int dims[2],
+                           const gs_fdtd_spread *sp, MPI_Comm *cart, char *err, size_t errlen) {
+  int rank, periods[2] = {0, 0}, coords[2];
+  GS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  GS_MPI_CHECK(MPI_Cart_create(comm, 2, dims, periods, 0, cart));
+  GS_MPI_CHECK(MPI_Cart_coords(*cart, rank, 2, coords));
+  gs_fdtd_part part = gs_fdtd_part_of(sc, dims, coords);
+  int depth = gs_fdtd_agree_depth(sc, b, &part, sp->depth, *cart);
+  err[0] = '\0';
+  gs_status st = gs_fdtd_sim_init_part(m, sc, b, 0, &part, depth, err, errlen);
+  if (gs_comm_agree(st != GS_OK, *cart)) {
+    if (st == GS_OK) gs_fdtd_sim_free(m);
+  } else if (gs_fdtd_sim_connect(m, *cart, sp->transport, sp->overlap, err, errlen) != GS_OK) {
+    gs_fdtd_sim_free(m);
+    st = GS_ERR_USAGE;
+  } else {
+    return GS_OK;
+  }
+  MPI_Comm_free(cart);
+  return st != GS_OK ? st : GS_ERR_USAGE;
+}
+
 gs_status gs_fdtd_timed_run(const gs_scene *sc, const gs_backend *b, MPI_Comm comm, const int dims[2],
                             const gs_fdtd_spread *sp, int64_t warmup, int64_t steps, gs_fdtd_timing *t, char *used,
                             size_t usedlen, int *depth_used, char *err, size_t errlen) {
-  int rank, periods[2] = {0, 0}, coords[2];
-  GS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   MPI_Comm cart;
-  GS_MPI_CHECK(MPI_Cart_create(comm, 2, dims, periods, 0, &cart));
-  GS_MPI_CHECK(MPI_Cart_coords(cart, rank, 2, coords));
-  gs_fdtd_part part = gs_fdtd_part_of(sc, dims, coords);
-  int depth = gs_fdtd_agree_depth(sc, b, &part, sp->depth, cart);
   gs_fdtd_sim m;
-  err[0] = '\0';
-  gs_status st = gs_fdtd_sim_init_part(&m, sc, b, 0, &part, depth, err, errlen);
-  if (gs_comm_agree(st != GS_OK, cart)) {
-    if (st == GS_OK) gs_fdtd_sim_free(&m);
-    MPI_Comm_free(&cart);
-    return st != GS_OK ? st : GS_ERR_USAGE;
-  }
-  if (gs_fdtd_sim_connect(&m, cart, sp->transport, sp->overlap, err, errlen) != GS_OK) {
-    gs_fdtd_sim_free(&m);
-    MPI_Comm_free(&cart);
-    return GS_ERR_USAGE;
-  }
+  gs_status st = gs_fdtd_sim_open(&m, sc, b, comm, dims, sp, &cart, err, errlen);
+  if (st != GS_OK) return st;
   if (used) {
     if (m.halo)
       gs_halo_summary(m.halo, used, usedlen);
     else
       snprintf(used, usedlen, "none");
   }
-  if (depth_used) *depth_used = depth;
+  if (depth_used) *depth_used = m.depth;
   double t0 = 0;
   int64_t x0 = 0;
   for (int64_t k = 0; k < warmup + steps; ++k) {

@@ -136,6 +136,12 @@ int gs_fdtd_spread_parse(const char *transport, const char *depth, int no_overla
 /* Collective over comm: the halo depth every rank uses, want or (want 0)
  * the automatic choice that fits every rank's part. */
 int gs_fdtd_agree_depth(const gs_scene *sc, const gs_backend *b, const gs_fdtd_part *part, int want, MPI_Comm comm);
+/* Collective over comm: part of sc for this rank of a dims[0] x dims[1]
+ * split (run 0), its halo connected as sp says (sp->depth 0: automatic), and
+ * the Cartesian communicator in *cart (free with MPI_Comm_free). GS_OK, or an
+ * error on every rank (reason in err on the ranks that found it; nothing to free). */
+gs_status gs_fdtd_sim_open(gs_fdtd_sim *m, const gs_scene *sc, const gs_backend *b, MPI_Comm comm, const int dims[2],
+                           const gs_fdtd_spread *sp, MPI_Comm *cart, char *err, size_t errlen);
 /* Halo depth for --halo-depth auto on a part of this many nodes. */
 int gs_fdtd_auto_depth(const gs_backend *b, double part_nodes);
 
