@@ -7,7 +7,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:-$here/gpu-out}; mkdir -p "$out"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
 log() { echo "== $*"; }
-# GS_SECTIONS: which parts to run (default all): tests info scale ncu e2e huge fdtd fdtd2 halo exp cmpi scaling k4 bits final
+# GS_SECTIONS: which parts to run (default all): tests info scale ncu e2e huge fdtd fdtd2 exp cmpi scaling k4 bits final
 want() { [ -z "${GS_SECTIONS:-}" ] || [[ " $GS_SECTIONS " == *" $1 "* ]]; }
 cd "$here"
 log "machine"; nvidia-smi -L; nvidia-smi topo -m 2>/dev/null | head -8; nproc
@@ -108,26 +108,6 @@ if want fdtd2; then
     done
     cmp /tmp/scal$n-1/receivers.csv /tmp/scal$n-$ngpu/receivers.csv && echo "$n^2: receivers.csv identical on 1 and $ngpu GPUs"
   done 2>&1 | tee "$out/fdtd_ranks.txt"
-fi
-if want halo; then
-  # The distributed FDTD on this machine's GPUs: the GPU tests of the halo
-  # (system Open MPI: ipc and mpi-host), then bench fdtd / bench halo.
-  log "halo tests (system Open MPI: not CUDA-aware)"
-  (cd build-gpu && timeout 500 ctest --timeout 450 --output-on-failure -R "gpu_fdtd_ranks|gpu_halo_copy|gpu_info" > "$out/halo_tests.log" 2>&1)
-  grep -E "FAIL|fdtd_ranks \(|tests passed|Passed|Failed|Timeout" "$out/halo_tests.log" | head -20
-  # (the CUDA-aware Open MPI and mpi-cuda: section cmpi)
-  log "bench fdtd on $ngpu ranks"
-  for g in ${GS_HALO_GRIDS:-16384x16384 8192x8192 2000x1000}; do
-    for v in "--halo-transport ipc --halo-depth 1" "--halo-transport ipc --halo-depth 1 --no-overlap" \
-             "--halo-transport ipc --halo-depth 2" "--halo-transport ipc --halo-depth 4" "--halo-transport mpi-host --halo-depth 1"; do
-      timeout 120 mpirun -np $ngpu $bin bench fdtd --grid $g --steps ${GS_HALO_STEPS:-300} $v --csv "$out/bench.csv" 2>&1 | grep -E "^bench|ranks:|error"
-    done
-  done 2>&1 | tee "$out/bench_fdtd_ranks.txt"
-  log "bench halo"
-  for v in "--decomp 2x1 --halo-depth 1" "--decomp 1x2 --halo-depth 1" "--decomp 1x2 --halo-depth 8" "--decomp 2x1 --halo-depth 8"; do
-    timeout 60 mpirun -np $ngpu $bin bench halo --grid 16384x16384 --reps 200 --halo-transport ipc $v --csv "$out/bench.csv" 2>&1 | grep -E "^bench|  |error"
-  done 2>&1 | tee "$out/bench_halo.txt"
-  timeout 60 mpirun -np $ngpu $bin bench halo --grid 16384x16384 --decomp 1x2 --halo-depth 8 --reps 50 --halo-transport mpi-host --csv "$out/bench.csv" 2>&1 | grep -E "^bench|  |error" | tee -a "$out/bench_halo.txt"
 fi
 if want exp; then
   log "ipc ordering and decomposition experiments"
