@@ -62,6 +62,10 @@ const char *gs_halo_transport_name(gs_halo_transport t) {
   }
 }
 
+gs_halo_transport gs_halo_auto(int ipc_possible, int cuda_aware, int is_gpu) {
+  return ipc_possible ? GS_HALO_IPC : cuda_aware && is_gpu ? GS_HALO_MPI_CUDA : GS_HALO_MPI_HOST;
+}
+
 int gs_halo_transport_parse(const char *s) {
   for (int t = GS_HALO_AUTO; t <= GS_HALO_MPI_HOST; ++t)
     if (strcmp(s, gs_halo_transport_name((gs_halo_transport)t)) == 0) return t;
@@ -275,9 +279,7 @@ gs_halo *gs_halo_create(MPI_Comm comm, const gs_backend *b, const gs_halo_array 
       bad = 1;
       break;
     }
-    q->t = ipc_ok && want != GS_HALO_MPI_CUDA && want != GS_HALO_MPI_HOST ? GS_HALO_IPC
-           : (want == GS_HALO_MPI_CUDA || (want == GS_HALO_AUTO && aware && b->is_gpu)) ? GS_HALO_MPI_CUDA
-                                                                                         : GS_HALO_MPI_HOST;
+    q->t = want == GS_HALO_AUTO ? gs_halo_auto(ipc_ok, aware, b->is_gpu) : want; /* a forced one is possible here */
     if (q->t == GS_HALO_IPC) {
       for (int a = 0; a < narrays; ++a) {
         q->remote[a] = (gs_halo_array){{NULL, NULL}, them[k].pitch[a], them[k].a0[a], them[k].b0[a]};

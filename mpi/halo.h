@@ -32,6 +32,11 @@
 
 typedef enum { GS_HALO_AUTO = 0, GS_HALO_IPC, GS_HALO_MPI_CUDA, GS_HALO_MPI_HOST } gs_halo_transport;
 
+/* The transport --halo-transport auto takes for a neighbour: ipc where it is
+ * possible both ways (same node; the same GPU, or peer access each way), else
+ * mpi-cuda with a CUDA-aware MPI on GPUs, else mpi-host. */
+gs_halo_transport gs_halo_auto(int ipc_possible, int cuda_aware, int is_gpu);
+
 /* "auto", "ipc", "mpi-cuda", "mpi-host"; parse returns -1 for anything else. */
 const char *gs_halo_transport_name(gs_halo_transport t);
 int gs_halo_transport_parse(const char *s);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "halo.h"
 #include "log.h"
 
 /* One rank's row, tab-separated for the gather. */
@@ -54,36 +55,31 @@ static char *peer_text(const gs_run *run) {
   return t;
 }
 
-/* The transport --halo-transport auto takes between ranks a and b (rows as
- * gathered, split): "ipc" on one host when both use the same GPU or the
- * first can reach the second's (the node's peer matrix), else "mpi-cuda"
- * with a CUDA-aware MPI on GPUs, else "mpi-host" (mpi/halo.c decides the
- * same way at run time). */
-static const char *pair_transport(char *const *fa, char *const *fb, char **nodes, int nranks, int gpu, int aware) {
-  if (!gpu) return "mpi-host";
-  if (strcmp(fa[F_HOST], fb[F_HOST]) == 0) {
-    if (strcmp(fa[F_PCI], fb[F_PCI]) == 0) return "ipc";
-    for (int r = 0; r < nranks; ++r) {
-      if (!nodes[r][0] || strncmp(nodes[r], fa[F_HOST], strlen(fa[F_HOST])) != 0 || nodes[r][strlen(fa[F_HOST])] != '\t')
-        continue;
-      char *copy = gs_xstrdup(nodes[r]), *f[4];
-      int ia = -1, ib = -1, n = 0;
-      if (split_tabs(copy, f, 4) == 4) {
-        n = atoi(f[1]);
-        char *save = NULL;
-        int i = 0;
-        for (char *g = strtok_r(f[2], "|", &save); g; g = strtok_r(NULL, "|", &save), ++i) {
-          if (strncmp(g, fa[F_PCI], strlen(fa[F_PCI])) == 0) ia = i;
-          if (strncmp(g, fb[F_PCI], strlen(fb[F_PCI])) == 0) ib = i;
-        }
+/* Whether ranks a and b (rows as gathered, split) could exchange halos by
+ * CUDA IPC: one host, and the same GPU or peer access each way in the node's
+ * matrix (mpi/halo.c decides the same at run time). */
+static int pair_ipc(char *const *fa, char *const *fb, char **nodes, int nranks) {
+  if (strcmp(fa[F_HOST], fb[F_HOST]) != 0) return 0;
+  if (strcmp(fa[F_PCI], fb[F_PCI]) == 0) return 1;
+  size_t hl = strlen(fa[F_HOST]);
+  for (int r = 0; r < nranks; ++r) {
+    if (!nodes[r][0] || strncmp(nodes[r], fa[F_HOST], hl) != 0 || nodes[r][hl] != '\t') continue;
+    char *copy = gs_xstrdup(nodes[r]), *f[4];
+    int ia = -1, ib = -1, n = 0;
+    if (split_tabs(copy, f, 4) == 4) {
+      n = atoi(f[1]);
+      char *save = NULL;
+      int i = 0;
+      for (char *g = strtok_r(f[2], "|", &save); g; g = strtok_r(NULL, "|", &save), ++i) {
+        if (strncmp(g, fa[F_PCI], strlen(fa[F_PCI])) == 0) ia = i;
+        if (strncmp(g, fb[F_PCI], strlen(fb[F_PCI])) == 0) ib = i;
       }
-      int ok = ia >= 0 && ib >= 0 && ia < n && ib < n && f[3][ia * n + ib] == '1';
-      free(copy);
-      if (ok) return "ipc";
-      break;
     }
+    int ok = ia >= 0 && ib >= 0 && ia < n && ib < n && f[3][ia * n + ib] == '1' && f[3][ib * n + ia] == '1';
+    free(copy);
+    return ok;
   }
-  return aware ? "mpi-cuda" : "mpi-host";
+  return 0;
 }
 
 int gs_cmd_info(gs_run *run, int argc, char **argv) {
@@ -108,7 +104,10 @@ int gs_cmd_info(gs_run *run, int argc, char **argv) {
     for (int bb = 0; bb < c->size; ++bb) {
       char *fa[F_COUNT], *fb[F_COUNT], *ra = gs_xstrdup(rows[a]), *rb = gs_xstrdup(rows[bb]);
       if (split_tabs(ra, fa, F_COUNT) == F_COUNT && split_tabs(rb, fb, F_COUNT) == F_COUNT)
-        tp[a * c->size + bb] = a == bb ? "-" : pair_transport(fa, fb, nodes, c->size, run->backend->is_gpu, cuda_aware);
+        tp[a * c->size + bb] =
+            a == bb ? "-"
+                    : gs_halo_transport_name(gs_halo_auto(run->backend->is_gpu && pair_ipc(fa, fb, nodes, c->size),
+                                                          cuda_aware, run->backend->is_gpu));
       else
         tp[a * c->size + bb] = "?";
       free(ra);
