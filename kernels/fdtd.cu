@@ -40,7 +40,7 @@ __global__ void __launch_bounds__(kBx *kBy) step_kernel(const gs_fdtd_step_args 
 }
 
 // Regions with no CPML slab: each warp marches up a strip of 32 C columns for
-// kRows rows (C columns per lane), keeping Ez of the current row, Hx of the
+// `rows` rows (C columns per lane), keeping Ez of the current row, Hx of the
 // row below, and taking the left and right neighbours from the adjacent lanes,
 // so every field is read from memory about once per step. Same expressions as
 // fdtd_node.h with nslab = 0 (the CPU twin's step_plain), hence the same bits.
@@ -68,16 +68,26 @@ __global__ void __launch_bounds__(kBx *kBy) step_kernel(const gs_fdtd_step_args 
 #ifndef GS_FDTD_COLS
 #define GS_FDTD_COLS 4
 #endif
+// GS_FDTD_ROWS_MIN: grids too small to give every SM a full load of warps
+// get tiles of fewer rows (halved down to this), so more warps march at once.
+#ifndef GS_FDTD_ROWS_MIN
+#define GS_FDTD_ROWS_MIN 4
+#endif
+// GS_FDTD_MINB: minimum resident blocks per SM asked of the compiler (0: none).
+#ifndef GS_FDTD_MINB
+#define GS_FDTD_MINB 0
+#endif
 constexpr int kWarps = GS_FDTD_WARPS, kRows = GS_FDTD_ROWS, kUnroll = GS_FDTD_UNROLL, kCols = GS_FDTD_COLS;
 
-__global__ void inject_kernel(float *ez, const int64_t *off, const float *val, int n) {
+__global__ void inject_kernel(float *ez, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n) {
   int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k < n) ez[off[k]] = ez[off[k]] - val[k]; // sources on distinct nodes (checked by the scene parser)
+  if (k < n) ez[off[k]] = ez[off[k]] - val[gs_tick_value(t) * stride + k]; // distinct nodes (checked by the parser)
 }
 
-__global__ void sample_kernel(gs_fdtd_view v, const int64_t *off, int n, float *out) {
+__global__ void sample_kernel(gs_fdtd_view v, const int64_t *off, int n, float *out, int64_t slots, gs_tick t) {
   int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= n) return;
+  out += gs_tick_value(t) % slots * 3 * n;
   out[3 * k] = v.ez[off[k]];
   out[3 * k + 1] = v.hx[off[k]];
   out[3 * k + 2] = v.hy[off[k]];
@@ -100,7 +110,8 @@ template <> struct Vec<4> {
 };
 
 template <int C>
-__global__ void __launch_bounds__(32 * kWarps) step_interior_vec_kernel(const gs_fdtd_step_args a, const Tiles t) {
+__global__ void __launch_bounds__(32 * kWarps, GS_FDTD_MINB) step_interior_vec_kernel(const gs_fdtd_step_args a, const Tiles t,
+                                                                                    int rows) {
   typedef typename Vec<C>::F F;
   typedef typename Vec<C>::M M;
   int64_t tx, ty;
@@ -121,8 +132,8 @@ __global__ void __launch_bounds__(32 * kWarps) step_interior_vec_kernel(const gs
     m[q] = i + q >= r.i0 && i + q < r.i1;
     all = all && m[q];
   }
-  const int64_t js = r.j0 + ty * kRows;
-  const int64_t je = js + kRows < r.j1 ? js + kRows : r.j1;
+  const int64_t js = r.j0 + ty * rows;
+  const int64_t je = js + rows < r.j1 ? js + rows : r.j1;
   const int64_t P = a.pitch;
   const float chx = a.chx, chy = a.chy;
   const float *ez = a.ez, *hx = a.hx, *hy = a.hy;
@@ -199,10 +210,10 @@ __global__ void __launch_bounds__(32 * kWarps) step_interior_vec_kernel(const gs
 } // namespace
 
 // Launches kernel K over the regions of list (at most kMaxRegions at a time),
-// tiles of tw x th nodes.
-template <typename K>
+// tiles of tw x th nodes; more: the kernel's arguments after the tiles.
+template <typename K, typename... More>
 static int launch_tiles(K kernel, dim3 block, int tw, int th, const gs_fdtd_step_args *a,
-                        const gs_fdtd_region *list, int n, cudaStream_t s, int extra) {
+                        const gs_fdtd_region *list, int n, cudaStream_t s, int extra, More... more) {
   for (int from = 0; from < n; from += kMaxRegions) {
     Tiles t = {};
     unsigned blocks = 0;
@@ -216,7 +227,7 @@ static int launch_tiles(K kernel, dim3 block, int tw, int th, const gs_fdtd_step
     }
     t.first[t.n] = blocks;
     if (blocks == 0) continue;
-    kernel<<<blocks, block, 0, s>>>(*a, t);
+    kernel<<<blocks, block, 0, s>>>(*a, t, more...);
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return (int)e;
   }
@@ -235,20 +246,49 @@ extern "C" int gs_fdtd_step_cuda(const gs_fdtd_step_args *a, const gs_fdtd_regio
     (m ? march[nm++] : rest[nr++]) = r[k];
   }
   cudaStream_t s = (cudaStream_t)stream;
-  int e = launch_tiles(step_interior_vec_kernel<kCols>, dim3(32 * kWarps), 32 * kCols * kWarps, kRows, a, march, nm, s,
-                       kCols - 1);
+  // Rows per tile: kRows, halved while the warps would not fill every SM
+  // once (at most 32 resident per SM at this kernel's register count).
+  static int sms = 0;
+  if (!sms) {
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+      return (int)cudaGetLastError();
+  }
+  int rows = kRows;
+  for (;;) {
+    int64_t warps = 0;
+    for (int k = 0; k < nm; ++k)
+      warps += (march[k].i1 - march[k].i0 + kCols - 1 + 32 * kCols - 1) / (32 * kCols) *
+               ((march[k].j1 - march[k].j0 + rows - 1) / rows);
+    if (rows / 2 < GS_FDTD_ROWS_MIN || warps >= (int64_t)sms * 32) break;
+    rows /= 2;
+  }
+  int e = launch_tiles(step_interior_vec_kernel<kCols>, dim3(32 * kWarps), 32 * kCols * kWarps, rows, a, march, nm, s,
+                       kCols - 1, rows);
   if (e) return e;
   return launch_tiles(step_kernel, dim3(kBx, kBy), kBx, kBy, a, rest, nr, s, 0);
 }
 
-extern "C" int gs_fdtd_inject_cuda(float *ez, const int64_t *off, const float *val, int n, void *stream) {
+extern "C" int gs_fdtd_inject_cuda(float *ez, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n,
+                                   void *stream) {
   if (n <= 0) return 0;
-  inject_kernel<<<(n + 127) / 128, 128, 0, (cudaStream_t)stream>>>(ez, off, val, n);
+  inject_kernel<<<(n + 127) / 128, 128, 0, (cudaStream_t)stream>>>(ez, off, val, stride, t, n);
   return (int)cudaGetLastError();
 }
 
-extern "C" int gs_fdtd_sample_cuda(gs_fdtd_view v, const int64_t *off, int n, float *out, void *stream) {
+extern "C" int gs_fdtd_sample_cuda(gs_fdtd_view v, const int64_t *off, int n, float *out, int64_t slots, gs_tick t,
+                                   void *stream) {
   if (n <= 0) return 0;
-  sample_kernel<<<(n + 127) / 128, 128, 0, (cudaStream_t)stream>>>(v, off, n, out);
+  sample_kernel<<<(n + 127) / 128, 128, 0, (cudaStream_t)stream>>>(v, off, n, out, slots, t);
+  return (int)cudaGetLastError();
+}
+
+__global__ void clock_kernel(int64_t *c, int64_t v0, int64_t v1, int add) {
+  c[0] = add ? c[0] + v0 : v0;
+  c[1] = add ? c[1] + v1 : v1;
+}
+
+extern "C" int gs_fdtd_clock_cuda(int64_t *c, int64_t v0, int64_t v1, int add, void *stream) {
+  clock_kernel<<<1, 1, 0, (cudaStream_t)stream>>>(c, v0, v1, add);
   return (int)cudaGetLastError();
 }

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tick.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -76,15 +78,25 @@ typedef int (*gs_fdtd_step_fn)(const gs_fdtd_step_args *a, const gs_fdtd_region 
 int gs_fdtd_step_ref(const gs_fdtd_step_args *a, const gs_fdtd_region *r, int n, void *stream);
 int gs_fdtd_step_cuda(const gs_fdtd_step_args *a, const gs_fdtd_region *r, int n, void *stream);
 
-/* Point operations for sources and receivers (n entries, device memory):
- * ez[off[k]] -= val[k] (val already scaled by the material's src); and
- * out[3k..3k+2] = ez, hx, hy at off[k]. */
-typedef int (*gs_fdtd_inject_fn)(float *ez, const int64_t *off, const float *val, int n, void *stream);
-int gs_fdtd_inject_ref(float *ez, const int64_t *off, const float *val, int n, void *stream);
-int gs_fdtd_inject_cuda(float *ez, const int64_t *off, const float *val, int n, void *stream);
-typedef int (*gs_fdtd_sample_fn)(gs_fdtd_view v, const int64_t *off, int n, float *out, void *stream);
-int gs_fdtd_sample_ref(gs_fdtd_view v, const int64_t *off, int n, float *out, void *stream);
-int gs_fdtd_sample_cuda(gs_fdtd_view v, const int64_t *off, int n, float *out, void *stream);
+/* Point operations for sources and receivers (n entries, device memory), at
+ * step t (read when the work runs: CUDA graphs replay these launches):
+ * ez[off[k]] -= val[t * stride + k] (val already scaled by the material's
+ * src); and out[3 (t % slots) n + 3k ..] = ez, hx, hy at off[k] (a ring of
+ * slots steps). */
+typedef int (*gs_fdtd_inject_fn)(float *ez, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n,
+                                 void *stream);
+int gs_fdtd_inject_ref(float *ez, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n, void *stream);
+int gs_fdtd_inject_cuda(float *ez, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n, void *stream);
+typedef int (*gs_fdtd_sample_fn)(gs_fdtd_view v, const int64_t *off, int n, float *out, int64_t slots, gs_tick t,
+                                 void *stream);
+int gs_fdtd_sample_ref(gs_fdtd_view v, const int64_t *off, int n, float *out, int64_t slots, gs_tick t, void *stream);
+int gs_fdtd_sample_cuda(gs_fdtd_view v, const int64_t *off, int n, float *out, int64_t slots, gs_tick t, void *stream);
+
+/* The clock words a graph's ticks read: add 0: c[0] = v0, c[1] = v1; add 1:
+ * c[0] += v0, c[1] += v1 (the last node of a replayed graph). */
+typedef int (*gs_fdtd_clock_fn)(int64_t *c, int64_t v0, int64_t v1, int add, void *stream);
+int gs_fdtd_clock_ref(int64_t *c, int64_t v0, int64_t v1, int add, void *stream);
+int gs_fdtd_clock_cuda(int64_t *c, int64_t v0, int64_t v1, int add, void *stream);
 
 #ifdef __cplusplus
 }

@@ -72,18 +72,27 @@ int gs_fdtd_step_ref(const gs_fdtd_step_args *a, const gs_fdtd_region *r, int n,
   return 0;
 }
 
-int gs_fdtd_inject_ref(float *ez, const int64_t *off, const float *val, int n, void *stream) {
+int gs_fdtd_inject_ref(float *ez, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n, void *stream) {
   (void)stream;
-  for (int k = 0; k < n; ++k) ez[off[k]] = ez[off[k]] - val[k];
+  const float *v = val + gs_tick_value(t) * stride;
+  for (int k = 0; k < n; ++k) ez[off[k]] = ez[off[k]] - v[k];
   return 0;
 }
 
-int gs_fdtd_sample_ref(gs_fdtd_view v, const int64_t *off, int n, float *out, void *stream) {
+int gs_fdtd_sample_ref(gs_fdtd_view v, const int64_t *off, int n, float *out, int64_t slots, gs_tick t, void *stream) {
   (void)stream;
+  out += gs_tick_value(t) % slots * 3 * n;
   for (int k = 0; k < n; ++k) {
     out[3 * k] = v.ez[off[k]];
     out[3 * k + 1] = v.hx[off[k]];
     out[3 * k + 2] = v.hy[off[k]];
   }
+  return 0;
+}
+
+int gs_fdtd_clock_ref(int64_t *c, int64_t v0, int64_t v1, int add, void *stream) {
+  (void)stream;
+  c[0] = add ? c[0] + v0 : v0;
+  c[1] = add ? c[1] + v1 : v1;
   return 0;
 }

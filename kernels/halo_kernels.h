@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include "tick.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -22,9 +24,16 @@ typedef struct gs_halo_box {
   int64_t spitch, dpitch, w, h;
 } gs_halo_box;
 
+/* n boxes; then, when flag is not NULL, *flag = value once every box is
+ * copied and made visible system-wide (the signal fused into the copy: the
+ * last block to finish stores it; count is a zeroed device word the launch
+ * counts its blocks with and leaves zeroed). */
 typedef struct gs_halo_boxes {
   int n; /* 0..GS_HALO_MAX_BOXES */
   gs_halo_box box[GS_HALO_MAX_BOXES];
+  uint64_t *flag;
+  gs_tick value;
+  unsigned *count;
 } gs_halo_boxes;
 
 typedef int (*gs_halo_copy_fn)(const gs_halo_boxes *b, void *stream);
@@ -36,12 +45,12 @@ int gs_halo_copy_cuda(const gs_halo_boxes *b, void *stream);
  * stream, made visible system-wide first; wait holds the stream until
  * *flag >= value (one thread polling, the other streams run on). The CPU
  * twins store, and check that the flag is already there (-1 if not). */
-typedef int (*gs_halo_signal_fn)(uint64_t *flag, uint64_t value, void *stream);
-typedef int (*gs_halo_wait_fn)(const uint64_t *flag, uint64_t value, void *stream);
-int gs_halo_signal_ref(uint64_t *flag, uint64_t value, void *stream);
-int gs_halo_wait_ref(const uint64_t *flag, uint64_t value, void *stream);
-int gs_halo_signal_cuda(uint64_t *flag, uint64_t value, void *stream);
-int gs_halo_wait_cuda(const uint64_t *flag, uint64_t value, void *stream);
+typedef int (*gs_halo_signal_fn)(uint64_t *flag, gs_tick value, void *stream);
+typedef int (*gs_halo_wait_fn)(const uint64_t *flag, gs_tick value, void *stream);
+int gs_halo_signal_ref(uint64_t *flag, gs_tick value, void *stream);
+int gs_halo_wait_ref(const uint64_t *flag, gs_tick value, void *stream);
+int gs_halo_signal_cuda(uint64_t *flag, gs_tick value, void *stream);
+int gs_halo_wait_cuda(const uint64_t *flag, gs_tick value, void *stream);
 
 #ifdef __cplusplus
 }

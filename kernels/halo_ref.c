@@ -9,16 +9,17 @@ int gs_halo_copy_ref(const gs_halo_boxes *b, void *stream) {
     const gs_halo_box *x = &b->box[k];
     for (int64_t r = 0; r < x->h; ++r) memcpy(x->dst + r * x->dpitch, x->src + r * x->spitch, (size_t)x->w * sizeof(float));
   }
+  if (b->flag) *(volatile uint64_t *)b->flag = (uint64_t)gs_tick_value(b->value);
   return 0;
 }
 
-int gs_halo_signal_ref(uint64_t *flag, uint64_t value, void *stream) {
+int gs_halo_signal_ref(uint64_t *flag, gs_tick value, void *stream) {
   (void)stream;
-  *(volatile uint64_t *)flag = value;
+  *(volatile uint64_t *)flag = (uint64_t)gs_tick_value(value);
   return 0;
 }
 
-int gs_halo_wait_ref(const uint64_t *flag, uint64_t value, void *stream) {
+int gs_halo_wait_ref(const uint64_t *flag, gs_tick value, void *stream) {
   (void)stream;
-  return *(const volatile uint64_t *)flag >= value ? 0 : -1;
+  return *(const volatile uint64_t *)flag >= (uint64_t)gs_tick_value(value) ? 0 : -1;
 }

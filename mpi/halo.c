@@ -43,12 +43,17 @@ struct gs_halo {
   peer *peers;
   int npeers, nipc, nmpi, reads_done;
   gs_event ev_data, ev_free; /* mine, inter-process (ipc, sync "event") */
-  uint64_t *flags;           /* mine (ipc, sync "flag"): [0, 16) data from, [16, 32) reads done by, a peer */
+  uint64_t *flags;           /* mine (ipc, sync "flag"): [0, 16) data from, [16, 32) reads done by, a peer;
+                                [32] the block count of the fused copy and signal */
   int sync_flag;             /* ipc ordering: 1 device flags, 0 IPC events + host counters */
   gs_event ev_packed, ev_done;
   MPI_Win win;
   counters *mine;
   int64_t nexch;
+  /* While a CUDA graph is captured: flag values are read from *base (the
+   * exchange count where the replay starts) plus their offset from nexch0. */
+  const int64_t *base;
+  int64_t nexch0;
   double bytes;
   MPI_Request *req;
 };
@@ -72,6 +77,10 @@ int gs_halo_transport_parse(const char *s) {
   return -1;
 }
 
+/* Flag slots: a message's tag (300..308, the direction from its sender)
+ * picks the receiver's data slot and the sender's reads-done slot. */
+static int slot(int tag) { return (tag - 300) & 15; }
+
 static size_t box_floats(const gs_halo_box_g *x) { return (size_t)((x->a1 - x->a0) * (x->b1 - x->b0)); }
 
 /* Node (a, b) of box x's corner in one buffer of array a. */
@@ -79,11 +88,21 @@ static float *corner(const gs_halo_array *a, int parity, const gs_halo_box_g *x)
   return a->buf[parity] + (x->b0 - a->b0) * a->pitch + (x->a0 - a->a0);
 }
 
-/* Adds box x to the launch being gathered in l, launching it when full or last. */
+/* Flag value v (an exchange number) as the kernels take it. */
+static gs_tick tick(const gs_halo *h, int64_t v) {
+  gs_tick t = {h->base, h->base ? v - h->nexch0 : v};
+  return t;
+}
+
+/* Adds box x to the launch being gathered in l, launching it when full or
+ * last (the last launch raises l's flag, if any). */
 static void queue(gs_halo *h, gs_halo_boxes *l, gs_halo_box x, int last, gs_stream s) {
   l->box[l->n++] = x;
   if (l->n == GS_HALO_MAX_BOXES || last) {
+    uint64_t *flag = l->flag;
+    if (!last) l->flag = NULL;
     h->b->halo_copy(l, s);
+    l->flag = flag;
     l->n = 0;
   }
 }
@@ -102,9 +121,16 @@ static void pack(gs_halo *h, const gs_halo_box_g *bx, int n, int parity, float *
   }
 }
 
-/* ipc: stores my send boxes straight into the peer's arrays. */
+/* ipc: stores my send boxes straight into the peer's arrays; with sync
+ * "flag", the copy's last block then raises the peer's data flag. */
 static void push(gs_halo *h, peer *q, int parity, gs_stream s) {
   gs_halo_boxes l = {0};
+  if (h->sync_flag) {
+    l.flag = &q->rflags[slot(q->p.send_tag)];
+    l.value = tick(h, h->nexch);
+    l.count = (unsigned *)&h->flags[32];
+    if (q->p.nsend == 0) h->b->halo_signal(l.flag, l.value, s);
+  }
   for (int k = 0; k < q->p.nsend; ++k) {
     const gs_halo_box_g *x = &q->p.send[k];
     const gs_halo_array *mine = &h->arr[x->array], *theirs = &q->remote[x->array];
@@ -153,10 +179,6 @@ typedef struct desc {
   unsigned char ev[2][GS_IPC_HANDLE_BYTES];
   unsigned char flags[GS_IPC_HANDLE_BYTES];
 } desc;
-
-/* Flag slots: a message's tag (300..308, the direction from its sender)
- * picks the receiver's data slot and the sender's reads-done slot. */
-static int slot(int tag) { return (tag - 300) & 15; }
 
 gs_halo *gs_halo_create(MPI_Comm comm, const gs_backend *b, const gs_halo_array *arrays, int narrays,
                         const gs_halo_peer *peers, int npeers, gs_halo_transport want, int reads_done, char *err,
@@ -225,8 +247,8 @@ gs_halo *gs_halo_create(MPI_Comm comm, const gs_backend *b, const gs_halo_array 
     h->ev_free = b->ipc_event_create();
     b->ipc_event_handle(h->ev_data, me->ev[0]);
     b->ipc_event_handle(h->ev_free, me->ev[1]);
-    h->flags = b->dev_alloc(32 * sizeof(uint64_t));
-    uint64_t zero[32] = {0};
+    h->flags = b->dev_alloc(33 * sizeof(uint64_t));
+    uint64_t zero[33] = {0};
     b->copy_h2d(h->flags, zero, sizeof zero, NULL);
     b->stream_sync(NULL);
     b->ipc_mem_handle(h->flags, me->flags);
@@ -419,14 +441,13 @@ void gs_halo_send(gs_halo *h, int parity, gs_stream s) {
     if (q->t == GS_HALO_IPC) {
       if (h->reads_done) { /* the neighbour has read what this overwrites */
         if (h->sync_flag) {
-          b->halo_wait(&h->flags[16 + slot(q->p.send_tag)], (uint64_t)h->nexch, s);
+          b->halo_wait(&h->flags[16 + slot(q->p.send_tag)], tick(h, h->nexch), s);
         } else {
           spin_until(&q->cnt->free, h->nexch, q->p.rank, "reads-done of exchange");
           b->stream_wait_event(s, q->ev_free);
         }
       }
       push(h, q, parity, s);
-      if (h->sync_flag) b->halo_signal(&q->rflags[slot(q->p.send_tag)], (uint64_t)h->nexch, s);
     } else {
       pack(h, q->p.send, q->p.nsend, parity, q->sbuf, 1, s);
     }
@@ -452,7 +473,7 @@ void gs_halo_wait(gs_halo *h, gs_stream s) {
     peer *q = &h->peers[k];
     if (q->t != GS_HALO_IPC) continue;
     if (h->sync_flag) {
-      h->b->halo_wait(&h->flags[slot(q->p.recv_tag)], (uint64_t)h->nexch, s);
+      h->b->halo_wait(&h->flags[slot(q->p.recv_tag)], tick(h, h->nexch), s);
     } else {
       spin_until(&q->cnt->data, h->nexch, q->p.rank, "exchange");
       h->b->stream_wait_event(s, q->ev_data);
@@ -466,12 +487,25 @@ void gs_halo_reads_done(gs_halo *h, gs_stream s) {
   if (h->sync_flag) {
     for (int k = 0; k < h->npeers; ++k)
       if (h->peers[k].t == GS_HALO_IPC)
-        h->b->halo_signal(&h->peers[k].rflags[16 + slot(h->peers[k].p.recv_tag)], (uint64_t)h->nexch + 1, s);
+        h->b->halo_signal(&h->peers[k].rflags[16 + slot(h->peers[k].p.recv_tag)], tick(h, h->nexch + 1), s);
     return;
   }
   h->b->event_record(h->ev_free, s);
   atomic_store_explicit(&h->mine->free, h->nexch + 1, memory_order_release);
 }
+
+int gs_halo_graphable(const gs_halo *h) { return h->nmpi == 0 && (h->nipc == 0 || h->sync_flag); }
+
+void gs_halo_capture(gs_halo *h, const int64_t *base) {
+  if (base) {
+    h->nexch0 = h->nexch;
+  } else {
+    h->nexch = h->nexch0; /* what was captured has not run yet */
+  }
+  h->base = base;
+}
+
+void gs_halo_advance(gs_halo *h, int64_t n) { h->nexch += n; }
 
 double gs_halo_bytes_per_exchange(const gs_halo *h) { return h->bytes; }
 int64_t gs_halo_exchanges(const gs_halo *h) { return h->nexch; }

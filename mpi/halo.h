@@ -97,6 +97,17 @@ void gs_halo_wait(gs_halo *h, gs_stream s);
  * exchange overwrites (only with reads_done). */
 void gs_halo_reads_done(gs_halo *h, gs_stream s);
 
+/* CUDA graphs. graphable: 1 when the loop's exchanges need no host step
+ * (ipc with device flags only, or no neighbour). capture(h, base) before
+ * queuing the exchanges of a graph being captured: their flag values are
+ * then read from the device word base (the exchange count where a replay
+ * starts, kept by the caller); capture(h, NULL) after it, which forgets the
+ * captured exchanges (they have not run). advance: n exchanges were done by
+ * a replay. */
+int gs_halo_graphable(const gs_halo *h);
+void gs_halo_capture(gs_halo *h, const int64_t *base);
+void gs_halo_advance(gs_halo *h, int64_t n);
+
 /* Bytes this rank sends per exchange, and exchanges done so far. */
 double gs_halo_bytes_per_exchange(const gs_halo *h);
 int64_t gs_halo_exchanges(const gs_halo *h);

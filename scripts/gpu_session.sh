@@ -8,6 +8,7 @@ out=${OUT:-$here/gpu-out}; mkdir -p "$out"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
 log() { echo "== $*"; }
 # GS_SECTIONS: which parts to run (default all): tests info scale ncu e2e huge fdtd fdtd2 exp cmpi scaling k4 bits final
+#   graphs halo2 ncu4 (session 3); k4 variants are built in the background right after the main build
 want() { [ -z "${GS_SECTIONS:-}" ] || [[ " $GS_SECTIONS " == *" $1 "* ]]; }
 cd "$here"
 log "machine"; nvidia-smi -L; nvidia-smi topo -m 2>/dev/null | head -8; nproc
@@ -20,6 +21,15 @@ cmake -S . -B build-gpu -DCMAKE_CUDA_ARCHITECTURES=90 -DGPUSTENCIL_PTXAS_VERBOSE
 cmake --build build-gpu -j "$(nproc)" > /tmp/gs-build.log 2>&1 || { grep -E "error" /tmp/gs-build.log | head; exit 1; }
 grep -A2 "Compiling entry function.*scale_vec_kernel.*sm_90" /tmp/gs-build.log | grep -E "registers|spill" | head -8
 bin=build-gpu/gpustencil
+k4v=${GS_K4:-GS_FDTD_COLS=2 GS_FDTD_STREAM=1 GS_FDTD_COLS=2,GS_FDTD_STREAM=1}
+if want k4; then # variant builds in the background while the tests run
+  ( for v in $k4v; do
+      d=build-k4-${v//[^A-Za-z0-9]/_}
+      cmake -S . -B $d -DCMAKE_CUDA_ARCHITECTURES=90 "-DGPUSTENCIL_SCALE_TUNING=${v//,/;}" > /dev/null 2>&1 &&
+        cmake --build $d --target gpustencil test_fdtd_gpu -j 8 > /dev/null 2>&1 || echo "$v: build failed"
+    done ) > /tmp/k4build.log 2>&1 &
+  k4pid=$!
+fi
 if want tests; then
 log "tests (all labels)"
 (cd build-gpu && GS_TEST_JOBS=8 ctest --output-on-failure -j 8 > "$out/ctest.log" 2>&1); tail -25 "$out/ctest.log"
@@ -175,10 +185,10 @@ if want k4; then
   # FDTD kernel variants (issue #4): each built with its tests, checked bit for
   # bit against the CPU twin, then timed. GS_K4 lists them (";" between -D flags).
   log "fdtd kernel variants"
-  for v in ${GS_K4:-GS_FDTD_COLS=2 GS_FDTD_STREAM=1 GS_FDTD_COLS=2,GS_FDTD_STREAM=1}; do
+  wait $k4pid; cat /tmp/k4build.log
+  for v in $k4v; do
     d=build-k4-${v//[^A-Za-z0-9]/_}
-    cmake -S . -B $d -DCMAKE_CUDA_ARCHITECTURES=90 "-DGPUSTENCIL_SCALE_TUNING=${v//,/;}" > /dev/null 2>&1 &&
-      cmake --build $d --target gpustencil test_fdtd_gpu -j "$(nproc)" > /dev/null 2>&1 || { echo "$v: build failed"; continue; }
+    [ -x $d/gpustencil ] || continue
     echo "-- variant $v"
     $d/tests/test_fdtd_gpu inputs/gpr.in 1000 2>&1 | grep -E "differ|checks" | head -4
     for g in 16384x16384 8192x8192 2000x1000; do $d/gpustencil bench fdtd --grid $g --steps 300 2>&1 | grep Mcells; done
@@ -208,6 +218,35 @@ if want bits; then
     chk $bin $a
   done
   GPUSTENCIL_IPC_SYNC=event chk $bin --halo-depth 8
+fi
+if want graphs; then
+  log "CUDA graphs: bench fdtd with and without, 1 GPU and $ngpu GPUs"
+  for g in 16384x16384 8192x8192 2000x1000 1000x1000; do for x in "" --no-graphs; do
+    $bin bench fdtd --grid $g --steps 300 $x 2>&1 | grep -E "Mcells" | sed "s/^/$g ${x:-graphs} 1 GPU: /"
+  done; done | tee "$out/graphs_1gpu.txt"
+  for g in 16384x16384 8192x8192 2000x1000 1000x1000; do for x in "" --no-graphs; do
+    timeout 100 mpirun -np $ngpu $bin bench fdtd --grid $g --steps 300 $x --csv "$out/graphs.csv" 2>&1 | grep -E "ranks:|error" | sed "s/^/$g ${x:-graphs}: /"
+  done; done | tee "$out/graphs_2gpu.txt"
+  $bin fdtd inputs/gpr.in -o /tmp/gg 2>&1 | grep -E "graphs|checksum|Mcells" | tee -a "$out/graphs_1gpu.txt"
+  $bin fdtd inputs/gpr.in -o /tmp/gn --no-graphs 2>&1 | grep -E "checksum|Mcells" | tee -a "$out/graphs_1gpu.txt"
+  cmp /tmp/gg/receivers.csv /tmp/gn/receivers.csv && echo "gpr.in: receivers.csv identical with and without graphs" | tee -a "$out/graphs_1gpu.txt"
+fi
+if want halo2; then
+  log "bench halo: fused copy + flag, message sizes"
+  for v in "16384x16384 1x2 1" "16384x16384 1x2 8" "16384x16384 2x1 1" "16384x16384 2x1 8" "65536x4096 1x2 8" "262144x1024 1x2 8" \
+           "1048576x256 1x2 8" "4096x262144 2x1 8"; do
+    set -- $v
+    timeout 60 mpirun -np $ngpu $bin bench halo --grid $1 --decomp $2 --halo-depth $3 --reps ${GS_HALO_REPS:-200} --halo-transport ipc \
+      --csv "$out/halo2.csv" 2>&1 | grep -E "KB sent|cudaMemcpyPeer|error" | sed "s/^/$1 $2 R=$3: /"
+  done 2>&1 | tee "$out/halo2.txt"
+fi
+if want ncu4; then
+  log "ncu: marching kernel (4 columns) at 8192^2 and 16384^2"
+  grep -A2 "Compiling entry function.*step_interior_vec.*sm_90" /tmp/gs-build.log | grep -E "registers|spill" | head -4 | tee "$out/ptxas_fdtd.txt"
+  timeout 200 ncu --kernel-name regex:"step_interior" --launch-skip 40 --launch-count 1 \
+    --section SpeedOfLight --section MemoryWorkloadAnalysis --section LaunchStats --section Occupancy \
+    $bin bench fdtd --grid 16384x16384 --steps 30 --no-graphs > "$out/ncu_fdtd4.txt" 2>&1
+  grep -E "DRAM Throughput|Duration|Registers Per|Achieved Occupancy|Theoretical Occ|L2 Hit|Memory Throughput|L1/TEX Hit" "$out/ncu_fdtd4.txt" | head -16
 fi
 if want final; then
   log "bench fdtd: 1 GPU and 2 GPUs (defaults: ipc, automatic halo depth, overlap)"

@@ -79,12 +79,21 @@ typedef struct gs_backend {
   void (*event_sync)(gs_event e);
   float (*event_elapsed_ms)(gs_event start, gs_event stop);
 
+  /* CUDA graphs, NULL on the CPU backend: graph_begin starts capturing what
+   * s (and streams that wait on events recorded in s) queue, graph_end
+   * instantiates it, graph_launch replays it on s. */
+  void (*graph_begin)(gs_stream s);
+  void *(*graph_end)(gs_stream s);
+  void (*graph_launch)(void *graph, gs_stream s);
+  void (*graph_free)(void *graph);
+
   /* Kernels: same signatures as kernels.h (stream is the backend stream). */
   gs_scale_u8_fn scale_u8;
   gs_scale_u16_fn scale_u16;
   gs_fdtd_step_fn fdtd_step;
   gs_fdtd_inject_fn fdtd_inject;
   gs_fdtd_sample_fn fdtd_sample;
+  gs_fdtd_clock_fn fdtd_clock;
   gs_halo_copy_fn halo_copy;
   gs_halo_signal_fn halo_signal;
   gs_halo_wait_fn halo_wait;

@@ -99,6 +99,7 @@ const gs_backend gs_backend_cpu = {
     .fdtd_step = gs_fdtd_step_ref,
     .fdtd_inject = gs_fdtd_inject_ref,
     .fdtd_sample = gs_fdtd_sample_ref,
+    .fdtd_clock = gs_fdtd_clock_ref,
     .halo_copy = gs_halo_copy_ref,
     .halo_signal = gs_halo_signal_ref,
     .halo_wait = gs_halo_wait_ref,

@@ -222,11 +222,11 @@ static int cu_halo_copy(const gs_halo_boxes *b, void *s) {
   GS_LAUNCH_CHECK(gs_halo_copy_cuda(b, s));
   return 0;
 }
-static int cu_halo_signal(uint64_t *flag, uint64_t value, void *s) {
+static int cu_halo_signal(uint64_t *flag, gs_tick value, void *s) {
   GS_LAUNCH_CHECK(gs_halo_signal_cuda(flag, value, s));
   return 0;
 }
-static int cu_halo_wait(const uint64_t *flag, uint64_t value, void *s) {
+static int cu_halo_wait(const uint64_t *flag, gs_tick value, void *s) {
   GS_LAUNCH_CHECK(gs_halo_wait_cuda(flag, value, s));
   return 0;
 }
@@ -234,14 +234,34 @@ static int cu_fdtd_step(const gs_fdtd_step_args *a, const gs_fdtd_region *r, int
   GS_LAUNCH_CHECK(gs_fdtd_step_cuda(a, r, n, s));
   return 0;
 }
-static int cu_fdtd_inject(float *ez, const int64_t *off, const float *val, int n, void *s) {
-  GS_LAUNCH_CHECK(gs_fdtd_inject_cuda(ez, off, val, n, s));
+static int cu_fdtd_inject(float *ez, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n, void *s) {
+  GS_LAUNCH_CHECK(gs_fdtd_inject_cuda(ez, off, val, stride, t, n, s));
   return 0;
 }
-static int cu_fdtd_sample(gs_fdtd_view v, const int64_t *off, int n, float *out, void *s) {
-  GS_LAUNCH_CHECK(gs_fdtd_sample_cuda(v, off, n, out, s));
+static int cu_fdtd_sample(gs_fdtd_view v, const int64_t *off, int n, float *out, int64_t slots, gs_tick t, void *s) {
+  GS_LAUNCH_CHECK(gs_fdtd_sample_cuda(v, off, n, out, slots, t, s));
   return 0;
 }
+static int cu_fdtd_clock(int64_t *c, int64_t v0, int64_t v1, int add, void *s) {
+  GS_LAUNCH_CHECK(gs_fdtd_clock_cuda(c, v0, v1, add, s));
+  return 0;
+}
+
+/* CUDA graphs: capture of what s (and the streams that join it through
+ * events) queues, instantiated once, replayed. */
+static void cu_graph_begin(gs_stream s) {
+  GS_CUDA_CHECK(cudaStreamBeginCapture((cudaStream_t)s, cudaStreamCaptureModeThreadLocal));
+}
+static void *cu_graph_end(gs_stream s) {
+  cudaGraph_t g;
+  cudaGraphExec_t x;
+  GS_CUDA_CHECK(cudaStreamEndCapture((cudaStream_t)s, &g));
+  GS_CUDA_CHECK(cudaGraphInstantiate(&x, g, 0));
+  GS_CUDA_CHECK(cudaGraphDestroy(g));
+  return x;
+}
+static void cu_graph_launch(void *x, gs_stream s) { GS_CUDA_CHECK(cudaGraphLaunch((cudaGraphExec_t)x, (cudaStream_t)s)); }
+static void cu_graph_free(void *x) { GS_CUDA_CHECK(cudaGraphExecDestroy((cudaGraphExec_t)x)); }
 
 const gs_backend gs_backend_cuda = {
     .name = "cuda",
@@ -281,6 +301,11 @@ const gs_backend gs_backend_cuda = {
     .fdtd_step = cu_fdtd_step,
     .fdtd_inject = cu_fdtd_inject,
     .fdtd_sample = cu_fdtd_sample,
+    .fdtd_clock = cu_fdtd_clock,
+    .graph_begin = cu_graph_begin,
+    .graph_end = cu_graph_end,
+    .graph_launch = cu_graph_launch,
+    .graph_free = cu_graph_free,
     .halo_copy = cu_halo_copy,
     .halo_signal = cu_halo_signal,
     .halo_wait = cu_halo_wait,

@@ -18,7 +18,7 @@
 static struct {
   int64_t mib, reps, steps;
   const char *size, *decomp, *transport, *depth, *csv;
-  int weak, no_overlap;
+  int weak, no_overlap, no_graphs;
 } o = {.mib = 1024, .reps = 20, .steps = 200, .size = "8192x8192"};
 
 static const gs_opt bench_opts[] = {
@@ -31,6 +31,7 @@ static const gs_opt bench_opts[] = {
     {"halo-transport", 0, GS_OPT_STRING, &o.transport, "T", 0, 0, "auto|ipc|mpi-cuda|mpi-host (fdtd, halo)"},
     {"halo-depth", 0, GS_OPT_STRING, &o.depth, "R", 0, 0, "auto|1..8 (fdtd, halo)"},
     {"no-overlap", 0, GS_OPT_FLAG, &o.no_overlap, NULL, 0, 0, "fdtd: exchange after the whole step"},
+    {"no-graphs", 0, GS_OPT_FLAG, &o.no_graphs, NULL, 0, 0, "fdtd: no CUDA graphs (every kernel launched from the host)"},
     {"csv", 0, GS_OPT_STRING, &o.csv, "FILE", 0, 0, "fdtd, halo on several ranks: append the result as a CSV row"},
     {NULL, 0, 0, NULL, NULL, 0, 0, NULL},
 };
@@ -194,7 +195,7 @@ static int bench_fdtd_ranks(gs_run *run, int64_t w, int64_t h) {
     gs_scene ref;
     gs_scene_synthetic(&ref, w, h, 20 + o.steps);
     const int one[2] = {1, 1};
-    gs_fdtd_spread single = {GS_HALO_AUTO, 1, 1};
+    gs_fdtd_spread single = {GS_HALO_AUTO, 1, 1, spread.graphs};
     bad = gs_fdtd_timed_run(&ref, b, alone, one, &single, 20, o.steps, &t1, NULL, 0, NULL, err, sizeof err) != GS_OK;
     if (bad) gs_log_error("bench fdtd: %s", err);
     gs_scene_free(&ref);
@@ -254,7 +255,7 @@ static int bench_halo(gs_run *run) {
   }
   gs_scene sc;
   gs_scene_synthetic(&sc, w, h, 10);
-  gs_fdtd_spread sp = {spread.transport, spread.depth ? spread.depth : 1, 1};
+  gs_fdtd_spread sp = {spread.transport, spread.depth ? spread.depth : 1, 1, 0};
   char err[512] = "";
   gs_fdtd_sim m;
   MPI_Comm cart;
@@ -333,11 +334,12 @@ static int bench_fdtd(gs_run *run) {
   gs_scene_synthetic(&sc, w, h, o.steps + 20);
   gs_fdtd_sim m;
   gs_fdtd_sim_init(&m, &sc, b, 0);
-  for (int k = 0; k < 20; ++k) gs_fdtd_sim_step(&m); /* warm-up */
+  m.graphs = m.graphs && spread.graphs;
+  gs_fdtd_sim_advance(&m, 20); /* warm-up (captures the graph) */
   gs_fdtd_sim_sync(&m);
   gs_event e0 = b->event_create(1), e1 = b->event_create(1);
   b->event_record(e0, m.s);
-  for (int64_t k = 0; k < o.steps; ++k) gs_fdtd_sim_step(&m);
+  gs_fdtd_sim_advance(&m, o.steps);
   b->event_record(e1, m.s);
   b->event_sync(e1);
   double secs = b->event_elapsed_ms(e0, e1) * 1e-3;
@@ -364,7 +366,7 @@ static int bench_check(int argc, char **argv, char *err, size_t errlen) {
     snprintf(err, errlen, "WHAT must be 'scale', 'fdtd' or 'halo'");
     return 1;
   }
-  return gs_fdtd_spread_parse(o.transport, o.depth, o.no_overlap, &spread, err, errlen);
+  return gs_fdtd_spread_parse(o.transport, o.depth, o.no_overlap, o.no_graphs, &spread, err, errlen);
 }
 
 static int bench_run(gs_run *run, int argc, char **argv) {

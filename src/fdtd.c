@@ -158,6 +158,7 @@ gs_status gs_fdtd_sim_init_part(gs_fdtd_sim *m, const gs_scene *sc, const gs_bac
   m->rows = m->oj1 - m->oj0 + 2 * m->g;
   m->nelem = (size_t)m->pitch * (size_t)m->rows;
   m->s = b->stream_create(0);
+  m->graphs = b->graph_begin != NULL;
 
   float *zero = gs_xcalloc(m->nelem, sizeof(float));
   for (int buf = 0; buf < 2; ++buf)
@@ -366,6 +367,10 @@ void gs_fdtd_sim_free(gs_fdtd_sim *m) {
   }
   free(m->mat_host);
   free(m->rx_global);
+  if (m->graph) b->graph_free(m->graph);
+  if (m->clock) b->dev_free(m->clock);
+  if (m->ev_fork) b->event_destroy(m->ev_fork);
+  if (m->ev_join) b->event_destroy(m->ev_join);
   if (m->hi && m->hi != m->s) b->stream_destroy(m->hi);
   if (m->ev_ring) b->event_destroy(m->ev_ring);
   if (m->ev_lo) b->event_destroy(m->ev_lo);
@@ -375,11 +380,16 @@ void gs_fdtd_sim_free(gs_fdtd_sim *m) {
 
 /* ------------------------------------------------------------ time step */
 
+/* The samples of steps [rx_flushed, step) from the device ring (step n in
+ * slot n % GS_RX_CHUNK) into rx_hist. */
 static void flush_receivers(gs_fdtd_sim *m) {
   int64_t first = m->rx_flushed, count = m->step - first;
   if (!m->nrx || count <= 0) return;
   size_t per = 3 * (size_t)m->nrx;
-  m->b->copy_d2h(m->rx_hist + (size_t)first * per, m->rx_buf, sizeof(float) * per * (size_t)count, m->s);
+  int64_t s0 = first % GS_RX_CHUNK, n1 = count < GS_RX_CHUNK - s0 ? count : GS_RX_CHUNK - s0;
+  m->b->copy_d2h(m->rx_hist + (size_t)first * per, m->rx_buf + (size_t)s0 * per, sizeof(float) * per * (size_t)n1, m->s);
+  if (count > n1)
+    m->b->copy_d2h(m->rx_hist + (size_t)(first + n1) * per, m->rx_buf, sizeof(float) * per * (size_t)(count - n1), m->s);
   m->b->stream_sync(m->s);
   m->rx_flushed = m->step;
 }
@@ -409,11 +419,9 @@ static void update_box(gs_fdtd_sim *m, const gs_fdtd_step_args *plain, const gs_
   update_boxes(m, plain, slab, &box, 1, st);
 }
 
-/* Sources [from, to) of the class order, at step n, into the new Ez. */
-static void inject(gs_fdtd_sim *m, int from, int to, int64_t n, gs_stream st) {
-  if (to > from)
-    m->b->fdtd_inject(m->field[1 - m->cur][0], m->src_off + from, m->src_val + (size_t)n * (size_t)m->nsrc + from,
-                      to - from, st);
+/* Sources [from, to) of the class order, at step t, into the new Ez. */
+static void inject(gs_fdtd_sim *m, int from, int to, gs_tick t, gs_stream st) {
+  if (to > from) m->b->fdtd_inject(m->field[1 - m->cur][0], m->src_off + from, m->src_val + from, m->nsrc, t, to - from, st);
 }
 
 /* One rank, or several (then with the halo):
@@ -447,25 +455,28 @@ void gs_fdtd_sim_step(gs_fdtd_sim *m) {
   const int64_t k = m->halo ? (n - m->k0) % R : R - 1;
   const int exchanging = k == R - 1;
   gs_stream lo = m->s, hi = m->hi;
+  /* The step as the kernels read it: n, or in a graph being captured its
+   * offset from the clock word the replays move on. */
+  const gs_tick t = m->capturing ? (gs_tick){m->clock, n - m->graph_n0} : gs_tick_at(n);
   if (m->halo) {
-    b->stream_wait_event(lo, m->ev_ring); /* the previous step's ring */
+    if (hi != lo && !m->fresh) b->stream_wait_event(lo, m->ev_ring); /* the previous step's ring */
     if (m->pending && !exchanging) gs_halo_wait(m->halo, lo);
   }
   if (m->nrx) {
-    if (n - m->rx_flushed == GS_RX_CHUNK) flush_receivers(m);
-    b->fdtd_sample(m->v, m->rx_off, m->nrx, m->rx_buf + (size_t)(n - m->rx_flushed) * 3 * (size_t)m->nrx, lo);
+    if (n - m->rx_flushed == GS_RX_CHUNK) flush_receivers(m); /* (never while capturing: see capture()) */
+    b->fdtd_sample(m->v, m->rx_off, m->nrx, m->rx_buf, GS_RX_CHUNK, t, lo);
   }
   if (!exchanging) {
     int e = (int)(R - 1 - k);
     update_box(m, &a, &sl, grown_box(m, e), lo);
-    inject(m, 0, m->src_cum[1 + e], n, lo);
+    inject(m, 0, m->src_cum[1 + e], t, lo);
     if (k == R - 2) gs_halo_reads_done(m->halo, lo);
     b->event_record(m->ev_lo, lo);
     m->pending = 0;
   } else if (!m->halo || !m->overlap) {
     if (m->pending) gs_halo_wait(m->halo, lo);
     update_box(m, &a, &sl, grown_box(m, 0), lo);
-    inject(m, 0, m->src_cum[1], n, lo);
+    inject(m, 0, m->src_cum[1], t, lo);
     if (m->halo) {
       gs_halo_send(m->halo, out, lo);
       gs_halo_finish(m->halo, out, lo);
@@ -478,18 +489,18 @@ void gs_fdtd_sim_step(gs_fdtd_sim *m) {
                               {own.i0, own.i1, core.j1, own.j1},
                               {own.i0, core.i0, core.j0, core.j1},
                               {core.i1, own.i1, core.j0, core.j1}};
-    b->stream_wait_event(hi, m->ev_lo); /* the previous step's interior */
+    if (!m->fresh) b->stream_wait_event(hi, m->ev_lo); /* the previous step's interior */
     if (m->pending) gs_halo_wait(m->halo, hi);
     gs_fdtd_region pieces[4];
     int np = 0;
     for (int r = 0; r < 4; ++r)
       if (!gs_region_empty(ring[r])) pieces[np++] = ring[r];
     update_boxes(m, &a, &sl, pieces, np, hi);
-    inject(m, m->src_cum[0], m->src_cum[1], n, hi);
+    inject(m, m->src_cum[0], m->src_cum[1], t, hi);
     b->event_record(m->ev_ring, hi);
     gs_halo_send(m->halo, out, hi);
     if (!gs_region_empty(core)) update_box(m, &a, &sl, core, lo);
-    inject(m, 0, m->src_cum[0], n, lo);
+    inject(m, 0, m->src_cum[0], t, lo);
     b->event_record(m->ev_lo, lo);
     gs_halo_finish(m->halo, out, hi);
     m->pending = 1;
@@ -499,6 +510,112 @@ void gs_fdtd_sim_step(gs_fdtd_sim *m) {
   m->v.hx = m->field[out][1];
   m->v.hy = m->field[out][2];
   m->step++;
+  m->fresh = 0;
+}
+
+/* --------------------------------------------------------- CUDA graphs */
+
+/* Joins the high-priority stream into s: s then follows all queued work. */
+static void join_streams(gs_fdtd_sim *m) {
+  if (m->hi && m->hi != m->s) {
+    m->b->event_record(m->ev_join, m->hi);
+    m->b->stream_wait_event(m->s, m->ev_join);
+  }
+}
+
+/* After a capture or a replay the step events were last recorded inside the
+ * capture; record them again (on s, which has joined everything). */
+static void rerecord_events(gs_fdtd_sim *m) {
+  if (!m->halo) return;
+  m->b->event_record(m->ev_ring, m->s);
+  m->b->event_record(m->ev_lo, m->s);
+}
+
+/* Whether a cycle can be captured now: deep-halo phase 0 after an exchange
+ * (or one rank), no receiver flush due inside it. */
+static int cycle_start(const gs_fdtd_sim *m) {
+  if (!m->halo) return 1;
+  return m->pending && (m->step - m->k0) % m->depth == 0;
+}
+
+/* Captures graph_len steps from here (nothing runs; the host state is put
+ * back afterwards). */
+static void capture(gs_fdtd_sim *m) {
+  const gs_backend *b = m->b;
+  int base = m->depth % 2 ? 2 * m->depth : m->depth; /* whole cycles, even: the same buffers at each start */
+  m->graph_len = base * ((16 + base - 1) / base);
+  if (!m->clock) {
+    m->clock = b->dev_alloc(2 * sizeof(int64_t));
+    m->ev_fork = b->event_create(0);
+    m->ev_join = b->event_create(0);
+    m->clock_host[0] = m->clock_host[1] = -1;
+  }
+  const int64_t step = m->step;
+  const int cur = m->cur, pending = m->pending;
+  const gs_fdtd_view v = m->v;
+  int64_t x0 = m->halo ? gs_halo_exchanges(m->halo) : 0;
+  join_streams(m);
+  b->graph_begin(m->s);
+  m->graph_n0 = step;
+  m->capturing = 1;
+  m->fresh = 1;
+  if (m->halo) {
+    gs_halo_capture(m->halo, m->clock + 1);
+    if (m->hi != m->s) { /* the fork, and the step events recorded inside the capture */
+      b->event_record(m->ev_fork, m->s);
+      b->stream_wait_event(m->hi, m->ev_fork);
+      b->event_record(m->ev_ring, m->hi);
+      b->event_record(m->ev_lo, m->s);
+    }
+  }
+  for (int k = 0; k < m->graph_len; ++k) gs_fdtd_sim_step(m);
+  join_streams(m);
+  m->graph_exch = m->halo ? (int)(gs_halo_exchanges(m->halo) - x0) : 0;
+  b->fdtd_clock(m->clock, m->graph_len, m->graph_exch, 1, m->s);
+  m->graph = b->graph_end(m->s);
+  m->capturing = 0;
+  if (m->halo) gs_halo_capture(m->halo, NULL);
+  rerecord_events(m);
+  m->step = step;
+  m->cur = cur;
+  m->pending = pending;
+  m->v = v;
+}
+
+/* Replays the graph: graph_len steps from here. */
+static void replay(gs_fdtd_sim *m) {
+  const gs_backend *b = m->b;
+  int64_t x = m->halo ? gs_halo_exchanges(m->halo) : 0;
+  if (m->nrx && m->step + m->graph_len - m->rx_flushed > GS_RX_CHUNK) flush_receivers(m);
+  join_streams(m);
+  if (m->clock_host[0] != m->step || m->clock_host[1] != x) b->fdtd_clock(m->clock, m->step, x, 0, m->s);
+  b->graph_launch(m->graph, m->s);
+  rerecord_events(m);
+  m->step += m->graph_len;
+  if (m->halo) gs_halo_advance(m->halo, m->graph_exch);
+  m->clock_host[0] = m->step;
+  m->clock_host[1] = x + m->graph_exch;
+}
+
+void gs_fdtd_sim_advance(gs_fdtd_sim *m, int64_t count) {
+  const int64_t end = m->step + count;
+  while (m->step < end) {
+    int64_t left = end - m->step;
+    if (m->graphs && !m->graph && cycle_start(m) && left >= 16) {
+      if (m->nrx && m->step + 28 - m->rx_flushed > GS_RX_CHUNK) flush_receivers(m); /* none due while capturing */
+      capture(m);
+    }
+    if (m->graph && left >= m->graph_len && (m->step - m->graph_n0) % m->graph_len == 0 && cycle_start(m))
+      replay(m);
+    else
+      gs_fdtd_sim_step(m);
+  }
+}
+
+/* Forgets the captured graph (the deep-halo cycle starts anew). */
+static void drop_graph(gs_fdtd_sim *m) {
+  if (m->graph) m->b->graph_free(m->graph);
+  m->graph = NULL;
 }
 
 void gs_fdtd_sim_sync(gs_fdtd_sim *m) {
@@ -581,6 +698,7 @@ gs_status gs_fdtd_sim_connect(gs_fdtd_sim *m, MPI_Comm cart, gs_halo_transport t
     }
   m->halo = gs_halo_create(cart, b, arr, 11, peers, np, t, m->depth > 1, err, errlen);
   if (!m->halo) return GS_ERR_USAGE;
+  m->graphs = m->graphs && gs_halo_graphable(m->halo);
   m->overlap = overlap;
   m->hi = overlap ? b->stream_create(1) : m->s;
   m->ev_ring = b->event_create(0);
@@ -590,6 +708,7 @@ gs_status gs_fdtd_sim_connect(gs_fdtd_sim *m, MPI_Comm cart, gs_halo_transport t
 }
 
 void gs_fdtd_sim_refresh(gs_fdtd_sim *m) {
+  drop_graph(m);
   if (!m->halo) return;
   gs_fdtd_sim_sync(m);
   gs_halo_exchange(m->halo, m->cur, m->s);
@@ -724,6 +843,7 @@ gs_status gs_fdtd_sim_open(gs_fdtd_sim *m, const gs_scene *sc, const gs_backend 
     gs_fdtd_sim_free(m);
     st = GS_ERR_USAGE;
   } else {
+    m->graphs = m->graphs && sp->graphs;
     return GS_OK;
   }
   MPI_Comm_free(cart);
@@ -744,17 +864,12 @@ gs_status gs_fdtd_timed_run(const gs_scene *sc, const gs_backend *b, MPI_Comm co
       snprintf(used, usedlen, "none");
   }
   if (depth_used) *depth_used = m.depth;
-  double t0 = 0;
-  int64_t x0 = 0;
-  for (int64_t k = 0; k < warmup + steps; ++k) {
-    if (k == warmup) {
-      gs_fdtd_sim_sync(&m);
-      if (m.halo) x0 = gs_halo_exchanges(m.halo);
-      GS_MPI_CHECK(MPI_Barrier(cart));
-      t0 = MPI_Wtime();
-    }
-    gs_fdtd_sim_step(&m);
-  }
+  gs_fdtd_sim_advance(&m, warmup);
+  gs_fdtd_sim_sync(&m);
+  int64_t x0 = m.halo ? gs_halo_exchanges(m.halo) : 0;
+  GS_MPI_CHECK(MPI_Barrier(cart));
+  double t0 = MPI_Wtime();
+  gs_fdtd_sim_advance(&m, steps);
   gs_fdtd_sim_sync(&m);
   double local[2] = {MPI_Wtime() - t0, 0};
   if (m.halo) local[1] = gs_halo_bytes_per_exchange(m.halo) * (double)(gs_halo_exchanges(m.halo) - x0);

@@ -61,6 +61,17 @@ typedef struct gs_fdtd_sim {
   gs_halo *halo;   /* NULL on one rank */
   int64_t k0;      /* step of the last full exchange: the deep-halo cycle starts there */
   int pending;     /* the last step sent ghosts the next one must wait for */
+  /* CUDA graphs (gs_fdtd_sim_advance): a cycle of graph_len steps captured
+   * once at step graph_n0, replayed; its kernels read the step and the
+   * exchange count where a replay starts from clock (device memory). */
+  int graphs;             /* allowed: GPU backend, and no neighbour needs a host step */
+  void *graph;            /* NULL until captured */
+  int64_t graph_n0;
+  int graph_len, graph_exch;  /* steps and exchanges per replay */
+  int64_t *clock;
+  int64_t clock_host[2];  /* what clock holds after the queued work (-1: unknown) */
+  int capturing, fresh;   /* queuing a capture; its first step */
+  gs_event ev_fork, ev_join;
 } gs_fdtd_sim;
 
 /* Allocates and initialises the fields (zero), materials, CPML and the
@@ -86,6 +97,10 @@ void gs_fdtd_sim_refresh(gs_fdtd_sim *m);
 /* The largest depth <= want that the part allows (for --halo-depth auto). */
 int gs_fdtd_depth_fit(const gs_scene *sc, const gs_fdtd_part *part, int want);
 void gs_fdtd_sim_free(gs_fdtd_sim *m);
+/* Queues count steps: gs_fdtd_sim_step's, as replays of a captured CUDA
+ * graph of whole deep-halo cycles where m->graphs allows (the same kernels,
+ * the same bits), single steps for the rest. */
+void gs_fdtd_sim_advance(gs_fdtd_sim *m, int64_t count);
 /* Queues one step: sample the receivers, update H and E with their CPML
  * corrections, inject the sources; on several ranks (after
  * gs_fdtd_sim_connect) also the deep-halo cycle, the exchange and its overlap
@@ -116,10 +131,11 @@ typedef struct gs_fdtd_timing {
   double halo_bytes;   /* bytes one rank sent in the timed steps, the most of any */
 } gs_fdtd_timing;
 
-/* How a run is spread: transport, halo depth (0: automatic), overlap. */
+/* How a run is spread: transport, halo depth (0: automatic), overlap, CUDA
+ * graphs (where possible). */
 typedef struct gs_fdtd_spread {
   gs_halo_transport transport;
-  int depth, overlap;
+  int depth, overlap, graphs;
 } gs_fdtd_spread;
 
 /* Collective over comm: runs warmup + steps steps of sc split dims[0] x
@@ -129,10 +145,10 @@ typedef struct gs_fdtd_spread {
 gs_status gs_fdtd_timed_run(const gs_scene *sc, const gs_backend *b, MPI_Comm comm, const int dims[2],
                             const gs_fdtd_spread *sp, int64_t warmup, int64_t steps, gs_fdtd_timing *t, char *used,
                             size_t usedlen, int *depth_used, char *err, size_t errlen);
-/* Parses --halo-transport, --halo-depth (NULL: defaults) and --no-overlap;
- * 0, or 1 with a one-line reason in err. */
-int gs_fdtd_spread_parse(const char *transport, const char *depth, int no_overlap, gs_fdtd_spread *sp, char *err,
-                         size_t errlen);
+/* Parses --halo-transport, --halo-depth (NULL: defaults), --no-overlap and
+ * --no-graphs; 0, or 1 with a one-line reason in err. */
+int gs_fdtd_spread_parse(const char *transport, const char *depth, int no_overlap, int no_graphs, gs_fdtd_spread *sp,
+                         char *err, size_t errlen);
 /* Collective over comm: the halo depth every rank uses, want or (want 0)
  * the automatic choice that fits every rank's part. */
 int gs_fdtd_agree_depth(const gs_scene *sc, const gs_backend *b, const gs_fdtd_part *part, int want, MPI_Comm comm);

@@ -28,7 +28,7 @@ static double now_s(void) {
 static struct {
   const char *outdir, *restart;
   int64_t checkpoint_every, runs, steps, stop_after, snapshot_every;
-  int progress, no_overlap;
+  int progress, no_overlap, no_graphs;
   const char *decomp, *transport, *depth;
 } o = {.runs = 1};
 
@@ -48,12 +48,14 @@ static const gs_opt fdtd_opts[] = {
     {"halo-depth", 0, GS_OPT_STRING, &o.depth, "R", 0, 0,
      "auto|1..8: ghost layers, exchanged every R steps with redundant work (default auto)"},
     {"no-overlap", 0, GS_OPT_FLAG, &o.no_overlap, NULL, 0, 0, "exchange after the whole step (for comparison)"},
+    {"no-graphs", 0, GS_OPT_FLAG, &o.no_graphs, NULL, 0, 0, "launch every kernel from the host, no CUDA graphs (for comparison)"},
     {NULL, 0, 0, NULL, NULL, 0, 0, NULL},
 };
 
-int gs_fdtd_spread_parse(const char *transport, const char *depth, int no_overlap, gs_fdtd_spread *sp, char *err,
-                         size_t errlen) {
+int gs_fdtd_spread_parse(const char *transport, const char *depth, int no_overlap, int no_graphs, gs_fdtd_spread *sp,
+                         char *err, size_t errlen) {
   sp->overlap = !no_overlap;
+  sp->graphs = !no_graphs;
   sp->transport = GS_HALO_AUTO;
   sp->depth = 0;
   if (transport) {
@@ -80,7 +82,7 @@ static gs_fdtd_spread spread;
 
 static int fdtd_check(int argc, char **argv, char *err, size_t errlen) {
   (void)argv;
-  if (gs_fdtd_spread_parse(o.transport, o.depth, o.no_overlap, &spread, err, errlen)) return 1;
+  if (gs_fdtd_spread_parse(o.transport, o.depth, o.no_overlap, o.no_graphs, &spread, err, errlen)) return 1;
   if (argc != 1) {
     snprintf(err, errlen, "expected one scene file, got %d arguments", argc);
     return 1;
@@ -259,10 +261,15 @@ static int fdtd_run(gs_run *run, int argc, char **argv) {
       status = GS_EXIT_USAGE;
       break;
     }
+    m.graphs = m.graphs && spread.graphs;
     if (root && r == 0 && c->size > 1) {
       char tr[64];
-      printf("fdtd: %d ranks, decomposition %dx%d, halo transport %s (rank 0), halo depth %d, overlap %s\n", c->size,
-             dims[0], dims[1], gs_halo_summary(m.halo, tr, sizeof tr), depth, spread.overlap ? "on" : "off");
+      printf("fdtd: %d ranks, decomposition %dx%d, halo transport %s (rank 0), halo depth %d, overlap %s, CUDA graphs %s\n",
+             c->size, dims[0], dims[1], gs_halo_summary(m.halo, tr, sizeof tr), depth, spread.overlap ? "on" : "off",
+             m.graphs ? "on" : "off");
+      fflush(stdout);
+    } else if (root && r == 0 && run->backend->is_gpu) {
+      printf("fdtd: CUDA graphs %s\n", m.graphs ? "on" : "off");
       fflush(stdout);
     }
     int64_t ck_prev = -1; /* step of this run's last checkpoint set */
@@ -296,7 +303,12 @@ static int fdtd_run(gs_run *run, int argc, char **argv) {
     double t0 = now_s();
     int stopped = 0;
     while (m.step < sc.iterations) {
-      gs_fdtd_sim_step(&m);
+      /* Up to the next step where something happens (graphs replay whole cycles in between). */
+      int64_t next = sc.iterations, every[3] = {sc.snapshot_every, o.checkpoint_every, prog ? 64 : 0};
+      for (int k = 0; k < 3; ++k)
+        if (every[k] && (m.step / every[k] + 1) * every[k] < next) next = (m.step / every[k] + 1) * every[k];
+      if (o.stop_after && first_step + o.stop_after < next) next = first_step + o.stop_after;
+      gs_fdtd_sim_advance(&m, next - m.step);
       if (sc.snapshot_every && m.step % sc.snapshot_every == 0) {
         char sp[1300];
         if (o.runs > 1)

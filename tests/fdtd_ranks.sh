@@ -41,6 +41,11 @@ for scene in gpr material_map; do
 done
 hargs=("$src/tests/data/halo.in" --snapshot-every 200)
 run halo-1 1 "${hargs[@]}"
+if [ "$b" = cuda ]; then # CUDA graphs (the default on GPUs) against every kernel launched from the host
+  run halo-1-nog 1 "${hargs[@]}" --no-graphs
+  same halo-1 halo-1-nog
+  grep -q "CUDA graphs on" "$w/halo-1.log" || f "halo-1: CUDA graphs not on"
+fi
 for t in $transports; do
   for r in 1 2 3; do
     for d in $hdecomps; do
@@ -52,6 +57,11 @@ for t in $transports; do
     if [ "$max" -ge 2 ]; then
       run "halo-$t-R$r-no" 2 "${hargs[@]}" --halo-transport "$t" --halo-depth "$r" --no-overlap
       same halo-1 "halo-$t-R$r-no"
+      if [ "$t" = ipc ]; then # graphs with ipc; and without them
+        grep -q "CUDA graphs on" "$w/halo-$t-R$r-no.log" || f "halo-$t-R$r-no: CUDA graphs not on"
+        run "halo-$t-R$r-nog" 2 "${hargs[@]}" --halo-transport "$t" --halo-depth "$r" --no-graphs
+        same halo-1 "halo-$t-R$r-nog"
+      fi
     fi
   done
 done

@@ -2,18 +2,24 @@
  * twin against a plain loop. With "gpu": the CUDA kernel against the CPU
  * twin on the same boxes, bit for bit, into device memory and into pinned
  * host memory (the mpi-host packing writes there); skips (77) without a GPU.
- * Boxes: rows, columns, small corners, odd pitches, 1..GS_HALO_MAX_BOXES in
- * one call, each box's destination in its own band of rows. Then the
- * stream-ordered flags (signal, wait) of the ipc transport. */
+ * Boxes: rows (some longer than a warp's 512-float task), columns, small
+ * corners, odd pitches and pitches that allow 16-byte copies, source and
+ * destination with the same and with different alignments,
+ * 1..GS_HALO_MAX_BOXES in one call, each box's destination in its own band of
+ * rows; every call also raises the fused flag, checked after it. Then the
+ * stream-ordered flags (signal, wait) of the ipc transport, with plain
+ * values and with values read from a device word (ticks, CUDA graphs). */
 #include <string.h>
 
 #include "backend.h"
 #include "check.h"
 
-#define SW 301
-#define SH 77
-#define SP 320
-#define DP 333
+#define SW 1301
+#define SH 47
+#define SP 1320
+#define DPMAX 1336
+
+static int64_t DP = 1333; /* the destination pitch of this round: 1333 or 1336 */
 
 static uint64_t rng = 88172645463325252ull;
 static int64_t pick(int64_t n) { /* 0 .. n-1 */
@@ -25,16 +31,19 @@ static int64_t pick(int64_t n) { /* 0 .. n-1 */
 
 /* n boxes from src (SW x SH, pitch SP) into dst (pitch DP, n bands of SH rows). */
 static void make(gs_halo_boxes *l, int n, const float *src, float *dst) {
+  memset(l, 0, sizeof *l);
   l->n = n;
   for (int k = 0; k < n; ++k) {
-    int64_t w = 1 + pick(k % 3 == 0 ? SW : 4), h = 1 + pick(k % 3 == 1 ? SH : 4);
+    int64_t w = 1 + pick(k % 3 == 0 ? SW : k % 3 == 1 ? 4 : 40), h = 1 + pick(k % 3 == 1 ? SH : 9);
     int64_t x = pick(SW - w + 1), y = pick(SH - h + 1), x2 = pick(DP - w + 1), y2 = pick(SH - h + 1) + (int64_t)k * SH;
+    if (k % 2 == 0 && (x2 & 3) != (x & 3)) x2 = (x2 & ~(int64_t)3) + (x & 3) <= DP - w ? (x2 & ~(int64_t)3) + (x & 3) : x2;
     l->box[k] = (gs_halo_box){src + y * SP + x, dst + y2 * DP + x2, SP, DP, w, h};
   }
 }
 
-/* Copies with b into dst memory (device, or pinned host when host_dst) and
- * returns the result in out (n bands). */
+/* Copies with b into dst memory (device, or pinned host when host_dst),
+ * with the fused flag set to 1000 + n, and returns the result in out (n
+ * bands); checks the flag. */
 static void with_backend(const gs_backend *b, int host_dst, const float *hs, const gs_halo_boxes *shape, int n,
                          float *out) {
   size_t ns = (size_t)SP * SH, nd = (size_t)DP * SH * (size_t)n;
@@ -48,10 +57,20 @@ static void with_backend(const gs_backend *b, int host_dst, const float *hs, con
     l.box[k].src = ds + (shape->box[k].src - hs);
     l.box[k].dst = dd + (shape->box[k].dst - out);
   }
+  uint64_t words[2] = {0, 0}, back[2];
+  uint64_t *dw = b->dev_alloc(sizeof words);
+  b->copy_h2d(dw, words, sizeof words, NULL);
+  l.flag = dw;
+  l.count = (unsigned *)(dw + 1);
+  l.value = gs_tick_at(1000 + n);
   CHECK(b->halo_copy(&l, NULL) == 0);
   b->stream_sync(NULL);
   b->copy_d2h(out, dd, nd * sizeof *out, NULL);
+  b->copy_d2h(back, dw, sizeof back, NULL);
   b->stream_sync(NULL);
+  CHECKF(back[0] == (uint64_t)(1000 + n) && back[1] == 0, "fused flag %llu, count %llu after %d boxes",
+         (unsigned long long)back[0], (unsigned long long)back[1], n);
+  b->dev_free(dw);
   b->dev_free(ds);
   if (host_dst)
     b->host_free(dd);
@@ -75,11 +94,12 @@ int main(int argc, char **argv) {
     return GS_TEST_SKIP;
 #endif
   }
-  size_t ns = (size_t)SP * SH, nd = (size_t)DP * SH * GS_HALO_MAX_BOXES;
+  size_t ns = (size_t)SP * SH, nd = (size_t)DPMAX * SH * GS_HALO_MAX_BOXES;
   float *hs = malloc(ns * sizeof *hs), *want = malloc(nd * sizeof *want), *got = malloc(nd * sizeof *got);
   for (size_t i = 0; i < ns; ++i) hs[i] = (float)pick(100000) * 0.25f - 7.0f;
-  for (int round = 0; round < 24; ++round) {
+  for (int round = 0; round < 32; ++round) {
     int n = 1 + round % GS_HALO_MAX_BOXES;
+    DP = round % 2 ? 1336 : 1333;
     size_t bytes = (size_t)DP * SH * (size_t)n * sizeof(float);
     gs_halo_boxes l;
     memset(want, 0, bytes);
@@ -90,8 +110,12 @@ int main(int argc, char **argv) {
         for (int64_t r = 0; r < l.box[k].h; ++r)
           for (int64_t c = 0; c < l.box[k].w; ++c)
             got[(l.box[k].dst - want) + r * DP + c] = l.box[k].src[r * SP + c];
+      uint64_t fl = 0;
+      l.flag = &fl;
+      l.value = gs_tick_at(7 + round);
       CHECK(gs_halo_copy_ref(&l, NULL) == 0);
       CHECKF(memcmp(got, want, bytes) == 0, "round %d, %d boxes: CPU twin differs from the loop", round, n);
+      CHECKF(fl == (uint64_t)(7 + round), "round %d: flag %llu", round, (unsigned long long)fl);
     } else {
       CHECK(gs_halo_copy_ref(&l, NULL) == 0);
       for (int host_dst = 0; host_dst < 2; ++host_dst) {
@@ -105,17 +129,22 @@ int main(int argc, char **argv) {
   }
   /* Flags: a signalled value lets a wait for it (or less) through. */
   const gs_backend *fb = gpu ? gpu : &gs_backend_cpu;
-  uint64_t *flag = fb->dev_alloc(sizeof *flag), v = 0;
-  fb->copy_h2d(flag, &v, sizeof v, NULL);
-  CHECK(fb->halo_signal(flag, 41, NULL) == 0);
-  CHECK(fb->halo_signal(flag, 42, NULL) == 0);
-  CHECK(fb->halo_wait(flag, 42, NULL) == 0);
-  CHECK(fb->halo_wait(flag, 7, NULL) == 0);
+  uint64_t *flag = fb->dev_alloc(2 * sizeof *flag), v[2] = {0, 30};
+  fb->copy_h2d(flag, v, sizeof v, NULL);
+  int64_t *base = (int64_t *)(flag + 1); /* a clock word holding 30 */
+  CHECK(fb->halo_signal(flag, gs_tick_at(41), NULL) == 0);
+  CHECK(fb->halo_signal(flag, (gs_tick){base, 12}, NULL) == 0);
+  CHECK(fb->halo_wait(flag, gs_tick_at(42), NULL) == 0);
+  CHECK(fb->halo_wait(flag, (gs_tick){base, 12}, NULL) == 0);
+  CHECK(fb->halo_wait(flag, gs_tick_at(7), NULL) == 0);
   fb->stream_sync(NULL);
-  fb->copy_d2h(&v, flag, sizeof v, NULL);
+  fb->copy_d2h(v, flag, sizeof v, NULL);
   fb->stream_sync(NULL);
-  CHECKF(v == 42, "flag %llu", (unsigned long long)v);
-  if (!gpu) CHECK(gs_halo_wait_ref(flag, 43, NULL) == -1);
+  CHECKF(v[0] == 42, "flag %llu", (unsigned long long)v[0]);
+  if (!gpu) {
+    CHECK(gs_halo_wait_ref(flag, gs_tick_at(43), NULL) == -1);
+    CHECK(gs_halo_wait_ref(flag, (gs_tick){base, 13}, NULL) == -1);
+  }
   fb->dev_free(flag);
   free(hs);
   free(want);
