@@ -19,8 +19,8 @@ struct Tiles {
 };
 
 // The region, tile column and tile row of this block.
-__device__ __forceinline__ const gs_fdtd_region &tile_of(const Tiles &t, int64_t &tx, int64_t &ty) {
-  unsigned b = blockIdx.x, z = 0;
+__device__ __forceinline__ const gs_fdtd_region &tile_of(const Tiles &t, unsigned b, int64_t &tx, int64_t &ty) {
+  unsigned z = 0;
   while (z + 1 < (unsigned)t.n && b >= t.first[z + 1]) ++z;
   b -= t.first[z];
   tx = b % t.bx[z];
@@ -30,13 +30,18 @@ __device__ __forceinline__ const gs_fdtd_region &tile_of(const Tiles &t, int64_t
 
 // Regions that touch no CPML slab take the same code with nslab = 0; the
 // slab loops then vanish (nslab is uniform across the grid).
-__global__ void __launch_bounds__(kBx *kBy) step_kernel(const gs_fdtd_step_args a, const Tiles t) {
+// Tile b of t, tiles of 32 x h nodes, thread (x, y) of the tile.
+__device__ __forceinline__ void strip_tile(const gs_fdtd_step_args &a, const Tiles &t, unsigned b, int h, int x, int y) {
   int64_t tx, ty;
-  const gs_fdtd_region &r = tile_of(t, tx, ty);
-  int64_t i = r.i0 + tx * kBx + threadIdx.x;
-  int64_t j = r.j0 + ty * kBy + threadIdx.y;
+  const gs_fdtd_region &r = tile_of(t, b, tx, ty);
+  int64_t i = r.i0 + tx * kBx + x;
+  int64_t j = r.j0 + ty * h + y;
   if (i >= r.i1 || j >= r.j1) return;
   gs_fdtd_node(&a, i, j);
+}
+
+__global__ void __launch_bounds__(kBx *kBy) step_kernel(const gs_fdtd_step_args a, const Tiles t) {
+  strip_tile(a, t, blockIdx.x, kBy, threadIdx.x, threadIdx.y);
 }
 
 // Regions with no CPML slab: each warp marches up a strip of 32 C columns for
@@ -45,7 +50,7 @@ __global__ void __launch_bounds__(kBx *kBy) step_kernel(const gs_fdtd_step_args 
 // so every field is read from memory about once per step. Same expressions as
 // fdtd_node.h with nslab = 0 (the CPU twin's step_plain), hence the same bits.
 #ifndef GS_FDTD_WARPS
-#define GS_FDTD_WARPS 4
+#define GS_FDTD_WARPS 8
 #endif
 #ifndef GS_FDTD_ROWS
 #define GS_FDTD_ROWS 16
@@ -110,12 +115,11 @@ template <> struct Vec<4> {
 };
 
 template <int C>
-__global__ void __launch_bounds__(32 * kWarps, GS_FDTD_MINB) step_interior_vec_kernel(const gs_fdtd_step_args a, const Tiles t,
-                                                                                    int rows) {
+__device__ __forceinline__ void march_tile(const gs_fdtd_step_args &a, const Tiles &t, unsigned b, int rows) {
   typedef typename Vec<C>::F F;
   typedef typename Vec<C>::M M;
   int64_t tx, ty;
-  const gs_fdtd_region r = tile_of(t, tx, ty);
+  const gs_fdtd_region r = tile_of(t, b, tx, ty);
   const int lane = threadIdx.x & 31;
   const int64_t ibase = ((r.i0 - a.oi + a.g) & ~(int64_t)(C - 1)) + a.oi - a.g; // global column of the first group
   const int64_t wbase = ibase + (tx * kWarps + (threadIdx.x >> 5)) * 32 * C;
@@ -207,7 +211,42 @@ __global__ void __launch_bounds__(32 * kWarps, GS_FDTD_MINB) step_interior_vec_k
   }
 }
 
+template <int C>
+__global__ void __launch_bounds__(32 * kWarps, GS_FDTD_MINB) step_interior_vec_kernel(const gs_fdtd_step_args a, const Tiles t,
+                                                                                    int rows) {
+  march_tile<C>(a, t, blockIdx.x, rows);
+}
+
+// Both in one launch: blocks [0, nm) march over tm, the rest update the
+// nodes of ts one per thread (tiles of 32 x kWarps), so a step's update is
+// one kernel, not two in a row.
+template <int C>
+__global__ void __launch_bounds__(32 * kWarps, GS_FDTD_MINB) step_both_kernel(const gs_fdtd_step_args a, const Tiles tm,
+                                                                            int rows, unsigned nm, const Tiles ts) {
+  if (blockIdx.x < nm)
+    march_tile<C>(a, tm, blockIdx.x, rows);
+  else
+    strip_tile(a, ts, blockIdx.x - nm, kWarps, threadIdx.x & 31, threadIdx.x >> 5);
+}
+
 } // namespace
+
+// The tiles of up to kMaxRegions regions of list from from; returns the
+// blocks (tiles of tw x th nodes; extra: leading masked columns).
+static unsigned make_tiles(Tiles &t, const gs_fdtd_region *list, int from, int n, int tw, int th, int extra) {
+  t = Tiles{};
+  unsigned blocks = 0;
+  for (int k = from; k < n && t.n < kMaxRegions; ++k) {
+    const gs_fdtd_region &r = list[k];
+    t.r[t.n] = r;
+    t.first[t.n] = blocks;
+    t.bx[t.n] = (unsigned)((r.i1 - r.i0 + extra + tw - 1) / tw);
+    blocks += t.bx[t.n] * (unsigned)((r.j1 - r.j0 + th - 1) / th);
+    ++t.n;
+  }
+  t.first[t.n] = blocks;
+  return blocks;
+}
 
 // Launches kernel K over the regions of list (at most kMaxRegions at a time),
 // tiles of tw x th nodes; more: the kernel's arguments after the tiles.
@@ -215,17 +254,8 @@ template <typename K, typename... More>
 static int launch_tiles(K kernel, dim3 block, int tw, int th, const gs_fdtd_step_args *a,
                         const gs_fdtd_region *list, int n, cudaStream_t s, int extra, More... more) {
   for (int from = 0; from < n; from += kMaxRegions) {
-    Tiles t = {};
-    unsigned blocks = 0;
-    for (int k = from; k < n && t.n < kMaxRegions; ++k) {
-      const gs_fdtd_region &r = list[k];
-      t.r[t.n] = r;
-      t.first[t.n] = blocks;
-      t.bx[t.n] = (unsigned)((r.i1 - r.i0 + extra + tw - 1) / tw); // extra: a leading masked column
-      blocks += t.bx[t.n] * (unsigned)((r.j1 - r.j0 + th - 1) / th);
-      ++t.n;
-    }
-    t.first[t.n] = blocks;
+    Tiles t;
+    unsigned blocks = make_tiles(t, list, from, n, tw, th, extra);
     if (blocks == 0) continue;
     kernel<<<blocks, block, 0, s>>>(*a, t, more...);
     cudaError_t e = cudaGetLastError();
@@ -236,12 +266,13 @@ static int launch_tiles(K kernel, dim3 block, int tw, int th, const gs_fdtd_step
 
 extern "C" int gs_fdtd_step_cuda(const gs_fdtd_step_args *a, const gs_fdtd_region *r, int n, void *stream) {
   // The marching kernel needs every node of a region to be an interior node
-  // with all its H valid, and no slab: the driver's inner region.
+  // with all its H valid, and no slab in reach: not the node's, nor those of
+  // the neighbours' H it recomputes (one node lower in x and y).
   gs_fdtd_region march[64], rest[64];
   int nm = 0, nr = 0;
   for (int k = 0; k < n; ++k) {
     if (r[k].i1 <= r[k].i0 || r[k].j1 <= r[k].j0) continue;
-    bool m = a->nslab == 0 && r[k].i0 >= 1 && r[k].j0 >= 1 && r[k].i1 <= a->nx && r[k].j1 <= a->ny;
+    bool m = r[k].i0 >= 1 && r[k].j0 >= 1 && r[k].i1 <= a->nx && r[k].j1 <= a->ny && gs_fdtd_slab_free(a, r[k]);
     if (m ? nm == 64 : nr == 64) return (int)cudaErrorInvalidValue;
     (m ? march[nm++] : rest[nr++]) = r[k];
   }
@@ -262,6 +293,13 @@ extern "C" int gs_fdtd_step_cuda(const gs_fdtd_step_args *a, const gs_fdtd_regio
                ((march[k].j1 - march[k].j0 + rows - 1) / rows);
     if (rows / 2 < GS_FDTD_ROWS_MIN || warps >= (int64_t)sms * 32) break;
     rows /= 2;
+  }
+  if (nm > 0 && nr > 0 && nm <= kMaxRegions && nr <= kMaxRegions) { // the usual case: one launch
+    Tiles tm, ts;
+    unsigned bm = make_tiles(tm, march, 0, nm, 32 * kCols * kWarps, rows, kCols - 1);
+    unsigned bs = make_tiles(ts, rest, 0, nr, 32, kWarps, 0);
+    step_both_kernel<kCols><<<bm + bs, 32 * kWarps, 0, s>>>(*a, tm, rows, bm, ts);
+    return (int)cudaGetLastError();
   }
   int e = launch_tiles(step_interior_vec_kernel<kCols>, dim3(32 * kWarps), 32 * kCols * kWarps, rows, a, march, nm, s,
                        kCols - 1, rows);

@@ -102,4 +102,17 @@ GS_HD void gs_fdtd_node(const gs_fdtd_step_args *a, int64_t i, int64_t j) {
     gs_fdtd_e(a, i, j, hx, hy, gs_fdtd_hy_new(a, i - 1, j, 0), gs_fdtd_hx_new(a, i, j - 1, 0));
 }
 
+/* 1 when no CPML slab is in reach of region r's updates: not at its nodes,
+ * nor at the neighbours' H they recompute (one node lower in x and y). Such
+ * regions take the plain update (the marching kernel, step_plain). */
+GS_HD int gs_fdtd_slab_free(const gs_fdtd_step_args *a, gs_fdtd_region r) {
+  for (int q = 0; q < a->nslab; ++q) {
+    const gs_fdtd_slab *p = &a->slab[q];
+    int64_t al = p->dir == 0 ? r.i0 - 1 : r.j0 - 1, ah = p->dir == 0 ? r.i1 : r.j1;
+    int64_t ol = p->dir == 0 ? r.j0 - 1 : r.i0 - 1, oh = p->dir == 0 ? r.j1 : r.i1;
+    if (al < p->hi && ah > p->lo && ol < p->o1 && oh > p->o0) return 0;
+  }
+  return 1;
+}
+
 #endif

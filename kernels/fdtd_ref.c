@@ -47,7 +47,7 @@ static int step_one(const gs_fdtd_step_args *args, gs_fdtd_region r) {
   /* A private copy: stores through the field pointers cannot alias it, so
    * the compiler keeps its members in registers. */
   const gs_fdtd_step_args local = *args, *a = &local;
-  if (a->nslab == 0) return step_plain(a, r);
+  if (gs_fdtd_slab_free(a, r)) return step_plain(a, r);
   for (int64_t j = r.j0; j < r.j1; ++j)
     for (int64_t i = r.i0; i < r.i1; ++i) {
       int64_t k = gs_fdtd_at(a, i, j);

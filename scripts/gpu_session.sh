@@ -193,7 +193,7 @@ if want k4; then
     $d/tests/test_fdtd_gpu inputs/gpr.in 1000 2>&1 | grep -E "differ|checks" | head -4
     for g in 16384x16384 8192x8192 2000x1000; do $d/gpustencil bench fdtd --grid $g --steps 300 2>&1 | grep Mcells; done
   done 2>&1 | tee "$out/k4.txt"
-  echo "-- default"; for g in 16384x16384 8192x8192; do $bin bench fdtd --grid $g --steps 300 2>&1 | grep Mcells; done | tee -a "$out/k4.txt"
+  echo "-- default"; for g in 16384x16384 16384x16384 16384x16384 8192x8192 2000x1000; do $bin bench fdtd --grid $g --steps 300 2>&1 | grep Mcells | sed "s/^/$g /"; done | tee -a "$out/k4.txt"
   log "2x1 column halos by depth"
   for r in 2 4 8; do
     timeout 60 mpirun -np $ngpu $bin bench halo --grid 16384x16384 --reps 100 --halo-transport ipc --decomp 2x1 --halo-depth $r 2>&1 | grep -E "KB sent" | sed "s/^/2x1 R=$r: /"
@@ -233,11 +233,13 @@ if want graphs; then
 fi
 if want halo2; then
   log "bench halo: fused copy + flag, message sizes"
-  for v in "16384x16384 1x2 1" "16384x16384 1x2 8" "16384x16384 2x1 1" "16384x16384 2x1 8" "65536x4096 1x2 8" "262144x1024 1x2 8" \
-           "1048576x256 1x2 8" "4096x262144 2x1 8"; do
-    set -- $v
-    timeout 60 mpirun -np $ngpu $bin bench halo --grid $1 --decomp $2 --halo-depth $3 --reps ${GS_HALO_REPS:-200} --halo-transport ipc \
-      --csv "$out/halo2.csv" 2>&1 | grep -E "KB sent|cudaMemcpyPeer|error" | sed "s/^/$1 $2 R=$3: /"
+  for v in "16384x16384 1x2 1" "16384x16384 1x2 4" "16384x16384 1x2 8" "16384x16384 2x1 1" "16384x16384 2x1 8" "65536x4096 1x2 8" \
+           "262144x1024 1x2 8" "1048576x256 1x2 8"; do
+    for c in auto kernel engine; do
+      set -- $v
+      GPUSTENCIL_IPC_COPY=$c timeout 60 mpirun -np $ngpu -x GPUSTENCIL_IPC_COPY $bin bench halo --grid $1 --decomp $2 --halo-depth $3 \
+        --reps ${GS_HALO_REPS:-200} --halo-transport ipc --csv "$out/halo2.csv" 2>&1 | grep -E "KB sent|cudaMemcpyPeer|error" | sed "s/^/$1 $2 R=$3 $c: /"
+    done
   done 2>&1 | tee "$out/halo2.txt"
 fi
 if want ncu4; then

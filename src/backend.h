@@ -67,6 +67,10 @@ typedef struct gs_backend {
   void (*copy_2d)(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
                   int to_device, gs_stream s);
 
+  /* The same between device arrays, by a copy engine (also into another
+   * GPU's memory opened by ipc_mem_open); NULL on the CPU backend. */
+  void (*copy_2d_d2d)(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, gs_stream s);
+
   /* high_priority: boundary work; otherwise the lowest priority. */
   gs_stream (*stream_create)(int high_priority);
   void (*stream_destroy)(gs_stream s);

@@ -177,6 +177,10 @@ static void cu_copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch,
   GS_CUDA_CHECK(cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height,
                                   to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, (cudaStream_t)s));
 }
+static void cu_copy_2d_d2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                           gs_stream s) {
+  GS_CUDA_CHECK(cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, cudaMemcpyDeviceToDevice, (cudaStream_t)s));
+}
 static gs_stream cu_stream_create(int high_priority) {
   int least = 0, greatest = 0;
   GS_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
@@ -287,6 +291,7 @@ const gs_backend gs_backend_cuda = {
     .copy_d2h = cu_copy_d2h,
     .copy_d2d = cu_copy_d2d,
     .copy_2d = cu_copy_2d,
+    .copy_2d_d2d = cu_copy_2d_d2d,
     .stream_create = cu_stream_create,
     .stream_destroy = cu_stream_destroy,
     .stream_sync = cu_stream_sync,

@@ -395,28 +395,22 @@ static void flush_receivers(gs_fdtd_sim *m) {
 }
 
 /* Queues the update of the nodes in boxes[0..n) (global, disjoint) on
- * stream st: their parts in region 0 with the plain update, the rest with
- * the CPML slabs; one launch each (kernels/fdtd.cu). */
-static void update_boxes(gs_fdtd_sim *m, const gs_fdtd_step_args *plain, const gs_fdtd_step_args *slab,
-                         const gs_fdtd_region *boxes, int n, gs_stream st) {
-  gs_fdtd_region inner[4], strips[16];
-  int ni = 0, ns = 0;
+ * stream st: their parts in region 0 (no CPML in reach: the plain update)
+ * and in the strips around it (with the slabs), in one launch on the GPU
+ * (kernels/fdtd.cu). */
+static void update_boxes(gs_fdtd_sim *m, const gs_fdtd_step_args *slab, const gs_fdtd_region *boxes, int n, gs_stream st) {
+  gs_fdtd_region pieces[20];
+  int np = 0;
   for (int b = 0; b < n; ++b)
     for (int k = 0; k < 5; ++k) {
       gs_fdtd_region r = gs_region_meet(m->region[k], boxes[b]);
-      if (gs_region_empty(r)) continue;
-      if (k == 0)
-        inner[ni++] = r;
-      else
-        strips[ns++] = r;
+      if (!gs_region_empty(r)) pieces[np++] = r;
     }
-  if (ni) m->b->fdtd_step(plain, inner, ni, st);
-  if (ns) m->b->fdtd_step(slab, strips, ns, st);
+  if (np) m->b->fdtd_step(slab, pieces, np, st);
 }
 
-static void update_box(gs_fdtd_sim *m, const gs_fdtd_step_args *plain, const gs_fdtd_step_args *slab,
-                       gs_fdtd_region box, gs_stream st) {
-  update_boxes(m, plain, slab, &box, 1, st);
+static void update_box(gs_fdtd_sim *m, const gs_fdtd_step_args *slab, gs_fdtd_region box, gs_stream st) {
+  update_boxes(m, slab, &box, 1, st);
 }
 
 /* Sources [from, to) of the class order, at step t, into the new Ez. */
@@ -468,14 +462,14 @@ void gs_fdtd_sim_step(gs_fdtd_sim *m) {
   }
   if (!exchanging) {
     int e = (int)(R - 1 - k);
-    update_box(m, &a, &sl, grown_box(m, e), lo);
+    update_box(m, &sl, grown_box(m, e), lo);
     inject(m, 0, m->src_cum[1 + e], t, lo);
     if (k == R - 2) gs_halo_reads_done(m->halo, lo);
     b->event_record(m->ev_lo, lo);
     m->pending = 0;
   } else if (!m->halo || !m->overlap) {
     if (m->pending) gs_halo_wait(m->halo, lo);
-    update_box(m, &a, &sl, grown_box(m, 0), lo);
+    update_box(m, &sl, grown_box(m, 0), lo);
     inject(m, 0, m->src_cum[1], t, lo);
     if (m->halo) {
       gs_halo_send(m->halo, out, lo);
@@ -495,11 +489,11 @@ void gs_fdtd_sim_step(gs_fdtd_sim *m) {
     int np = 0;
     for (int r = 0; r < 4; ++r)
       if (!gs_region_empty(ring[r])) pieces[np++] = ring[r];
-    update_boxes(m, &a, &sl, pieces, np, hi);
+    update_boxes(m, &sl, pieces, np, hi);
     inject(m, m->src_cum[0], m->src_cum[1], t, hi);
     b->event_record(m->ev_ring, hi);
     gs_halo_send(m->halo, out, hi);
-    if (!gs_region_empty(core)) update_box(m, &a, &sl, core, lo);
+    if (!gs_region_empty(core)) update_box(m, &sl, core, lo);
     inject(m, 0, m->src_cum[0], t, lo);
     b->event_record(m->ev_lo, lo);
     gs_halo_finish(m->halo, out, hi);
