@@ -53,7 +53,7 @@ __global__ void __launch_bounds__(kBx *kBy) step_kernel(const gs_fdtd_step_args 
 #define GS_FDTD_WARPS 8
 #endif
 #ifndef GS_FDTD_ROWS
-#define GS_FDTD_ROWS 16
+#define GS_FDTD_ROWS 8
 #endif
 #ifndef GS_FDTD_UNROLL
 #define GS_FDTD_UNROLL 4

@@ -46,7 +46,7 @@ struct gs_halo {
   uint64_t *flags;           /* mine (ipc, sync "flag"): [0, 16) data from, [16, 32) reads done by, a peer;
                                 [32] the block count of the fused copy and signal */
   int sync_flag;             /* ipc ordering: 1 device flags, 0 IPC events + host counters */
-  int ipc_copy;              /* GPUSTENCIL_IPC_COPY: 0 auto, 1 kernel, 2 engine */
+  int ipc_copy;              /* GPUSTENCIL_IPC_COPY: 0 the copy kernel, 2 copy engines */
   gs_event ev_packed, ev_done;
   MPI_Win win;
   counters *mine;
@@ -122,19 +122,11 @@ static void pack(gs_halo *h, const gs_halo_box_g *bx, int n, int parity, float *
   }
 }
 
-/* Boxes with rows of at least this many bytes and this many bytes in all go
- * by a copy engine (cudaMemcpy2DAsync into the peer's memory), the rest by
- * the copy kernel: for big halos the engines come closer to NVLink's
- * bandwidth, for small ones the kernel with its fused flag has less latency
- * (docs/performance.md). GPUSTENCIL_IPC_COPY=kernel|engine forces one. */
-#define GS_HALO_CE_ROW_BYTES 16384
-#define GS_HALO_CE_BYTES (2u << 20)
-
-static int by_engine(const gs_halo *h, const gs_halo_box_g *x) {
-  if (!h->b->copy_2d_d2d || h->ipc_copy == 1) return 0;
-  double row = (double)(x->a1 - x->a0) * sizeof(float), all = row * (double)(x->b1 - x->b0);
-  return h->ipc_copy == 2 || (row >= GS_HALO_CE_ROW_BYTES && all >= GS_HALO_CE_BYTES);
-}
+/* GPUSTENCIL_IPC_COPY=engine sends ipc boxes by a copy engine
+ * (cudaMemcpy2DAsync into the peer's memory) instead of the copy kernel:
+ * measured slower at every halo size tried, 0.13 to 96 MB
+ * (docs/performance.md), kept for comparison. */
+static int by_engine(const gs_halo *h) { return h->b->copy_2d_d2d && h->ipc_copy == 2; }
 
 /* ipc: stores my send boxes straight into the peer's arrays; with sync
  * "flag", then raises the peer's data flag: fused into the last copy
@@ -142,10 +134,10 @@ static int by_engine(const gs_halo *h, const gs_halo_box_g *x) {
 static void push(gs_halo *h, peer *q, int parity, gs_stream s) {
   gs_halo_boxes l = {0};
   int nk = 0;
-  for (int k = 0; k < q->p.nsend; ++k) nk += !by_engine(h, &q->p.send[k]);
+  for (int k = 0; k < q->p.nsend; ++k) nk += !by_engine(h);
   for (int k = 0; k < q->p.nsend; ++k) { /* the engine's first: the kernel's flag goes last */
     const gs_halo_box_g *x = &q->p.send[k];
-    if (!by_engine(h, x)) continue;
+    if (!by_engine(h)) continue;
     const gs_halo_array *mine = &h->arr[x->array], *theirs = &q->remote[x->array];
     h->b->copy_2d_d2d(corner(theirs, parity, x), (size_t)theirs->pitch * sizeof(float), corner(mine, parity, x),
                       (size_t)mine->pitch * sizeof(float), (size_t)(x->a1 - x->a0) * sizeof(float),
@@ -159,7 +151,7 @@ static void push(gs_halo *h, peer *q, int parity, gs_stream s) {
   }
   for (int k = 0, done = 0; k < q->p.nsend; ++k) {
     const gs_halo_box_g *x = &q->p.send[k];
-    if (by_engine(h, x)) continue;
+    if (by_engine(h)) continue;
     const gs_halo_array *mine = &h->arr[x->array], *theirs = &q->remote[x->array];
     queue(h, &l,
           (gs_halo_box){corner(mine, parity, x), corner(theirs, parity, x), mine->pitch, theirs->pitch, x->a1 - x->a0,
@@ -270,7 +262,7 @@ gs_halo *gs_halo_create(MPI_Comm comm, const gs_backend *b, const gs_halo_array 
   const char *sync = getenv("GPUSTENCIL_IPC_SYNC");
   h->sync_flag = me->sync_flag = !(sync && strcmp(sync, "event") == 0);
   const char *copy = getenv("GPUSTENCIL_IPC_COPY");
-  h->ipc_copy = copy && strcmp(copy, "kernel") == 0 ? 1 : copy && strcmp(copy, "engine") == 0 ? 2 : 0;
+  h->ipc_copy = copy && strcmp(copy, "engine") == 0 ? 2 : 0;
   if (me->has_ipc) {
     h->ev_data = b->ipc_event_create();
     h->ev_free = b->ipc_event_create();

@@ -235,7 +235,7 @@ if want halo2; then
   log "bench halo: fused copy + flag, message sizes"
   for v in "16384x16384 1x2 1" "16384x16384 1x2 4" "16384x16384 1x2 8" "16384x16384 2x1 1" "16384x16384 2x1 8" "65536x4096 1x2 8" \
            "262144x1024 1x2 8" "1048576x256 1x2 8"; do
-    for c in auto kernel engine; do
+    for c in ${GS_IPC_COPIES:-kernel engine}; do
       set -- $v
       GPUSTENCIL_IPC_COPY=$c timeout 60 mpirun -np $ngpu -x GPUSTENCIL_IPC_COPY $bin bench halo --grid $1 --decomp $2 --halo-depth $3 \
         --reps ${GS_HALO_REPS:-200} --halo-transport ipc --csv "$out/halo2.csv" 2>&1 | grep -E "KB sent|cudaMemcpyPeer|error" | sed "s/^/$1 $2 R=$3 $c: /"
@@ -244,8 +244,8 @@ if want halo2; then
 fi
 if want ncu4; then
   log "ncu: marching kernel (4 columns) at 8192^2 and 16384^2"
-  grep -A2 "Compiling entry function.*step_interior_vec.*sm_90" /tmp/gs-build.log | grep -E "registers|spill" | head -4 | tee "$out/ptxas_fdtd.txt"
-  timeout 200 ncu --kernel-name regex:"step_interior" --launch-skip 40 --launch-count 1 \
+  grep -A2 -E "Compiling entry function.*(step_interior_vec|step_both).*sm_90" /tmp/gs-build.log | grep -E "registers|spill" | head -4 | tee "$out/ptxas_fdtd.txt"
+  timeout 200 ncu --kernel-name regex:"step_both|step_interior" --launch-skip 40 --launch-count 1 \
     --section SpeedOfLight --section MemoryWorkloadAnalysis --section LaunchStats --section Occupancy \
     $bin bench fdtd --grid 16384x16384 --steps 30 --no-graphs > "$out/ncu_fdtd4.txt" 2>&1
   grep -E "DRAM Throughput|Duration|Registers Per|Achieved Occupancy|Theoretical Occ|L2 Hit|Memory Throughput|L1/TEX Hit" "$out/ncu_fdtd4.txt" | head -16

@@ -374,6 +374,7 @@ void gs_fdtd_sim_free(gs_fdtd_sim *m) {
   if (m->hi && m->hi != m->s) b->stream_destroy(m->hi);
   if (m->ev_ring) b->event_destroy(m->ev_ring);
   if (m->ev_lo) b->event_destroy(m->ev_lo);
+  if (m->ev_sent) b->event_destroy(m->ev_sent);
   b->stream_destroy(m->s);
   memset(m, 0, sizeof *m);
 }
@@ -454,6 +455,10 @@ void gs_fdtd_sim_step(gs_fdtd_sim *m) {
   const gs_tick t = m->capturing ? (gs_tick){m->clock, n - m->graph_n0} : gs_tick_at(n);
   if (m->halo) {
     if (hi != lo && !m->fresh) b->stream_wait_event(lo, m->ev_ring); /* the previous step's ring */
+    /* The overlapped send of the last exchange (on hi) reads this rank's own
+     * nodes of the buffer this step overwrites: first step of the cycle for
+     * odd R, second for even R (R = 1: the ring, written on hi only). */
+    if (hi != lo && R > 1 && k == (R % 2 ? 0 : 1) && !(m->fresh && k == 0)) b->stream_wait_event(lo, m->ev_sent);
     if (m->pending && !exchanging) gs_halo_wait(m->halo, lo);
   }
   if (m->nrx) {
@@ -493,6 +498,7 @@ void gs_fdtd_sim_step(gs_fdtd_sim *m) {
     inject(m, m->src_cum[0], m->src_cum[1], t, hi);
     b->event_record(m->ev_ring, hi);
     gs_halo_send(m->halo, out, hi);
+    b->event_record(m->ev_sent, hi);
     if (!gs_region_empty(core)) update_box(m, &sl, core, lo);
     inject(m, 0, m->src_cum[0], t, lo);
     b->event_record(m->ev_lo, lo);
@@ -523,6 +529,7 @@ static void rerecord_events(gs_fdtd_sim *m) {
   if (!m->halo) return;
   m->b->event_record(m->ev_ring, m->s);
   m->b->event_record(m->ev_lo, m->s);
+  m->b->event_record(m->ev_sent, m->s);
 }
 
 /* Whether a cycle can be captured now: deep-halo phase 0 after an exchange
@@ -559,6 +566,7 @@ static void capture(gs_fdtd_sim *m) {
       b->event_record(m->ev_fork, m->s);
       b->stream_wait_event(m->hi, m->ev_fork);
       b->event_record(m->ev_ring, m->hi);
+      b->event_record(m->ev_sent, m->hi);
       b->event_record(m->ev_lo, m->s);
     }
   }
@@ -697,6 +705,7 @@ gs_status gs_fdtd_sim_connect(gs_fdtd_sim *m, MPI_Comm cart, gs_halo_transport t
   m->hi = overlap ? b->stream_create(1) : m->s;
   m->ev_ring = b->event_create(0);
   m->ev_lo = b->event_create(0);
+  m->ev_sent = b->event_create(0);
   gs_fdtd_sim_refresh(m);
   return GS_OK;
 }

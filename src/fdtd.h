@@ -57,7 +57,7 @@ typedef struct gs_fdtd_sim {
   int nb[4];       /* a neighbour beyond the low x, high x, low y, high y side */
   int overlap;     /* boundary ring on hi while the interior runs on s */
   gs_stream hi;    /* high-priority stream (s when not overlapping) */
-  gs_event ev_ring, ev_lo;
+  gs_event ev_ring, ev_lo, ev_sent; /* ev_sent: the last send has read what it sends */
   gs_halo *halo;   /* NULL on one rank */
   int64_t k0;      /* step of the last full exchange: the deep-halo cycle starts there */
   int pending;     /* the last step sent ghosts the next one must wait for */
