@@ -378,7 +378,7 @@ static int bench_run(gs_run *run, int argc, char **argv) {
 const gs_command gs_command_bench = {
     "bench",
     "scale [--size MiB] [--reps N] | fdtd [--grid WxH] [--steps N] [--decomp PXxPY] [--weak] [--halo-transport T]\n"
-    "       [--halo-depth R] [--no-overlap] [--csv FILE] | halo [--grid WxH] [--reps N] [--decomp PXxPY]\n"
+    "       [--halo-depth R] [--no-overlap] [--no-graphs] [--csv FILE] | halo [--grid WxH] [--reps N] [--decomp PXxPY]\n"
     "       [--halo-transport T] [--halo-depth R] [--csv FILE]",
     "Benchmarks that print their ratio to a ceiling measured in the same run.\n"
     "  scale: the scale kernel's GB/s (bytes read + written) over a device-to-device copy's GB/s.\n"
