@@ -33,6 +33,11 @@ typedef struct peer {
   gs_event ev_data, ev_free; /* the peer's events, opened (sync "event") */
   counters *cnt;             /* the peer's counters (sync "event") */
   uint64_t *rflags;          /* the peer's flags, opened (sync "flag") */
+  /* ipc, staged (boxes of short rows, e.g. columns): this rank packs its send
+   * boxes into sbuf (device) and stores that into the peer's stage[parity];
+   * the peer unpacks after its wait. recv_stage: mine, the peer stores into
+   * them; send_stage: the peer's, opened. */
+  float *recv_stage[2], *send_stage[2];
 } peer;
 
 struct gs_halo {
@@ -47,6 +52,7 @@ struct gs_halo {
                                 [32] the block count of the fused copy and signal */
   int sync_flag;             /* ipc ordering: 1 device flags, 0 IPC events + host counters */
   int ipc_copy;              /* GPUSTENCIL_IPC_COPY: 0 the copy kernel, 2 copy engines */
+  int parity;                /* of the last send (the staged boxes to unpack) */
   gs_event ev_packed, ev_done;
   MPI_Win win;
   counters *mine;
@@ -133,6 +139,16 @@ static int by_engine(const gs_halo *h) { return h->b->copy_2d_d2d && h->ipc_copy
  * kernel, or a one-thread kernel after copy-engine copies. */
 static void push(gs_halo *h, peer *q, int parity, gs_stream s) {
   gs_halo_boxes l = {0};
+  if (q->send_stage[0]) { /* staged: pack here, one contiguous store, the flag fused into it */
+    pack(h, q->p.send, q->p.nsend, parity, q->sbuf, 1, s);
+    if (h->sync_flag) {
+      l.flag = &q->rflags[slot(q->p.send_tag)];
+      l.value = tick(h, h->nexch);
+      l.count = (unsigned *)&h->flags[32];
+    }
+    queue(h, &l, (gs_halo_box){q->sbuf, q->send_stage[parity], 0, 0, (int64_t)q->send_floats, 1}, 1, s);
+    return;
+  }
   int nk = 0;
   for (int k = 0; k < q->p.nsend; ++k) nk += !by_engine(h);
   for (int k = 0; k < q->p.nsend; ++k) { /* the engine's first: the kernel's flag goes last */
@@ -348,6 +364,39 @@ gs_halo *gs_halo_create(MPI_Comm comm, const gs_backend *b, const gs_halo_array 
     q->hrecv = q->t == GS_HALO_MPI_HOST ? q->rbuf : b->host_alloc((q->recv_floats + 1) * sizeof(float));
     h->bytes += (double)q->send_floats * sizeof(float);
   }
+  /* Staging for ipc neighbours whose boxes have short rows (columns of a
+   * split along x, corners): each rank decides for what it receives and
+   * tells the sender by handing it the buffers (collective, whatever bad). */
+  {
+    typedef struct stage_desc {
+      int on;
+      unsigned char mem[2][GS_IPC_HANDLE_BYTES];
+    } stage_desc;
+    stage_desc *sm = gs_xcalloc((size_t)npeers + 1, sizeof *sm), *st = gs_xcalloc((size_t)npeers + 1, sizeof *st);
+    const char *env = getenv("GPUSTENCIL_IPC_STAGE");
+    int never = env && strcmp(env, "never") == 0, always = env && strcmp(env, "always") == 0;
+    for (int k = 0; k < npeers && !bad; ++k) {
+      peer *q = &h->peers[k];
+      if (q->t != GS_HALO_IPC || q->recv_floats == 0) continue;
+      int64_t rows = 0;
+      for (int i = 0; i < q->p.nrecv; ++i) rows += q->p.recv[i].b1 - q->p.recv[i].b0;
+      if (never || (!always && (double)q->recv_floats >= 32.0 * (double)rows)) continue;
+      sm[k].on = 1;
+      for (int p = 0; p < 2; ++p) {
+        q->recv_stage[p] = b->dev_alloc((q->recv_floats + 1) * sizeof(float));
+        b->ipc_mem_handle(q->recv_stage[p], sm[k].mem[p]);
+      }
+    }
+    swap(h, peers, npeers, sm, sizeof *sm, st, sizeof *st);
+    for (int k = 0; k < npeers && !bad; ++k) {
+      peer *q = &h->peers[k];
+      if (!st[k].on || q->t != GS_HALO_IPC) continue;
+      for (int p = 0; p < 2; ++p) q->send_stage[p] = b->ipc_mem_open(st[k].mem[p]);
+      q->sbuf = b->dev_alloc((q->send_floats + 1) * sizeof(float));
+    }
+    free(sm);
+    free(st);
+  }
   free(me);
   free(them);
   free(ok);
@@ -382,6 +431,10 @@ void gs_halo_destroy(gs_halo *h) {
       b->event_destroy(q->ev_data);
       b->event_destroy(q->ev_free);
       b->ipc_mem_close(q->rflags);
+      if (q->send_stage[0]) {
+        for (int p = 0; p < 2; ++p) b->ipc_mem_close(q->send_stage[p]);
+        b->dev_free(q->sbuf);
+      }
     } else {
       if (q->t == GS_HALO_MPI_CUDA) {
         b->dev_free(q->sbuf);
@@ -407,6 +460,9 @@ void gs_halo_destroy(gs_halo *h) {
    * their counters before any array or counter goes. */
   GS_MPI_CHECK(MPI_Barrier(h->comm));
   if (h->flags) b->dev_free(h->flags);
+  for (int k = 0; k < h->npeers; ++k)
+    for (int p = 0; p < 2; ++p)
+      if (h->peers[k].recv_stage[p]) b->dev_free(h->peers[k].recv_stage[p]);
   GS_MPI_CHECK(MPI_Win_free(&h->win));
   free(h->peers);
   free(h->req);
@@ -457,6 +513,7 @@ void gs_halo_send(gs_halo *h, int parity, gs_stream s) {
   gs_fault_point("halo.exchange");
   const gs_backend *b = h->b;
   h->nexch++;
+  h->parity = parity;
   for (int k = 0; k < h->npeers; ++k) {
     peer *q = &h->peers[k];
     if (q->t == GS_HALO_IPC) {
@@ -499,6 +556,7 @@ void gs_halo_wait(gs_halo *h, gs_stream s) {
       spin_until(&q->cnt->data, h->nexch, q->p.rank, "exchange");
       h->b->stream_wait_event(s, q->ev_data);
     }
+    if (q->recv_stage[0]) pack(h, q->p.recv, q->p.nrecv, h->parity, q->recv_stage[h->parity], 0, s);
   }
   if (h->nmpi) h->b->stream_wait_event(s, h->ev_done);
 }

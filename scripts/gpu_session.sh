@@ -8,7 +8,7 @@ out=${OUT:-$here/gpu-out}; mkdir -p "$out"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
 log() { echo "== $*"; }
 # GS_SECTIONS: which parts to run (default all): tests info scale ncu e2e huge fdtd fdtd2 exp cmpi scaling k4 bits final
-#   graphs halo2 ncu4 (session 3); k4 variants are built in the background right after the main build
+#   graphs halo2 ncu4 stage (session 3); k4 variants are built in the background right after the main build
 want() { [ -z "${GS_SECTIONS:-}" ] || [[ " $GS_SECTIONS " == *" $1 "* ]]; }
 cd "$here"
 log "machine"; nvidia-smi -L; nvidia-smi topo -m 2>/dev/null | head -8; nproc
@@ -249,6 +249,18 @@ if want ncu4; then
     --section SpeedOfLight --section MemoryWorkloadAnalysis --section LaunchStats --section Occupancy \
     $bin bench fdtd --grid 16384x16384 --steps 30 --no-graphs > "$out/ncu_fdtd4.txt" 2>&1
   grep -E "DRAM Throughput|Duration|Registers Per|Achieved Occupancy|Theoretical Occ|L2 Hit|Memory Throughput|L1/TEX Hit" "$out/ncu_fdtd4.txt" | head -16
+fi
+if want stage; then
+  log "ipc staging of short-row boxes (columns): GPUSTENCIL_IPC_STAGE never vs auto"
+  for v in "2x1 1" "2x1 4" "2x1 8" "1x2 8"; do for st in never auto; do
+    set -- $v
+    GPUSTENCIL_IPC_STAGE=$st timeout 60 mpirun -np $ngpu -x GPUSTENCIL_IPC_STAGE $bin bench halo --grid 16384x16384 --decomp $1 --halo-depth $2 \
+      --reps 200 --halo-transport ipc --csv "$out/stage.csv" 2>&1 | grep -E "KB sent|cudaMemcpyPeer|error" | sed "s/^/halo $1 R=$2 $st: /"
+  done; done 2>&1 | tee "$out/stage.txt"
+  for g in 16384x16384 8192x8192 2000x1000; do for st in never auto; do
+    GPUSTENCIL_IPC_STAGE=$st timeout 100 mpirun -np $ngpu -x GPUSTENCIL_IPC_STAGE $bin bench fdtd --grid $g --decomp 2x1 --steps 300 \
+      --csv "$out/stage.csv" 2>&1 | grep -E "ranks:|error" | sed "s/^/fdtd $g 2x1 $st: /"
+  done; done 2>&1 | tee -a "$out/stage.txt"
 fi
 if want final; then
   log "bench fdtd: 1 GPU and 2 GPUs (defaults: ipc, automatic halo depth, overlap)"
