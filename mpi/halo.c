@@ -380,7 +380,9 @@ gs_halo *gs_halo_create(MPI_Comm comm, const gs_backend *b, const gs_halo_array 
       if (q->t != GS_HALO_IPC || q->recv_floats == 0) continue;
       int64_t rows = 0;
       for (int i = 0; i < q->p.nrecv; ++i) rows += q->p.recv[i].b1 - q->p.recv[i].b0;
-      if (never || (!always && (double)q->recv_floats >= 32.0 * (double)rows)) continue;
+      /* rows of 2 to 31 floats; single floats (R = 1 columns) go faster directly (docs/performance.md) */
+      double per_row = (double)q->recv_floats / (double)(rows ? rows : 1);
+      if (never || (!always && (per_row < 2.0 || per_row >= 32.0))) continue;
       sm[k].on = 1;
       for (int p = 0; p < 2; ++p) {
         q->recv_stage[p] = b->dev_alloc((q->recv_floats + 1) * sizeof(float));
