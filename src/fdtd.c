@@ -458,7 +458,7 @@ void gs_fdtd_sim_step(gs_fdtd_sim *m) {
     /* The overlapped send of the last exchange (on hi) reads this rank's own
      * nodes of the buffer this step overwrites: first step of the cycle for
      * odd R, second for even R (R = 1: the ring, written on hi only). */
-    if (hi != lo && R > 1 && k == (R % 2 ? 0 : 1) && !(m->fresh && k == 0)) b->stream_wait_event(lo, m->ev_sent);
+    if (hi != lo && R > 1 && k == (R % 2 ? 0 : 1) && !m->fresh) b->stream_wait_event(lo, m->ev_sent);
     if (m->pending && !exchanging) gs_halo_wait(m->halo, lo);
   }
   if (m->nrx) {
@@ -532,8 +532,8 @@ static void rerecord_events(gs_fdtd_sim *m) {
   m->b->event_record(m->ev_sent, m->s);
 }
 
-/* Whether a cycle can be captured now: deep-halo phase 0 after an exchange
- * (or one rank), no receiver flush due inside it. */
+/* Whether a graph can start here: deep-halo phase 0 after an exchange (any
+ * step on one rank). */
 static int cycle_start(const gs_fdtd_sim *m) {
   if (!m->halo) return 1;
   return m->pending && (m->step - m->k0) % m->depth == 0;
