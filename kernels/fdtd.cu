@@ -8,7 +8,7 @@
 
 namespace {
 
-constexpr int kBx = 32, kBy = 8, kMaxRegions = 8;
+constexpr int kMaxRegions = 8;
 
 // Several regions in one launch: a 1D grid, region z taking blocks
 // [first[z], first[z + 1]), bx[z] tiles along x, row-major like a 2D grid.
@@ -30,18 +30,42 @@ __device__ __forceinline__ const gs_fdtd_region &tile_of(const Tiles &t, unsigne
 
 // Regions that touch no CPML slab take the same code with nslab = 0; the
 // slab loops then vanish (nslab is uniform across the grid).
-// Tile b of t, tiles of 32 x h nodes, thread (x, y) of the tile.
-__device__ __forceinline__ void strip_tile(const gs_fdtd_step_args &a, const Tiles &t, unsigned b, int h, int x, int y) {
+// Flat tiles: block b of t takes kFlat consecutive nodes of its region in
+// row-major order (thread x the x-th), so narrow strips (the CPML columns,
+// 11-12 nodes wide) leave no thread idle.
+constexpr int kFlat = 256;
+__device__ __forceinline__ void strip_flat(const gs_fdtd_step_args &a, const Tiles &t, unsigned b, int x) {
   int64_t tx, ty;
   const gs_fdtd_region &r = tile_of(t, b, tx, ty);
-  int64_t i = r.i0 + tx * kBx + x;
-  int64_t j = r.j0 + ty * h + y;
-  if (i >= r.i1 || j >= r.j1) return;
-  gs_fdtd_node(&a, i, j);
+  const int64_t w = r.i1 - r.i0, idx = tx * kFlat + x;
+  const int64_t jj = idx <= 0x7fffffff && w <= 0x7fffffff ? (int64_t)((unsigned)idx / (unsigned)w) : idx / w;
+  if (r.j0 + jj >= r.j1) return;
+  gs_fdtd_node(&a, r.i0 + (idx - jj * w), r.j0 + jj);
 }
 
-__global__ void __launch_bounds__(kBx *kBy) step_kernel(const gs_fdtd_step_args a, const Tiles t) {
-  strip_tile(a, t, blockIdx.x, kBy, threadIdx.x, threadIdx.y);
+// The sources, after every node of the launch: each block counts itself
+// done after a device-wide fence, the last one applies them (the pattern of
+// CUDA's threadFenceReduction sample, as the halo copy raises its flag).
+__device__ __forceinline__ void sources_last(const gs_fdtd_step_args &a) {
+  if (a.nsrc == 0) return; // uniform across the launch
+  __shared__ unsigned last;
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) last = atomicAdd(a.done, 1u) == gridDim.x - 1;
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  const float *v = a.src_val + gs_tick_value(a.src_t) * a.src_stride;
+  for (int k = threadIdx.x; k < a.nsrc; k += blockDim.x) { // distinct nodes (checked by the parser)
+    float *p = a.ez_out + a.src_off[k];
+    *p = __ldcg(p) - v[k];
+  }
+  if (threadIdx.x == 0) *a.done = 0; // for the next launch (kernels on one stream do not overlap)
+}
+
+__global__ void __launch_bounds__(kFlat) step_kernel(const gs_fdtd_step_args a, const Tiles t) {
+  strip_flat(a, t, blockIdx.x, threadIdx.x);
+  sources_last(a);
 }
 
 // Regions with no CPML slab: each warp marches up a strip of 32 C columns for
@@ -215,24 +239,28 @@ template <int C>
 __global__ void __launch_bounds__(32 * kWarps, GS_FDTD_MINB) step_interior_vec_kernel(const gs_fdtd_step_args a, const Tiles t,
                                                                                     int rows) {
   march_tile<C>(a, t, blockIdx.x, rows);
+  sources_last(a);
 }
 
 // Both in one launch: blocks [0, nm) march over tm, the rest update the
-// nodes of ts one per thread (tiles of 32 x kWarps), so a step's update is
-// one kernel, not two in a row.
+// nodes of ts one per thread (flat tiles), so a step's update is one kernel,
+// not two in a row.
+static_assert(32 * kWarps == kFlat, "the strip blocks of step_both_kernel are flat tiles");
 template <int C>
 __global__ void __launch_bounds__(32 * kWarps, GS_FDTD_MINB) step_both_kernel(const gs_fdtd_step_args a, const Tiles tm,
                                                                             int rows, unsigned nm, const Tiles ts) {
   if (blockIdx.x < nm)
     march_tile<C>(a, tm, blockIdx.x, rows);
   else
-    strip_tile(a, ts, blockIdx.x - nm, kWarps, threadIdx.x & 31, threadIdx.x >> 5);
+    strip_flat(a, ts, blockIdx.x - nm, threadIdx.x);
+  sources_last(a);
 }
 
 } // namespace
 
 // The tiles of up to kMaxRegions regions of list from from; returns the
-// blocks (tiles of tw x th nodes; extra: leading masked columns).
+// blocks (tiles of tw x th nodes; extra: leading masked columns; tw 0: flat
+// tiles of th nodes).
 static unsigned make_tiles(Tiles &t, const gs_fdtd_region *list, int from, int n, int tw, int th, int extra) {
   t = Tiles{};
   unsigned blocks = 0;
@@ -240,8 +268,13 @@ static unsigned make_tiles(Tiles &t, const gs_fdtd_region *list, int from, int n
     const gs_fdtd_region &r = list[k];
     t.r[t.n] = r;
     t.first[t.n] = blocks;
-    t.bx[t.n] = (unsigned)((r.i1 - r.i0 + extra + tw - 1) / tw);
-    blocks += t.bx[t.n] * (unsigned)((r.j1 - r.j0 + th - 1) / th);
+    if (tw == 0) {
+      t.bx[t.n] = (unsigned)(((r.i1 - r.i0) * (r.j1 - r.j0) + th - 1) / th);
+      blocks += t.bx[t.n];
+    } else {
+      t.bx[t.n] = (unsigned)((r.i1 - r.i0 + extra + tw - 1) / tw);
+      blocks += t.bx[t.n] * (unsigned)((r.j1 - r.j0 + th - 1) / th);
+    }
     ++t.n;
   }
   t.first[t.n] = blocks;
@@ -249,15 +282,15 @@ static unsigned make_tiles(Tiles &t, const gs_fdtd_region *list, int from, int n
 }
 
 // Launches kernel K over the regions of list (at most kMaxRegions at a time),
-// tiles of tw x th nodes; more: the kernel's arguments after the tiles.
+// tiles as make_tiles; more: the kernel's arguments after the tiles.
 template <typename K, typename... More>
-static int launch_tiles(K kernel, dim3 block, int tw, int th, const gs_fdtd_step_args *a,
-                        const gs_fdtd_region *list, int n, cudaStream_t s, int extra, More... more) {
+static int launch_tiles(K kernel, int tw, int th, const gs_fdtd_step_args *a, const gs_fdtd_region *list, int n,
+                        cudaStream_t s, int extra, More... more) {
   for (int from = 0; from < n; from += kMaxRegions) {
     Tiles t;
     unsigned blocks = make_tiles(t, list, from, n, tw, th, extra);
     if (blocks == 0) continue;
-    kernel<<<blocks, block, 0, s>>>(*a, t, more...);
+    kernel<<<blocks, 32 * kWarps, 0, s>>>(*a, t, more...);
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return (int)e;
   }
@@ -294,17 +327,25 @@ extern "C" int gs_fdtd_step_cuda(const gs_fdtd_step_args *a, const gs_fdtd_regio
     if (rows / 2 < GS_FDTD_ROWS_MIN || warps >= (int64_t)sms * 32) break;
     rows /= 2;
   }
-  if (nm > 0 && nr > 0 && nm <= kMaxRegions && nr <= kMaxRegions) { // the usual case: one launch
+  // The sources ride on the launch when it is one (sources_last), else
+  // follow in their own.
+  const bool one = nm <= kMaxRegions && nr <= kMaxRegions && nm + nr > 0, fused = one && a->nsrc > 0 && a->done;
+  gs_fdtd_step_args quiet = *a;
+  quiet.nsrc = 0;
+  const gs_fdtd_step_args *la = fused ? a : &quiet;
+  int e = 0;
+  if (nm > 0 && nr > 0 && one) {
     Tiles tm, ts;
     unsigned bm = make_tiles(tm, march, 0, nm, 32 * kCols * kWarps, rows, kCols - 1);
-    unsigned bs = make_tiles(ts, rest, 0, nr, 32, kWarps, 0);
-    step_both_kernel<kCols><<<bm + bs, 32 * kWarps, 0, s>>>(*a, tm, rows, bm, ts);
-    return (int)cudaGetLastError();
+    unsigned bs = make_tiles(ts, rest, 0, nr, 0, kFlat, 0);
+    step_both_kernel<kCols><<<bm + bs, 32 * kWarps, 0, s>>>(*la, tm, rows, bm, ts);
+    e = (int)cudaGetLastError();
+  } else {
+    e = launch_tiles(step_interior_vec_kernel<kCols>, 32 * kCols * kWarps, rows, la, march, nm, s, kCols - 1, rows);
+    if (!e) e = launch_tiles(step_kernel, 0, kFlat, la, rest, nr, s, 0);
   }
-  int e = launch_tiles(step_interior_vec_kernel<kCols>, dim3(32 * kWarps), 32 * kCols * kWarps, rows, a, march, nm, s,
-                       kCols - 1, rows);
-  if (e) return e;
-  return launch_tiles(step_kernel, dim3(kBx, kBy), kBx, kBy, a, rest, nr, s, 0);
+  if (!e && a->nsrc > 0 && !fused) e = gs_fdtd_inject_cuda(a->ez_out, a->src_off, a->src_val, a->src_stride, a->src_t, a->nsrc, stream);
+  return e;
 }
 
 extern "C" int gs_fdtd_inject_cuda(float *ez, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n,

@@ -50,6 +50,7 @@ typedef struct gs_fdtd_sim {
   int64_t *src_off, *rx_off;
   int *rx_global; /* scene index of each local receiver */
   float *src_val, *rx_buf, *rx_hist;
+  unsigned *src_done; /* two zeroed device words: the launches that apply sources count their blocks (s, hi) */
   int64_t step, rx_flushed;
   gs_stream s; /* the (low-priority) stream of the bulk of the work */
   /* Several ranks (gs_fdtd_sim_connect): */
@@ -129,6 +130,7 @@ gs_fdtd_part gs_fdtd_part_of(const gs_scene *sc, const int dims[2], const int co
 typedef struct gs_fdtd_timing {
   double seconds;      /* the timed steps, slowest rank */
   double halo_bytes;   /* bytes one rank sent in the timed steps, the most of any */
+  double graphs;       /* 1 when every rank ran the timed steps from a CUDA graph captured before them */
 } gs_fdtd_timing;
 
 /* How a run is spread: transport, halo depth (0: automatic), overlap, CUDA
