@@ -333,6 +333,9 @@ gs_status gs_fdtd_sim_init_part(gs_fdtd_sim *m, const gs_scene *sc, const gs_bac
       const gs_rx *rx = &sc->rxs[m->rx_global[k]];
       off[k] = (int64_t)gs_fdtd_index(m, rx->i + (int64_t)run * sc->rx_di, rx->j + (int64_t)run * sc->rx_dj);
     }
+    m->rx_s = b->stream_create(1);
+    m->ev_rx_ready = b->event_create(0);
+    m->ev_rx_done = b->event_create(0);
     m->rx_off = b->dev_alloc(sizeof *off * (size_t)m->nrx);
     b->copy_h2d(m->rx_off, off, sizeof *off * (size_t)m->nrx, m->s);
     m->rx_buf = b->dev_alloc(sizeof(float) * 3 * (size_t)m->nrx * GS_RX_CHUNK);
@@ -367,6 +370,9 @@ void gs_fdtd_sim_free(gs_fdtd_sim *m) {
     b->dev_free(m->src_val);
   }
   if (m->nrx) {
+    b->stream_destroy(m->rx_s);
+    b->event_destroy(m->ev_rx_ready);
+    b->event_destroy(m->ev_rx_done);
     b->dev_free(m->rx_off);
     b->dev_free(m->rx_buf);
     free(m->rx_hist);
@@ -387,11 +393,18 @@ void gs_fdtd_sim_free(gs_fdtd_sim *m) {
 
 /* ------------------------------------------------------------ time step */
 
+/* s waits for the receivers' last sample. */
+static void join_receivers(gs_fdtd_sim *m) {
+  if (m->rx_pending) m->b->stream_wait_event(m->s, m->ev_rx_done);
+  m->rx_pending = 0;
+}
+
 /* The samples of steps [rx_flushed, step) from the device ring (step n in
  * slot n % GS_RX_CHUNK) into rx_hist. */
 static void flush_receivers(gs_fdtd_sim *m) {
   int64_t first = m->rx_flushed, count = m->step - first;
   if (!m->nrx || count <= 0) return;
+  join_receivers(m);
   size_t per = 3 * (size_t)m->nrx;
   int64_t s0 = first % GS_RX_CHUNK, n1 = count < GS_RX_CHUNK - s0 ? count : GS_RX_CHUNK - s0;
   m->b->copy_d2h(m->rx_hist + (size_t)first * per, m->rx_buf + (size_t)s0 * per, sizeof(float) * per * (size_t)n1, m->s);
@@ -475,8 +488,19 @@ void gs_fdtd_sim_step(gs_fdtd_sim *m) {
     if (m->pending && !exchanging) gs_halo_wait(m->halo, lo);
   }
   if (m->nrx) {
+    /* The last sample read the buffer this step writes. */
+    if (m->rx_pending && !m->fresh) {
+      b->stream_wait_event(lo, m->ev_rx_done);
+      if (hi != lo) b->stream_wait_event(hi, m->ev_rx_done);
+    }
+    m->rx_pending = 0;
     if (n - m->rx_flushed == GS_RX_CHUNK) flush_receivers(m); /* (never while capturing: see capture()) */
-    b->fdtd_sample(m->v, m->rx_off, m->nrx, m->rx_buf, GS_RX_CHUNK, t, lo);
+    /* lo has all of the previous step here (above: it waited for the ring). */
+    b->event_record(m->ev_rx_ready, lo);
+    b->stream_wait_event(m->rx_s, m->ev_rx_ready);
+    b->fdtd_sample(m->v, m->rx_off, m->nrx, m->rx_buf, GS_RX_CHUNK, t, m->rx_s);
+    b->event_record(m->ev_rx_done, m->rx_s);
+    m->rx_pending = 1;
   }
   if (!exchanging) {
     int e = (int)(R - 1 - k);
@@ -524,12 +548,14 @@ void gs_fdtd_sim_step(gs_fdtd_sim *m) {
 
 /* --------------------------------------------------------- CUDA graphs */
 
-/* Joins the high-priority stream into s: s then follows all queued work. */
+/* Joins the high-priority stream and the receivers' into s: s then follows
+ * all queued work. */
 static void join_streams(gs_fdtd_sim *m) {
   if (m->hi && m->hi != m->s) {
     m->b->event_record(m->ev_join, m->hi);
     m->b->stream_wait_event(m->s, m->ev_join);
   }
+  join_receivers(m);
 }
 
 /* After a capture or a replay the step events were last recorded inside the
@@ -631,6 +657,7 @@ static void drop_graph(gs_fdtd_sim *m) {
 
 void gs_fdtd_sim_sync(gs_fdtd_sim *m) {
   if (m->hi && m->hi != m->s) m->b->stream_sync(m->hi);
+  join_receivers(m);
   flush_receivers(m);
   m->b->stream_sync(m->s);
 }

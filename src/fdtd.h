@@ -73,6 +73,11 @@ typedef struct gs_fdtd_sim {
   int64_t clock_host[2];  /* what clock holds after the queued work (-1: unknown) */
   int capturing, fresh;   /* queuing a capture; its first step */
   gs_event ev_fork, ev_join;
+  /* Receivers: sampled on a stream of their own, beside the step's update
+   * (which reads the buffer they read); the next step's update waits. */
+  gs_stream rx_s;
+  gs_event ev_rx_ready, ev_rx_done;
+  int rx_pending; /* a sample was queued and not yet waited for by s */
 } gs_fdtd_sim;
 
 /* Allocates and initialises the fields (zero), materials, CPML and the
