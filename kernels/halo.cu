@@ -27,8 +27,7 @@ __global__ void __launch_bounds__(kThreads) copy_boxes_kernel(const gs_halo_boxe
   const int lane = threadIdx.x & 31;
   const int64_t first = ((int64_t)blockIdx.x * kThreads + threadIdx.x) >> 5, stride = (int64_t)gridDim.x * kThreads / 32;
   const int64_t tasks = x.w > 0 && x.h > 0 ? box_tasks(x) : 0;
-  if (tasks == 0) {
-  } else if (x.w >= 32) {
+  if (tasks > 0 && x.w >= 32) {
     const int64_t segs = (x.w + kSeg - 1) / kSeg;
     // 16-byte path: both rows start at the same offset within 16 bytes.
     const bool vec = (((uintptr_t)x.src ^ (uintptr_t)x.dst) & 15) == 0 && (x.spitch & 3) == 0 && (x.dpitch & 3) == 0;
@@ -41,7 +40,17 @@ __global__ void __launch_bounds__(kThreads) copy_boxes_kernel(const gs_halo_boxe
         const int64_t nv = (x.w - head) >> 2, v0 = seg * (kSeg / 4), v1 = v0 + kSeg / 4 < nv ? v0 + kSeg / 4 : nv;
         const float4 *s4 = reinterpret_cast<const float4 *>(s + head);
         float4 *d4 = reinterpret_cast<float4 *>(d + head);
-        for (int64_t v = v0 + lane; v < v1; v += 32) d4[v] = s4[v];
+        // All loads first, then the stores: four 16-byte loads in flight per
+        // lane (stores through d4 could alias s4 as far as the compiler knows,
+        // so a load-store loop waits for each load in turn).
+        constexpr int kPer = kSeg / 4 / 32;
+        float4 buf[kPer];
+#pragma unroll
+        for (int u = 0; u < kPer; ++u)
+          if (v0 + lane + 32 * u < v1) buf[u] = s4[v0 + lane + 32 * u];
+#pragma unroll
+        for (int u = 0; u < kPer; ++u)
+          if (v0 + lane + 32 * u < v1) d4[v0 + lane + 32 * u] = buf[u];
         if (seg == 0 && lane < head) d[lane] = s[lane];
         const int64_t tail = head + 4 * nv;
         if (seg == segs - 1 && tail + lane < x.w) d[tail + lane] = s[tail + lane];
@@ -50,7 +59,7 @@ __global__ void __launch_bounds__(kThreads) copy_boxes_kernel(const gs_halo_boxe
         for (int64_t c = seg * kSeg + lane; c < c1; c += 32) d[c] = s[c];
       }
     }
-  } else {
+  } else if (tasks > 0) {
     const int w = (int)x.w, per = 32 / w, rr = lane / w, c = lane - rr * w;
     if (rr < per)
       for (int64_t t = first; t < tasks; t += stride) {

@@ -139,41 +139,28 @@ static int by_engine(const gs_halo *h) { return h->b->copy_2d_d2d && h->ipc_copy
  * kernel, or a one-thread kernel after copy-engine copies. */
 static void push(gs_halo *h, peer *q, int parity, gs_stream s) {
   gs_halo_boxes l = {0};
-  if (q->send_stage[0]) { /* staged: pack here, one contiguous store, the flag fused into it */
-    pack(h, q->p.send, q->p.nsend, parity, q->sbuf, 1, s);
-    if (h->sync_flag) {
-      l.flag = &q->rflags[slot(q->p.send_tag)];
-      l.value = tick(h, h->nexch);
-      l.count = (unsigned *)&h->flags[32];
-    }
-    queue(h, &l, (gs_halo_box){q->sbuf, q->send_stage[parity], 0, 0, (int64_t)q->send_floats, 1}, 1, s);
-    return;
-  }
-  int nk = 0;
-  for (int k = 0; k < q->p.nsend; ++k) nk += !by_engine(h);
-  for (int k = 0; k < q->p.nsend; ++k) { /* the engine's first: the kernel's flag goes last */
-    const gs_halo_box_g *x = &q->p.send[k];
-    if (!by_engine(h)) continue;
-    const gs_halo_array *mine = &h->arr[x->array], *theirs = &q->remote[x->array];
-    h->b->copy_2d_d2d(corner(theirs, parity, x), (size_t)theirs->pitch * sizeof(float), corner(mine, parity, x),
-                      (size_t)mine->pitch * sizeof(float), (size_t)(x->a1 - x->a0) * sizeof(float),
-                      (size_t)(x->b1 - x->b0), s);
-  }
-  if (h->sync_flag) {
+  if (h->sync_flag) { /* raised by the last launch of the copy kernel, or by a signal after the engine's copies */
     l.flag = &q->rflags[slot(q->p.send_tag)];
     l.value = tick(h, h->nexch);
     l.count = (unsigned *)&h->flags[32];
-    if (nk == 0) h->b->halo_signal(l.flag, l.value, s);
   }
-  for (int k = 0, done = 0; k < q->p.nsend; ++k) {
+  if (q->send_stage[0]) { /* staged: pack here, one contiguous store, the flag fused into it */
+    pack(h, q->p.send, q->p.nsend, parity, q->sbuf, 1, s);
+    queue(h, &l, (gs_halo_box){q->sbuf, q->send_stage[parity], 0, 0, (int64_t)q->send_floats, 1}, 1, s);
+    return;
+  }
+  for (int k = 0; k < q->p.nsend; ++k) {
     const gs_halo_box_g *x = &q->p.send[k];
-    if (by_engine(h)) continue;
     const gs_halo_array *mine = &h->arr[x->array], *theirs = &q->remote[x->array];
-    queue(h, &l,
-          (gs_halo_box){corner(mine, parity, x), corner(theirs, parity, x), mine->pitch, theirs->pitch, x->a1 - x->a0,
-                        x->b1 - x->b0},
-          ++done == nk, s);
+    float *from = corner(mine, parity, x), *to = corner(theirs, parity, x);
+    int64_t w = x->a1 - x->a0, ht = x->b1 - x->b0;
+    if (by_engine(h))
+      h->b->copy_2d_d2d(to, (size_t)theirs->pitch * sizeof(float), from, (size_t)mine->pitch * sizeof(float),
+                        (size_t)w * sizeof(float), (size_t)ht, s);
+    else
+      queue(h, &l, (gs_halo_box){from, to, mine->pitch, theirs->pitch, w, ht}, k == q->p.nsend - 1, s);
   }
+  if (l.flag && (by_engine(h) || q->p.nsend == 0)) h->b->halo_signal(l.flag, l.value, s);
 }
 
 /* Sends bytes from send + k * sstride to every peer k and receives bytes

@@ -66,7 +66,7 @@ def main():
         "fdtd": "kind,scaling,grid_w,grid_h,ranks,decomp,transport,overlap,depth,steps,ms_step_1,ms_step_n,"
                 "mcells_1,mcells_n,efficiency,halo_mb_step".split(","),
         "halo": "kind,grid_w,grid_h,ranks,decomp,transport,depth,exchanges,bytes,us_exchange,gbs,peer_same_gbs,"
-                "peer_256m_gbs".split(","),
+                "peer_256m_gbs,peer_both_same_gbs,peer_both_256m_gbs".split(","),
     }
     with open(sys.argv[1], newline="") as f:
         for row in csv.reader(f):

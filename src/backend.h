@@ -51,8 +51,9 @@ typedef struct gs_backend {
   void (*ipc_event_handle)(gs_event e, void *handle);
   gs_event (*ipc_event_open)(const void *handle);
   /* GB/s (one way) of bytes copied from device a to device b with
-   * cudaMemcpyPeerAsync, best of a few; NULL on the CPU backend. */
-  double (*peer_copy_gbs)(int a, int b, size_t bytes);
+   * cudaMemcpyPeerAsync, best of a few; both: b to a at the same time too
+   * (what an exchange does), GB/s of each direction. NULL on the CPU backend. */
+  double (*peer_copy_gbs)(int a, int b, size_t bytes, int both);
 
   void *(*dev_alloc)(size_t bytes);
   void (*dev_free)(void *p);

@@ -107,42 +107,61 @@ static gs_event cu_ipc_event_open(const void *handle) {
   GS_CUDA_CHECK(cudaIpcOpenEventHandle(&e, h));
   return (gs_event)e;
 }
-static double cu_peer_copy_gbs(int a, int b, size_t bytes) {
-  int cur;
+static double cu_peer_copy_gbs(int a, int b, size_t bytes, int both) {
+  int cur, dev[2] = {a, b};
   GS_CUDA_CHECK(cudaGetDevice(&cur));
-  void *src, *dst;
-  GS_CUDA_CHECK(cudaSetDevice(b));
-  GS_CUDA_CHECK(cudaMalloc(&dst, bytes));
+  void *src[2], *dst[2];
+  cudaStream_t s[2];
+  cudaEvent_t e0, e1, e2;
+  for (int k = 0; k < 2; ++k) {
+    GS_CUDA_CHECK(cudaSetDevice(dev[k]));
+    cudaError_t pe = cudaDeviceEnablePeerAccess(dev[1 - k], 0); /* else the copy is staged through the host */
+    if (pe == cudaErrorPeerAccessAlreadyEnabled)
+      cudaGetLastError();
+    else
+      GS_CUDA_CHECK(pe);
+    GS_CUDA_CHECK(cudaMalloc(&src[k], bytes));
+    GS_CUDA_CHECK(cudaMalloc(&dst[k], bytes));
+    GS_CUDA_CHECK(cudaMemset(src[k], 1, bytes));
+    GS_CUDA_CHECK(cudaStreamCreateWithFlags(&s[k], cudaStreamNonBlocking));
+    GS_CUDA_CHECK(cudaDeviceSynchronize());
+  }
   GS_CUDA_CHECK(cudaSetDevice(a));
-  cudaError_t pe = cudaDeviceEnablePeerAccess(b, 0); /* else the copy is staged through the host */
-  if (pe == cudaErrorPeerAccessAlreadyEnabled)
-    cudaGetLastError();
-  else
-    GS_CUDA_CHECK(pe);
-  GS_CUDA_CHECK(cudaMalloc(&src, bytes));
-  GS_CUDA_CHECK(cudaMemset(src, 1, bytes));
-  cudaStream_t s;
-  cudaEvent_t e0, e1;
-  GS_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   GS_CUDA_CHECK(cudaEventCreate(&e0));
-  GS_CUDA_CHECK(cudaEventCreate(&e1));
+  GS_CUDA_CHECK(cudaEventCreate(&e2));
+  GS_CUDA_CHECK(cudaSetDevice(b));
+  GS_CUDA_CHECK(cudaEventCreateWithFlags(&e1, cudaEventDisableTiming));
+  GS_CUDA_CHECK(cudaSetDevice(a));
   double best = 0;
   for (int rep = 0; rep < 6; ++rep) {
-    GS_CUDA_CHECK(cudaEventRecord(e0, s));
-    GS_CUDA_CHECK(cudaMemcpyPeerAsync(dst, b, src, a, bytes, s));
-    GS_CUDA_CHECK(cudaEventRecord(e1, s));
-    GS_CUDA_CHECK(cudaEventSynchronize(e1));
+    /* a -> b on a's stream; with both, b -> a on b's stream, started by e0
+     * and joined back by e1, so e0 .. e2 spans both. */
+    GS_CUDA_CHECK(cudaEventRecord(e0, s[0]));
+    GS_CUDA_CHECK(cudaMemcpyPeerAsync(dst[1], b, src[0], a, bytes, s[0]));
+    if (both) {
+      GS_CUDA_CHECK(cudaSetDevice(b));
+      GS_CUDA_CHECK(cudaStreamWaitEvent(s[1], e0, 0));
+      GS_CUDA_CHECK(cudaMemcpyPeerAsync(dst[0], a, src[1], b, bytes, s[1]));
+      GS_CUDA_CHECK(cudaEventRecord(e1, s[1]));
+      GS_CUDA_CHECK(cudaSetDevice(a));
+      GS_CUDA_CHECK(cudaStreamWaitEvent(s[0], e1, 0));
+    }
+    GS_CUDA_CHECK(cudaEventRecord(e2, s[0]));
+    GS_CUDA_CHECK(cudaEventSynchronize(e2));
     float ms;
-    GS_CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    GS_CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e2));
     double gbs = (double)bytes / (ms * 1e-3) * 1e-9;
     if (rep > 0 && gbs > best) best = gbs; /* the first one warms up */
   }
   GS_CUDA_CHECK(cudaEventDestroy(e0));
-  GS_CUDA_CHECK(cudaEventDestroy(e1));
-  GS_CUDA_CHECK(cudaStreamDestroy(s));
-  GS_CUDA_CHECK(cudaFree(src));
-  GS_CUDA_CHECK(cudaSetDevice(b));
-  GS_CUDA_CHECK(cudaFree(dst));
+  GS_CUDA_CHECK(cudaEventDestroy(e2));
+  for (int k = 1; k >= 0; --k) {
+    GS_CUDA_CHECK(cudaSetDevice(dev[k]));
+    if (k == 1) GS_CUDA_CHECK(cudaEventDestroy(e1));
+    GS_CUDA_CHECK(cudaStreamDestroy(s[k]));
+    GS_CUDA_CHECK(cudaFree(src[k]));
+    GS_CUDA_CHECK(cudaFree(dst[k]));
+  }
   GS_CUDA_CHECK(cudaSetDevice(cur));
   return best;
 }

@@ -39,7 +39,8 @@ static const gs_opt bench_opts[] = {
 /* Untimed steps before the timed ones. They must contain the CUDA graph's
  * capture and instantiation (about 1 ms, once per run): on one rank the graph
  * is captured at step 0, on several at the first deep-halo cycle start after
- * the first exchange (step R <= 8) with 16 steps or more left; 100 covers both. */
+ * the first exchange (step R <= 8) with a graph's length (16 to 28 steps)
+ * left; 100 covers both. */
 #define WARMUP 100
 
 static int cmp_float(const void *a, const void *b) {
@@ -245,7 +246,8 @@ static int bench_fdtd_ranks(gs_run *run, int64_t w, int64_t h) {
 
 /* The exchange alone: o.reps exchanges of the ghost layers of a --grid
  * split over the ranks, GB/s sent per rank, against a cudaMemcpyPeer of the
- * same bytes and of 256 MiB between rank 0's GPU and rank 1's. */
+ * same bytes and of 256 MiB between rank 0's GPU and rank 1's, one way and
+ * both ways at once. */
 static int bench_halo(gs_run *run) {
   const gs_backend *b = run->backend;
   const gs_comm *c = &run->comm;
@@ -295,12 +297,14 @@ static int bench_halo(gs_run *run) {
   gs_device_desc dd = {0};
   if (b->is_gpu) b->device_describe(b->device_current(), &dd);
   char **bus = gs_comm_allgather_text(dd.pci_bus_id, c->world);
-  double peer_same = 0, peer_big = 0;
+  double peer_same = 0, peer_big = 0, both_same = 0, both_big = 0;
   if (c->rank == 0 && b->peer_copy_gbs) {
     int mine = b->device_current(), other = b->device_by_pci(bus[1]);
     if (other >= 0 && other != mine && b->can_access_peer(mine, other)) {
-      peer_same = b->peer_copy_gbs(mine, other, (size_t)most);
-      peer_big = b->peer_copy_gbs(mine, other, (size_t)256 << 20);
+      peer_same = b->peer_copy_gbs(mine, other, (size_t)most, 0);
+      peer_big = b->peer_copy_gbs(mine, other, (size_t)256 << 20, 0);
+      both_same = b->peer_copy_gbs(mine, other, (size_t)most, 1);
+      both_big = b->peer_copy_gbs(mine, other, (size_t)256 << 20, 1);
     }
   }
   gs_comm_free_texts(bus, c->size);
@@ -311,16 +315,21 @@ static int bench_halo(gs_run *run) {
            b->name, (long long)w, (long long)h, c->size, dims[0], dims[1], used, depth, (long long)o.reps);
     printf("  %.1f KB sent per rank and exchange, %.2f us per exchange, %.2f GB/s per rank\n", most * 1e-3, per * 1e6,
            gbs);
-    if (peer_big > 0)
+    if (peer_big > 0) {
       printf("  cudaMemcpyPeer GPU0 -> GPU1: %.2f GB/s for the same bytes (ratio %.3f), %.2f GB/s for 256 MiB (ratio "
              "%.3f)\n",
              peer_same, gbs / peer_same, peer_big, gbs / peer_big);
-    else
+      printf("  both ways at once (as an exchange sends), each way: %.2f GB/s for the same bytes (ratio %.3f), %.2f GB/s "
+             "for 256 MiB (ratio %.3f)\n",
+             both_same, gbs / both_same, both_big, gbs / both_big);
+    } else
       printf("  no cudaMemcpyPeer ceiling: rank 0 sees no second GPU it can reach\n");
     fflush(stdout);
-    csv_row("kind,grid_w,grid_h,ranks,decomp,transport,depth,exchanges,bytes,us_exchange,gbs,peer_same_gbs,peer_256m_gbs",
-            "halo,%lld,%lld,%d,%dx%d,%s,%d,%lld,%.0f,%.3f,%.3f,%.3f,%.3f", (long long)w, (long long)h, c->size, dims[0],
-            dims[1], used, depth, (long long)o.reps, most, per * 1e6, gbs, peer_same, peer_big);
+    csv_row("kind,grid_w,grid_h,ranks,decomp,transport,depth,exchanges,bytes,us_exchange,gbs,peer_same_gbs,peer_256m_gbs,"
+            "peer_both_same_gbs,peer_both_256m_gbs",
+            "halo,%lld,%lld,%d,%dx%d,%s,%d,%lld,%.0f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f", (long long)w, (long long)h, c->size,
+            dims[0], dims[1], used, depth, (long long)o.reps, most, per * 1e6, gbs, peer_same, peer_big, both_same,
+            both_big);
   }
   gs_fdtd_sim_free(&m);
   MPI_Comm_free(&cart);

@@ -574,12 +574,18 @@ static int cycle_start(const gs_fdtd_sim *m) {
   return m->pending && (m->step - m->k0) % m->depth == 0;
 }
 
+/* Steps per graph: whole deep-halo cycles, an even number of steps (the
+ * same buffers at each start), at least 16 (16 to 28 for depths 1 to 8). */
+static int graph_length(int depth) {
+  int base = depth % 2 ? 2 * depth : depth;
+  return base * ((16 + base - 1) / base);
+}
+
 /* Captures graph_len steps from here (nothing runs; the host state is put
  * back afterwards). */
 static void capture(gs_fdtd_sim *m) {
   const gs_backend *b = m->b;
-  int base = m->depth % 2 ? 2 * m->depth : m->depth; /* whole cycles, even: the same buffers at each start */
-  m->graph_len = base * ((16 + base - 1) / base);
+  m->graph_len = graph_length(m->depth);
   if (!m->clock) {
     m->clock = b->dev_alloc(2 * sizeof(int64_t));
     m->ev_fork = b->event_create(0);
@@ -638,8 +644,9 @@ void gs_fdtd_sim_advance(gs_fdtd_sim *m, int64_t count) {
   const int64_t end = m->step + count;
   while (m->step < end) {
     int64_t left = end - m->step;
-    if (m->graphs && !m->graph && cycle_start(m) && left >= 16) {
-      if (m->nrx && m->step + 28 - m->rx_flushed > GS_RX_CHUNK) flush_receivers(m); /* none due while capturing */
+    if (m->graphs && !m->graph && cycle_start(m) && left >= graph_length(m->depth)) {
+      if (m->nrx && m->step + graph_length(m->depth) - m->rx_flushed > GS_RX_CHUNK)
+        flush_receivers(m); /* none due while capturing */
       capture(m);
     }
     if (m->graph && left >= m->graph_len && (m->step - m->graph_n0) % m->graph_len == 0 && cycle_start(m))
