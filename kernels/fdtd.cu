@@ -33,10 +33,19 @@ __device__ __forceinline__ const gs_fdtd_region &tile_of(const Tiles &t, unsigne
 // Flat tiles: block b of t takes kFlat consecutive nodes of its region in
 // row-major order (thread x the x-th), so narrow strips (the CPML columns,
 // 11-12 nodes wide) leave no thread idle.
+// GS_FDTD_FLAT 0: tiles of 32 x 8 nodes instead (the session-3 layout).
+#ifndef GS_FDTD_FLAT
+#define GS_FDTD_FLAT 1
+#endif
 constexpr int kFlat = 256;
 __device__ __forceinline__ void strip_flat(const gs_fdtd_step_args &a, const Tiles &t, unsigned b, int x) {
   int64_t tx, ty;
   const gs_fdtd_region &r = tile_of(t, b, tx, ty);
+#if !GS_FDTD_FLAT
+  const int64_t i = r.i0 + tx * 32 + (x & 31), j = r.j0 + ty * (kFlat / 32) + (x >> 5);
+  if (i < r.i1 && j < r.j1) gs_fdtd_node(&a, i, j);
+  return;
+#endif
   const int64_t w = r.i1 - r.i0, idx = tx * kFlat + x;
   const int64_t jj = idx <= 0x7fffffff && w <= 0x7fffffff ? (int64_t)((unsigned)idx / (unsigned)w) : idx / w;
   if (r.j0 + jj >= r.j1) return;
@@ -49,9 +58,11 @@ __device__ __forceinline__ void strip_flat(const gs_fdtd_step_args &a, const Til
 __device__ __forceinline__ void sources_last(const gs_fdtd_step_args &a) {
   if (a.nsrc == 0) return; // uniform across the launch
   __shared__ unsigned last;
-  __threadfence();
-  __syncthreads();
-  if (threadIdx.x == 0) last = atomicAdd(a.done, 1u) == gridDim.x - 1;
+  __syncthreads(); // the block's stores, then one fence for them all (as cooperative groups' grid sync does)
+  if (threadIdx.x == 0) {
+    __threadfence();
+    last = atomicAdd(a.done, 1u) == gridDim.x - 1;
+  }
   __syncthreads();
   if (!last) return;
   __threadfence();
@@ -337,12 +348,12 @@ extern "C" int gs_fdtd_step_cuda(const gs_fdtd_step_args *a, const gs_fdtd_regio
   if (nm > 0 && nr > 0 && one) {
     Tiles tm, ts;
     unsigned bm = make_tiles(tm, march, 0, nm, 32 * kCols * kWarps, rows, kCols - 1);
-    unsigned bs = make_tiles(ts, rest, 0, nr, 0, kFlat, 0);
+    unsigned bs = GS_FDTD_FLAT ? make_tiles(ts, rest, 0, nr, 0, kFlat, 0) : make_tiles(ts, rest, 0, nr, 32, kFlat / 32, 0);
     step_both_kernel<kCols><<<bm + bs, 32 * kWarps, 0, s>>>(*la, tm, rows, bm, ts);
     e = (int)cudaGetLastError();
   } else {
     e = launch_tiles(step_interior_vec_kernel<kCols>, 32 * kCols * kWarps, rows, la, march, nm, s, kCols - 1, rows);
-    if (!e) e = launch_tiles(step_kernel, 0, kFlat, la, rest, nr, s, 0);
+    if (!e) e = launch_tiles(step_kernel, GS_FDTD_FLAT ? 0 : 32, GS_FDTD_FLAT ? kFlat : kFlat / 32, la, rest, nr, s, 0);
   }
   if (!e && a->nsrc > 0 && !fused) e = gs_fdtd_inject_cuda(a->ez_out, a->src_off, a->src_val, a->src_stride, a->src_t, a->nsrc, stream);
   return e;

@@ -310,6 +310,8 @@ gs_status gs_fdtd_sim_init_part(gs_fdtd_sim *m, const gs_scene *sc, const gs_bac
           }
           ++k;
         }
+      const char *fs = getenv("GPUSTENCIL_FUSE_SOURCES");
+      m->fuse_sources = !(fs && strcmp(fs, "0") == 0);
       const unsigned zeros[2] = {0, 0};
       m->src_done = b->dev_alloc(sizeof zeros);
       b->copy_h2d(m->src_done, zeros, sizeof zeros, m->s);
@@ -435,7 +437,8 @@ static void update_boxes(gs_fdtd_sim *m, const gs_fdtd_step_args *slab, const gs
     a.src_stride = m->nsrc;
     a.src_t = t;
     a.nsrc = to - from;
-    a.done = m->src_done + (st == m->hi && m->hi != m->s); /* concurrent launches count apart */
+    /* concurrent launches count apart; GPUSTENCIL_FUSE_SOURCES=0: a launch of their own (for comparison) */
+    a.done = m->fuse_sources ? m->src_done + (st == m->hi && m->hi != m->s) : NULL;
   }
   if (np || a.nsrc) m->b->fdtd_step(&a, pieces, np, st);
 }
@@ -491,7 +494,7 @@ void gs_fdtd_sim_step(gs_fdtd_sim *m) {
     /* The last sample read the buffer this step writes. */
     if (m->rx_pending && !m->fresh) {
       b->stream_wait_event(lo, m->ev_rx_done);
-      if (hi != lo) b->stream_wait_event(hi, m->ev_rx_done);
+      if (m->halo && hi != lo) b->stream_wait_event(hi, m->ev_rx_done);
     }
     m->rx_pending = 0;
     if (n - m->rx_flushed == GS_RX_CHUNK) flush_receivers(m); /* (never while capturing: see capture()) */
