@@ -2,6 +2,8 @@
 // with the CPU twin), compiled with --fmad=false so CPU and GPU agree bit for
 // bit.
 #include <cuda_runtime.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "fdtd_kernels.h"
 #include "fdtd_node.h"
@@ -52,31 +54,21 @@ __device__ __forceinline__ void strip_flat(const gs_fdtd_step_args &a, const Til
   gs_fdtd_node(&a, r.i0 + (idx - jj * w), r.j0 + jj);
 }
 
-// The sources, after every node of the launch: each block counts itself
-// done after a device-wide fence, the last one applies them (the pattern of
-// CUDA's threadFenceReduction sample, as the halo copy raises its flag).
-__device__ __forceinline__ void sources_last(const gs_fdtd_step_args &a) {
-  if (a.nsrc == 0) return; // uniform across the launch
-  __shared__ unsigned last;
-  __syncthreads(); // the block's stores, then one fence for them all (as cooperative groups' grid sync does)
-  if (threadIdx.x == 0) {
-    __threadfence();
-    last = atomicAdd(a.done, 1u) == gridDim.x - 1;
-  }
-  __syncthreads();
-  if (!last) return;
-  __threadfence();
-  const float *v = a.src_val + gs_tick_value(a.src_t) * a.src_stride;
-  for (int k = threadIdx.x; k < a.nsrc; k += blockDim.x) { // distinct nodes (checked by the parser)
-    float *p = a.ez_out + a.src_off[k];
-    *p = __ldcg(p) - v[k];
-  }
-  if (threadIdx.x == 0) *a.done = 0; // for the next launch (kernels on one stream do not overlap)
+// Programmatic dependent launch (Hopper and later): a kernel launched with
+// it (launch() below) may be scheduled while the kernel ahead of it in the
+// stream still runs, so the gap between the two shrinks; it waits in
+// after_previous() until that kernel has ended and its stores are visible,
+// so it reads what it would have read. Launched without it, both are no-ops.
+__device__ __forceinline__ void after_previous() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory"); // the next one may be scheduled now
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 }
 
 __global__ void __launch_bounds__(kFlat) step_kernel(const gs_fdtd_step_args a, const Tiles t) {
+  after_previous();
   strip_flat(a, t, blockIdx.x, threadIdx.x);
-  sources_last(a);
 }
 
 // Regions with no CPML slab: each warp marches up a strip of 32 C columns for
@@ -120,6 +112,7 @@ __global__ void __launch_bounds__(kFlat) step_kernel(const gs_fdtd_step_args a, 
 constexpr int kWarps = GS_FDTD_WARPS, kRows = GS_FDTD_ROWS, kUnroll = GS_FDTD_UNROLL, kCols = GS_FDTD_COLS;
 
 __global__ void inject_kernel(float *ez, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n) {
+  after_previous();
   int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k < n) ez[off[k]] = ez[off[k]] - val[gs_tick_value(t) * stride + k]; // distinct nodes (checked by the parser)
 }
@@ -249,8 +242,8 @@ __device__ __forceinline__ void march_tile(const gs_fdtd_step_args &a, const Til
 template <int C>
 __global__ void __launch_bounds__(32 * kWarps, GS_FDTD_MINB) step_interior_vec_kernel(const gs_fdtd_step_args a, const Tiles t,
                                                                                     int rows) {
+  after_previous();
   march_tile<C>(a, t, blockIdx.x, rows);
-  sources_last(a);
 }
 
 // Both in one launch: blocks [0, nm) march over tm, the rest update the
@@ -260,11 +253,11 @@ static_assert(32 * kWarps == kFlat, "the strip blocks of step_both_kernel are fl
 template <int C>
 __global__ void __launch_bounds__(32 * kWarps, GS_FDTD_MINB) step_both_kernel(const gs_fdtd_step_args a, const Tiles tm,
                                                                             int rows, unsigned nm, const Tiles ts) {
+  after_previous();
   if (blockIdx.x < nm)
     march_tile<C>(a, tm, blockIdx.x, rows);
   else
     strip_flat(a, ts, blockIdx.x - nm, threadIdx.x);
-  sources_last(a);
 }
 
 } // namespace
@@ -292,6 +285,36 @@ static unsigned make_tiles(Tiles &t, const gs_fdtd_region *list, int from, int n
   return blocks;
 }
 
+// Whether launches use programmatic dependent launch: compute capability 9
+// or later, and GPUSTENCIL_PDL is not 0 (for comparison).
+static bool use_pdl() {
+  static int on = -1;
+  if (on < 0) {
+    int dev = 0, major = 0;
+    const char *e = getenv("GPUSTENCIL_PDL");
+    on = cudaGetDevice(&dev) == cudaSuccess &&
+         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess && major >= 9 &&
+         !(e && strcmp(e, "0") == 0);
+  }
+  return on;
+}
+
+// kernel<<<blocks, threads, 0, s>>>(args...), with programmatic dependent
+// launch where use_pdl() says (the kernel starts with after_previous()).
+template <typename... P, typename... A>
+static int launch(void (*kernel)(P...), unsigned blocks, unsigned threads, cudaStream_t s, A... args) {
+  cudaLaunchConfig_t c = {};
+  c.gridDim = dim3(blocks);
+  c.blockDim = dim3(threads);
+  c.stream = s;
+  cudaLaunchAttribute at;
+  at.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  at.val.programmaticStreamSerializationAllowed = 1;
+  c.attrs = &at;
+  c.numAttrs = use_pdl() ? 1 : 0;
+  return (int)cudaLaunchKernelEx(&c, kernel, args...);
+}
+
 // Launches kernel K over the regions of list (at most kMaxRegions at a time),
 // tiles as make_tiles; more: the kernel's arguments after the tiles.
 template <typename K, typename... More>
@@ -301,9 +324,8 @@ static int launch_tiles(K kernel, int tw, int th, const gs_fdtd_step_args *a, co
     Tiles t;
     unsigned blocks = make_tiles(t, list, from, n, tw, th, extra);
     if (blocks == 0) continue;
-    kernel<<<blocks, 32 * kWarps, 0, s>>>(*a, t, more...);
-    cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess) return (int)e;
+    int e = launch(kernel, blocks, 32 * kWarps, s, *a, t, more...);
+    if (e) return e;
   }
   return 0;
 }
@@ -338,32 +360,21 @@ extern "C" int gs_fdtd_step_cuda(const gs_fdtd_step_args *a, const gs_fdtd_regio
     if (rows / 2 < GS_FDTD_ROWS_MIN || warps >= (int64_t)sms * 32) break;
     rows /= 2;
   }
-  // The sources ride on the launch when it is one (sources_last), else
-  // follow in their own.
-  const bool one = nm <= kMaxRegions && nr <= kMaxRegions && nm + nr > 0, fused = one && a->nsrc > 0 && a->done;
-  gs_fdtd_step_args quiet = *a;
-  quiet.nsrc = 0;
-  const gs_fdtd_step_args *la = fused ? a : &quiet;
-  int e = 0;
-  if (nm > 0 && nr > 0 && one) {
+  if (nm > 0 && nr > 0 && nm <= kMaxRegions && nr <= kMaxRegions) { // the usual case: one launch
     Tiles tm, ts;
     unsigned bm = make_tiles(tm, march, 0, nm, 32 * kCols * kWarps, rows, kCols - 1);
     unsigned bs = GS_FDTD_FLAT ? make_tiles(ts, rest, 0, nr, 0, kFlat, 0) : make_tiles(ts, rest, 0, nr, 32, kFlat / 32, 0);
-    step_both_kernel<kCols><<<bm + bs, 32 * kWarps, 0, s>>>(*la, tm, rows, bm, ts);
-    e = (int)cudaGetLastError();
-  } else {
-    e = launch_tiles(step_interior_vec_kernel<kCols>, 32 * kCols * kWarps, rows, la, march, nm, s, kCols - 1, rows);
-    if (!e) e = launch_tiles(step_kernel, GS_FDTD_FLAT ? 0 : 32, GS_FDTD_FLAT ? kFlat : kFlat / 32, la, rest, nr, s, 0);
+    return launch(step_both_kernel<kCols>, bm + bs, 32 * kWarps, s, *a, tm, rows, bm, ts);
   }
-  if (!e && a->nsrc > 0 && !fused) e = gs_fdtd_inject_cuda(a->ez_out, a->src_off, a->src_val, a->src_stride, a->src_t, a->nsrc, stream);
-  return e;
+  int e = launch_tiles(step_interior_vec_kernel<kCols>, 32 * kCols * kWarps, rows, a, march, nm, s, kCols - 1, rows);
+  if (e) return e;
+  return launch_tiles(step_kernel, GS_FDTD_FLAT ? 0 : 32, GS_FDTD_FLAT ? kFlat : kFlat / 32, a, rest, nr, s, 0);
 }
 
 extern "C" int gs_fdtd_inject_cuda(float *ez, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n,
                                    void *stream) {
   if (n <= 0) return 0;
-  inject_kernel<<<(n + 127) / 128, 128, 0, (cudaStream_t)stream>>>(ez, off, val, stride, t, n);
-  return (int)cudaGetLastError();
+  return launch(inject_kernel, (unsigned)(n + 127) / 128, 128, (cudaStream_t)stream, ez, off, val, stride, t, n);
 }
 
 extern "C" int gs_fdtd_sample_cuda(gs_fdtd_view v, const int64_t *off, int n, float *out, int64_t slots, gs_tick t,

@@ -67,26 +67,13 @@ typedef struct gs_fdtd_step_args {
   const gs_fdtd_coef *coef; /* GS_FDTD_MAX_MATERIALS entries */
   int nslab;                /* 0 for regions that touch no slab */
   gs_fdtd_slab slab[4];
-  /* Sources applied after the update, as gs_fdtd_inject does:
-   * ez_out[src_off[k]] -= src_val[t * src_stride + k] for k < nsrc, nodes of
-   * the regions of the call (nsrc 0: none). On the GPU the last block of the
-   * launch applies them when done (a zeroed device word the launch counts its
-   * blocks with and leaves zeroed) is given, so they cost no launch of their
-   * own; else, or when the update takes several launches, one follows. */
-  const int64_t *src_off;
-  const float *src_val;
-  int64_t src_stride;
-  gs_tick src_t;
-  int nsrc;
-  unsigned *done;
 } gs_fdtd_step_args;
 
 /* One time step over the nodes of n disjoint regions r[0..n) (global
  * indices, subsets of the nodes the arrays hold): new H and its CPML
- * correction, then new Ez and its CPML correction, then the sources. The GPU
- * launcher takes up to 8 regions the marching kernel can take and 8 others
- * in one launch (more: one launch per 8 of a kind), so small pieces cost no
- * extra launch. */
+ * correction, then new Ez and its CPML correction. The GPU launcher takes
+ * all regions in one or two launches (one for the regions the marching
+ * kernel can take, one for the rest), so small pieces cost no extra launch. */
 typedef int (*gs_fdtd_step_fn)(const gs_fdtd_step_args *a, const gs_fdtd_region *r, int n, void *stream);
 int gs_fdtd_step_ref(const gs_fdtd_step_args *a, const gs_fdtd_region *r, int n, void *stream);
 int gs_fdtd_step_cuda(const gs_fdtd_step_args *a, const gs_fdtd_region *r, int n, void *stream);
@@ -94,9 +81,10 @@ int gs_fdtd_step_cuda(const gs_fdtd_step_args *a, const gs_fdtd_region *r, int n
 /* Point operations for sources and receivers (n entries, device memory), at
  * step t (read when the work runs: CUDA graphs replay these launches):
  * ez[off[k]] -= val[t * stride + k] (val already scaled by the material's
- * src; the step functions call these after the update, or fold them into its
- * launch); and out[3 (t % slots) n + 3k ..] = ez, hx, hy at off[k] (a ring of
+ * src); and out[3 (t % slots) n + 3k ..] = ez, hx, hy at off[k] (a ring of
  * slots steps). */
+typedef int (*gs_fdtd_inject_fn)(float *ez, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n,
+                                 void *stream);
 int gs_fdtd_inject_ref(float *ez, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n, void *stream);
 int gs_fdtd_inject_cuda(float *ez, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n, void *stream);
 typedef int (*gs_fdtd_sample_fn)(gs_fdtd_view v, const int64_t *off, int n, float *out, int64_t slots, gs_tick t,

@@ -68,11 +68,12 @@ __global__ void __launch_bounds__(kThreads) copy_boxes_kernel(const gs_halo_boxe
       }
   }
   if (b.flag) {
-    // threadFenceReduction's pattern: every thread's stores, a system-wide
-    // fence, then one count per block; the last block stores the flag.
-    __threadfence_system();
+    // The block's stores, then one system-wide fence and one count per block
+    // (the pattern of cooperative groups' grid sync); the last block to
+    // count stores the flag.
     __syncthreads();
     if (threadIdx.x == 0) {
+      __threadfence_system();
       const unsigned total = gridDim.x * gridDim.y;
       if (atomicAdd(b.count, 1u) == total - 1) {
         *b.count = 0;
@@ -126,8 +127,16 @@ extern "C" int gs_halo_copy_cuda(const gs_halo_boxes *b, void *stream) {
   int64_t most = 1;
   for (int k = 0; k < b->n; ++k)
     if (b->box[k].w > 0 && b->box[k].h > 0 && box_tasks(b->box[k]) > most) most = box_tasks(b->box[k]);
-  int64_t blocks = (most + kThreads / 32 - 1) / (kThreads / 32);
-  if (blocks > 1024) blocks = 1024;
+  // Big boxes: at most one resident wave of blocks (4 per SM: 64 registers),
+  // whose warps loop over the tasks.
+  static int sms = 0;
+  if (!sms) {
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+      return (int)cudaGetLastError();
+  }
+  int64_t blocks = (most + kThreads / 32 - 1) / (kThreads / 32), cap = (int64_t)sms * 4 / b->n;
+  if (blocks > (cap > 0 ? cap : 1)) blocks = cap > 0 ? cap : 1;
   copy_boxes_kernel<<<dim3((unsigned)blocks, (unsigned)b->n), kThreads, 0, (cudaStream_t)stream>>>(*b);
   return (int)cudaGetLastError();
 }

@@ -31,10 +31,14 @@ if want k4; then # variant builds in the background while the tests run
     done ) > /tmp/k4build.log 2>&1 &
   k4pid=$!
 fi
-if want s4; then # the session-3 build (.carry/base.tar.gz: git archive 0a16f45) beside the tests, for A/B runs
+if want s4; then # the session-3 build (.carry/base.tar.gz: git archive 0a16f45) and variants beside the tests, for A/B runs
   ( rm -rf /tmp/gs-base && mkdir -p /tmp/gs-base && tar -C /tmp/gs-base -xzf .carry/base.tar.gz &&
     cmake -S /tmp/gs-base -B /tmp/gs-base/build -DCMAKE_CUDA_ARCHITECTURES=90 -DBUILD_TESTING=OFF > /dev/null 2>&1 &&
-    cmake --build /tmp/gs-base/build --target gpustencil -j 8 > /dev/null 2>&1 || echo "base build failed" ) > /tmp/basebuild.log 2>&1 &
+    cmake --build /tmp/gs-base/build --target gpustencil -j 8 > /dev/null 2>&1 || echo "base build failed"
+    for v in ${GS_S4_BUILDS:-GS_FDTD_FLAT=0}; do d=build-s4-${v//[^A-Za-z0-9]/_}
+      cmake -S . -B $d -DCMAKE_CUDA_ARCHITECTURES=90 -DBUILD_TESTING=OFF "-DGPUSTENCIL_SCALE_TUNING=${v//,/;}" > /dev/null 2>&1 &&
+        cmake --build $d --target gpustencil -j 8 > /dev/null 2>&1 || echo "$v build failed"
+    done ) > /tmp/basebuild.log 2>&1 &
   basepid=$!
 fi
 if want tests; then
@@ -277,45 +281,37 @@ if want final; then
   done | tee "$out/final_bench_2gpu.txt"
 fi
 if want s4; then
-  log "session 4: this build (new) against the session-3 one (base), same call"
+  log "session 4: this build (new) against the session-3 one (base) and variants, same call"
   wait $basepid; cat /tmp/basebuild.log
-  base=/tmp/gs-base/build/gpustencil
-  for g in 2000x1000 1000x1000 8192x8192 16384x16384; do
+  # variant name -> binary and environment
+  pick() { x=$bin; e=GS_NONE=1
+    case $1 in base) x=/tmp/gs-base/build/gpustencil ;; nopdl) e=GPUSTENCIL_PDL=0 ;; GS_*) x=build-s4-${1//[^A-Za-z0-9]/_}/gpustencil ;; esac; }
+  for g in ${GS_S4_GRIDS:-2000x1000 1000x1000 8192x8192 16384x16384}; do
     case $g in 16384x16384) n=300 ;; 8192x8192) n=1000 ;; *) n=5000 ;; esac
-    for v in base new; do
-      x=$bin; [ $v = base ] && x=$base
-      $x bench fdtd --grid $g --steps $n 2>&1 | grep -E "Mcells" | sed "s/^/$g $v 1 GPU: /"
-      timeout 100 mpirun -np $ngpu $x bench fdtd --grid $g --steps $n --csv "$out/s4_$v.csv" 2>&1 | grep -E "ranks:|error" | sed "s/^/$g $v: /"
+    for v in ${GS_S4_VARIANTS:-new nopdl base GS_FDTD_FLAT=0}; do
+      pick $v; [ -x $x ] || continue
+      env $e $x bench fdtd --grid $g --steps $n 2>&1 | grep -E "Mcells|error|fatal" | sed "s/^/$g $v 1 GPU: /"
+      timeout 100 mpirun -np $ngpu env $e $x bench fdtd --grid $g --steps $n --csv "$out/s4_$v.csv" 2>&1 | grep -E "ranks:|error|fatal" | sed "s/^/$g $v: /"
     done
   done 2>&1 | tee "$out/s4_ab.txt"
   log "session 4: timed-step count (the graph capture inside or outside the timed steps), 2000x1000"
-  for v in base new; do for n in 300 2000; do
-    x=$bin; [ $v = base ] && x=$base
+  for v in base new; do for n in 300 2000; do pick $v
     timeout 100 mpirun -np $ngpu $x bench fdtd --grid 2000x1000 --steps $n 2>&1 | grep -E "^bench|ranks:|error" | sed "s/^/$v $n steps: /"
   done; done 2>&1 | tee "$out/s4_steps.txt"
-  for d in 2x1 1x2; do for r in auto 4 8; do
+  for d in 2x1 1x2; do for r in auto 4; do
     timeout 100 mpirun -np $ngpu $bin bench fdtd --grid 2000x1000 --steps 5000 --decomp $d --halo-depth $r --csv "$out/s4_new.csv" 2>&1 | grep -E "ranks:|error" | sed "s/^/2000x1000 $d R=$r: /"
   done; done 2>&1 | tee -a "$out/s4_steps.txt"
   log "session 4: gpr.in (receivers on their own stream), new and base"
-  for v in base new; do x=$bin; [ $v = base ] && x=$base
-    for k in 1 2 3; do $x fdtd inputs/gpr.in -o /tmp/gpr-$v 2>&1 | grep -E "checksum|Mcells" | sed "s/^/$v: /"; done
+  for v in base new nopdl; do pick $v
+    for k in 1 2 3; do env $e $x fdtd inputs/gpr.in -o /tmp/gpr-$v 2>&1 | grep -E "checksum|Mcells" | sed "s/^/$v: /"; done
   done 2>&1 | tee "$out/s4_gpr.txt"
-  cmp /tmp/gpr-base/receivers.csv /tmp/gpr-new/receivers.csv && echo "gpr.in receivers.csv: base and new identical" | tee -a "$out/s4_gpr.txt"
-  log "session 4: kernel time alone (ncu), 2000x500 (a rank's part of 2000x1000)"
-  for g in 2000x500; do for v in base new; do x=$bin; [ $v = base ] && x=$base
-    timeout 100 ncu --cache-control none --launch-skip 120 --launch-count 6 --metrics gpu__time_duration.sum \
-      $x bench fdtd --grid $g --steps 20 --no-graphs 2>&1 | grep -E "^  [a-z<]|gpu__time" | sed "s/^/$g $v: /"
-  done; done 2>&1 | tee "$out/s4_ncu.txt"
-  log "session 4: bench halo (copy kernel with four loads in flight), one-way and both-ways ceilings"
-  for v in "16384x16384 1x2 1" "16384x16384 1x2 8" "16384x16384 2x1 8" "262144x1024 1x2 8" "1048576x256 1x2 8" "2097152x128 1x2 8"; do
+  for v in new nopdl; do cmp /tmp/gpr-base/receivers.csv /tmp/gpr-$v/receivers.csv && echo "gpr.in receivers.csv: base and $v identical"; done | tee -a "$out/s4_gpr.txt"
+  log "session 4: bench halo, one-way and both-ways ceilings"
+  for v in "16384x16384 1x2 1" "16384x16384 1x2 8" "16384x16384 2x1 8" "1048576x256 1x2 8" "2097152x128 1x2 8" "4194304x64 1x2 8"; do
     set -- $v
-    for x in $bin ${GS_S4_HALO_BASE:+$base}; do
-      timeout 60 mpirun -np $ngpu $x bench halo --grid $1 --decomp $2 --halo-depth $3 --reps 200 --halo-transport ipc \
-        --csv "$out/s4_halo.csv" 2>&1 | grep -E "KB sent|cudaMemcpyPeer|both ways|error" | sed "s/^/$1 $2 R=$3 $([ $x = $bin ] && echo new || echo base): /"
-    done
+    timeout 60 mpirun -np $ngpu $bin bench halo --grid $1 --decomp $2 --halo-depth $3 --reps 200 --halo-transport ipc \
+      --csv "$out/s4_halo.csv" 2>&1 | grep -E "KB sent|cudaMemcpyPeer|both ways|error" | sed "s/^/$1 $2 R=$3: /"
   done 2>&1 | tee "$out/s4_halo.txt"
-  GPUSTENCIL_IPC_COPY=engine timeout 60 mpirun -np $ngpu -x GPUSTENCIL_IPC_COPY $bin bench halo --grid 1048576x256 --decomp 1x2 \
-    --halo-depth 8 --reps 200 --halo-transport ipc 2>&1 | grep -E "KB sent|error" | sed "s/^/1048576x256 engine: /" | tee -a "$out/s4_halo.txt"
 fi
 cp build-gpu/Testing/Temporary/LastTest.log /tmp/gs-LastTest.log 2>/dev/null
 true

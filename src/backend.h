@@ -96,6 +96,7 @@ typedef struct gs_backend {
   gs_scale_u8_fn scale_u8;
   gs_scale_u16_fn scale_u16;
   gs_fdtd_step_fn fdtd_step;
+  gs_fdtd_inject_fn fdtd_inject;
   gs_fdtd_sample_fn fdtd_sample;
   gs_fdtd_clock_fn fdtd_clock;
   gs_halo_copy_fn halo_copy;

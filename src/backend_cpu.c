@@ -97,6 +97,7 @@ const gs_backend gs_backend_cpu = {
     .scale_u8 = gs_scale_u8_ref,
     .scale_u16 = gs_scale_u16_ref,
     .fdtd_step = gs_fdtd_step_ref,
+    .fdtd_inject = gs_fdtd_inject_ref,
     .fdtd_sample = gs_fdtd_sample_ref,
     .fdtd_clock = gs_fdtd_clock_ref,
     .halo_copy = gs_halo_copy_ref,

@@ -257,6 +257,10 @@ static int cu_fdtd_step(const gs_fdtd_step_args *a, const gs_fdtd_region *r, int
   GS_LAUNCH_CHECK(gs_fdtd_step_cuda(a, r, n, s));
   return 0;
 }
+static int cu_fdtd_inject(float *ez, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n, void *s) {
+  GS_LAUNCH_CHECK(gs_fdtd_inject_cuda(ez, off, val, stride, t, n, s));
+  return 0;
+}
 static int cu_fdtd_sample(gs_fdtd_view v, const int64_t *off, int n, float *out, int64_t slots, gs_tick t, void *s) {
   GS_LAUNCH_CHECK(gs_fdtd_sample_cuda(v, off, n, out, slots, t, s));
   return 0;
@@ -319,6 +323,7 @@ const gs_backend gs_backend_cuda = {
     .scale_u8 = cu_scale_u8,
     .scale_u16 = cu_scale_u16,
     .fdtd_step = cu_fdtd_step,
+    .fdtd_inject = cu_fdtd_inject,
     .fdtd_sample = cu_fdtd_sample,
     .fdtd_clock = cu_fdtd_clock,
     .graph_begin = cu_graph_begin,

@@ -310,11 +310,6 @@ gs_status gs_fdtd_sim_init_part(gs_fdtd_sim *m, const gs_scene *sc, const gs_bac
           }
           ++k;
         }
-      const char *fs = getenv("GPUSTENCIL_FUSE_SOURCES");
-      m->fuse_sources = !(fs && strcmp(fs, "0") == 0);
-      const unsigned zeros[2] = {0, 0};
-      m->src_done = b->dev_alloc(sizeof zeros);
-      b->copy_h2d(m->src_done, zeros, sizeof zeros, m->s);
       m->src_off = b->dev_alloc(sizeof *off * (size_t)m->nsrc);
       m->src_val = b->dev_alloc(sizeof *val * (size_t)sc->iterations * (size_t)m->nsrc);
       b->copy_h2d(m->src_off, off, sizeof *off * (size_t)m->nsrc, m->s);
@@ -367,7 +362,6 @@ void gs_fdtd_sim_free(gs_fdtd_sim *m) {
       for (int eh = 0; eh < 2; ++eh) b->dev_free(m->psi[k][buf][eh]);
   }
   if (m->nsrc) {
-    b->dev_free(m->src_done);
     b->dev_free(m->src_off);
     b->dev_free(m->src_val);
   }
@@ -419,10 +413,8 @@ static void flush_receivers(gs_fdtd_sim *m) {
 /* Queues the update of the nodes in boxes[0..n) (global, disjoint) on
  * stream st: their parts in region 0 (no CPML in reach: the plain update)
  * and in the strips around it (with the slabs), in one launch on the GPU
- * (kernels/fdtd.cu); then the sources [from, to) of the class order (in
- * those boxes) at step t, in the same launch. */
-static void update_boxes(gs_fdtd_sim *m, const gs_fdtd_step_args *slab, const gs_fdtd_region *boxes, int n, int from,
-                         int to, gs_tick t, gs_stream st) {
+ * (kernels/fdtd.cu). */
+static void update_boxes(gs_fdtd_sim *m, const gs_fdtd_step_args *slab, const gs_fdtd_region *boxes, int n, gs_stream st) {
   gs_fdtd_region pieces[20];
   int np = 0;
   for (int b = 0; b < n; ++b)
@@ -430,22 +422,16 @@ static void update_boxes(gs_fdtd_sim *m, const gs_fdtd_step_args *slab, const gs
       gs_fdtd_region r = gs_region_meet(m->region[k], boxes[b]);
       if (!gs_region_empty(r)) pieces[np++] = r;
     }
-  gs_fdtd_step_args a = *slab;
-  if (to > from) {
-    a.src_off = m->src_off + from;
-    a.src_val = m->src_val + from;
-    a.src_stride = m->nsrc;
-    a.src_t = t;
-    a.nsrc = to - from;
-    /* concurrent launches count apart; GPUSTENCIL_FUSE_SOURCES=0: a launch of their own (for comparison) */
-    a.done = m->fuse_sources ? m->src_done + (st == m->hi && m->hi != m->s) : NULL;
-  }
-  if (np || a.nsrc) m->b->fdtd_step(&a, pieces, np, st);
+  if (np) m->b->fdtd_step(slab, pieces, np, st);
 }
 
-static void update_box(gs_fdtd_sim *m, const gs_fdtd_step_args *slab, gs_fdtd_region box, int from, int to, gs_tick t,
-                       gs_stream st) {
-  update_boxes(m, slab, &box, 1, from, to, t, st);
+static void update_box(gs_fdtd_sim *m, const gs_fdtd_step_args *slab, gs_fdtd_region box, gs_stream st) {
+  update_boxes(m, slab, &box, 1, st);
+}
+
+/* Sources [from, to) of the class order, at step t, into the new Ez. */
+static void inject(gs_fdtd_sim *m, int from, int to, gs_tick t, gs_stream st) {
+  if (to > from) m->b->fdtd_inject(m->field[1 - m->cur][0], m->src_off + from, m->src_val + from, m->nsrc, t, to - from, st);
 }
 
 /* One rank, or several (then with the halo):
@@ -507,13 +493,15 @@ void gs_fdtd_sim_step(gs_fdtd_sim *m) {
   }
   if (!exchanging) {
     int e = (int)(R - 1 - k);
-    update_box(m, &sl, grown_box(m, e), 0, m->src_cum[1 + e], t, lo);
+    update_box(m, &sl, grown_box(m, e), lo);
+    inject(m, 0, m->src_cum[1 + e], t, lo);
     if (k == R - 2) gs_halo_reads_done(m->halo, lo);
     b->event_record(m->ev_lo, lo);
     m->pending = 0;
   } else if (!m->halo || !m->overlap) {
     if (m->pending) gs_halo_wait(m->halo, lo);
-    update_box(m, &sl, grown_box(m, 0), 0, m->src_cum[1], t, lo);
+    update_box(m, &sl, grown_box(m, 0), lo);
+    inject(m, 0, m->src_cum[1], t, lo);
     if (m->halo) {
       gs_halo_send(m->halo, out, lo);
       gs_halo_finish(m->halo, out, lo);
@@ -532,11 +520,13 @@ void gs_fdtd_sim_step(gs_fdtd_sim *m) {
     int np = 0;
     for (int r = 0; r < 4; ++r)
       if (!gs_region_empty(ring[r])) pieces[np++] = ring[r];
-    update_boxes(m, &sl, pieces, np, m->src_cum[0], m->src_cum[1], t, hi);
+    update_boxes(m, &sl, pieces, np, hi);
+    inject(m, m->src_cum[0], m->src_cum[1], t, hi);
     b->event_record(m->ev_ring, hi);
     gs_halo_send(m->halo, out, hi);
     b->event_record(m->ev_sent, hi);
-    update_box(m, &sl, core, 0, m->src_cum[0], t, lo); /* (an empty core holds no sources) */
+    if (!gs_region_empty(core)) update_box(m, &sl, core, lo);
+    inject(m, 0, m->src_cum[0], t, lo);
     b->event_record(m->ev_lo, lo);
     gs_halo_finish(m->halo, out, hi);
     m->pending = 1;

@@ -50,8 +50,6 @@ typedef struct gs_fdtd_sim {
   int64_t *src_off, *rx_off;
   int *rx_global; /* scene index of each local receiver */
   float *src_val, *rx_buf, *rx_hist;
-  unsigned *src_done; /* two zeroed device words: the launches that apply sources count their blocks (s, hi) */
-  int fuse_sources;   /* sources applied in the update's launch (GPUSTENCIL_FUSE_SOURCES=0: not) */
   int64_t step, rx_flushed;
   gs_stream s; /* the (low-priority) stream of the bulk of the work */
   /* Several ranks (gs_fdtd_sim_connect): */
