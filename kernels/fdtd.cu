@@ -32,26 +32,16 @@ __device__ __forceinline__ const gs_fdtd_region &tile_of(const Tiles &t, unsigne
 
 // Regions that touch no CPML slab take the same code with nslab = 0; the
 // slab loops then vanish (nslab is uniform across the grid).
-// Flat tiles: block b of t takes kFlat consecutive nodes of its region in
-// row-major order (thread x the x-th), so narrow strips (the CPML columns,
-// 11-12 nodes wide) leave no thread idle.
-// GS_FDTD_FLAT 0: tiles of 32 x 8 nodes instead (the session-3 layout).
-#ifndef GS_FDTD_FLAT
-#define GS_FDTD_FLAT 1
-#endif
-constexpr int kFlat = 256;
-__device__ __forceinline__ void strip_flat(const gs_fdtd_step_args &a, const Tiles &t, unsigned b, int x) {
+// Tile b of t, tiles of 32 x kStripRows nodes, thread x of the block
+// (32 x kStripRows threads). Measured against flat tiles of 256 nodes in a
+// row (no idle thread in the 11-12 wide CPML columns): these were faster
+// (docs/performance.md, session 4).
+constexpr int kStripRows = 8;
+__device__ __forceinline__ void strip_tile(const gs_fdtd_step_args &a, const Tiles &t, unsigned b, int x) {
   int64_t tx, ty;
   const gs_fdtd_region &r = tile_of(t, b, tx, ty);
-#if !GS_FDTD_FLAT
-  const int64_t i = r.i0 + tx * 32 + (x & 31), j = r.j0 + ty * (kFlat / 32) + (x >> 5);
+  const int64_t i = r.i0 + tx * 32 + (x & 31), j = r.j0 + ty * kStripRows + (x >> 5);
   if (i < r.i1 && j < r.j1) gs_fdtd_node(&a, i, j);
-  return;
-#endif
-  const int64_t w = r.i1 - r.i0, idx = tx * kFlat + x;
-  const int64_t jj = idx <= 0x7fffffff && w <= 0x7fffffff ? (int64_t)((unsigned)idx / (unsigned)w) : idx / w;
-  if (r.j0 + jj >= r.j1) return;
-  gs_fdtd_node(&a, r.i0 + (idx - jj * w), r.j0 + jj);
 }
 
 // Programmatic dependent launch (Hopper and later): a kernel launched with
@@ -66,9 +56,9 @@ __device__ __forceinline__ void after_previous() {
 #endif
 }
 
-__global__ void __launch_bounds__(kFlat) step_kernel(const gs_fdtd_step_args a, const Tiles t) {
+__global__ void __launch_bounds__(32 * kStripRows) step_kernel(const gs_fdtd_step_args a, const Tiles t) {
   after_previous();
-  strip_flat(a, t, blockIdx.x, threadIdx.x);
+  strip_tile(a, t, blockIdx.x, threadIdx.x);
 }
 
 // Regions with no CPML slab: each warp marches up a strip of 32 C columns for
@@ -247,9 +237,9 @@ __global__ void __launch_bounds__(32 * kWarps, GS_FDTD_MINB) step_interior_vec_k
 }
 
 // Both in one launch: blocks [0, nm) march over tm, the rest update the
-// nodes of ts one per thread (flat tiles), so a step's update is one kernel,
-// not two in a row.
-static_assert(32 * kWarps == kFlat, "the strip blocks of step_both_kernel are flat tiles");
+// nodes of ts one per thread (tiles of 32 x kStripRows), so a step's update
+// is one kernel, not two in a row.
+static_assert(kWarps == kStripRows, "the strip blocks of step_both_kernel have the marching blocks' threads");
 template <int C>
 __global__ void __launch_bounds__(32 * kWarps, GS_FDTD_MINB) step_both_kernel(const gs_fdtd_step_args a, const Tiles tm,
                                                                             int rows, unsigned nm, const Tiles ts) {
@@ -257,14 +247,13 @@ __global__ void __launch_bounds__(32 * kWarps, GS_FDTD_MINB) step_both_kernel(co
   if (blockIdx.x < nm)
     march_tile<C>(a, tm, blockIdx.x, rows);
   else
-    strip_flat(a, ts, blockIdx.x - nm, threadIdx.x);
+    strip_tile(a, ts, blockIdx.x - nm, threadIdx.x);
 }
 
 } // namespace
 
 // The tiles of up to kMaxRegions regions of list from from; returns the
-// blocks (tiles of tw x th nodes; extra: leading masked columns; tw 0: flat
-// tiles of th nodes).
+// blocks (tiles of tw x th nodes; extra: leading masked columns).
 static unsigned make_tiles(Tiles &t, const gs_fdtd_region *list, int from, int n, int tw, int th, int extra) {
   t = Tiles{};
   unsigned blocks = 0;
@@ -272,13 +261,8 @@ static unsigned make_tiles(Tiles &t, const gs_fdtd_region *list, int from, int n
     const gs_fdtd_region &r = list[k];
     t.r[t.n] = r;
     t.first[t.n] = blocks;
-    if (tw == 0) {
-      t.bx[t.n] = (unsigned)(((r.i1 - r.i0) * (r.j1 - r.j0) + th - 1) / th);
-      blocks += t.bx[t.n];
-    } else {
-      t.bx[t.n] = (unsigned)((r.i1 - r.i0 + extra + tw - 1) / tw);
-      blocks += t.bx[t.n] * (unsigned)((r.j1 - r.j0 + th - 1) / th);
-    }
+    t.bx[t.n] = (unsigned)((r.i1 - r.i0 + extra + tw - 1) / tw);
+    blocks += t.bx[t.n] * (unsigned)((r.j1 - r.j0 + th - 1) / th);
     ++t.n;
   }
   t.first[t.n] = blocks;
@@ -300,9 +284,9 @@ static bool use_pdl() {
 }
 
 // kernel<<<blocks, threads, 0, s>>>(args...), with programmatic dependent
-// launch where use_pdl() says (the kernel starts with after_previous()).
+// launch if pdl and use_pdl() say so (the kernel starts with after_previous()).
 template <typename... P, typename... A>
-static int launch(void (*kernel)(P...), unsigned blocks, unsigned threads, cudaStream_t s, A... args) {
+static int launch(bool pdl, void (*kernel)(P...), unsigned blocks, unsigned threads, cudaStream_t s, A... args) {
   cudaLaunchConfig_t c = {};
   c.gridDim = dim3(blocks);
   c.blockDim = dim3(threads);
@@ -311,8 +295,31 @@ static int launch(void (*kernel)(P...), unsigned blocks, unsigned threads, cudaS
   at.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   at.val.programmaticStreamSerializationAllowed = 1;
   c.attrs = &at;
-  c.numAttrs = use_pdl() ? 1 : 0;
+  c.numAttrs = pdl && use_pdl() ? 1 : 0;
   return (int)cudaLaunchKernelEx(&c, kernel, args...);
+}
+
+// Whether an update launch of this many blocks is launched early
+// (programmatic dependent launch). Its blocks then wait on their SMs for the
+// kernel ahead; alone on the GPU that costs nothing and saves the gap between
+// the kernels (2000x1000 on one H200: 0.021 -> 0.019 ms per step), but beside
+// an overlapped exchange on another stream, waiting blocks of a grid of
+// several waves hold the SMs the boundary work needs (16384^2 on 2 GPUs:
+// 101.6% -> 96.6% efficiency; docs/performance.md, session 4). So with
+// concurrent streams only grids that fit on the GPU at once are.
+static bool early(const gs_fdtd_step_args *a, unsigned blocks) {
+  static int wave = 0;
+  if (!a->concurrent) return true;
+  if (!wave) {
+    int dev = 0, sms = 0, per = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, step_both_kernel<kCols>, 32 * kWarps, 0) != cudaSuccess) {
+      cudaGetLastError();
+      return false;
+    }
+    wave = sms * per; // the heaviest update kernel's; the others fit at least as many
+  }
+  return blocks <= (unsigned)wave;
 }
 
 // Launches kernel K over the regions of list (at most kMaxRegions at a time),
@@ -324,7 +331,7 @@ static int launch_tiles(K kernel, int tw, int th, const gs_fdtd_step_args *a, co
     Tiles t;
     unsigned blocks = make_tiles(t, list, from, n, tw, th, extra);
     if (blocks == 0) continue;
-    int e = launch(kernel, blocks, 32 * kWarps, s, *a, t, more...);
+    int e = launch(early(a, blocks), kernel, blocks, 32 * kWarps, s, *a, t, more...);
     if (e) return e;
   }
   return 0;
@@ -363,18 +370,18 @@ extern "C" int gs_fdtd_step_cuda(const gs_fdtd_step_args *a, const gs_fdtd_regio
   if (nm > 0 && nr > 0 && nm <= kMaxRegions && nr <= kMaxRegions) { // the usual case: one launch
     Tiles tm, ts;
     unsigned bm = make_tiles(tm, march, 0, nm, 32 * kCols * kWarps, rows, kCols - 1);
-    unsigned bs = GS_FDTD_FLAT ? make_tiles(ts, rest, 0, nr, 0, kFlat, 0) : make_tiles(ts, rest, 0, nr, 32, kFlat / 32, 0);
-    return launch(step_both_kernel<kCols>, bm + bs, 32 * kWarps, s, *a, tm, rows, bm, ts);
+    unsigned bs = make_tiles(ts, rest, 0, nr, 32, kStripRows, 0);
+    return launch(early(a, bm + bs), step_both_kernel<kCols>, bm + bs, 32 * kWarps, s, *a, tm, rows, bm, ts);
   }
   int e = launch_tiles(step_interior_vec_kernel<kCols>, 32 * kCols * kWarps, rows, a, march, nm, s, kCols - 1, rows);
   if (e) return e;
-  return launch_tiles(step_kernel, GS_FDTD_FLAT ? 0 : 32, GS_FDTD_FLAT ? kFlat : kFlat / 32, a, rest, nr, s, 0);
+  return launch_tiles(step_kernel, 32, kStripRows, a, rest, nr, s, 0);
 }
 
 extern "C" int gs_fdtd_inject_cuda(float *ez, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n,
                                    void *stream) {
   if (n <= 0) return 0;
-  return launch(inject_kernel, (unsigned)(n + 127) / 128, 128, (cudaStream_t)stream, ez, off, val, stride, t, n);
+  return launch(true, inject_kernel, (unsigned)(n + 127) / 128, 128, (cudaStream_t)stream, ez, off, val, stride, t, n);
 }
 
 extern "C" int gs_fdtd_sample_cuda(gs_fdtd_view v, const int64_t *off, int n, float *out, int64_t slots, gs_tick t,

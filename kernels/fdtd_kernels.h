@@ -67,6 +67,7 @@ typedef struct gs_fdtd_step_args {
   const gs_fdtd_coef *coef; /* GS_FDTD_MAX_MATERIALS entries */
   int nslab;                /* 0 for regions that touch no slab */
   gs_fdtd_slab slab[4];
+  int concurrent; /* GPU: other streams share the device (overlapped exchange): see kernels/fdtd.cu, launch() */
 } gs_fdtd_step_args;
 
 /* One time step over the nodes of n disjoint regions r[0..n) (global

@@ -8,7 +8,7 @@ out=${OUT:-$here/gpu-out}; mkdir -p "$out"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
 log() { echo "== $*"; }
 # GS_SECTIONS: which parts to run (default all): tests info scale ncu e2e huge fdtd fdtd2 exp cmpi scaling k4 bits final
-#   graphs halo2 ncu4 stage (session 3) s4 (session 4: A/B against .carry/base.tar.gz, built in the background);
+#   graphs halo2 ncu4 stage (session 3) s4 (session 4: A/B against .carry/base.tar.gz, built in the background) final4;
 #   k4 variants are built in the background right after the main build
 want() { [ -z "${GS_SECTIONS:-}" ] || [[ " $GS_SECTIONS " == *" $1 "* ]]; }
 cd "$here"
@@ -312,6 +312,16 @@ if want s4; then
     timeout 60 mpirun -np $ngpu $bin bench halo --grid $1 --decomp $2 --halo-depth $3 --reps 200 --halo-transport ipc \
       --csv "$out/s4_halo.csv" 2>&1 | grep -E "KB sent|cudaMemcpyPeer|both ways|error" | sed "s/^/$1 $2 R=$3: /"
   done 2>&1 | tee "$out/s4_halo.txt"
+fi
+if want final4; then
+  log "session 4 final: bench fdtd, 1 GPU and $ngpu GPUs, defaults (programmatic dependent launch on) and GPUSTENCIL_PDL=0"
+  for g in 16384x16384 8192x8192 2000x1000 1000x1000; do
+    case $g in 16384x16384) n=300 ;; 8192x8192) n=1000 ;; *) n=5000 ;; esac
+    for e in GS_NONE=1 GPUSTENCIL_PDL=0; do
+      env $e $bin bench fdtd --grid $g --steps $n 2>&1 | grep -E "Mcells|error|fatal" | sed "s/^/$g $e 1 GPU: /"
+      timeout 100 mpirun -np $ngpu env $e $bin bench fdtd --grid $g --steps $n --csv "$out/final4.csv" 2>&1 | grep -E "^bench|ranks:|error|fatal" | sed "s/^/$g $e: /"
+    done
+  done 2>&1 | tee "$out/final4.txt"
 fi
 cp build-gpu/Testing/Temporary/LastTest.log /tmp/gs-LastTest.log 2>/dev/null
 true

@@ -451,7 +451,8 @@ void gs_fdtd_sim_step(gs_fdtd_sim *m) {
   gs_fdtd_step_args a = {.ez = m->field[in][0], .hx = m->field[in][1], .hy = m->field[in][2], .mat = m->v.mat,
                          .ez_out = m->field[out][0], .hx_out = m->field[out][1], .hy_out = m->field[out][2],
                          .pitch = m->pitch, .g = m->g, .oi = m->oi0, .oj = m->oj0, .nx = m->nx,
-                         .ny = m->ny, .chx = m->chx, .chy = m->chy, .coef = m->coef, .nslab = 0};
+                         .ny = m->ny, .chx = m->chx, .chy = m->chy, .coef = m->coef, .nslab = 0,
+                         .concurrent = m->hi && m->hi != m->s};
   gs_fdtd_step_args sl = a;
   sl.nslab = m->npml;
   for (int k = 0; k < m->npml; ++k) {
