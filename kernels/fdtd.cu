@@ -302,7 +302,7 @@ static int launch(bool pdl, void (*kernel)(P...), unsigned blocks, unsigned thre
 // Whether an update launch of this many blocks is launched early
 // (programmatic dependent launch). Its blocks then wait on their SMs for the
 // kernel ahead; alone on the GPU that costs nothing and saves the gap between
-// the kernels (2000x1000 on one H200: 0.021 -> 0.019 ms per step), but beside
+// the kernels (2000x1000 on one H200: 0.020 -> 0.018 ms per step), but beside
 // an overlapped exchange on another stream, waiting blocks of a grid of
 // several waves hold the SMs the boundary work needs (16384^2 on 2 GPUs:
 // 101.6% -> 96.6% efficiency; docs/performance.md, session 4). So with
