@@ -31,11 +31,13 @@ if want k4; then # variant builds in the background while the tests run
     done ) > /tmp/k4build.log 2>&1 &
   k4pid=$!
 fi
-if want s4; then # the session-3 build (.carry/base.tar.gz: git archive 0a16f45) and variants beside the tests, for A/B runs
+# s4: the session-3 build (.carry/base.tar.gz: git archive 0a16f45) and variant builds (GS_S4_BUILDS="MACRO=V ...",
+# run as GS_S4_VARIANTS names) beside the tests, for A/B runs (in session 4: GS_FDTD_FLAT=0, a macro since removed)
+if want s4; then
   ( rm -rf /tmp/gs-base && mkdir -p /tmp/gs-base && tar -C /tmp/gs-base -xzf .carry/base.tar.gz &&
     cmake -S /tmp/gs-base -B /tmp/gs-base/build -DCMAKE_CUDA_ARCHITECTURES=90 -DBUILD_TESTING=OFF > /dev/null 2>&1 &&
     cmake --build /tmp/gs-base/build --target gpustencil -j 8 > /dev/null 2>&1 || echo "base build failed"
-    for v in ${GS_S4_BUILDS:-GS_FDTD_FLAT=0}; do d=build-s4-${v//[^A-Za-z0-9]/_}
+    for v in ${GS_S4_BUILDS:-}; do d=build-s4-${v//[^A-Za-z0-9]/_}
       cmake -S . -B $d -DCMAKE_CUDA_ARCHITECTURES=90 -DBUILD_TESTING=OFF "-DGPUSTENCIL_SCALE_TUNING=${v//,/;}" > /dev/null 2>&1 &&
         cmake --build $d --target gpustencil -j 8 > /dev/null 2>&1 || echo "$v build failed"
     done ) > /tmp/basebuild.log 2>&1 &
@@ -288,7 +290,7 @@ if want s4; then
     case $1 in base) x=/tmp/gs-base/build/gpustencil ;; nopdl) e=GPUSTENCIL_PDL=0 ;; GS_*) x=build-s4-${1//[^A-Za-z0-9]/_}/gpustencil ;; esac; }
   for g in ${GS_S4_GRIDS:-2000x1000 1000x1000 8192x8192 16384x16384}; do
     case $g in 16384x16384) n=300 ;; 8192x8192) n=1000 ;; *) n=5000 ;; esac
-    for v in ${GS_S4_VARIANTS:-new nopdl base GS_FDTD_FLAT=0}; do
+    for v in ${GS_S4_VARIANTS:-new nopdl base}; do
       pick $v; [ -x $x ] || continue
       env $e $x bench fdtd --grid $g --steps $n 2>&1 | grep -E "Mcells|error|fatal" | sed "s/^/$g $v 1 GPU: /"
       timeout 100 mpirun -np $ngpu env $e $x bench fdtd --grid $g --steps $n --csv "$out/s4_$v.csv" 2>&1 | grep -E "ranks:|error|fatal" | sed "s/^/$g $v: /"
