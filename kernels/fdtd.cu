@@ -7,6 +7,7 @@
 
 #include "fdtd_kernels.h"
 #include "fdtd_node.h"
+#include "sm_count.cuh"
 
 namespace {
 
@@ -311,13 +312,12 @@ static bool early(const gs_fdtd_step_args *a, unsigned blocks) {
   static int wave = 0;
   if (!a->concurrent) return true;
   if (!wave) {
-    int dev = 0, sms = 0, per = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, step_both_kernel<kCols>, 32 * kWarps, 0) != cudaSuccess) {
+    int per = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, step_both_kernel<kCols>, 32 * kWarps, 0) != cudaSuccess) {
       cudaGetLastError();
       return false;
     }
-    wave = sms * per; // the heaviest update kernel's; the others fit at least as many
+    wave = gs_sm_count() * per; // the heaviest update kernel's; the others fit at least as many
   }
   return blocks <= (unsigned)wave;
 }
@@ -352,12 +352,8 @@ extern "C" int gs_fdtd_step_cuda(const gs_fdtd_step_args *a, const gs_fdtd_regio
   cudaStream_t s = (cudaStream_t)stream;
   // Rows per tile: kRows, halved while the warps would not fill every SM
   // once (at most 32 resident per SM at this kernel's register count).
-  static int sms = 0;
-  if (!sms) {
-    int dev = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
-      return (int)cudaGetLastError();
-  }
+  const int sms = gs_sm_count();
+  if (!sms) return (int)cudaGetLastError();
   int rows = kRows;
   for (;;) {
     int64_t warps = 0;

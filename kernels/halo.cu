@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "halo_kernels.h"
+#include "sm_count.cuh"
 
 namespace {
 
@@ -129,14 +130,11 @@ extern "C" int gs_halo_copy_cuda(const gs_halo_boxes *b, void *stream) {
     if (b->box[k].w > 0 && b->box[k].h > 0 && box_tasks(b->box[k]) > most) most = box_tasks(b->box[k]);
   // Big boxes: at most one resident wave of blocks (4 per SM: 64 registers),
   // whose warps loop over the tasks.
-  static int sms = 0;
-  if (!sms) {
-    int dev = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
-      return (int)cudaGetLastError();
-  }
+  const int sms = gs_sm_count();
+  if (!sms) return (int)cudaGetLastError();
   int64_t blocks = (most + kThreads / 32 - 1) / (kThreads / 32), cap = (int64_t)sms * 4 / b->n;
-  if (blocks > (cap > 0 ? cap : 1)) blocks = cap > 0 ? cap : 1;
+  if (cap < 1) cap = 1;
+  if (blocks > cap) blocks = cap;
   copy_boxes_kernel<<<dim3((unsigned)blocks, (unsigned)b->n), kThreads, 0, (cudaStream_t)stream>>>(*b);
   return (int)cudaGetLastError();
 }

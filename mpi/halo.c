@@ -51,7 +51,7 @@ struct gs_halo {
   uint64_t *flags;           /* mine (ipc, sync "flag"): [0, 16) data from, [16, 32) reads done by, a peer;
                                 [32] the block count of the fused copy and signal */
   int sync_flag;             /* ipc ordering: 1 device flags, 0 IPC events + host counters */
-  int ipc_copy;              /* GPUSTENCIL_IPC_COPY: 0 the copy kernel, 2 copy engines */
+  int ipc_engine;            /* GPUSTENCIL_IPC_COPY=engine (and a backend with copy_2d_d2d): ipc boxes by copy engine */
   int parity;                /* of the last send (the staged boxes to unpack) */
   gs_event ev_packed, ev_done;
   MPI_Win win;
@@ -128,12 +128,6 @@ static void pack(gs_halo *h, const gs_halo_box_g *bx, int n, int parity, float *
   }
 }
 
-/* GPUSTENCIL_IPC_COPY=engine sends ipc boxes by a copy engine
- * (cudaMemcpy2DAsync into the peer's memory) instead of the copy kernel:
- * measured slower at every halo size tried, 0.13 to 96 MB
- * (docs/performance.md), kept for comparison. */
-static int by_engine(const gs_halo *h) { return h->b->copy_2d_d2d && h->ipc_copy == 2; }
-
 /* ipc: stores my send boxes straight into the peer's arrays; with sync
  * "flag", then raises the peer's data flag: fused into the last copy
  * kernel, or a one-thread kernel after copy-engine copies. */
@@ -154,13 +148,13 @@ static void push(gs_halo *h, peer *q, int parity, gs_stream s) {
     const gs_halo_array *mine = &h->arr[x->array], *theirs = &q->remote[x->array];
     float *from = corner(mine, parity, x), *to = corner(theirs, parity, x);
     int64_t w = x->a1 - x->a0, ht = x->b1 - x->b0;
-    if (by_engine(h))
+    if (h->ipc_engine)
       h->b->copy_2d_d2d(to, (size_t)theirs->pitch * sizeof(float), from, (size_t)mine->pitch * sizeof(float),
                         (size_t)w * sizeof(float), (size_t)ht, s);
     else
       queue(h, &l, (gs_halo_box){from, to, mine->pitch, theirs->pitch, w, ht}, k == q->p.nsend - 1, s);
   }
-  if (l.flag && (by_engine(h) || q->p.nsend == 0)) h->b->halo_signal(l.flag, l.value, s);
+  if (l.flag && (h->ipc_engine || q->p.nsend == 0)) h->b->halo_signal(l.flag, l.value, s);
 }
 
 /* Sends bytes from send + k * sstride to every peer k and receives bytes
@@ -264,8 +258,12 @@ gs_halo *gs_halo_create(MPI_Comm comm, const gs_backend *b, const gs_halo_array 
    * issue's first design, kept for comparison: docs/performance.md). */
   const char *sync = getenv("GPUSTENCIL_IPC_SYNC");
   h->sync_flag = me->sync_flag = !(sync && strcmp(sync, "event") == 0);
+  /* GPUSTENCIL_IPC_COPY=engine sends ipc boxes by a copy engine
+   * (cudaMemcpy2DAsync into the peer's memory) instead of the copy kernel:
+   * measured slower at every halo size tried, 0.13 to 96 MB
+   * (docs/performance.md), kept for comparison. */
   const char *copy = getenv("GPUSTENCIL_IPC_COPY");
-  h->ipc_copy = copy && strcmp(copy, "engine") == 0 ? 2 : 0;
+  h->ipc_engine = b->copy_2d_d2d && copy && strcmp(copy, "engine") == 0;
   if (me->has_ipc) {
     h->ev_data = b->ipc_event_create();
     h->ev_free = b->ipc_event_create();

@@ -636,11 +636,11 @@ static void replay(gs_fdtd_sim *m) {
 
 void gs_fdtd_sim_advance(gs_fdtd_sim *m, int64_t count) {
   const int64_t end = m->step + count;
+  const int len = graph_length(m->depth);
   while (m->step < end) {
     int64_t left = end - m->step;
-    if (m->graphs && !m->graph && cycle_start(m) && left >= graph_length(m->depth)) {
-      if (m->nrx && m->step + graph_length(m->depth) - m->rx_flushed > GS_RX_CHUNK)
-        flush_receivers(m); /* none due while capturing */
+    if (m->graphs && !m->graph && cycle_start(m) && left >= len) {
+      if (m->nrx && m->step + len - m->rx_flushed > GS_RX_CHUNK) flush_receivers(m); /* none due while capturing */
       capture(m);
     }
     if (m->graph && left >= m->graph_len && (m->step - m->graph_n0) % m->graph_len == 0 && cycle_start(m))
