@@ -270,22 +270,20 @@ static unsigned make_tiles(Tiles &t, const gs_fdtd_region *list, int from, int n
   return blocks;
 }
 
-// Whether launches use programmatic dependent launch: compute capability 9
-// or later, and GPUSTENCIL_PDL is not 0 (for comparison).
-static bool use_pdl() {
+// Whether this device can launch early (programmatic dependent launch):
+// compute capability 9 or later.
+static bool device_has_pdl() {
   static int on = -1;
   if (on < 0) {
     int dev = 0, major = 0;
-    const char *e = getenv("GPUSTENCIL_PDL");
     on = cudaGetDevice(&dev) == cudaSuccess &&
-         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess && major >= 9 &&
-         !(e && strcmp(e, "0") == 0);
+         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess && major >= 9;
   }
   return on;
 }
 
 // kernel<<<blocks, threads, 0, s>>>(args...), with programmatic dependent
-// launch if pdl and use_pdl() say so (the kernel starts with after_previous()).
+// launch if pdl and the device allow it (the kernel starts with after_previous()).
 template <typename... P, typename... A>
 static int launch(bool pdl, void (*kernel)(P...), unsigned blocks, unsigned threads, cudaStream_t s, A... args) {
   cudaLaunchConfig_t c = {};
@@ -296,7 +294,7 @@ static int launch(bool pdl, void (*kernel)(P...), unsigned blocks, unsigned thre
   at.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   at.val.programmaticStreamSerializationAllowed = 1;
   c.attrs = &at;
-  c.numAttrs = pdl && use_pdl() ? 1 : 0;
+  c.numAttrs = pdl && device_has_pdl() ? 1 : 0;
   return (int)cudaLaunchKernelEx(&c, kernel, args...);
 }
 
@@ -310,6 +308,7 @@ static int launch(bool pdl, void (*kernel)(P...), unsigned blocks, unsigned thre
 // concurrent streams only grids that fit on the GPU at once are.
 static bool early(const gs_fdtd_step_args *a, unsigned blocks) {
   static int wave = 0;
+  if (!a->pdl) return false;
   if (!a->concurrent) return true;
   if (!wave) {
     int per = 0;
@@ -375,9 +374,9 @@ extern "C" int gs_fdtd_step_cuda(const gs_fdtd_step_args *a, const gs_fdtd_regio
 }
 
 extern "C" int gs_fdtd_inject_cuda(float *ez, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n,
-                                   void *stream) {
+                                   int pdl, void *stream) {
   if (n <= 0) return 0;
-  return launch(true, inject_kernel, (unsigned)(n + 127) / 128, 128, (cudaStream_t)stream, ez, off, val, stride, t, n);
+  return launch(pdl != 0, inject_kernel, (unsigned)(n + 127) / 128, 128, (cudaStream_t)stream, ez, off, val, stride, t, n);
 }
 
 extern "C" int gs_fdtd_sample_cuda(gs_fdtd_view v, const int64_t *off, int n, float *out, int64_t slots, gs_tick t,

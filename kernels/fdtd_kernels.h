@@ -68,6 +68,7 @@ typedef struct gs_fdtd_step_args {
   int nslab;                /* 0 for regions that touch no slab */
   gs_fdtd_slab slab[4];
   int concurrent; /* GPU: other streams share the device (overlapped exchange): see kernels/fdtd.cu, launch() */
+  int pdl;        /* GPU: programmatic dependent launch allowed (GPUSTENCIL_PDL, read by the caller) */
 } gs_fdtd_step_args;
 
 /* One time step over the nodes of n disjoint regions r[0..n) (global
@@ -84,10 +85,10 @@ int gs_fdtd_step_cuda(const gs_fdtd_step_args *a, const gs_fdtd_region *r, int n
  * ez[off[k]] -= val[t * stride + k] (val already scaled by the material's
  * src); and out[3 (t % slots) n + 3k ..] = ez, hx, hy at off[k] (a ring of
  * slots steps). */
-typedef int (*gs_fdtd_inject_fn)(float *ez, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n,
+typedef int (*gs_fdtd_inject_fn)(float *ez, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n, int pdl,
                                  void *stream);
-int gs_fdtd_inject_ref(float *ez, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n, void *stream);
-int gs_fdtd_inject_cuda(float *ez, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n, void *stream);
+int gs_fdtd_inject_ref(float *ez, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n, int pdl, void *stream);
+int gs_fdtd_inject_cuda(float *ez, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n, int pdl, void *stream);
 typedef int (*gs_fdtd_sample_fn)(gs_fdtd_view v, const int64_t *off, int n, float *out, int64_t slots, gs_tick t,
                                  void *stream);
 int gs_fdtd_sample_ref(gs_fdtd_view v, const int64_t *off, int n, float *out, int64_t slots, gs_tick t, void *stream);

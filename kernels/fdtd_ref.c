@@ -72,7 +72,9 @@ int gs_fdtd_step_ref(const gs_fdtd_step_args *a, const gs_fdtd_region *r, int n,
   return 0;
 }
 
-int gs_fdtd_inject_ref(float *ez, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n, void *stream) {
+int gs_fdtd_inject_ref(float *ez, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n, int pdl,
+                       void *stream) {
+  (void)pdl;
   (void)stream;
   const float *v = val + gs_tick_value(t) * stride;
   for (int k = 0; k < n; ++k) ez[off[k]] = ez[off[k]] - v[k];

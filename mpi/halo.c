@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "comm.h"
+#include "config.h"
 #include "error.h"
 
 #define GS_HALO_SPIN_LIMIT_S 120.0
@@ -256,14 +257,13 @@ gs_halo *gs_halo_create(MPI_Comm comm, const gs_backend *b, const gs_halo_array 
   /* How ipc neighbours order their stores: device flags (default), or IPC
    * events with node-shared host counters (GPUSTENCIL_IPC_SYNC=event; the
    * issue's first design, kept for comparison: docs/performance.md). */
-  const char *sync = getenv("GPUSTENCIL_IPC_SYNC");
-  h->sync_flag = me->sync_flag = !(sync && strcmp(sync, "event") == 0);
+  const gs_config *cfg = gs_config_get();
+  h->sync_flag = me->sync_flag = cfg->ipc_sync == GS_IPC_SYNC_FLAG;
   /* GPUSTENCIL_IPC_COPY=engine sends ipc boxes by a copy engine
    * (cudaMemcpy2DAsync into the peer's memory) instead of the copy kernel:
    * measured slower at every halo size tried, 0.13 to 96 MB
    * (docs/performance.md), kept for comparison. */
-  const char *copy = getenv("GPUSTENCIL_IPC_COPY");
-  h->ipc_engine = b->copy_2d_d2d && copy && strcmp(copy, "engine") == 0;
+  h->ipc_engine = b->copy_2d_d2d && cfg->ipc_copy_engine;
   if (me->has_ipc) {
     h->ev_data = b->ipc_event_create();
     h->ev_free = b->ipc_event_create();
@@ -358,8 +358,8 @@ gs_halo *gs_halo_create(MPI_Comm comm, const gs_backend *b, const gs_halo_array 
       unsigned char mem[2][GS_IPC_HANDLE_BYTES];
     } stage_desc;
     stage_desc *sm = gs_xcalloc((size_t)npeers + 1, sizeof *sm), *st = gs_xcalloc((size_t)npeers + 1, sizeof *st);
-    const char *env = getenv("GPUSTENCIL_IPC_STAGE");
-    int never = env && strcmp(env, "never") == 0, always = env && strcmp(env, "always") == 0;
+    const gs_ipc_stage stage = gs_config_get()->ipc_stage;
+    int never = stage == GS_IPC_STAGE_NEVER, always = stage == GS_IPC_STAGE_ALWAYS;
     for (int k = 0; k < npeers && !bad; ++k) {
       peer *q = &h->peers[k];
       if (q->t != GS_HALO_IPC || q->recv_floats == 0) continue;

@@ -1,20 +1,34 @@
 /* The option parser: values, ranges, choices, positional arguments, errors. */
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "options.h"
 
-static int flag;
-static const char *str, *choice;
-static int64_t num;
-static double real;
-static const gs_opt opts[] = {
-    {"flag", 'f', GS_OPT_FLAG, &flag, NULL, 0, 0, "a flag"},
-    {"out", 'o', GS_OPT_STRING, &str, "DIR", 0, 0, "a string"},
-    {"count", 0, GS_OPT_INT, &num, "N", 1, 100, "an int"},
-    {"divisor", 0, GS_OPT_DOUBLE, &real, "D", 0, 0, "a real"},
-    {"mode", 0, GS_OPT_CHOICE, &choice, "a|bb|c", 0, 0, "a choice"},
-    {NULL, 0, 0, NULL, NULL, 0, 0, NULL},
+/* A command's options struct, and a group embedded in it as fdtd and bench
+ * embed their shared spread options. */
+typedef struct inner {
+  int64_t num;
+  double real;
+} inner;
+typedef struct outer {
+  int flag;
+  const char *str, *choice;
+  inner in;
+} outer;
+static outer o;
+
+static const gs_opt outer_opts[] = {
+    {"flag", 'f', GS_OPT_FLAG, offsetof(outer, flag), NULL, 0, 0, "a flag"},
+    {"out", 'o', GS_OPT_STRING, offsetof(outer, str), "DIR", 0, 0, "a string"},
+    {"mode", 0, GS_OPT_CHOICE, offsetof(outer, choice), "a|bb|c", 0, 0, "a choice"},
+    {NULL, 0, 0, 0, NULL, 0, 0, NULL},
+};
+static const gs_opt inner_opts[] = {
+    {"count", 0, GS_OPT_INT, offsetof(inner, num), "N", 1, 100, "an int"},
+    {"divisor", 0, GS_OPT_DOUBLE, offsetof(inner, real), "D", 0, 0, "a real"},
+    {NULL, 0, 0, 0, NULL, 0, 0, NULL},
 };
 
 static gs_status parse(const char *line, int *npos, char **pos, char *err) {
@@ -24,22 +38,23 @@ static gs_status parse(const char *line, int *npos, char **pos, char *err) {
   snprintf(buf, sizeof buf, "%s", line);
   for (char *t = strtok(buf, " "); t; t = strtok(NULL, " ")) argv[argc++] = t;
   int help = 0;
-  flag = 0;
-  str = choice = NULL;
-  num = 0;
-  real = 0;
+  memset(&o, 0, sizeof o);
   err[0] = '\0';
-  return gs_opts_parse(opts, argc, argv, pos, npos, &help, err, 256);
+  const gs_opt_group groups[] = {{outer_opts, 0}, {inner_opts, offsetof(outer, in)}};
+  gs_opt *opts = gs_opts_merge(groups, 2);
+  gs_status st = gs_opts_parse(opts, &o, argc, argv, pos, npos, &help, err, 256);
+  free(opts);
+  return st;
 }
 
 int main(void) {
   char *pos[32], err[256];
   int n;
   CHECK(parse("-f --out=x --count 7 --divisor 2.5 --mode bb in1 in2", &n, pos, err) == GS_OK);
-  CHECK(flag == 1 && str && strcmp(str, "x") == 0 && num == 7 && real == 2.5 && strcmp(choice, "bb") == 0);
+  CHECK(o.flag == 1 && o.str && strcmp(o.str, "x") == 0 && o.in.num == 7 && o.in.real == 2.5 && strcmp(o.choice, "bb") == 0);
   CHECK(n == 2 && strcmp(pos[0], "in1") == 0 && strcmp(pos[1], "in2") == 0);
   CHECK(parse("-o y -- --flag", &n, pos, err) == GS_OK && n == 1 && strcmp(pos[0], "--flag") == 0);
-  CHECK(strcmp(str, "y") == 0);
+  CHECK(strcmp(o.str, "y") == 0);
 
   CHECK(parse("--nope", &n, pos, err) == GS_ERR_USAGE && strstr(err, "--nope"));
   CHECK(parse("-x", &n, pos, err) == GS_ERR_USAGE && strstr(err, "-x"));

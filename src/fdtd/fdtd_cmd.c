@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "checkpoint.h"
-#include "commands.h"
+#include "fdtd_cmd.h"
 #include "fdtd_internal.h"
 #include "fsutil.h"
 #include "log.h"
@@ -25,37 +25,44 @@ static double now_s(void) {
 
 /* ------------------------------------------------------------- the command */
 
-static struct {
-  const char *outdir, *restart;
-  int64_t checkpoint_every, runs, steps, stop_after, snapshot_every;
-  int progress, no_overlap, no_graphs;
-  const char *decomp, *transport, *depth;
-} o = {.runs = 1};
+const gs_fdtd_opts gs_fdtd_defaults = {.runs = 1};
 
-static const gs_opt fdtd_opts[] = {
-    {"output", 'o', GS_OPT_STRING, &o.outdir, "DIR", 0, 0, "output folder (default: SCENE without .in, plus _out)"},
-    {"runs", 'n', GS_OPT_INT, &o.runs, "N", 1, 100000, "model runs, moving sources and receivers by #src_steps/#rx_steps"},
-    {"checkpoint-every", 0, GS_OPT_INT, &o.checkpoint_every, "STEPS", 1, 1e15, "write a checkpoint every STEPS steps"},
-    {"restart", 0, GS_OPT_STRING, &o.restart, "DIR", 0, 0, "continue from the checkpoint in DIR"},
-    {"stop-after", 0, GS_OPT_INT, &o.stop_after, "STEPS", 1, 1e15,
+const gs_opt gs_fdtd_opt_table[] = {
+    {"output", 'o', GS_OPT_STRING, offsetof(gs_fdtd_opts, outdir), "DIR", 0, 0,
+     "output folder (default: SCENE without .in, plus _out)"},
+    {"runs", 'n', GS_OPT_INT, offsetof(gs_fdtd_opts, runs), "N", 1, 100000,
+     "model runs, moving sources and receivers by #src_steps/#rx_steps"},
+    {"checkpoint-every", 0, GS_OPT_INT, offsetof(gs_fdtd_opts, checkpoint_every), "STEPS", 1, 1e15,
+     "write a checkpoint every STEPS steps"},
+    {"restart", 0, GS_OPT_STRING, offsetof(gs_fdtd_opts, restart), "DIR", 0, 0, "continue from the checkpoint in DIR"},
+    {"stop-after", 0, GS_OPT_INT, offsetof(gs_fdtd_opts, stop_after), "STEPS", 1, 1e15,
      "end the run after STEPS steps (with a checkpoint), as a time-limited job would"},
-    {"steps", 0, GS_OPT_INT, &o.steps, "N", 1, 1e15, "override the iteration count of #time_window"},
-    {"snapshot-every", 0, GS_OPT_INT, &o.snapshot_every, "STEPS", 1, 1e15, "override #snapshot_png"},
-    {"progress", 0, GS_OPT_FLAG, &o.progress, NULL, 0, 0, "show progress on rank 0 (default when a terminal)"},
-    {"decomp", 0, GS_OPT_STRING, &o.decomp, "PXxPY", 0, 0, "ranks along x and y (default: MPI_Dims_create)"},
-    {"halo-transport", 0, GS_OPT_STRING, &o.transport, "T", 0, 0,
-     "auto|ipc|mpi-cuda|mpi-host: how ghost layers move between ranks (default auto)"},
-    {"halo-depth", 0, GS_OPT_STRING, &o.depth, "R", 0, 0,
-     "auto|1..8: ghost layers, exchanged every R steps with redundant work (default auto)"},
-    {"no-overlap", 0, GS_OPT_FLAG, &o.no_overlap, NULL, 0, 0, "exchange after the whole step (for comparison)"},
-    {"no-graphs", 0, GS_OPT_FLAG, &o.no_graphs, NULL, 0, 0, "launch every kernel from the host, no CUDA graphs (for comparison)"},
-    {NULL, 0, 0, NULL, NULL, 0, 0, NULL},
+    {"steps", 0, GS_OPT_INT, offsetof(gs_fdtd_opts, steps), "N", 1, 1e15, "override the iteration count of #time_window"},
+    {"snapshot-every", 0, GS_OPT_INT, offsetof(gs_fdtd_opts, snapshot_every), "STEPS", 1, 1e15,
+     "override #snapshot_png"},
+    {"progress", 0, GS_OPT_FLAG, offsetof(gs_fdtd_opts, progress), NULL, 0, 0,
+     "show progress on rank 0 (default when a terminal)"},
+    {NULL, 0, 0, 0, NULL, 0, 0, NULL},
 };
 
-int gs_fdtd_spread_parse(const char *transport, const char *depth, int no_overlap, int no_graphs, gs_fdtd_spread *sp,
-                         char *err, size_t errlen) {
-  sp->overlap = !no_overlap;
-  sp->graphs = !no_graphs;
+const gs_opt gs_fdtd_spread_opt_table[] = {
+    {"decomp", 0, GS_OPT_STRING, offsetof(gs_fdtd_spread_opts, decomp), "PXxPY", 0, 0,
+     "ranks along x and y (default: MPI_Dims_create's split, or the one with the fewest halo bytes)"},
+    {"halo-transport", 0, GS_OPT_STRING, offsetof(gs_fdtd_spread_opts, transport), "T", 0, 0,
+     "auto|ipc|mpi-cuda|mpi-host: how ghost layers move between ranks (default auto)"},
+    {"halo-depth", 0, GS_OPT_STRING, offsetof(gs_fdtd_spread_opts, depth), "R", 0, 0,
+     "auto|1..8: ghost layers, exchanged every R steps with redundant work (default auto)"},
+    {"no-overlap", 0, GS_OPT_FLAG, offsetof(gs_fdtd_spread_opts, no_overlap), NULL, 0, 0,
+     "exchange after the whole step (for comparison)"},
+    {"no-graphs", 0, GS_OPT_FLAG, offsetof(gs_fdtd_spread_opts, no_graphs), NULL, 0, 0,
+     "launch every kernel from the host, no CUDA graphs (for comparison)"},
+    {NULL, 0, 0, 0, NULL, 0, 0, NULL},
+};
+
+int gs_fdtd_spread_parse(const gs_fdtd_spread_opts *so, gs_fdtd_spread *sp, char *err, size_t errlen) {
+  const char *transport = so->transport, *depth = so->depth;
+  sp->overlap = !so->no_overlap;
+  sp->graphs = !so->no_graphs;
   sp->transport = GS_HALO_AUTO;
   sp->depth = 0;
   if (transport) {
@@ -78,16 +85,22 @@ int gs_fdtd_spread_parse(const char *transport, const char *depth, int no_overla
   return 0;
 }
 
-static gs_fdtd_spread spread;
+gs_fdtd_spread gs_fdtd_spread_of(const gs_fdtd_spread_opts *so) {
+  gs_fdtd_spread sp;
+  char err[160];
+  if (gs_fdtd_spread_parse(so, &sp, err, sizeof err)) gs_fatal("gs_fdtd_spread_of", err, __FILE__, __LINE__);
+  return sp;
+}
 
-static int fdtd_check(int argc, char **argv, char *err, size_t errlen) {
+int gs_fdtd_check(const gs_fdtd_opts *o, int argc, char **argv, char *err, size_t errlen) {
   (void)argv;
-  if (gs_fdtd_spread_parse(o.transport, o.depth, o.no_overlap, o.no_graphs, &spread, err, errlen)) return 1;
+  gs_fdtd_spread spread;
+  if (gs_fdtd_spread_parse(&o->spread, &spread, err, errlen)) return 1;
   if (argc != 1) {
     snprintf(err, errlen, "expected one scene file, got %d arguments", argc);
     return 1;
   }
-  if (o.restart && o.runs > 1) {
+  if (o->restart && o->runs > 1) {
     snprintf(err, errlen, "--restart continues one run; it does not combine with -n");
     return 1;
   }
@@ -152,9 +165,10 @@ static float *gather_receivers(const gs_fdtd_sim *m, const gs_comm *c, const int
   return all; /* [receiver][step][Ez, Hx, Hy] on rank 0 */
 }
 
-static int fdtd_run(gs_run *run, int argc, char **argv) {
+int gs_fdtd_run(const gs_comm *c, const gs_backend *backend, const gs_fdtd_opts *o, int argc, char **argv) {
   (void)argc;
-  const gs_comm *c = &run->comm;
+  const gs_fdtd_spread spread = gs_fdtd_spread_of(&o->spread);
+  int64_t runs = o->runs; /* lowered when --stop-after ends the job early */
   const int root = c->rank == 0;
   gs_scene sc;
   char err[1024];
@@ -163,10 +177,10 @@ static int fdtd_run(gs_run *run, int argc, char **argv) {
     if (root) gs_log_error("%s", err);
     return GS_EXIT_USAGE;
   }
-  if (o.steps) sc.iterations = o.steps;
-  if (o.snapshot_every) sc.snapshot_every = o.snapshot_every;
+  if (o->steps) sc.iterations = o->steps;
+  if (o->snapshot_every) sc.snapshot_every = o->snapshot_every;
   /* Every run's sources and receivers must stay inside the domain. */
-  for (int64_t r = 0; r < o.runs; ++r) {
+  for (int64_t r = 0; r < runs; ++r) {
     for (int k = 0; k < sc.nsources + sc.nrx; ++k) {
       int is_src = k < sc.nsources;
       int64_t i = is_src ? sc.sources[k].i + r * sc.src_di : sc.rxs[k - sc.nsources].i + r * sc.rx_di;
@@ -182,8 +196,8 @@ static int fdtd_run(gs_run *run, int argc, char **argv) {
   }
   /* Decomposition: PX x PY ranks, x along dimension 0. */
   int dims[2];
-  if (gs_fdtd_decomp(o.decomp, c->size, sc.nx, sc.ny, dims) != 0) {
-    if (root) gs_log_error("fdtd: --decomp '%s' is not PXxPY with PX * PY = %d ranks", o.decomp, c->size);
+  if (gs_fdtd_decomp(o->spread.decomp, c->size, sc.nx, sc.ny, dims) != 0) {
+    if (root) gs_log_error("fdtd: --decomp '%s' is not PXxPY with PX * PY = %d ranks", o->spread.decomp, c->size);
     gs_scene_free(&sc);
     return GS_EXIT_USAGE;
   }
@@ -197,8 +211,8 @@ static int fdtd_run(gs_run *run, int argc, char **argv) {
   GS_MPI_CHECK(MPI_Allgather(mypart, 4, MPI_INT64_T, parts, 4, MPI_INT64_T, c->world));
 
   char outdir[1100];
-  if (o.outdir) {
-    snprintf(outdir, sizeof outdir, "%s", o.outdir);
+  if (o->outdir) {
+    snprintf(outdir, sizeof outdir, "%s", o->outdir);
   } else {
     const char *base = strrchr(argv[0], '/');
     base = base ? base + 1 : argv[0];
@@ -228,21 +242,21 @@ static int fdtd_run(gs_run *run, int argc, char **argv) {
            "%d source(s), %d receiver(s), PML %d/%d/%d/%d, backend %s, %d run(s)\n",
            sc.title[0] ? "'" : "", sc.title[0] ? sc.title : argv[0], sc.title[0] ? "'" : "", (long long)sc.nx,
            (long long)sc.ny, sc.dx, sc.dy, sc.dt, sc.stability, (long long)sc.iterations, sc.nmaterials - 2,
-           sc.nsources, sc.nrx, sc.pml[0], sc.pml[1], sc.pml[2], sc.pml[3], run->backend->name, (int)o.runs);
+           sc.nsources, sc.nrx, sc.pml[0], sc.pml[1], sc.pml[2], sc.pml[3], backend->name, (int)runs);
     if (sc.messages)
       for (int k = 2; k < sc.nmaterials; ++k)
         printf("  material %s: er %g, sigma %g S/m\n", sc.materials[k].name, sc.materials[k].er, sc.materials[k].sigma);
     fflush(stdout);
   }
 
-  int depth = gs_fdtd_agree_depth(&sc, run->backend, &part, spread.depth, cart);
-  float *bscan = root && o.runs > 1 && sc.nrx ? gs_xcalloc((size_t)o.runs * (size_t)sc.iterations, sizeof(float)) : NULL;
+  int depth = gs_fdtd_agree_depth(&sc, backend, &part, spread.depth, cart);
+  float *bscan = root && runs > 1 && sc.nrx ? gs_xcalloc((size_t)runs * (size_t)sc.iterations, sizeof(float)) : NULL;
   int status = GS_EXIT_OK;
   double total_steps = 0, t_total = 0;
   uint64_t sum[3] = {0, 0, 0};
-  for (int64_t r = 0; r < o.runs && status == GS_EXIT_OK; ++r) {
+  for (int64_t r = 0; r < runs && status == GS_EXIT_OK; ++r) {
     gs_fdtd_sim m;
-    st = gs_fdtd_sim_init_part(&m, &sc, run->backend, (int)r, &part, depth, err, sizeof err);
+    st = gs_fdtd_sim_init_part(&m, &sc, backend, (int)r, &part, depth, err, sizeof err);
     /* The lowest failing rank says why; all exit together. */
     int mine = st == GS_OK ? c->size : c->rank, first = c->size;
     GS_MPI_CHECK(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, c->world));
@@ -268,35 +282,35 @@ static int fdtd_run(gs_run *run, int argc, char **argv) {
              c->size, dims[0], dims[1], gs_halo_summary(m.halo, tr, sizeof tr), depth, spread.overlap ? "on" : "off",
              m.graphs ? "on" : "off");
       fflush(stdout);
-    } else if (root && r == 0 && run->backend->is_gpu) {
+    } else if (root && r == 0 && backend->is_gpu) {
       printf("fdtd: CUDA graphs %s\n", m.graphs ? "on" : "off");
       fflush(stdout);
     }
     int64_t ck_prev = -1; /* step of this run's last checkpoint set */
     gs_ckpt_old ck_drop = {0, 0, -1}; /* a checkpoint of another layout this run restarted from */
-    if (o.restart) {
+    if (o->restart) {
       err[0] = '\0';
       gs_ckpt_old got;
-      if (gs_ckpt_load(&m, c, o.restart, &got, err, sizeof err) != GS_OK) {
+      if (gs_ckpt_load(&m, c, o->restart, &got, err, sizeof err) != GS_OK) {
         if (err[0]) gs_log_error("fdtd: --restart: %s", err);
         gs_fdtd_sim_free(&m);
         status = GS_EXIT_USAGE;
         break;
       }
       if (root)
-        printf("fdtd: restarting at step %lld from %s (written by %d rank(s))\n", (long long)m.step, o.restart,
+        printf("fdtd: restarting at step %lld from %s (written by %d rank(s))\n", (long long)m.step, o->restart,
                got.nranks);
       gs_fdtd_sim_refresh(&m); /* the ghost layers are not in the checkpoint */
       /* The checkpoint read stays until this run writes its own (or completes);
        * one in another folder is never touched. */
-      if (strcmp(o.restart, outdir) == 0) {
+      if (strcmp(o->restart, outdir) == 0) {
         if (got.kind == 2 && got.nranks == c->size)
           ck_prev = got.step; /* the same layout: replaced like this run's own */
         else if (!(got.kind == 1 && c->size == 1))
           ck_drop = got;
       }
     }
-    int show = root && (o.progress || isatty(2));
+    int show = root && (o->progress || isatty(2));
     gs_progress *prog = show ? gs_progress_create("fdtd", sc.iterations, "steps") : NULL;
     int64_t first_step = m.step;
     GS_MPI_CHECK(MPI_Barrier(c->world));
@@ -304,14 +318,14 @@ static int fdtd_run(gs_run *run, int argc, char **argv) {
     int stopped = 0;
     while (m.step < sc.iterations) {
       /* Up to the next step where something happens (graphs replay whole cycles in between). */
-      int64_t next = sc.iterations, every[3] = {sc.snapshot_every, o.checkpoint_every, prog ? 64 : 0};
+      int64_t next = sc.iterations, every[3] = {sc.snapshot_every, o->checkpoint_every, prog ? 64 : 0};
       for (int k = 0; k < 3; ++k)
         if (every[k] && (m.step / every[k] + 1) * every[k] < next) next = (m.step / every[k] + 1) * every[k];
-      if (o.stop_after && first_step + o.stop_after < next) next = first_step + o.stop_after;
+      if (o->stop_after && first_step + o->stop_after < next) next = first_step + o->stop_after;
       gs_fdtd_sim_advance(&m, next - m.step);
       if (sc.snapshot_every && m.step % sc.snapshot_every == 0) {
         char sp[1300];
-        if (o.runs > 1)
+        if (runs > 1)
           snprintf(sp, sizeof sp, "%s/snapshots/run%03lld_ez_%08lld.png", outdir, (long long)r + 1, (long long)m.step);
         else
           snprintf(sp, sizeof sp, "%s/snapshots/ez_%08lld.png", outdir, (long long)m.step);
@@ -320,7 +334,7 @@ static int fdtd_run(gs_run *run, int argc, char **argv) {
           status = GS_EXIT_PARTIAL;
         }
       }
-      if (o.checkpoint_every && m.step % o.checkpoint_every == 0 && m.step < sc.iterations) {
+      if (o->checkpoint_every && m.step % o->checkpoint_every == 0 && m.step < sc.iterations) {
         gs_ckpt_save(&m, c, dims, outdir, &ck_prev);
         gs_ckpt_drop(c, outdir, &ck_drop);
       }
@@ -328,7 +342,7 @@ static int fdtd_run(gs_run *run, int argc, char **argv) {
         gs_fdtd_sim_sync(&m);
         gs_progress_update(prog, m.step, (double)(m.step - first_step) * cells * 1e-6);
       }
-      if (o.stop_after && m.step - first_step >= o.stop_after && m.step < sc.iterations) {
+      if (o->stop_after && m.step - first_step >= o->stop_after && m.step < sc.iterations) {
         stopped = 1;
         break;
       }
@@ -344,7 +358,7 @@ static int fdtd_run(gs_run *run, int argc, char **argv) {
         printf("fdtd: stopped after step %lld of %lld; continue with --restart %s\n", (long long)m.step,
                (long long)sc.iterations, outdir);
       gs_fdtd_sim_free(&m);
-      o.runs = r + 1;
+      runs = r + 1;
       free(bscan);
       bscan = NULL;
       break;
@@ -354,7 +368,7 @@ static int fdtd_run(gs_run *run, int argc, char **argv) {
     float *rx = sc.nrx ? gather_receivers(&m, c, parts, (int)r) : NULL;
     if (root && sc.nrx) {
       char rp[1300];
-      if (o.runs > 1)
+      if (runs > 1)
         snprintf(rp, sizeof rp, "%s/receivers_run%03lld.csv", outdir, (long long)r + 1);
       else
         snprintf(rp, sizeof rp, "%s/receivers.csv", outdir);
@@ -369,11 +383,11 @@ static int fdtd_run(gs_run *run, int argc, char **argv) {
     uint64_t local[3];
     gs_fdtd_sim_checksum(&m, local);
     GS_MPI_CHECK(MPI_Reduce(local, sum, 3, MPI_UINT64_T, MPI_SUM, 0, c->world));
-    if (root && o.runs > 1) printf("fdtd: run %lld of %lld done\n", (long long)r + 1, (long long)o.runs);
+    if (root && runs > 1) printf("fdtd: run %lld of %lld done\n", (long long)r + 1, (long long)runs);
     gs_ckpt_remove(c, outdir, ck_prev); /* the run is complete: its checkpoint is stale */
     gs_ckpt_drop(c, outdir, &ck_drop);
     gs_fdtd_sim_free(&m);
-    if (root && r + 1 == o.runs) {
+    if (root && r + 1 == runs) {
       printf("checksum Ez=%016" PRIx64 " Hx=%016" PRIx64 " Hy=%016" PRIx64 "\n", sum[0], sum[1], sum[2]);
       printf("fdtd: %.0f steps in %.3f s on %d rank(s): %.1f Mcells/s\n", total_steps, t_total, c->size,
              t_total > 0 ? total_steps * cells / t_total * 1e-6 : 0.0);
@@ -382,7 +396,7 @@ static int fdtd_run(gs_run *run, int argc, char **argv) {
   if (root && bscan && status == GS_EXIT_OK) {
     char bp[1300];
     snprintf(bp, sizeof bp, "%s/bscan.png", outdir);
-    if (gs_fdtd_write_bscan(bscan, o.runs, sc.iterations, bp, err, sizeof err) != GS_OK) {
+    if (gs_fdtd_write_bscan(bscan, runs, sc.iterations, bp, err, sizeof err) != GS_OK) {
       gs_log_error("fdtd: %s", err);
       status = GS_EXIT_PARTIAL;
     }
@@ -394,9 +408,3 @@ static int fdtd_run(gs_run *run, int argc, char **argv) {
   gs_scene_free(&sc);
   return status;
 }
-
-const gs_command gs_command_fdtd = {
-    "fdtd", "SCENE.in [-o DIR] [-n RUNS] [--checkpoint-every N] [--restart DIR] [options]",
-    "2D FDTD (Yee, TMz) simulation of a gprMax input file (2D subset: docs/fdtd.md). Writes DIR/receivers.csv,\n"
-    "DIR/snapshots/*.png (#snapshot_png), DIR/bscan.png (-n > 1), prints a split-independent checksum and Mcells/s.",
-    fdtd_opts, fdtd_run, fdtd_check};

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "comm.h"
+#include "config.h"
 #include "fdtd_internal.h"
 #include "halo.h"
 #include "options.h"
@@ -159,6 +160,7 @@ gs_status gs_fdtd_sim_init_part(gs_fdtd_sim *m, const gs_scene *sc, const gs_bac
   m->nelem = (size_t)m->pitch * (size_t)m->rows;
   m->s = b->stream_create(0);
   m->graphs = b->graph_begin != NULL;
+  m->pdl = gs_config_get()->pdl;
 
   float *zero = gs_xcalloc(m->nelem, sizeof(float));
   for (int buf = 0; buf < 2; ++buf)
@@ -431,7 +433,7 @@ static void update_box(gs_fdtd_sim *m, const gs_fdtd_step_args *slab, gs_fdtd_re
 
 /* Sources [from, to) of the class order, at step t, into the new Ez. */
 static void inject(gs_fdtd_sim *m, int from, int to, gs_tick t, gs_stream st) {
-  if (to > from) m->b->fdtd_inject(m->field[1 - m->cur][0], m->src_off + from, m->src_val + from, m->nsrc, t, to - from, st);
+  if (to > from) m->b->fdtd_inject(m->field[1 - m->cur][0], m->src_off + from, m->src_val + from, m->nsrc, t, to - from, m->pdl, st);
 }
 
 /* One rank, or several (then with the halo):
@@ -452,7 +454,8 @@ void gs_fdtd_sim_step(gs_fdtd_sim *m) {
                          .ez_out = m->field[out][0], .hx_out = m->field[out][1], .hy_out = m->field[out][2],
                          .pitch = m->pitch, .g = m->g, .oi = m->oi0, .oj = m->oj0, .nx = m->nx,
                          .ny = m->ny, .chx = m->chx, .chy = m->chy, .coef = m->coef, .nslab = 0,
-                         .concurrent = m->hi && m->hi != m->s};
+                         .concurrent = m->hi && m->hi != m->s,
+                         .pdl = m->pdl};
   gs_fdtd_step_args sl = a;
   sl.nslab = m->npml;
   for (int k = 0; k < m->npml; ++k) {

@@ -12,28 +12,25 @@
 #include <string.h>
 
 #include "commands.h"
+
+#include <stddef.h>
+
 #include "fdtd.h"
 #include "log.h"
 
-static struct {
-  int64_t mib, reps, steps;
-  const char *size, *decomp, *transport, *depth, *csv;
-  int weak, no_overlap, no_graphs;
-} o = {.mib = 1024, .reps = 20, .steps = 200, .size = "8192x8192"};
+const gs_bench_opts gs_bench_defaults = {.mib = 1024, .reps = 20, .steps = 200, .size = "8192x8192"};
 
-static const gs_opt bench_opts[] = {
-    {"size", 0, GS_OPT_INT, &o.mib, "MiB", 1, 1 << 20, "bytes per buffer for bench scale (default 1024)"},
-    {"reps", 0, GS_OPT_INT, &o.reps, "N", 1, 100000, "timed repetitions; the median is reported (default 20)"},
-    {"grid", 0, GS_OPT_STRING, &o.size, "WxH", 0, 0, "bench fdtd: cells (default 8192x8192)"},
-    {"steps", 0, GS_OPT_INT, &o.steps, "N", 1, 1e9, "bench fdtd: timed steps (default 200)"},
-    {"decomp", 0, GS_OPT_STRING, &o.decomp, "PXxPY", 0, 0, "bench fdtd on several ranks: ranks along x and y"},
-    {"weak", 0, GS_OPT_FLAG, &o.weak, NULL, 0, 0, "bench fdtd on several ranks: --grid is per rank (weak scaling)"},
-    {"halo-transport", 0, GS_OPT_STRING, &o.transport, "T", 0, 0, "auto|ipc|mpi-cuda|mpi-host (fdtd, halo)"},
-    {"halo-depth", 0, GS_OPT_STRING, &o.depth, "R", 0, 0, "auto|1..8 (fdtd, halo)"},
-    {"no-overlap", 0, GS_OPT_FLAG, &o.no_overlap, NULL, 0, 0, "fdtd: exchange after the whole step"},
-    {"no-graphs", 0, GS_OPT_FLAG, &o.no_graphs, NULL, 0, 0, "fdtd: no CUDA graphs (every kernel launched from the host)"},
-    {"csv", 0, GS_OPT_STRING, &o.csv, "FILE", 0, 0, "fdtd, halo on several ranks: append the result as a CSV row"},
-    {NULL, 0, 0, NULL, NULL, 0, 0, NULL},
+const gs_opt gs_bench_opt_table[] = {
+    {"size", 0, GS_OPT_INT, offsetof(gs_bench_opts, mib), "MiB", 1, 1 << 20, "bytes per buffer for bench scale (default 1024)"},
+    {"reps", 0, GS_OPT_INT, offsetof(gs_bench_opts, reps), "N", 1, 100000,
+     "timed repetitions; the median is reported (default 20)"},
+    {"grid", 0, GS_OPT_STRING, offsetof(gs_bench_opts, size), "WxH", 0, 0, "bench fdtd, halo: cells (default 8192x8192)"},
+    {"steps", 0, GS_OPT_INT, offsetof(gs_bench_opts, steps), "N", 1, 1e9, "bench fdtd: timed steps (default 200)"},
+    {"weak", 0, GS_OPT_FLAG, offsetof(gs_bench_opts, weak), NULL, 0, 0,
+     "bench fdtd on several ranks: --grid is per rank (weak scaling)"},
+    {"csv", 0, GS_OPT_STRING, offsetof(gs_bench_opts, csv), "FILE", 0, 0,
+     "fdtd, halo on several ranks: append the result as a CSV row"},
+    {NULL, 0, 0, 0, NULL, 0, 0, NULL},
 };
 
 /* Untimed steps before the timed ones. They must contain the CUDA graph's
@@ -51,8 +48,7 @@ static int cmp_float(const void *a, const void *b) {
 typedef enum { OP_COPY, OP_U8, OP_U16, OP_U8A } bench_op;
 
 /* Median milliseconds of reps runs of op on the backend. */
-static float time_op(const gs_backend *b, bench_op op, void *in, void *out, size_t bytes, gs_stream s) {
-  int reps = (int)o.reps;
+static float time_op(const gs_backend *b, bench_op op, void *in, void *out, size_t bytes, gs_stream s, int reps) {
   float *ms = gs_xmalloc(sizeof *ms * (size_t)reps);
   gs_event e0 = b->event_create(1), e1 = b->event_create(1);
   for (int r = -2; r < reps; ++r) { /* two warm-up runs */
@@ -96,9 +92,9 @@ static int verify(const gs_backend *b, bench_op op, const uint8_t *h_in, void *d
   return ok;
 }
 
-static int bench_scale(gs_run *run) {
+static int bench_scale(gs_run *run, const gs_bench_opts *o) {
   const gs_backend *b = run->backend;
-  size_t bytes = (size_t)o.mib << 20;
+  size_t bytes = (size_t)o->mib << 20;
   uint8_t *h = b->host_alloc(bytes);
   uint64_t x = 0x2545F4914F6CDD1Dull + (uint64_t)run->comm.rank;
   for (size_t i = 0; i < bytes; i += 8) {
@@ -113,11 +109,11 @@ static int bench_scale(gs_run *run) {
   gs_stream s = b->stream_create(0);
   char where[300];
   snprintf(where, sizeof where, "%s", run->place.gpu >= 0 ? run->place.dev.name : "cpu");
-  float copy_ms = time_op(b, OP_COPY, d_in, d_out, bytes, s);
+  float copy_ms = time_op(b, OP_COPY, d_in, d_out, bytes, s, (int)o->reps);
   double copy_gbs = 2.0 * (double)bytes / (copy_ms * 1e-3) * 1e-9;
   if (run->comm.rank == 0) {
     printf("bench scale: backend %s on %s, %zu MiB per buffer, median of %d runs\n", b->name, where, bytes >> 20,
-           (int)o.reps);
+           (int)o->reps);
     printf("%-22s %10s %10s %8s %s\n", "kernel", "ms", "GB/s", "ratio", "check");
     printf("%-22s %10.3f %10.1f %8.3f %s\n", "memcpy device-to-device", copy_ms, copy_gbs, 1.0, "-");
   }
@@ -127,7 +123,7 @@ static int bench_scale(gs_run *run) {
   } ops[] = {{OP_U8, "scale u8 grey"}, {OP_U16, "scale u16 grey"}, {OP_U8A, "scale u8 grey+alpha"}};
   int all_ok = 1;
   for (size_t i = 0; i < sizeof ops / sizeof *ops; ++i) {
-    float ms = time_op(b, ops[i].op, d_in, d_out, bytes, s);
+    float ms = time_op(b, ops[i].op, d_in, d_out, bytes, s, (int)o->reps);
     int ok = verify(b, ops[i].op, h, d_out, bytes);
     all_ok &= ok;
     double gbs = 2.0 * (double)bytes / (ms * 1e-3) * 1e-9;
@@ -146,10 +142,7 @@ static int bench_scale(gs_run *run) {
 static double copy_ceiling(const gs_backend *b, size_t bytes) {
   void *x = b->dev_alloc(bytes), *y = b->dev_alloc(bytes);
   gs_stream s = b->stream_create(0);
-  int64_t keep = o.reps;
-  o.reps = 10;
-  float ms = time_op(b, OP_COPY, x, y, bytes, s);
-  o.reps = keep;
+  float ms = time_op(b, OP_COPY, x, y, bytes, s, 10);
   b->stream_destroy(s);
   b->dev_free(x);
   b->dev_free(y);
@@ -161,15 +154,13 @@ static double copy_ceiling(const gs_backend *b, size_t bytes) {
  * Hx, Hy; neighbours' values come from the caches. */
 #define GS_FDTD_BYTES_PER_CELL 25.0
 
-static gs_fdtd_spread spread;
-
 /* Appends one row to --csv FILE (rank 0), with the header when the file is new. */
-static void csv_row(const char *header, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void csv_row(const char *header, const char *fmt, ...) {
-  if (!o.csv) return;
-  FILE *fp = fopen(o.csv, "a");
+static void csv_row(const char *path, const char *header, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void csv_row(const char *path, const char *header, const char *fmt, ...) {
+  if (!path) return;
+  FILE *fp = fopen(path, "a");
   if (!fp) {
-    gs_log_error("bench: --csv %s: cannot open for appending", o.csv);
+    gs_log_error("bench: --csv %s: cannot open for appending", path);
     return;
   }
   if (ftell(fp) == 0) fprintf(fp, "%s\n", header);
@@ -178,21 +169,22 @@ static void csv_row(const char *header, const char *fmt, ...) {
   vfprintf(fp, fmt, ap);
   va_end(ap);
   fputc('\n', fp);
-  if (fclose(fp) != 0) gs_log_error("bench: --csv %s: write failed", o.csv);
+  if (fclose(fp) != 0) gs_log_error("bench: --csv %s: write failed", path);
 }
 
 /* Several ranks: the 1-rank time of the reference grid (rank 0 alone) and the
  * N-rank time, measured in the same job; strong scaling by default, weak with
  * --weak. */
-static int bench_fdtd_ranks(gs_run *run, int64_t w, int64_t h) {
+static int bench_fdtd_ranks(gs_run *run, const gs_bench_opts *o, int64_t w, int64_t h) {
+  const gs_fdtd_spread spread = gs_fdtd_spread_of(&o->spread);
   const gs_backend *b = run->backend;
   const gs_comm *c = &run->comm;
   int dims[2];
-  if (gs_fdtd_decomp(o.decomp, c->size, w, h, dims) != 0) {
-    if (c->rank == 0) gs_log_error("bench fdtd: --decomp '%s' is not PXxPY with PX * PY = %d ranks", o.decomp, c->size);
+  if (gs_fdtd_decomp(o->spread.decomp, c->size, w, h, dims) != 0) {
+    if (c->rank == 0) gs_log_error("bench fdtd: --decomp '%s' is not PXxPY with PX * PY = %d ranks", o->spread.decomp, c->size);
     return GS_EXIT_USAGE;
   }
-  int64_t gw = o.weak ? w * dims[0] : w, gh = o.weak ? h * dims[1] : h;
+  int64_t gw = o->weak ? w * dims[0] : w, gh = o->weak ? h * dims[1] : h;
   char err[512] = "", used[64] = "";
   gs_fdtd_timing t1 = {0}, tn = {0};
   MPI_Comm alone;
@@ -200,10 +192,10 @@ static int bench_fdtd_ranks(gs_run *run, int64_t w, int64_t h) {
   int bad = 0, depth = 1;
   if (alone != MPI_COMM_NULL) {
     gs_scene ref;
-    gs_scene_synthetic(&ref, w, h, WARMUP + o.steps);
+    gs_scene_synthetic(&ref, w, h, WARMUP + o->steps);
     const int one[2] = {1, 1};
     gs_fdtd_spread single = {GS_HALO_AUTO, 1, 1, spread.graphs};
-    bad = gs_fdtd_timed_run(&ref, b, alone, one, &single, WARMUP, o.steps, &t1, NULL, 0, NULL, err, sizeof err) != GS_OK;
+    bad = gs_fdtd_timed_run(&ref, b, alone, one, &single, WARMUP, o->steps, &t1, NULL, 0, NULL, err, sizeof err) != GS_OK;
     if (bad) gs_log_error("bench fdtd: %s", err);
     gs_scene_free(&ref);
     GS_MPI_CHECK(MPI_Comm_free(&alone));
@@ -211,9 +203,9 @@ static int bench_fdtd_ranks(gs_run *run, int64_t w, int64_t h) {
   if (gs_comm_agree(bad, c->world)) return GS_EXIT_USAGE;
   GS_MPI_CHECK(MPI_Bcast(&t1, (int)(sizeof t1 / sizeof(double)), MPI_DOUBLE, 0, c->world));
   gs_scene sc;
-  gs_scene_synthetic(&sc, gw, gh, WARMUP + o.steps);
+  gs_scene_synthetic(&sc, gw, gh, WARMUP + o->steps);
   gs_status st =
-      gs_fdtd_timed_run(&sc, b, c->world, dims, &spread, WARMUP, o.steps, &tn, used, sizeof used, &depth, err, sizeof err);
+      gs_fdtd_timed_run(&sc, b, c->world, dims, &spread, WARMUP, o->steps, &tn, used, sizeof used, &depth, err, sizeof err);
   gs_scene_free(&sc);
   if (st != GS_OK) {
     if (err[0]) gs_log_error("bench fdtd: decomposition %dx%d: %s", dims[0], dims[1], err);
@@ -221,45 +213,46 @@ static int bench_fdtd_ranks(gs_run *run, int64_t w, int64_t h) {
   }
   if (c->rank == 0) {
     double cells1 = (double)w * (double)h, cellsn = (double)gw * (double)gh;
-    double eff = o.weak ? t1.seconds / tn.seconds : t1.seconds / ((double)c->size * tn.seconds);
-    double ms1 = t1.seconds * 1e3 / (double)o.steps, msn = tn.seconds * 1e3 / (double)o.steps;
-    double mc1 = cells1 * (double)o.steps / t1.seconds * 1e-6, mcn = cellsn * (double)o.steps / tn.seconds * 1e-6;
-    double halo_mb = tn.halo_bytes / (double)o.steps * 1e-6;
+    double eff = o->weak ? t1.seconds / tn.seconds : t1.seconds / ((double)c->size * tn.seconds);
+    double ms1 = t1.seconds * 1e3 / (double)o->steps, msn = tn.seconds * 1e3 / (double)o->steps;
+    double mc1 = cells1 * (double)o->steps / t1.seconds * 1e-6, mcn = cellsn * (double)o->steps / tn.seconds * 1e-6;
+    double halo_mb = tn.halo_bytes / (double)o->steps * 1e-6;
     printf("bench fdtd: backend %s, %s scaling, grid %lldx%lld, %d ranks, decomposition %dx%d, transport %s, "
            "overlap %s, halo depth %d, CUDA graphs %s, %lld steps after %d untimed\n",
-           b->name, o.weak ? "weak" : "strong", (long long)gw, (long long)gh, c->size, dims[0], dims[1], used,
-           spread.overlap ? "on" : "off", depth, tn.graphs ? "on" : "off", (long long)o.steps, WARMUP);
+           b->name, o->weak ? "weak" : "strong", (long long)gw, (long long)gh, c->size, dims[0], dims[1], used,
+           spread.overlap ? "on" : "off", depth, tn.graphs ? "on" : "off", (long long)o->steps, WARMUP);
     printf("  1 rank  (%lldx%lld): %.4f ms per step, %.1f Mcells/s, CUDA graphs %s\n", (long long)w, (long long)h, ms1,
            mc1, t1.graphs ? "on" : "off");
     printf("  %d ranks: %.4f ms per step, %.1f Mcells/s, efficiency %.1f%% of the 1-rank time, halo %.3f MB per step "
            "and rank (%.2f GB/s of traffic)\n",
            c->size, msn, mcn, 100 * eff, halo_mb, halo_mb / msn);
     fflush(stdout);
-    csv_row("kind,scaling,grid_w,grid_h,ranks,decomp,transport,overlap,depth,steps,ms_step_1,ms_step_n,mcells_1,"
+    csv_row(o->csv, "kind,scaling,grid_w,grid_h,ranks,decomp,transport,overlap,depth,steps,ms_step_1,ms_step_n,mcells_1,"
             "mcells_n,efficiency,halo_mb_step",
-            "fdtd,%s,%lld,%lld,%d,%dx%d,%s,%d,%d,%lld,%.5f,%.5f,%.1f,%.1f,%.4f,%.4f", o.weak ? "weak" : "strong",
-            (long long)gw, (long long)gh, c->size, dims[0], dims[1], used, spread.overlap, depth, (long long)o.steps,
+            "fdtd,%s,%lld,%lld,%d,%dx%d,%s,%d,%d,%lld,%.5f,%.5f,%.1f,%.1f,%.4f,%.4f", o->weak ? "weak" : "strong",
+            (long long)gw, (long long)gh, c->size, dims[0], dims[1], used, spread.overlap, depth, (long long)o->steps,
             ms1, msn, mc1, mcn, eff, halo_mb);
   }
   return GS_EXIT_OK;
 }
 
-/* The exchange alone: o.reps exchanges of the ghost layers of a --grid
+/* The exchange alone: o->reps exchanges of the ghost layers of a --grid
  * split over the ranks, GB/s sent per rank, against a cudaMemcpyPeer of the
  * same bytes and of 256 MiB between rank 0's GPU and rank 1's, one way and
  * both ways at once. */
-static int bench_halo(gs_run *run) {
+static int bench_halo(gs_run *run, const gs_bench_opts *o) {
+  const gs_fdtd_spread spread = gs_fdtd_spread_of(&o->spread);
   const gs_backend *b = run->backend;
   const gs_comm *c = &run->comm;
   int64_t w, h;
   int dims[2];
-  if (gs_parse_size2(o.size, &w, &h) != 0 || w < 32 || h < 32) {
-    if (c->rank == 0) gs_log_error("bench halo: --grid '%s' is not WxH (at least 32x32)", o.size);
+  if (gs_parse_size2(o->size, &w, &h) != 0 || w < 32 || h < 32) {
+    if (c->rank == 0) gs_log_error("bench halo: --grid '%s' is not WxH (at least 32x32)", o->size);
     return GS_EXIT_USAGE;
   }
-  if (c->size < 2 || gs_fdtd_decomp(o.decomp, c->size, w, h, dims) != 0) {
+  if (c->size < 2 || gs_fdtd_decomp(o->spread.decomp, c->size, w, h, dims) != 0) {
     if (c->rank == 0)
-      gs_log_error("bench halo: needs at least 2 ranks%s", o.decomp ? " and --decomp PXxPY matching them" : "");
+      gs_log_error("bench halo: needs at least 2 ranks%s", o->spread.decomp ? " and --decomp PXxPY matching them" : "");
     return GS_EXIT_USAGE;
   }
   gs_scene sc;
@@ -283,7 +276,7 @@ static int bench_halo(gs_run *run) {
     gs_fdtd_sim_sync(&m);
     GS_MPI_CHECK(MPI_Barrier(c->world));
     double t0 = MPI_Wtime();
-    for (int64_t k = 0; k < o.reps; ++k) {
+    for (int64_t k = 0; k < o->reps; ++k) {
       if (depth > 1) gs_halo_reads_done(m.halo, m.s);
       gs_halo_send(m.halo, m.cur, m.s);
       gs_halo_finish(m.halo, m.cur, m.s);
@@ -309,10 +302,10 @@ static int bench_halo(gs_run *run) {
   }
   gs_comm_free_texts(bus, c->size);
   if (c->rank == 0) {
-    double per = secs / (double)o.reps, gbs = most / per * 1e-9;
+    double per = secs / (double)o->reps, gbs = most / per * 1e-9;
     printf("bench halo: backend %s, grid %lldx%lld, %d ranks, decomposition %dx%d, transport %s (rank 0), halo depth %d, "
            "%lld exchanges\n",
-           b->name, (long long)w, (long long)h, c->size, dims[0], dims[1], used, depth, (long long)o.reps);
+           b->name, (long long)w, (long long)h, c->size, dims[0], dims[1], used, depth, (long long)o->reps);
     printf("  %.1f KB sent per rank and exchange, %.2f us per exchange, %.2f GB/s per rank\n", most * 1e-3, per * 1e6,
            gbs);
     if (peer_big > 0) {
@@ -325,10 +318,10 @@ static int bench_halo(gs_run *run) {
     } else
       printf("  no cudaMemcpyPeer ceiling: rank 0 sees no second GPU it can reach\n");
     fflush(stdout);
-    csv_row("kind,grid_w,grid_h,ranks,decomp,transport,depth,exchanges,bytes,us_exchange,gbs,peer_same_gbs,peer_256m_gbs,"
+    csv_row(o->csv, "kind,grid_w,grid_h,ranks,decomp,transport,depth,exchanges,bytes,us_exchange,gbs,peer_same_gbs,peer_256m_gbs,"
             "peer_both_same_gbs,peer_both_256m_gbs",
             "halo,%lld,%lld,%d,%dx%d,%s,%d,%lld,%.0f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f", (long long)w, (long long)h, c->size,
-            dims[0], dims[1], used, depth, (long long)o.reps, most, per * 1e6, gbs, peer_same, peer_big, both_same,
+            dims[0], dims[1], used, depth, (long long)o->reps, most, per * 1e6, gbs, peer_same, peer_big, both_same,
             both_big);
   }
   gs_fdtd_sim_free(&m);
@@ -337,17 +330,18 @@ static int bench_halo(gs_run *run) {
   return GS_EXIT_OK;
 }
 
-static int bench_fdtd(gs_run *run) {
+static int bench_fdtd(gs_run *run, const gs_bench_opts *o) {
+  const gs_fdtd_spread spread = gs_fdtd_spread_of(&o->spread);
   const gs_backend *b = run->backend;
   int64_t w, h;
-  if (gs_parse_size2(o.size, &w, &h) != 0 || w < 32 || h < 32) {
-    if (run->comm.rank == 0) gs_log_error("bench fdtd: --grid '%s' is not WxH (at least 32x32)", o.size);
+  if (gs_parse_size2(o->size, &w, &h) != 0 || w < 32 || h < 32) {
+    if (run->comm.rank == 0) gs_log_error("bench fdtd: --grid '%s' is not WxH (at least 32x32)", o->size);
     return GS_EXIT_USAGE;
   }
-  if (run->comm.size > 1) return bench_fdtd_ranks(run, w, h);
+  if (run->comm.size > 1) return bench_fdtd_ranks(run, o, w, h);
   double copy_gbs = copy_ceiling(b, (size_t)1 << 30);
   gs_scene sc;
-  gs_scene_synthetic(&sc, w, h, WARMUP + o.steps);
+  gs_scene_synthetic(&sc, w, h, WARMUP + o->steps);
   gs_fdtd_sim m;
   gs_fdtd_sim_init(&m, &sc, b, 0);
   m.graphs = m.graphs && spread.graphs;
@@ -355,20 +349,20 @@ static int bench_fdtd(gs_run *run) {
   gs_fdtd_sim_sync(&m);
   gs_event e0 = b->event_create(1), e1 = b->event_create(1);
   b->event_record(e0, m.s);
-  gs_fdtd_sim_advance(&m, o.steps);
+  gs_fdtd_sim_advance(&m, o->steps);
   b->event_record(e1, m.s);
   b->event_sync(e1);
   double secs = b->event_elapsed_ms(e0, e1) * 1e-3;
   gs_fdtd_sim_sync(&m);
-  double mcells = (double)w * (double)h * (double)o.steps / secs * 1e-6;
+  double mcells = (double)w * (double)h * (double)o->steps / secs * 1e-6;
   double gbs = mcells * 1e6 * GS_FDTD_BYTES_PER_CELL * 1e-9;
   if (run->comm.rank == 0) {
     printf("bench fdtd: backend %s on %s, %lld x %lld cells, %lld steps after %d untimed, 10-cell CPML, CUDA graphs %s\n",
-           b->name, run->place.gpu >= 0 ? run->place.dev.name : "cpu", (long long)w, (long long)h, (long long)o.steps,
+           b->name, run->place.gpu >= 0 ? run->place.dev.name : "cpu", (long long)w, (long long)h, (long long)o->steps,
            WARMUP, m.graph ? "on" : "off");
     printf("  %.1f Mcells/s, %.3f ms per step, %.0f bytes per cell, %.1f GB/s = %.3f of the device-to-device copy "
            "(%.1f GB/s)\n",
-           mcells, secs * 1e3 / (double)o.steps, GS_FDTD_BYTES_PER_CELL, gbs, gbs / copy_gbs, copy_gbs);
+           mcells, secs * 1e3 / (double)o->steps, GS_FDTD_BYTES_PER_CELL, gbs, gbs / copy_gbs, copy_gbs);
     fflush(stdout);
   }
   b->event_destroy(e0);
@@ -378,29 +372,17 @@ static int bench_fdtd(gs_run *run) {
   return GS_EXIT_OK;
 }
 
-static int bench_check(int argc, char **argv, char *err, size_t errlen) {
+int gs_bench_check(const gs_bench_opts *o, int argc, char **argv, char *err, size_t errlen) {
   if (argc != 1 || (strcmp(argv[0], "scale") != 0 && strcmp(argv[0], "fdtd") != 0 && strcmp(argv[0], "halo") != 0)) {
     snprintf(err, errlen, "WHAT must be 'scale', 'fdtd' or 'halo'");
     return 1;
   }
-  return gs_fdtd_spread_parse(o.transport, o.depth, o.no_overlap, o.no_graphs, &spread, err, errlen);
+  gs_fdtd_spread spread;
+  return gs_fdtd_spread_parse(&o->spread, &spread, err, errlen);
 }
 
-static int bench_run(gs_run *run, int argc, char **argv) {
+int gs_bench_run(gs_run *run, const gs_bench_opts *o, int argc, char **argv) {
   (void)argc;
-  if (strcmp(argv[0], "halo") == 0) return bench_halo(run);
-  return strcmp(argv[0], "fdtd") == 0 ? bench_fdtd(run) : bench_scale(run);
+  if (strcmp(argv[0], "halo") == 0) return bench_halo(run, o);
+  return strcmp(argv[0], "fdtd") == 0 ? bench_fdtd(run, o) : bench_scale(run, o);
 }
-
-const gs_command gs_command_bench = {
-    "bench",
-    "scale [--size MiB] [--reps N] | fdtd [--grid WxH] [--steps N] [--decomp PXxPY] [--weak] [--halo-transport T]\n"
-    "       [--halo-depth R] [--no-overlap] [--no-graphs] [--csv FILE] | halo [--grid WxH] [--reps N] [--decomp PXxPY]\n"
-    "       [--halo-transport T] [--halo-depth R] [--csv FILE]",
-    "Benchmarks that print their ratio to a ceiling measured in the same run.\n"
-    "  scale: the scale kernel's GB/s (bytes read + written) over a device-to-device copy's GB/s.\n"
-    "  fdtd: Mcells/s of the one-rank FDTD step, its bytes per cell and GB/s over the copy's GB/s;\n"
-    "        on several ranks: the N-rank time against the 1-rank time measured in the same job.\n"
-    "  halo: the ghost-layer exchange alone (several ranks), GB/s over cudaMemcpyPeer's between rank 0's GPU\n"
-    "        and rank 1's.",
-    bench_opts, bench_run, bench_check};

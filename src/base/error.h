@@ -31,6 +31,14 @@ typedef enum gs_status {
 /* A short, constant English description of a status code; never NULL. */
 const char *gs_strerror(gs_status status);
 
+/* Exit statuses of gpustencil. */
+enum {
+  GS_EXIT_OK = 0,      /* everything done */
+  GS_EXIT_PARTIAL = 1, /* ran, but some inputs failed (reported one per line) */
+  GS_EXIT_USAGE = 2,   /* bad option, value or input before any work */
+  GS_EXIT_FATAL = 3,   /* a CUDA/MPI/hwloc/libpng call failed; all ranks aborted */
+};
+
 /* Records where this process runs so that gs_fatal() can say it.
  * rank/size are MPI_COMM_WORLD's; gpu is -1 when no GPU is used. */
 void gs_error_set_rank(int rank, int size);
@@ -78,6 +86,10 @@ const char *gs_errno_str(void);
  * for every rank) and this is rank RANK, gs_fault_point(NAME) calls
  * gs_fatal() as if a call had failed there. */
 void gs_fault_point_at(const char *name, const char *file, int line);
-#define gs_fault_point(name) gs_fault_point_at((name), __FILE__, __LINE__)
+extern int gs_fault_armed; /* set by gs_config_set() when GPUSTENCIL_FAULT names a point */
+#define gs_fault_point(name) \
+  do {                                                     \
+    if (gs_fault_armed) gs_fault_point_at((name), __FILE__, __LINE__); \
+  } while (0)
 
 #endif

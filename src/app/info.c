@@ -82,7 +82,7 @@ static int pair_ipc(char *const *fa, char *const *fb, char **nodes, int nranks) 
   return 0;
 }
 
-int gs_cmd_info(gs_run *run, int argc, char **argv) {
+int gs_info_run(gs_run *run, const gs_info_opts *io, int argc, char **argv) {
   (void)argc;
   (void)argv;
   const gs_comm *c = &run->comm;
@@ -115,7 +115,7 @@ int gs_cmd_info(gs_run *run, int argc, char **argv) {
     }
 
   FILE *o = stdout;
-  if (run->json) {
+  if (io->json) {
     fprintf(o, "{\"version\":\"%s\",\"backend\":\"%s\",\"mpi_cuda_aware\":%s,\"world_size\":%d,\"ranks\":[",
             GS_VERSION, run->backend->name, cuda_aware ? "true" : "false", c->size);
     for (int r = 0; r < c->size; ++r) {
@@ -200,7 +200,7 @@ int gs_cmd_info(gs_run *run, int argc, char **argv) {
         fprintf(o, "  GPU%d: %s\n", i, g);
     }
   }
-  if (!run->json && c->size > 1) {
+  if (!io->json && c->size > 1) {
     fprintf(o, "\nhalo transport between ranks with --halo-transport auto (fdtd neighbours)\n     ");
     for (int bb = 0; bb < c->size && bb < 16; ++bb) fprintf(o, " r%-8d", bb);
     fputc('\n', o);

@@ -22,7 +22,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "commands.h"
+#include "scale.h"
+
+#include <stddef.h>
+
 #include "fsutil.h"
 #include "log.h"
 #include "png_io.h"
@@ -34,43 +37,37 @@
 #define GS_STRIP_BYTES ((size_t)4 << 20)
 #define GS_DICT_BYTES 32768u
 
-static struct {
-  double divisor;
-  const char *outdir;
-  int recursive, overwrite, skip_existing, progress;
-  int64_t level, threads, memory_mb;
-  const char *filter, *shard;
-} o = {.divisor = 0, .level = 1, .memory_mb = 256, .filter = "sub"};
+const gs_scale_opts gs_scale_defaults = {.divisor = 0, .level = 1, .memory_mb = 256, .filter = "sub"};
 
-static const gs_opt scale_opts[] = {
-    {"divisor", 'd', GS_OPT_DOUBLE, &o.divisor, "D", 0, 0, "divide every grey sample by D (> 0; below 1 brightens)"},
-    {"output", 'o', GS_OPT_STRING, &o.outdir, "DIR", 0, 0, "output folder (created if missing)"},
-    {"recursive", 'r', GS_OPT_FLAG, &o.recursive, NULL, 0, 0, "descend into sub-folders of folder inputs"},
-    {"overwrite", 0, GS_OPT_FLAG, &o.overwrite, NULL, 0, 0, "replace existing outputs"},
-    {"skip-existing", 0, GS_OPT_FLAG, &o.skip_existing, NULL, 0, 0, "skip inputs whose output exists (resume)"},
-    {"png-level", 0, GS_OPT_INT, &o.level, "0..9", 0, 9, "zlib level of the outputs (default 1)"},
-    {"png-filter", 0, GS_OPT_CHOICE, &o.filter, "none|sub|up|avg|paeth|adaptive", 0, 0,
+const gs_opt gs_scale_opt_table[] = {
+    {"divisor", 'd', GS_OPT_DOUBLE, offsetof(gs_scale_opts, divisor), "D", 0, 0, "divide every grey sample by D (> 0; below 1 brightens)"},
+    {"output", 'o', GS_OPT_STRING, offsetof(gs_scale_opts, outdir), "DIR", 0, 0, "output folder (created if missing)"},
+    {"recursive", 'r', GS_OPT_FLAG, offsetof(gs_scale_opts, recursive), NULL, 0, 0, "descend into sub-folders of folder inputs"},
+    {"overwrite", 0, GS_OPT_FLAG, offsetof(gs_scale_opts, overwrite), NULL, 0, 0, "replace existing outputs"},
+    {"skip-existing", 0, GS_OPT_FLAG, offsetof(gs_scale_opts, skip_existing), NULL, 0, 0, "skip inputs whose output exists (resume)"},
+    {"png-level", 0, GS_OPT_INT, offsetof(gs_scale_opts, level), "0..9", 0, 9, "zlib level of the outputs (default 1)"},
+    {"png-filter", 0, GS_OPT_CHOICE, offsetof(gs_scale_opts, filter), "none|sub|up|avg|paeth|adaptive", 0, 0,
      "PNG row filter of the outputs (default sub)"},
-    {"threads", 0, GS_OPT_INT, &o.threads, "N", 1, 1024, "threads per rank (default: the rank's bound cores)"},
-    {"memory", 0, GS_OPT_INT, &o.memory_mb, "MB", 16, 1 << 20, "memory budget per rank for strips in flight (256)"},
-    {"progress", 0, GS_OPT_FLAG, &o.progress, NULL, 0, 0, "show progress on rank 0 (default when a terminal)"},
-    {"shard", 0, GS_OPT_STRING, &o.shard, "K/N", 0, 0,
+    {"threads", 0, GS_OPT_INT, offsetof(gs_scale_opts, threads), "N", 1, 1024, "threads per rank (default: the rank's bound cores)"},
+    {"memory", 0, GS_OPT_INT, offsetof(gs_scale_opts, memory_mb), "MB", 16, 1 << 20, "memory budget per rank for strips in flight (256)"},
+    {"progress", 0, GS_OPT_FLAG, offsetof(gs_scale_opts, progress), NULL, 0, 0, "show progress on rank 0 (default when a terminal)"},
+    {"shard", 0, GS_OPT_STRING, offsetof(gs_scale_opts, shard), "K/N", 0, 0,
      "process only the inputs whose position in the sorted list is K modulo N (array jobs)"},
-    {NULL, 0, 0, NULL, NULL, 0, 0, NULL},
+    {NULL, 0, 0, 0, NULL, 0, 0, NULL},
 };
 
-static int scale_check(int argc, char **argv, char *err, size_t errlen) {
+int gs_scale_check(const gs_scale_opts *o, int argc, char **argv, char *err, size_t errlen) {
   (void)argv;
-  if (!(o.divisor > 0)) {
+  if (!(o->divisor > 0)) {
     snprintf(err, errlen, "--divisor is required and must be > 0");
     return 1;
   }
-  float inv = (float)(1.0 / o.divisor);
+  float inv = (float)(1.0 / o->divisor);
   if (!isfinite(inv)) {
-    snprintf(err, errlen, "--divisor: %g is too small (1/D must be a finite float)", o.divisor);
+    snprintf(err, errlen, "--divisor: %g is too small (1/D must be a finite float)", o->divisor);
     return 1;
   }
-  if (!o.outdir) {
+  if (!o->outdir) {
     snprintf(err, errlen, "-o/--output DIR is required");
     return 1;
   }
@@ -78,15 +75,15 @@ static int scale_check(int argc, char **argv, char *err, size_t errlen) {
     snprintf(err, errlen, "no input files or folders");
     return 1;
   }
-  if (o.shard) {
+  if (o->shard) {
     long k = -1, n = 0;
     char extra;
-    if (sscanf(o.shard, "%ld/%ld%c", &k, &n, &extra) != 2 || n < 1 || k < 0 || k >= n) {
-      snprintf(err, errlen, "--shard: '%s' is not K/N with 0 <= K < N", o.shard);
+    if (sscanf(o->shard, "%ld/%ld%c", &k, &n, &extra) != 2 || n < 1 || k < 0 || k >= n) {
+      snprintf(err, errlen, "--shard: '%s' is not K/N with 0 <= K < N", o->shard);
       return 1;
     }
   }
-  if (o.overwrite && o.skip_existing) {
+  if (o->overwrite && o->skip_existing) {
     snprintf(err, errlen, "--overwrite and --skip-existing exclude each other");
     return 1;
   }
@@ -100,6 +97,7 @@ typedef struct item {
 } item;
 
 typedef struct plan {
+  const gs_scale_opts *o;
   item *items;
   size_t n, cap;
   int64_t skipped;
@@ -132,6 +130,7 @@ static char *join(const char *a, const char *b) {
 /* Adds the PNG files under dir (sorted by name); rel is the path below the
  * input folder. Returns 0 or writes err. */
 static int walk(plan *p, const char *dir, const char *rel, char *err, size_t errlen) {
+  const gs_scale_opts *o = p->o;
   DIR *d = opendir(dir);
   if (!d) {
     snprintf(err, errlen, "%s: %s", dir, strerror(errno));
@@ -160,9 +159,9 @@ static int walk(plan *p, const char *dir, const char *rel, char *err, size_t err
       snprintf(err, errlen, "%s: %s", path, strerror(errno));
       rc = -1;
     } else if (S_ISDIR(sb.st_mode)) {
-      if (o.recursive) rc = walk(p, path, r, err, errlen);
+      if (o->recursive) rc = walk(p, path, r, err, errlen);
     } else if (S_ISREG(sb.st_mode) && has_png_ext(names[i])) {
-      char *out = join(o.outdir, r);
+      char *out = join(o->outdir, r);
       plan_add(p, path, out);
       free(out);
     }
@@ -180,6 +179,7 @@ static int cmp_item_out(const void *a, const void *b) {
 
 /* Rank 0: builds the plan; 0 or a one-line error in err. */
 static int plan_build(plan *p, int argc, char **argv, char *err, size_t errlen) {
+  const gs_scale_opts *o = p->o;
   for (int i = 0; i < argc; ++i) {
     struct stat sb;
     if (stat(argv[i], &sb) != 0) {
@@ -190,7 +190,7 @@ static int plan_build(plan *p, int argc, char **argv, char *err, size_t errlen) 
       if (walk(p, argv[i], "", err, errlen)) return -1;
     } else if (S_ISREG(sb.st_mode)) {
       const char *base = strrchr(argv[i], '/');
-      char *out = join(o.outdir, base ? base + 1 : argv[i]);
+      char *out = join(o->outdir, base ? base + 1 : argv[i]);
       plan_add(p, argv[i], out);
       free(out);
     } else {
@@ -199,12 +199,12 @@ static int plan_build(plan *p, int argc, char **argv, char *err, size_t errlen) 
     }
   }
   if (p->n == 0) {
-    snprintf(err, errlen, "no PNG files found in the inputs%s", o.recursive ? "" : " (folders: try --recursive)");
+    snprintf(err, errlen, "no PNG files found in the inputs%s", o->recursive ? "" : " (folders: try --recursive)");
     return -1;
   }
-  if (o.shard) { /* keep positions K, K+N, K+2N, ... of the list in input order */
+  if (o->shard) { /* keep positions K, K+N, K+2N, ... of the list in input order */
     long k = 0, n = 1;
-    sscanf(o.shard, "%ld/%ld", &k, &n);
+    sscanf(o->shard, "%ld/%ld", &k, &n);
     size_t kept = 0;
     for (size_t i = 0; i < p->n; ++i) {
       if ((long)(i % (size_t)n) == k) {
@@ -232,8 +232,8 @@ static int plan_build(plan *p, int argc, char **argv, char *err, size_t errlen) 
   const char *first = NULL;
   for (size_t i = 0; i < p->n; ++i) {
     struct stat sb;
-    if (!o.overwrite && stat(p->items[i].out, &sb) == 0) {
-      if (o.skip_existing) {
+    if (!o->overwrite && stat(p->items[i].out, &sb) == 0) {
+      if (o->skip_existing) {
         free(p->items[i].in);
         free(p->items[i].out);
         p->skipped++;
@@ -335,6 +335,7 @@ typedef struct pool {
   const gs_backend *backend;
   int gpu;
   const plan *plan;
+  const gs_scale_opts *o;
   gs_png_filter filter;
   int level;
 } pool;
@@ -439,6 +440,7 @@ static void to_big_endian16(uint8_t *p, size_t bytes) {
 /* Decodes, scales, filters and writes one image. Lock NOT held on entry. */
 static void process_image(worker *w, size_t index) {
   pool *pl = w->pl;
+  const gs_scale_opts *o = pl->o;
   const item *it = &pl->plan->items[index];
   image_state is = {.st = GS_OK};
   job j = {0};
@@ -464,7 +466,7 @@ static void process_image(worker *w, size_t index) {
     ensure_stage(w, rowbytes * strip_rows);
     prev = gs_xmalloc(rowbytes);
     tail = gs_xmalloc(GS_DICT_BYTES);
-    gs_scale_params sp = gs_scale_params_make(o.divisor, f.depth, f.channels);
+    gs_scale_params sp = gs_scale_params_make(o->divisor, f.depth, f.channels);
     int bpp = f.channels * f.depth / 8;
     for (uint32_t y = 0; y < f.height && is.st == GS_OK; y += strip_rows) {
       uint32_t rows = f.height - y < strip_rows ? f.height - y : strip_rows;
@@ -528,7 +530,7 @@ static void process_image(worker *w, size_t index) {
   if (is.st == GS_OK) is.st = gs_png_reader_finish(is.rd, is.err, sizeof is.err);
   if (is.wr) {
     if (is.st == GS_OK) {
-      is.st = gs_png_writer_finish(is.wr, is.adler, o.overwrite, is.err, sizeof is.err);
+      is.st = gs_png_writer_finish(is.wr, is.adler, o->overwrite, is.err, sizeof is.err);
     } else {
       gs_png_writer_abort(is.wr);
     }
@@ -620,16 +622,16 @@ static int cmp_pair(const void *a, const void *b) {
   return x[1] < y[1] ? -1 : (x[1] > y[1]);
 }
 
-static int scale_run(gs_run *run, int argc, char **argv) {
-  const gs_comm *c = &run->comm;
-  plan p = {0};
+int gs_scale_run(const gs_comm *c, const gs_backend *b, int gpu, const char *cpuset, const gs_scale_opts *o, int argc,
+                 char **argv) {
+  plan p = {.o = o};
   if (plan_share(&p, c, argc, argv)) return GS_EXIT_USAGE;
-  if (c->rank == 0 && gs_mkdirs(o.outdir, 1) != 0) {
-    gs_log_error("scale: %s: %s", o.outdir, strerror(errno));
+  if (c->rank == 0 && gs_mkdirs(o->outdir, 1) != 0) {
+    gs_log_error("scale: %s: %s", o->outdir, strerror(errno));
     /* fall through: agreed below */
   }
   struct stat sb;
-  int bad_out = c->rank == 0 && (stat(o.outdir, &sb) != 0 || !S_ISDIR(sb.st_mode));
+  int bad_out = c->rank == 0 && (stat(o->outdir, &sb) != 0 || !S_ISDIR(sb.st_mode));
   if (gs_comm_agree(bad_out, c->world)) return GS_EXIT_USAGE;
 
   /* Headers: every rank reads a share, all learn all; sort largest first. */
@@ -658,21 +660,22 @@ static int scale_run(gs_run *run, int argc, char **argv) {
   memset(&pl, 0, sizeof pl);
   pthread_mutex_init(&pl.mu, NULL);
   pthread_cond_init(&pl.cv, NULL);
-  int nthreads = o.threads ? (int)o.threads : count_cpus(run->place.cpuset);
+  int nthreads = o->threads ? (int)o->threads : count_cpus(cpuset);
   if (nthreads < 1) nthreads = 1;
-  pl.backend = run->backend;
-  pl.gpu = run->place.gpu;
+  pl.backend = b;
+  pl.gpu = gpu;
+  pl.o = o;
   pl.plan = &p;
-  pl.filter = parse_filter(o.filter);
-  pl.level = (int)o.level;
+  pl.filter = parse_filter(o->filter);
+  pl.level = (int)o->level;
   pl.per_image = nthreads + 2;
-  pl.max_inflight = (int)((size_t)o.memory_mb * (1u << 20) / (2 * GS_STRIP_BYTES + GS_DICT_BYTES));
+  pl.max_inflight = (int)((size_t)o->memory_mb * (1u << 20) / (2 * GS_STRIP_BYTES + GS_DICT_BYTES));
   if (pl.max_inflight < 2) pl.max_inflight = 2;
   pl.images_cap = (size_t)nthreads + 1;
   pl.images = gs_xmalloc(pl.images_cap * sizeof *pl.images);
 
   gs_workq *q = gs_workq_create(c->world, (int64_t)p.n);
-  int show = o.progress || (c->rank == 0 && isatty(2));
+  int show = o->progress || (c->rank == 0 && isatty(2));
   gs_progress *prog = c->rank == 0 && show ? gs_progress_create("scale", (int64_t)p.n, "files") : NULL;
   double t0 = now_s();
 
@@ -728,7 +731,7 @@ static int scale_run(gs_run *run, int argc, char **argv) {
     printf("scale: %.0f done, %" PRId64 " skipped, %.0f failed in %.2f s on %d rank(s) x %d thread(s): "
            "%.1f MP/s, %.1f MB/s of samples, %.1f MB/s of PNG input (%s level %d)\n",
            total[0], p.skipped, total[1], secs, c->size, nthreads, total[2] / secs * 1e-6, total[3] / secs * 1e-6,
-           total[4] / secs * 1e-6, gs_png_deflate_engine(), (int)o.level);
+           total[4] / secs * 1e-6, gs_png_deflate_engine(), (int)o->level);
     fflush(stdout);
   }
   free(ws);
@@ -744,11 +747,3 @@ static int scale_run(gs_run *run, int argc, char **argv) {
   pthread_cond_destroy(&pl.cv);
   return total[1] > 0 ? GS_EXIT_PARTIAL : GS_EXIT_OK;
 }
-
-const gs_command gs_command_scale = {
-    "scale", "-d D -o DIR [options] INPUT...",
-    "Divides every grey sample of PNG images by D on all ranks' GPUs (or CPUs) and writes grey PNGs:\n"
-    "out = rint(min(in * (1/D), max)), half to even; alpha is copied. Inputs are PNG files or\n"
-    "folders (their *.png, --recursive to descend). Exit status 0 when every file is done,\n"
-    "1 when some failed (one 'path: reason' line each), 2 for bad usage before any work.",
-    scale_opts, scale_run, scale_check};

@@ -257,8 +257,9 @@ static int cu_fdtd_step(const gs_fdtd_step_args *a, const gs_fdtd_region *r, int
   GS_LAUNCH_CHECK(gs_fdtd_step_cuda(a, r, n, s));
   return 0;
 }
-static int cu_fdtd_inject(float *ez, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n, void *s) {
-  GS_LAUNCH_CHECK(gs_fdtd_inject_cuda(ez, off, val, stride, t, n, s));
+static int cu_fdtd_inject(float *ez, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n, int pdl,
+                          void *s) {
+  GS_LAUNCH_CHECK(gs_fdtd_inject_cuda(ez, off, val, stride, t, n, pdl, s));
   return 0;
 }
 static int cu_fdtd_sample(gs_fdtd_view v, const int64_t *off, int n, float *out, int64_t slots, gs_tick t, void *s) {

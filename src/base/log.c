@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 
+#include "config.h"
 #include "error.h"
 
 static void emit(const char *prefix, int show_rank, const char *fmt, va_list ap) {
@@ -38,9 +39,7 @@ void gs_log_error(const char *fmt, ...) {
 }
 
 void gs_log_debug(const char *fmt, ...) {
-  static int on = -1;
-  if (on < 0) on = getenv("GPUSTENCIL_DEBUG") != NULL;
-  if (!on) return;
+  if (!gs_config_get()->debug) return;
   va_list ap;
   va_start(ap, fmt);
   emit("debug: ", 1, fmt, ap);

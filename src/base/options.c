@@ -30,26 +30,27 @@ static int choice_ok(const char *choices, const char *value) {
   return 0;
 }
 
-static gs_status store(const gs_opt *o, const char *value, char *err, size_t errlen) {
+static gs_status store(const gs_opt *o, void *dest, const char *value, char *err, size_t errlen) {
+  void *field = (char *)dest + o->offset;
   char *end = NULL;
   int ranged = o->min != o->max;
   switch (o->kind) {
   case GS_OPT_FLAG:
-    *(int *)o->dest = 1;
+    *(int *)field = 1;
     return GS_OK;
   case GS_OPT_STRING:
     if (!*value) {
       snprintf(err, errlen, "--%s: empty value", o->name);
       return GS_ERR_USAGE;
     }
-    *(const char **)o->dest = value;
+    *(const char **)field = value;
     return GS_OK;
   case GS_OPT_CHOICE:
     if (!choice_ok(o->metavar, value)) {
       snprintf(err, errlen, "--%s: '%s' is not one of %s", o->name, value, o->metavar);
       return GS_ERR_USAGE;
     }
-    *(const char **)o->dest = value;
+    *(const char **)field = value;
     return GS_OK;
   case GS_OPT_INT: {
     errno = 0;
@@ -62,7 +63,7 @@ static gs_status store(const gs_opt *o, const char *value, char *err, size_t err
       snprintf(err, errlen, "--%s: %lld is outside [%.0f, %.0f]", o->name, v, o->min, o->max);
       return GS_ERR_USAGE;
     }
-    *(int64_t *)o->dest = v;
+    *(int64_t *)field = v;
     return GS_OK;
   }
   case GS_OPT_DOUBLE: {
@@ -80,14 +81,14 @@ static gs_status store(const gs_opt *o, const char *value, char *err, size_t err
       snprintf(err, errlen, "--%s: %g is outside [%g, %g]", o->name, v, o->min, o->max);
       return GS_ERR_USAGE;
     }
-    *(double *)o->dest = v;
+    *(double *)field = v;
     return GS_OK;
   }
   }
   return GS_ERR_USAGE;
 }
 
-gs_status gs_opts_parse(const gs_opt *opts, int argc, char **argv, char **positional,
+gs_status gs_opts_parse(const gs_opt *opts, void *dest, int argc, char **argv, char **positional,
                         int *npositional, int *want_help, char *err, size_t errlen) {
   *npositional = 0;
   *want_help = 0;
@@ -137,7 +138,7 @@ gs_status gs_opts_parse(const gs_opt *opts, int argc, char **argv, char **positi
       }
       value = argv[++i];
     }
-    gs_status st = store(o, value ? value : "", err, errlen);
+    gs_status st = store(o, dest, value ? value : "", err, errlen);
     if (st != GS_OK) return st;
   }
   return GS_OK;
@@ -156,6 +157,20 @@ void gs_opts_help(FILE *out, const char *cmd, const char *synopsis, const char *
     fprintf(out, "  %-34s %s\n", left, o->help);
   }
   fprintf(out, "  %-34s %s\n", "-h, --help", "show this help and exit");
+}
+
+gs_opt *gs_opts_merge(const gs_opt_group *groups, int ngroups) {
+  size_t n = 0;
+  for (int g = 0; g < ngroups; ++g)
+    for (const gs_opt *o = groups[g].opts; o && o->name; ++o) ++n;
+  gs_opt *all = gs_xcalloc(n + 1, sizeof *all);
+  size_t k = 0;
+  for (int g = 0; g < ngroups; ++g)
+    for (const gs_opt *o = groups[g].opts; o && o->name; ++o) {
+      all[k] = *o;
+      all[k++].offset += groups[g].offset;
+    }
+  return all;
 }
 
 int gs_parse_size2(const char *text, int64_t *w, int64_t *h) {

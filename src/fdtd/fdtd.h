@@ -10,6 +10,7 @@
 
 #include "backend.h"
 #include "halo.h"
+#include "options.h"
 #include "scene.h"
 
 #define GS_FDTD_MAX_DEPTH 8 /* deepest halo (--halo-depth) */
@@ -65,6 +66,7 @@ typedef struct gs_fdtd_sim {
    * once at step graph_n0, replayed; its kernels read the step and the
    * exchange count where a replay starts from clock (device memory). */
   int graphs;             /* allowed: GPU backend, and no neighbour needs a host step */
+  int pdl;                /* programmatic dependent launch (GPUSTENCIL_PDL, gs_config) */
   void *graph;            /* NULL until captured */
   int64_t graph_n0;
   int graph_len, graph_exch;  /* steps and exchanges per replay */
@@ -151,10 +153,19 @@ typedef struct gs_fdtd_spread {
 gs_status gs_fdtd_timed_run(const gs_scene *sc, const gs_backend *b, MPI_Comm comm, const int dims[2],
                             const gs_fdtd_spread *sp, int64_t warmup, int64_t steps, gs_fdtd_timing *t, char *used,
                             size_t usedlen, int *depth_used, char *err, size_t errlen);
-/* Parses --halo-transport, --halo-depth (NULL: defaults), --no-overlap and
- * --no-graphs; 0, or 1 with a one-line reason in err. */
-int gs_fdtd_spread_parse(const char *transport, const char *depth, int no_overlap, int no_graphs, gs_fdtd_spread *sp,
-                         char *err, size_t errlen);
+/* The options that say how a model is spread over ranks, shared by the fdtd
+ * and bench commands (NULL strings: defaults). */
+typedef struct gs_fdtd_spread_opts {
+  const char *decomp, *transport, *depth;
+  int no_overlap, no_graphs;
+} gs_fdtd_spread_opts;
+/* Their option table (offsets into gs_fdtd_spread_opts). */
+extern const gs_opt gs_fdtd_spread_opt_table[];
+/* Parses --halo-transport, --halo-depth, --no-overlap and --no-graphs into
+ * sp; 0, or 1 with a one-line reason in err. */
+int gs_fdtd_spread_parse(const gs_fdtd_spread_opts *so, gs_fdtd_spread *sp, char *err, size_t errlen);
+/* The same for options that gs_fdtd_spread_parse() already accepted. */
+gs_fdtd_spread gs_fdtd_spread_of(const gs_fdtd_spread_opts *so);
 /* Collective over comm: the halo depth every rank uses, want or (want 0)
  * the automatic choice that fits every rank's part. */
 int gs_fdtd_agree_depth(const gs_scene *sc, const gs_backend *b, const gs_fdtd_part *part, int want, MPI_Comm comm);

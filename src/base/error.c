@@ -1,5 +1,7 @@
 #include "error.h"
 
+#include "config.h"
+
 #include <errno.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -67,13 +69,12 @@ noreturn void gs_fatal(const char *call, const char *detail, const char *file, i
   exit(3);
 }
 
+int gs_fault_armed = 0;
+
 void gs_fault_point_at(const char *name, const char *file, int line) {
-  const char *spec = getenv("GPUSTENCIL_FAULT");
-  if (!spec || !*spec) return;
-  const char *at = strchr(spec, '@');
-  size_t nlen = at ? (size_t)(at - spec) : strlen(spec);
-  if (nlen != strlen(name) || strncmp(spec, name, nlen) != 0) return;
-  if (at && atoi(at + 1) != g_rank) return;
+  const gs_config *cfg = gs_config_get();
+  if (strcmp(cfg->fault, name) != 0) return;
+  if (cfg->fault_rank >= 0 && cfg->fault_rank != g_rank) return;
   gs_fatal(name, "fault injected by GPUSTENCIL_FAULT", file, line);
 }
 

@@ -1,0 +1,62 @@
+/* The program's commands: what main() hands each one, and the table of them
+ * (src/app/commands.c). */
+#ifndef GS_COMMANDS_H
+#define GS_COMMANDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "comm.h"
+#include "config.h"
+#include "fdtd.h"
+#include "options.h"
+#include "placement.h"
+
+/* What every command runs with, built once by main(). */
+typedef struct gs_run {
+  gs_comm comm;
+  const gs_backend *backend;
+  gs_placement place;
+  gs_config config; /* the environment switches, read once */
+} gs_run;
+
+typedef struct gs_command {
+  const char *name;
+  const char *synopsis;
+  const char *description;
+  const gs_opt_group *groups; /* the command's option tables; main adds the common ones */
+  int ngroups;
+  size_t opts_size;           /* the command's options struct, which main builds */
+  const void *defaults;       /* its initial value */
+  /* Called on every rank before the backend is chosen, after parsing, to
+   * validate options and arguments; returns 0 or writes one line into err. */
+  int (*check)(const void *opts, int argc, char **argv, char *err, size_t errlen);
+  /* Called on every rank after placement with the positional arguments.
+   * Returns a GS_EXIT_* status; main agrees on the largest over all ranks. */
+  int (*run)(gs_run *run, const void *opts, int argc, char **argv);
+} gs_command;
+
+/* The commands, in the order `gpustencil --help` lists them. */
+extern const gs_command *const gs_commands[];
+extern const int gs_ncommands;
+
+/* info: where each rank runs. */
+typedef struct gs_info_opts {
+  int json; /* --json */
+} gs_info_opts;
+int gs_info_run(gs_run *run, const gs_info_opts *o, int argc, char **argv);
+
+/* bench: benchmarks against ceilings measured in the same run. */
+typedef struct gs_bench_opts {
+  int64_t mib, reps, steps;
+  const char *size, *csv;
+  int weak;
+  gs_fdtd_spread_opts spread;
+} gs_bench_opts;
+extern const gs_bench_opts gs_bench_defaults;
+extern const gs_opt gs_bench_opt_table[];
+int gs_bench_check(const gs_bench_opts *o, int argc, char **argv, char *err, size_t errlen);
+int gs_bench_run(gs_run *run, const gs_bench_opts *o, int argc, char **argv);
+
+#endif

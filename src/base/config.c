@@ -1,0 +1,64 @@
+
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+
+static gs_config g_config = {.fault_rank = -1, .pdl = 1};
+
+/* Index of value in the NULL-terminated list, or -1 (and a message) when
+ * the variable is set to something else; unset gives dflt. */
+static int pick(const char *var, const char *const *values, int dflt, char *err, size_t errlen) {
+  const char *v = getenv(var);
+  if (!v || !*v) return dflt;
+  for (int i = 0; values[i]; ++i)
+    if (strcmp(v, values[i]) == 0) return i;
+  if (!err[0]) {
+    size_t n = (size_t)snprintf(err, errlen, "%s='%s' is not one of", var, v);
+    for (int i = 0; values[i] && n < errlen; ++i)
+      n += (size_t)snprintf(err + n, errlen - n, "%s%s", i ? "|" : " ", values[i]);
+  }
+  return dflt;
+}
+
+static void load_fault(gs_config *cfg, char *err, size_t errlen) {
+  const char *spec = getenv("GPUSTENCIL_FAULT");
+  if (!spec || !*spec) return;
+  const char *at = strchr(spec, '@');
+  size_t nlen = at ? (size_t)(at - spec) : strlen(spec);
+  char *end = NULL;
+  long rank = at ? strtol(at + 1, &end, 10) : -1;
+  if (nlen == 0 || nlen >= sizeof cfg->fault || (at && (end == at + 1 || *end || rank < 0))) {
+    if (!err[0]) snprintf(err, errlen, "GPUSTENCIL_FAULT='%s' is not NAME or NAME@RANK", spec);
+    return;
+  }
+  memcpy(cfg->fault, spec, nlen);
+  cfg->fault[nlen] = 0;
+  cfg->fault_rank = (int)rank;
+}
+
+void gs_config_load(gs_config *cfg, char *err, size_t errlen) {
+  static const char *const sync[] = {"flag", "event", NULL};
+  static const char *const stage[] = {"auto", "never", "always", NULL};
+  static const char *const copy[] = {"kernel", "engine", NULL};
+  static const char *const pdl[] = {"0", "1", NULL};
+  memset(cfg, 0, sizeof *cfg);
+  err[0] = 0;
+  cfg->debug = getenv("GPUSTENCIL_DEBUG") != NULL;
+  cfg->fault_rank = -1;
+  load_fault(cfg, err, errlen);
+  cfg->ipc_sync = (gs_ipc_sync)pick("GPUSTENCIL_IPC_SYNC", sync, GS_IPC_SYNC_FLAG, err, errlen);
+  cfg->ipc_stage = (gs_ipc_stage)pick("GPUSTENCIL_IPC_STAGE", stage, GS_IPC_STAGE_AUTO, err, errlen);
+  cfg->ipc_copy_engine = pick("GPUSTENCIL_IPC_COPY", copy, 0, err, errlen);
+  cfg->pdl = pick("GPUSTENCIL_PDL", pdl, 1, err, errlen);
+}
+
+const gs_config *gs_config_get(void) { return &g_config; }
+
+void gs_config_set(const gs_config *cfg) {
+  g_config = *cfg;
+  gs_fault_armed = cfg->fault[0] != 0;
+}
