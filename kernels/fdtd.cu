@@ -24,7 +24,8 @@ struct Tiles {
 // The region, tile column and tile row of this block.
 __device__ __forceinline__ const gs_fdtd_region &tile_of(const Tiles &t, unsigned b, int64_t &tx, int64_t &ty) {
   unsigned z = 0;
-  while (z + 1 < (unsigned)t.n && b >= t.first[z + 1]) ++z;
+  while (z + 1 < (unsigned)t.n && b >= t.first[z + 1])
+    ++z;
   b -= t.first[z];
   tx = b % t.bx[z];
   ty = b / t.bx[z];
@@ -203,7 +204,8 @@ __device__ __forceinline__ void march_tile(const gs_fdtd_step_args &a, const Til
     }
     if (all) {
       F vx, vy, ve;
-      float *px = reinterpret_cast<float *>(&vx), *py = reinterpret_cast<float *>(&vy), *pe = reinterpret_cast<float *>(&ve);
+      float *px = reinterpret_cast<float *>(&vx), *py = reinterpret_cast<float *>(&vy),
+            *pe = reinterpret_cast<float *>(&ve);
 #pragma unroll
       for (int q = 0; q < C; ++q) {
         px[q] = hx_c[q];
@@ -231,8 +233,8 @@ __device__ __forceinline__ void march_tile(const gs_fdtd_step_args &a, const Til
 }
 
 template <int C>
-__global__ void __launch_bounds__(32 * kWarps, GS_FDTD_MINB) step_interior_vec_kernel(const gs_fdtd_step_args a, const Tiles t,
-                                                                                    int rows) {
+__global__ void __launch_bounds__(32 * kWarps, GS_FDTD_MINB)
+    step_interior_vec_kernel(const gs_fdtd_step_args a, const Tiles t, int rows) {
   after_previous();
   march_tile<C>(a, t, blockIdx.x, rows);
 }
@@ -242,8 +244,8 @@ __global__ void __launch_bounds__(32 * kWarps, GS_FDTD_MINB) step_interior_vec_k
 // is one kernel, not two in a row.
 static_assert(kWarps == kStripRows, "the strip blocks of step_both_kernel have the marching blocks' threads");
 template <int C>
-__global__ void __launch_bounds__(32 * kWarps, GS_FDTD_MINB) step_both_kernel(const gs_fdtd_step_args a, const Tiles tm,
-                                                                            int rows, unsigned nm, const Tiles ts) {
+__global__ void __launch_bounds__(32 * kWarps, GS_FDTD_MINB)
+    step_both_kernel(const gs_fdtd_step_args a, const Tiles tm, int rows, unsigned nm, const Tiles ts) {
   after_previous();
   if (blockIdx.x < nm)
     march_tile<C>(a, tm, blockIdx.x, rows);
@@ -376,7 +378,8 @@ extern "C" int gs_fdtd_step_cuda(const gs_fdtd_step_args *a, const gs_fdtd_regio
 extern "C" int gs_fdtd_inject_cuda(float *ez, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n,
                                    int pdl, void *stream) {
   if (n <= 0) return 0;
-  return launch(pdl != 0, inject_kernel, (unsigned)(n + 127) / 128, 128, (cudaStream_t)stream, ez, off, val, stride, t, n);
+  return launch(pdl != 0, inject_kernel, (unsigned)(n + 127) / 128, 128, (cudaStream_t)stream, ez, off, val, stride, t,
+                n);
 }
 
 extern "C" int gs_fdtd_sample_cuda(gs_fdtd_view v, const int64_t *off, int n, float *out, int64_t slots, gs_tick t,

@@ -85,10 +85,12 @@ int gs_fdtd_step_cuda(const gs_fdtd_step_args *a, const gs_fdtd_region *r, int n
  * ez[off[k]] -= val[t * stride + k] (val already scaled by the material's
  * src); and out[3 (t % slots) n + 3k ..] = ez, hx, hy at off[k] (a ring of
  * slots steps). */
-typedef int (*gs_fdtd_inject_fn)(float *ez, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n, int pdl,
-                                 void *stream);
-int gs_fdtd_inject_ref(float *ez, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n, int pdl, void *stream);
-int gs_fdtd_inject_cuda(float *ez, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n, int pdl, void *stream);
+typedef int (*gs_fdtd_inject_fn)(float *ez, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n,
+                                 int pdl, void *stream);
+int gs_fdtd_inject_ref(float *ez, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n, int pdl,
+                       void *stream);
+int gs_fdtd_inject_cuda(float *ez, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n, int pdl,
+                        void *stream);
 typedef int (*gs_fdtd_sample_fn)(gs_fdtd_view v, const int64_t *off, int n, float *out, int64_t slots, gs_tick t,
                                  void *stream);
 int gs_fdtd_sample_ref(gs_fdtd_view v, const int64_t *off, int n, float *out, int64_t slots, gs_tick t, void *stream);

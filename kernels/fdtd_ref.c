@@ -15,8 +15,10 @@ static int step_plain(const gs_fdtd_step_args *a, gs_fdtd_region r) {
     float *hxo = a->hx_out + b, *hyo = a->hy_out + b;
     const int64_t n = r.i1 - r.i0, ny_ = (r.i1 < a->nx ? r.i1 : a->nx) - r.i0;
     if (j < a->ny)
-      for (int64_t t = 0; t < n; ++t) hxo[t] = hx[t] - chy * (ez[t + P] - ez[t]);
-    for (int64_t t = 0; t < ny_; ++t) hyo[t] = hy[t] + chx * (ez[t + 1] - ez[t]);
+      for (int64_t t = 0; t < n; ++t)
+        hxo[t] = hx[t] - chy * (ez[t + P] - ez[t]);
+    for (int64_t t = 0; t < ny_; ++t)
+      hyo[t] = hy[t] + chx * (ez[t + 1] - ez[t]);
   }
   int64_t j0 = r.j0 > 1 ? r.j0 : 1, j1 = r.j1 < a->ny ? r.j1 : a->ny;
   int64_t i0 = r.i0 > 1 ? r.i0 : 1, i1 = r.i1 < a->nx ? r.i1 : a->nx;
@@ -77,7 +79,8 @@ int gs_fdtd_inject_ref(float *ez, const int64_t *off, const float *val, int64_t 
   (void)pdl;
   (void)stream;
   const float *v = val + gs_tick_value(t) * stride;
-  for (int k = 0; k < n; ++k) ez[off[k]] = ez[off[k]] - v[k];
+  for (int k = 0; k < n; ++k)
+    ez[off[k]] = ez[off[k]] - v[k];
   return 0;
 }
 

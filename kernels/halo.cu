@@ -26,7 +26,8 @@ __host__ __device__ int64_t box_tasks(const gs_halo_box &x) {
 __global__ void __launch_bounds__(kThreads) copy_boxes_kernel(const gs_halo_boxes b) {
   const gs_halo_box &x = b.box[blockIdx.y];
   const int lane = threadIdx.x & 31;
-  const int64_t first = ((int64_t)blockIdx.x * kThreads + threadIdx.x) >> 5, stride = (int64_t)gridDim.x * kThreads / 32;
+  const int64_t first = ((int64_t)blockIdx.x * kThreads + threadIdx.x) >> 5,
+                stride = (int64_t)gridDim.x * kThreads / 32;
   const int64_t tasks = x.w > 0 && x.h > 0 ? box_tasks(x) : 0;
   if (tasks > 0 && x.w >= 32) {
     const int64_t segs = (x.w + kSeg - 1) / kSeg;
@@ -57,7 +58,8 @@ __global__ void __launch_bounds__(kThreads) copy_boxes_kernel(const gs_halo_boxe
         if (seg == segs - 1 && tail + lane < x.w) d[tail + lane] = s[tail + lane];
       } else {
         const int64_t c1 = (seg + 1) * kSeg < x.w ? (seg + 1) * kSeg : x.w;
-        for (int64_t c = seg * kSeg + lane; c < c1; c += 32) d[c] = s[c];
+        for (int64_t c = seg * kSeg + lane; c < c1; c += 32)
+          d[c] = s[c];
       }
     }
   } else if (tasks > 0) {

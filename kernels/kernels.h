@@ -32,19 +32,13 @@ gs_scale_params gs_scale_params_make(double divisor, int bit_depth, int channels
 
 /* Scales count samples of in into out (which may equal in). The buffers start
  * on a pixel boundary. */
-typedef int (*gs_scale_u8_fn)(const uint8_t *in, uint8_t *out, size_t count,
-                              gs_scale_params p, void *stream);
-typedef int (*gs_scale_u16_fn)(const uint16_t *in, uint16_t *out, size_t count,
-                               gs_scale_params p, void *stream);
+typedef int (*gs_scale_u8_fn)(const uint8_t *in, uint8_t *out, size_t count, gs_scale_params p, void *stream);
+typedef int (*gs_scale_u16_fn)(const uint16_t *in, uint16_t *out, size_t count, gs_scale_params p, void *stream);
 
-int gs_scale_u8_ref(const uint8_t *in, uint8_t *out, size_t count, gs_scale_params p,
-                    void *stream);
-int gs_scale_u16_ref(const uint16_t *in, uint16_t *out, size_t count, gs_scale_params p,
-                     void *stream);
-int gs_scale_u8_cuda(const uint8_t *in, uint8_t *out, size_t count, gs_scale_params p,
-                     void *stream);
-int gs_scale_u16_cuda(const uint16_t *in, uint16_t *out, size_t count, gs_scale_params p,
-                      void *stream);
+int gs_scale_u8_ref(const uint8_t *in, uint8_t *out, size_t count, gs_scale_params p, void *stream);
+int gs_scale_u16_ref(const uint16_t *in, uint16_t *out, size_t count, gs_scale_params p, void *stream);
+int gs_scale_u8_cuda(const uint8_t *in, uint8_t *out, size_t count, gs_scale_params p, void *stream);
+int gs_scale_u16_cuda(const uint16_t *in, uint16_t *out, size_t count, gs_scale_params p, void *stream);
 
 #ifdef __cplusplus
 }

@@ -69,9 +69,9 @@ template <typename T> __device__ __forceinline__ T scale_scalar(T x, float inv, 
 // block 0. Element parity (for CH == 2) is the same in a vector and globally
 // because a vector holds an even number of samples.
 template <typename T, int CH>
-__global__ void __launch_bounds__(kThreads) scale_vec_kernel(const uint4 *in, uint4 *out, size_t nvec,
-                                                             const T *in_tail, T *out_tail, int ntail,
-                                                             size_t tail_first, float inv, float maxf) {
+__global__ void __launch_bounds__(kThreads)
+    scale_vec_kernel(const uint4 *in, uint4 *out, size_t nvec, const T *in_tail, T *out_tail, int ntail,
+                     size_t tail_first, float inv, float maxf) {
   const size_t base = (size_t)blockIdx.x * (kThreads * kUnroll) + threadIdx.x;
   uint4 v[kUnroll];
 #pragma unroll
@@ -100,16 +100,15 @@ __global__ void __launch_bounds__(kThreads) scale_vec_kernel(const uint4 *in, ui
 
 // Any alignment: one sample per thread, grid-stride.
 template <typename T, int CH>
-__global__ void __launch_bounds__(kThreads) scale_scalar_kernel(const T *in, T *out, size_t count, float inv,
-                                                                float maxf) {
+__global__ void __launch_bounds__(kThreads)
+    scale_scalar_kernel(const T *in, T *out, size_t count, float inv, float maxf) {
   for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x) {
     T x = in[i];
     out[i] = (CH == 2 && (i & 1)) ? x : scale_scalar<T>(x, inv, maxf);
   }
 }
 
-template <typename T, int CH>
-int launch(const T *in, T *out, size_t count, gs_scale_params p, cudaStream_t s) {
+template <typename T, int CH> int launch(const T *in, T *out, size_t count, gs_scale_params p, cudaStream_t s) {
   if (count == 0) return 0;
   const float maxf = (float)p.maxval;
   constexpr size_t per_vec = 16 / sizeof(T);
@@ -121,9 +120,9 @@ int launch(const T *in, T *out, size_t count, gs_scale_params p, cudaStream_t s)
     size_t blocks = nvec ? (nvec + per_block - 1) / per_block : 1;
     if (blocks > 0x7FFFFFFFu) return (int)cudaErrorInvalidValue;
     size_t tail_first = nvec * per_vec;
-    scale_vec_kernel<T, CH><<<(unsigned)blocks, kThreads, 0, s>>>(
-        reinterpret_cast<const uint4 *>(in), reinterpret_cast<uint4 *>(out), nvec, in + tail_first,
-        out + tail_first, ntail, tail_first, p.inv, maxf);
+    scale_vec_kernel<T, CH><<<(unsigned)blocks, kThreads, 0, s>>>(reinterpret_cast<const uint4 *>(in),
+                                                                  reinterpret_cast<uint4 *>(out), nvec, in + tail_first,
+                                                                  out + tail_first, ntail, tail_first, p.inv, maxf);
   } else {
     size_t blocks = (count + kThreads - 1) / kThreads;
     if (blocks > 65535u * 32u) blocks = 65535u * 32u;
@@ -139,8 +138,7 @@ extern "C" int gs_scale_u8_cuda(const uint8_t *in, uint8_t *out, size_t count, g
   return p.channels == 2 ? launch<uint8_t, 2>(in, out, count, p, s) : launch<uint8_t, 1>(in, out, count, p, s);
 }
 
-extern "C" int gs_scale_u16_cuda(const uint16_t *in, uint16_t *out, size_t count, gs_scale_params p,
-                                 void *stream) {
+extern "C" int gs_scale_u16_cuda(const uint16_t *in, uint16_t *out, size_t count, gs_scale_params p, void *stream) {
   cudaStream_t s = static_cast<cudaStream_t>(stream);
   return p.channels == 2 ? launch<uint16_t, 2>(in, out, count, p, s) : launch<uint16_t, 1>(in, out, count, p, s);
 }

@@ -20,27 +20,26 @@ static inline uint32_t scale_one(uint32_t x, float inv, float maxf) {
   return (uint32_t)((v + 12582912.0f) - 12582912.0f);
 }
 
-#define GS_SCALE_REF_BODY                                                     \
-  const float maxf = (float)p.maxval;                                          \
-  if (p.channels == 2) {                                                       \
-    for (size_t i = 0; i + 1 < count; i += 2) {                                \
-      out[i] = scale_one(in[i], p.inv, maxf);                                  \
-      out[i + 1] = in[i + 1];                                                  \
-    }                                                                          \
-    if (count & 1) out[count - 1] = scale_one(in[count - 1], p.inv, maxf);     \
-  } else {                                                                     \
-    for (size_t i = 0; i < count; ++i) out[i] = scale_one(in[i], p.inv, maxf); \
-  }                                                                            \
+#define GS_SCALE_REF_BODY                                                                                              \
+  const float maxf = (float)p.maxval;                                                                                  \
+  if (p.channels == 2) {                                                                                               \
+    for (size_t i = 0; i + 1 < count; i += 2) {                                                                        \
+      out[i] = scale_one(in[i], p.inv, maxf);                                                                          \
+      out[i + 1] = in[i + 1];                                                                                          \
+    }                                                                                                                  \
+    if (count & 1) out[count - 1] = scale_one(in[count - 1], p.inv, maxf);                                             \
+  } else {                                                                                                             \
+    for (size_t i = 0; i < count; ++i)                                                                                 \
+      out[i] = scale_one(in[i], p.inv, maxf);                                                                          \
+  }                                                                                                                    \
   return 0;
 
-int gs_scale_u8_ref(const uint8_t *in, uint8_t *out, size_t count, gs_scale_params p,
-                    void *stream) {
+int gs_scale_u8_ref(const uint8_t *in, uint8_t *out, size_t count, gs_scale_params p, void *stream) {
   (void)stream;
   GS_SCALE_REF_BODY
 }
 
-int gs_scale_u16_ref(const uint16_t *in, uint16_t *out, size_t count, gs_scale_params p,
-                     void *stream) {
+int gs_scale_u16_ref(const uint16_t *in, uint16_t *out, size_t count, gs_scale_params p, void *stream) {
   (void)stream;
   GS_SCALE_REF_BODY
 }

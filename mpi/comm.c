@@ -85,11 +85,14 @@ char **gs_comm_gather_text(const char *text, int root, MPI_Comm comm) {
   return gather_common(text, root, comm, 0);
 }
 
-char **gs_comm_allgather_text(const char *text, MPI_Comm comm) { return gather_common(text, 0, comm, 1); }
+char **gs_comm_allgather_text(const char *text, MPI_Comm comm) {
+  return gather_common(text, 0, comm, 1);
+}
 
 void gs_comm_free_texts(char **texts, int n) {
   if (!texts) return;
-  for (int i = 0; i < n; ++i) free(texts[i]);
+  for (int i = 0; i < n; ++i)
+    free(texts[i]);
   free(texts);
 }
 

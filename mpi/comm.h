@@ -6,9 +6,9 @@
 #include <mpi.h>
 
 typedef struct gs_comm {
-  MPI_Comm world;   /* duplicate of MPI_COMM_WORLD */
-  MPI_Comm node;    /* ranks sharing memory with this one (MPI_COMM_TYPE_SHARED) */
-  int rank, size;   /* in world */
+  MPI_Comm world;             /* duplicate of MPI_COMM_WORLD */
+  MPI_Comm node;              /* ranks sharing memory with this one (MPI_COMM_TYPE_SHARED) */
+  int rank, size;             /* in world */
   int local_rank, local_size; /* in node */
   int node_index, node_count; /* nodes numbered by their lowest world rank */
   char host[256];

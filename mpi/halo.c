@@ -68,10 +68,14 @@ struct gs_halo {
 
 const char *gs_halo_transport_name(gs_halo_transport t) {
   switch (t) {
-  case GS_HALO_IPC: return "ipc";
-  case GS_HALO_MPI_CUDA: return "mpi-cuda";
-  case GS_HALO_MPI_HOST: return "mpi-host";
-  default: return "auto";
+  case GS_HALO_IPC:
+    return "ipc";
+  case GS_HALO_MPI_CUDA:
+    return "mpi-cuda";
+  case GS_HALO_MPI_HOST:
+    return "mpi-host";
+  default:
+    return "auto";
   }
 }
 
@@ -87,9 +91,13 @@ int gs_halo_transport_parse(const char *s) {
 
 /* Flag slots: a message's tag (300..308, the direction from its sender)
  * picks the receiver's data slot and the sender's reads-done slot. */
-static int slot(int tag) { return (tag - 300) & 15; }
+static int slot(int tag) {
+  return (tag - 300) & 15;
+}
 
-static size_t box_floats(const gs_halo_box_g *x) { return (size_t)((x->a1 - x->a0) * (x->b1 - x->b0)); }
+static size_t box_floats(const gs_halo_box_g *x) {
+  return (size_t)((x->a1 - x->a0) * (x->b1 - x->b0));
+}
 
 /* Node (a, b) of box x's corner in one buffer of array a. */
 static float *corner(const gs_halo_array *a, int parity, const gs_halo_box_g *x) {
@@ -123,8 +131,8 @@ static void pack(gs_halo *h, const gs_halo_box_g *bx, int n, int parity, float *
   for (int k = 0; k < n; ++k) {
     float *f = corner(&h->arr[bx[k].array], parity, &bx[k]);
     int64_t p = h->arr[bx[k].array].pitch, w = bx[k].a1 - bx[k].a0, ht = bx[k].b1 - bx[k].b0;
-    queue(h, &l, to_buf ? (gs_halo_box){f, buf + off, p, w, w, ht} : (gs_halo_box){buf + off, f, w, p, w, ht}, k == n - 1,
-          s);
+    queue(h, &l, to_buf ? (gs_halo_box){f, buf + off, p, w, w, ht} : (gs_halo_box){buf + off, f, w, p, w, ht},
+          k == n - 1, s);
     off += box_floats(&bx[k]);
   }
 }
@@ -208,9 +216,10 @@ gs_halo *gs_halo_create(MPI_Comm comm, const gs_backend *b, const gs_halo_array 
   int aware = gs_comm_cuda_aware();
   int can_ipc = b->ipc_mem_handle != NULL;
   if (want == GS_HALO_MPI_CUDA && !(aware && b->is_gpu)) {
-    snprintf(err, errlen, "--halo-transport mpi-cuda: %s", !b->is_gpu ? "the cpu backend has no device memory"
-                                                                       : "this MPI is not CUDA-aware "
-                                                                         "(MPIX_Query_cuda_support() is 0)");
+    snprintf(err, errlen, "--halo-transport mpi-cuda: %s",
+             !b->is_gpu ? "the cpu backend has no device memory"
+                        : "this MPI is not CUDA-aware "
+                          "(MPIX_Query_cuda_support() is 0)");
     bad = 1;
   }
   if (want == GS_HALO_IPC && !can_ipc) {
@@ -252,7 +261,8 @@ gs_halo *gs_halo_create(MPI_Comm comm, const gs_backend *b, const gs_halo_array 
     me->a0[k] = arrays[k].a0;
     me->b0[k] = arrays[k].b0;
     if (me->has_ipc && arrays[k].buf[0])
-      for (int p = 0; p < 2; ++p) b->ipc_mem_handle(arrays[k].buf[p], me->mem[k][p]);
+      for (int p = 0; p < 2; ++p)
+        b->ipc_mem_handle(arrays[k].buf[p], me->mem[k][p]);
   }
   /* How ipc neighbours order their stores: device flags (default), or IPC
    * events with node-shared host counters (GPUSTENCIL_IPC_SYNC=event; the
@@ -315,8 +325,10 @@ gs_halo *gs_halo_create(MPI_Comm comm, const gs_backend *b, const gs_halo_array 
     memcpy(r, peers[k].recv, sizeof *r * (size_t)peers[k].nrecv);
     q->p.send = s;
     q->p.recv = r;
-    for (int i = 0; i < q->p.nsend; ++i) q->send_floats += box_floats(&s[i]);
-    for (int i = 0; i < q->p.nrecv; ++i) q->recv_floats += box_floats(&r[i]);
+    for (int i = 0; i < q->p.nsend; ++i)
+      q->send_floats += box_floats(&s[i]);
+    for (int i = 0; i < q->p.nrecv; ++i)
+      q->recv_floats += box_floats(&r[i]);
     int ipc_ok = ok[k];
     if (want == GS_HALO_IPC && !ipc_ok) {
       snprintf(err, errlen, "--halo-transport ipc: neighbour rank %d %s", peers[k].rank, why[k] ? why[k] : "refused");
@@ -328,9 +340,11 @@ gs_halo *gs_halo_create(MPI_Comm comm, const gs_backend *b, const gs_halo_array 
       for (int a = 0; a < narrays; ++a) {
         q->remote[a] = (gs_halo_array){{NULL, NULL}, them[k].pitch[a], them[k].a0[a], them[k].b0[a]};
         int used = 0;
-        for (int i = 0; i < q->p.nsend; ++i) used |= s[i].array == a;
+        for (int i = 0; i < q->p.nsend; ++i)
+          used |= s[i].array == a;
         if (used)
-          for (int p = 0; p < 2; ++p) q->remote[a].buf[p] = b->ipc_mem_open(them[k].mem[a][p]);
+          for (int p = 0; p < 2; ++p)
+            q->remote[a].buf[p] = b->ipc_mem_open(them[k].mem[a][p]);
       }
       q->ev_data = b->ipc_event_open(them[k].ev[0]);
       q->ev_free = b->ipc_event_open(them[k].ev[1]);
@@ -364,7 +378,8 @@ gs_halo *gs_halo_create(MPI_Comm comm, const gs_backend *b, const gs_halo_array 
       peer *q = &h->peers[k];
       if (q->t != GS_HALO_IPC || q->recv_floats == 0) continue;
       int64_t rows = 0;
-      for (int i = 0; i < q->p.nrecv; ++i) rows += q->p.recv[i].b1 - q->p.recv[i].b0;
+      for (int i = 0; i < q->p.nrecv; ++i)
+        rows += q->p.recv[i].b1 - q->p.recv[i].b0;
       /* rows of 2 to 31 floats; single floats (R = 1 columns) go faster directly (docs/performance.md) */
       double per_row = (double)q->recv_floats / (double)(rows ? rows : 1);
       if (never || (!always && (per_row < 2.0 || per_row >= 32.0))) continue;
@@ -378,7 +393,8 @@ gs_halo *gs_halo_create(MPI_Comm comm, const gs_backend *b, const gs_halo_array 
     for (int k = 0; k < npeers && !bad; ++k) {
       peer *q = &h->peers[k];
       if (!st[k].on || q->t != GS_HALO_IPC) continue;
-      for (int p = 0; p < 2; ++p) q->send_stage[p] = b->ipc_mem_open(st[k].mem[p]);
+      for (int p = 0; p < 2; ++p)
+        q->send_stage[p] = b->ipc_mem_open(st[k].mem[p]);
       q->sbuf = b->dev_alloc((q->send_floats + 1) * sizeof(float));
     }
     free(sm);
@@ -419,7 +435,8 @@ void gs_halo_destroy(gs_halo *h) {
       b->event_destroy(q->ev_free);
       b->ipc_mem_close(q->rflags);
       if (q->send_stage[0]) {
-        for (int p = 0; p < 2; ++p) b->ipc_mem_close(q->send_stage[p]);
+        for (int p = 0; p < 2; ++p)
+          b->ipc_mem_close(q->send_stage[p]);
         b->dev_free(q->sbuf);
       }
     } else {
@@ -456,13 +473,16 @@ void gs_halo_destroy(gs_halo *h) {
   free(h);
 }
 
-gs_halo_transport gs_halo_peer_transport(const gs_halo *h, int k) { return h->peers[k].t; }
+gs_halo_transport gs_halo_peer_transport(const gs_halo *h, int k) {
+  return h->peers[k].t;
+}
 
 const char *gs_halo_summary(const gs_halo *h, char *buf, size_t n) {
   buf[0] = '\0';
   for (int t = GS_HALO_IPC; t <= GS_HALO_MPI_HOST; ++t) {
     int used = 0;
-    for (int k = 0; k < h->npeers; ++k) used |= h->peers[k].t == (gs_halo_transport)t;
+    for (int k = 0; k < h->npeers; ++k)
+      used |= h->peers[k].t == (gs_halo_transport)t;
     if (used) snprintf(buf + strlen(buf), n - strlen(buf), "%s%s", buf[0] ? "+" : "", gs_halo_transport_name(t));
   }
   if (!buf[0]) snprintf(buf, n, "none");
@@ -489,10 +509,12 @@ static void mpi_swap(gs_halo *h, int staged) {
 
 void gs_halo_exchange(gs_halo *h, int parity, gs_stream s) {
   gs_fault_point("halo.exchange");
-  for (int k = 0; k < h->npeers; ++k) pack(h, h->peers[k].p.send, h->peers[k].p.nsend, parity, h->peers[k].hsend, 1, s);
+  for (int k = 0; k < h->npeers; ++k)
+    pack(h, h->peers[k].p.send, h->peers[k].p.nsend, parity, h->peers[k].hsend, 1, s);
   h->b->stream_sync(s);
   mpi_swap(h, 1);
-  for (int k = 0; k < h->npeers; ++k) pack(h, h->peers[k].p.recv, h->peers[k].p.nrecv, parity, h->peers[k].hrecv, 0, s);
+  for (int k = 0; k < h->npeers; ++k)
+    pack(h, h->peers[k].p.recv, h->peers[k].p.nrecv, parity, h->peers[k].hrecv, 0, s);
   h->b->stream_sync(s);
 }
 
@@ -560,7 +582,9 @@ void gs_halo_reads_done(gs_halo *h, gs_stream s) {
   atomic_store_explicit(&h->mine->free, h->nexch + 1, memory_order_release);
 }
 
-int gs_halo_graphable(const gs_halo *h) { return h->nmpi == 0 && (h->nipc == 0 || h->sync_flag); }
+int gs_halo_graphable(const gs_halo *h) {
+  return h->nmpi == 0 && (h->nipc == 0 || h->sync_flag);
+}
 
 void gs_halo_capture(gs_halo *h, const int64_t *base) {
   if (base) {
@@ -571,7 +595,13 @@ void gs_halo_capture(gs_halo *h, const int64_t *base) {
   h->base = base;
 }
 
-void gs_halo_advance(gs_halo *h, int64_t n) { h->nexch += n; }
+void gs_halo_advance(gs_halo *h, int64_t n) {
+  h->nexch += n;
+}
 
-double gs_halo_bytes_per_exchange(const gs_halo *h) { return h->bytes; }
-int64_t gs_halo_exchanges(const gs_halo *h) { return h->nexch; }
+double gs_halo_bytes_per_exchange(const gs_halo *h) {
+  return h->bytes;
+}
+int64_t gs_halo_exchanges(const gs_halo *h) {
+  return h->nexch;
+}

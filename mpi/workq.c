@@ -41,7 +41,9 @@ void gs_workq_add_done(gs_workq *q, int64_t k) {
   if (k) fetch_add(q, 1, k, MPI_SUM);
 }
 
-int64_t gs_workq_done(gs_workq *q) { return fetch_add(q, 1, 0, MPI_NO_OP); }
+int64_t gs_workq_done(gs_workq *q) {
+  return fetch_add(q, 1, 0, MPI_NO_OP);
+}
 
 void gs_workq_poll(gs_workq *q) {
   int flag = 0;

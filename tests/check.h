@@ -7,24 +7,24 @@
 static int gs_test_failures = 0;
 static int gs_test_checks = 0;
 
-#define CHECK(cond)                                                              \
-  do {                                                                           \
-    ++gs_test_checks;                                                            \
-    if (!(cond)) {                                                               \
-      ++gs_test_failures;                                                        \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);   \
-    }                                                                            \
+#define CHECK(cond)                                                                                                    \
+  do {                                                                                                                 \
+    ++gs_test_checks;                                                                                                  \
+    if (!(cond)) {                                                                                                     \
+      ++gs_test_failures;                                                                                              \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                                         \
+    }                                                                                                                  \
   } while (0)
 
-#define CHECKF(cond, ...)                                                        \
-  do {                                                                           \
-    ++gs_test_checks;                                                            \
-    if (!(cond)) {                                                               \
-      ++gs_test_failures;                                                        \
-      fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond);   \
-      fprintf(stderr, __VA_ARGS__);                                              \
-      fputc('\n', stderr);                                                       \
-    }                                                                            \
+#define CHECKF(cond, ...)                                                                                              \
+  do {                                                                                                                 \
+    ++gs_test_checks;                                                                                                  \
+    if (!(cond)) {                                                                                                     \
+      ++gs_test_failures;                                                                                              \
+      fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond);                                         \
+      fprintf(stderr, __VA_ARGS__);                                                                                    \
+      fputc('\n', stderr);                                                                                             \
+    }                                                                                                                  \
   } while (0)
 
 /* Ends a test program: 0 when every check passed. */

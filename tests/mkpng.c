@@ -1,5 +1,6 @@
 /* gs_mkpng: writes a deterministic test PNG (tests and benchmarks).
- * usage: gs_mkpng --check FILE.png | gs_mkpng OUT.png W H grey|greyalpha|rgb|rgba|palette DEPTH [interlace] [trns] [noise] [seed=N] [level=L] */
+ * usage: gs_mkpng --check FILE.png | gs_mkpng OUT.png W H grey|greyalpha|rgb|rgba|palette DEPTH [interlace] [trns]
+ * [noise] [seed=N] [level=L] */
 #include <png.h>
 #include <setjmp.h>
 #include <stdio.h>
@@ -35,7 +36,8 @@ int main(int argc, char **argv) {
     png_read_update_info(png, info);
     row = malloc(png_get_rowbytes(png, info));
     for (int p = 0; p < passes; ++p)
-      for (png_uint_32 y = 0; y < png_get_image_height(png, info); ++y) png_read_row(png, row, NULL);
+      for (png_uint_32 y = 0; y < png_get_image_height(png, info); ++y)
+        png_read_row(png, row, NULL);
     png_read_end(png, NULL);
     png_destroy_read_struct(&png, &info, NULL);
     fclose(fp);
@@ -47,20 +49,29 @@ int main(int argc, char **argv) {
                     "[seed=N] [level=L]\n");
     return 2;
   }
-  gs_testimg t = {.w = (uint32_t)strtoul(argv[2], NULL, 10), .h = (uint32_t)strtoul(argv[3], NULL, 10),
-                  .depth = atoi(argv[5]), .smooth = 1, .level = 1, .seed = 1};
+  gs_testimg t = {.w = (uint32_t)strtoul(argv[2], NULL, 10),
+                  .h = (uint32_t)strtoul(argv[3], NULL, 10),
+                  .depth = atoi(argv[5]),
+                  .smooth = 1,
+                  .level = 1,
+                  .seed = 1};
   const char *ty = argv[4];
-  t.color_type = !strcmp(ty, "grey") ? PNG_COLOR_TYPE_GRAY
+  t.color_type = !strcmp(ty, "grey")        ? PNG_COLOR_TYPE_GRAY
                  : !strcmp(ty, "greyalpha") ? PNG_COLOR_TYPE_GRAY_ALPHA
-                 : !strcmp(ty, "rgb") ? PNG_COLOR_TYPE_RGB
-                 : !strcmp(ty, "rgba") ? PNG_COLOR_TYPE_RGB_ALPHA
-                 : PNG_COLOR_TYPE_PALETTE;
+                 : !strcmp(ty, "rgb")       ? PNG_COLOR_TYPE_RGB
+                 : !strcmp(ty, "rgba")      ? PNG_COLOR_TYPE_RGB_ALPHA
+                                            : PNG_COLOR_TYPE_PALETTE;
   for (int i = 6; i < argc; ++i) {
-    if (!strcmp(argv[i], "interlace")) t.interlace = 1;
-    else if (!strcmp(argv[i], "trns")) t.trns = 1;
-    else if (!strcmp(argv[i], "noise")) t.smooth = 0;
-    else if (!strncmp(argv[i], "seed=", 5)) t.seed = (uint32_t)atoi(argv[i] + 5);
-    else if (!strncmp(argv[i], "level=", 6)) t.level = atoi(argv[i] + 6);
+    if (!strcmp(argv[i], "interlace"))
+      t.interlace = 1;
+    else if (!strcmp(argv[i], "trns"))
+      t.trns = 1;
+    else if (!strcmp(argv[i], "noise"))
+      t.smooth = 0;
+    else if (!strncmp(argv[i], "seed=", 5))
+      t.seed = (uint32_t)atoi(argv[i] + 5);
+    else if (!strncmp(argv[i], "level=", 6))
+      t.level = atoi(argv[i] + 6);
   }
   if (gs_testimg_write(&t, argv[1])) {
     fprintf(stderr, "gs_mkpng: cannot write %s\n", argv[1]);

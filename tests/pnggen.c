@@ -16,10 +16,14 @@ static uint32_t hash3(uint32_t a, uint32_t b, uint32_t c) {
 
 static int channels_of(int ct) {
   switch (ct) {
-  case PNG_COLOR_TYPE_GRAY_ALPHA: return 2;
-  case PNG_COLOR_TYPE_RGB: return 3;
-  case PNG_COLOR_TYPE_RGB_ALPHA: return 4;
-  default: return 1;
+  case PNG_COLOR_TYPE_GRAY_ALPHA:
+    return 2;
+  case PNG_COLOR_TYPE_RGB:
+    return 3;
+  case PNG_COLOR_TYPE_RGB_ALPHA:
+    return 4;
+  default:
+    return 1;
   }
 }
 
@@ -169,7 +173,8 @@ int gs_testimg_read(const char *path, uint32_t *w, uint32_t *h, int *depth, int 
   size_t rb = png_get_rowbytes(png, info);
   buf = malloc(rb * *h);
   if (!buf) png_error(png, "oom");
-  for (uint32_t y = 0; y < *h; ++y) png_read_row(png, buf + rb * y, NULL);
+  for (uint32_t y = 0; y < *h; ++y)
+    png_read_row(png, buf + rb * y, NULL);
   png_read_end(png, NULL);
   png_destroy_read_struct(&png, &info, NULL);
   fclose(fp);

@@ -34,8 +34,10 @@ int main(int argc, char **argv) {
   gs_fdtd_sim_init(&a, &sc, &gs_backend_cpu, 0);
   gs_fdtd_sim_init(&b, &sc, &gs_backend_cuda, 0);
   gs_fdtd_sim_init(&g, &sc, &gs_backend_cuda, 0);
-  while (a.step < sc.iterations) gs_fdtd_sim_step(&a);
-  while (b.step < sc.iterations) gs_fdtd_sim_step(&b);
+  while (a.step < sc.iterations)
+    gs_fdtd_sim_step(&a);
+  while (b.step < sc.iterations)
+    gs_fdtd_sim_step(&b);
   for (int64_t k = 0; g.step < sc.iterations; ++k) {
     int64_t piece = 5 + (k * 37) % 61;
     gs_fdtd_sim_advance(&g, piece < sc.iterations - g.step ? piece : sc.iterations - g.step);

@@ -34,10 +34,12 @@ static gs_scene load(const char *dir, const char *name) {
 static double *run_ez(gs_scene *sc) {
   gs_fdtd_sim m;
   gs_fdtd_sim_init(&m, sc, backend, 0);
-  while (m.step < sc->iterations) gs_fdtd_sim_step(&m);
+  while (m.step < sc->iterations)
+    gs_fdtd_sim_step(&m);
   gs_fdtd_sim_sync(&m);
   double *ez = malloc(sizeof *ez * (size_t)sc->iterations);
-  for (int64_t n = 0; n < sc->iterations; ++n) ez[n] = m.rx_hist[(size_t)n * 3 * (size_t)m.nrx];
+  for (int64_t n = 0; n < sc->iterations; ++n)
+    ez[n] = m.rx_hist[(size_t)n * 3 * (size_t)m.nrx];
   gs_fdtd_sim_free(&m);
   return ez;
 }
@@ -94,8 +96,8 @@ static void test_cavity(const char *dir) {
     double bin = 1 / ((double)sc.iterations * sc.dt);
     double got = peak(ez, sc.iterations, sc.dt, want - 3 * bin, want + 3 * bin);
     double rel = fabs(got - want) / want;
-    printf("cavity TM%d%d: measured %.6f GHz, Yee formula %.6f GHz, relative error %.2e (limit 1e-4)\n",
-           modes[k][0], modes[k][1], got * 1e-9, want * 1e-9, rel);
+    printf("cavity TM%d%d: measured %.6f GHz, Yee formula %.6f GHz, relative error %.2e (limit 1e-4)\n", modes[k][0],
+           modes[k][1], got * 1e-9, want * 1e-9, rel);
     CHECKF(rel < 1e-4, "TM%d%d off by %.2e", modes[k][0], modes[k][1], rel);
     /* The peak must be a real resonance, not noise: well above the spectrum
      * half-way to the neighbouring bins. */
@@ -119,7 +121,8 @@ static void test_energy(const char *dir) {
   double w[2];
   int64_t at[2] = {2000, 12000};
   for (int s = 0; s < 2; ++s) {
-    while (m.step < at[s]) gs_fdtd_sim_step(&m);
+    while (m.step < at[s])
+      gs_fdtd_sim_step(&m);
     gs_fdtd_sim_sync(&m);
     gs_fdtd_sim_read_rows(&m, 0, 0, m.ny + 1, e);
     gs_fdtd_sim_read_rows(&m, 1, 0, m.ny + 1, hx0);
@@ -253,10 +256,15 @@ int main(int argc, char **argv) {
 #endif
   }
   const char *dir = argv[2];
-  if (!strcmp(argv[1], "cavity")) test_cavity(dir);
-  else if (!strcmp(argv[1], "energy")) test_energy(dir);
-  else if (!strcmp(argv[1], "greens")) test_greens(dir);
-  else if (!strcmp(argv[1], "cpml")) test_cpml(dir);
-  else return 2;
+  if (!strcmp(argv[1], "cavity"))
+    test_cavity(dir);
+  else if (!strcmp(argv[1], "energy"))
+    test_energy(dir);
+  else if (!strcmp(argv[1], "greens"))
+    test_greens(dir);
+  else if (!strcmp(argv[1], "cpml"))
+    test_cpml(dir);
+  else
+    return 2;
   return gs_test_done(argv[1]);
 }

@@ -36,7 +36,8 @@ static void make(gs_halo_boxes *l, int n, const float *src, float *dst) {
   for (int k = 0; k < n; ++k) {
     int64_t w = 1 + pick(k % 3 == 0 ? SW : k % 3 == 1 ? 4 : 40), h = 1 + pick(k % 3 == 1 ? SH : 9);
     int64_t x = pick(SW - w + 1), y = pick(SH - h + 1), x2 = pick(DP - w + 1), y2 = pick(SH - h + 1) + (int64_t)k * SH;
-    if (k % 2 == 0 && (x2 & 3) != (x & 3)) x2 = (x2 & ~(int64_t)3) + (x & 3) <= DP - w ? (x2 & ~(int64_t)3) + (x & 3) : x2;
+    if (k % 2 == 0 && (x2 & 3) != (x & 3))
+      x2 = (x2 & ~(int64_t)3) + (x & 3) <= DP - w ? (x2 & ~(int64_t)3) + (x & 3) : x2;
     l->box[k] = (gs_halo_box){src + y * SP + x, dst + y2 * DP + x2, SP, DP, w, h};
   }
 }
@@ -47,7 +48,8 @@ static void make(gs_halo_boxes *l, int n, const float *src, float *dst) {
 static void with_backend(const gs_backend *b, int host_dst, const float *hs, const gs_halo_boxes *shape, int n,
                          float *out) {
   size_t ns = (size_t)SP * SH, nd = (size_t)DP * SH * (size_t)n;
-  float *ds = b->dev_alloc(ns * sizeof *ds), *dd = host_dst ? b->host_alloc(nd * sizeof *dd) : b->dev_alloc(nd * sizeof *dd);
+  float *ds = b->dev_alloc(ns * sizeof *ds),
+        *dd = host_dst ? b->host_alloc(nd * sizeof *dd) : b->dev_alloc(nd * sizeof *dd);
   float *zero = calloc(nd, sizeof *zero);
   b->copy_h2d(ds, hs, ns * sizeof *hs, NULL);
   b->copy_h2d(dd, zero, nd * sizeof *dd, NULL); /* memcpy for pinned host memory too (UVA) */
@@ -96,7 +98,8 @@ int main(int argc, char **argv) {
   }
   size_t ns = (size_t)SP * SH, nd = (size_t)DPMAX * SH * GS_HALO_MAX_BOXES;
   float *hs = malloc(ns * sizeof *hs), *want = malloc(nd * sizeof *want), *got = malloc(nd * sizeof *got);
-  for (size_t i = 0; i < ns; ++i) hs[i] = (float)pick(100000) * 0.25f - 7.0f;
+  for (size_t i = 0; i < ns; ++i)
+    hs[i] = (float)pick(100000) * 0.25f - 7.0f;
   for (int round = 0; round < 32; ++round) {
     int n = 1 + round % GS_HALO_MAX_BOXES;
     DP = round % 2 ? 1336 : 1333;
@@ -120,10 +123,11 @@ int main(int argc, char **argv) {
       CHECK(gs_halo_copy_ref(&l, NULL) == 0);
       for (int host_dst = 0; host_dst < 2; ++host_dst) {
         gs_halo_boxes shape = l;
-        for (int k = 0; k < n; ++k) shape.box[k].dst = got + (l.box[k].dst - want);
+        for (int k = 0; k < n; ++k)
+          shape.box[k].dst = got + (l.box[k].dst - want);
         with_backend(gpu, host_dst, hs, &shape, n, got);
-        CHECKF(memcmp(got, want, bytes) == 0, "round %d, %d boxes, %s destination: GPU differs from the CPU twin", round,
-               n, host_dst ? "pinned host" : "device");
+        CHECKF(memcmp(got, want, bytes) == 0, "round %d, %d boxes, %s destination: GPU differs from the CPU twin",
+               round, n, host_dst ? "pinned host" : "device");
       }
     }
   }

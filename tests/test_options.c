@@ -36,7 +36,8 @@ static gs_status parse(const char *line, int *npos, char **pos, char *err) {
   static char *argv[32];
   int argc = 0;
   snprintf(buf, sizeof buf, "%s", line);
-  for (char *t = strtok(buf, " "); t; t = strtok(NULL, " ")) argv[argc++] = t;
+  for (char *t = strtok(buf, " "); t; t = strtok(NULL, " "))
+    argv[argc++] = t;
   int help = 0;
   memset(&o, 0, sizeof o);
   err[0] = '\0';
@@ -51,7 +52,8 @@ int main(void) {
   char *pos[32], err[256];
   int n;
   CHECK(parse("-f --out=x --count 7 --divisor 2.5 --mode bb in1 in2", &n, pos, err) == GS_OK);
-  CHECK(o.flag == 1 && o.str && strcmp(o.str, "x") == 0 && o.in.num == 7 && o.in.real == 2.5 && strcmp(o.choice, "bb") == 0);
+  CHECK(o.flag == 1 && o.str && strcmp(o.str, "x") == 0 && o.in.num == 7 && o.in.real == 2.5 &&
+        strcmp(o.choice, "bb") == 0);
   CHECK(n == 2 && strcmp(pos[0], "in1") == 0 && strcmp(pos[1], "in2") == 0);
   CHECK(parse("-o y -- --flag", &n, pos, err) == GS_OK && n == 1 && strcmp(pos[0], "--flag") == 0);
   CHECK(strcmp(o.str, "y") == 0);

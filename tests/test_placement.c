@@ -72,7 +72,8 @@ int main(int argc, char **argv) {
 
   /* More ranks than cores: 40 ranks on 16 cores share round-robin. */
   hwloc_bitmap_t many[40];
-  for (int r = 0; r < 40; ++r) many[r] = all[0];
+  for (int r = 0; r < 40; ++r)
+    many[r] = all[0];
   CHECK(gs_placement_split(topo, (const hwloc_const_cpuset_t *)many, 40, 39, set) == 3);
   CHECK(hwloc_get_nbobjs_inside_cpuset_by_type(topo, set, HWLOC_OBJ_CORE) == 1);
 
@@ -80,7 +81,8 @@ int main(int argc, char **argv) {
   CHECK(gs_placement_pci_locality(topo, "0000:ff:00.0", set) == 0);
   CHECK(hwloc_bitmap_isequal(set, hwloc_topology_get_allowed_cpuset(topo)));
 
-  for (int r = 0; r < 3; ++r) hwloc_bitmap_free(all[r]);
+  for (int r = 0; r < 3; ++r)
+    hwloc_bitmap_free(all[r]);
   hwloc_bitmap_free(set);
   hwloc_bitmap_free(used);
   hwloc_topology_destroy(topo);

@@ -22,8 +22,8 @@ static void run(const uint8_t *data, size_t len, const size_t *cuts, int ncuts, 
     size_t end = i < ncuts ? cuts[i] : len, n = 0;
     size_t dict = start < 32768 ? start : 32768;
     uint32_t a = 0;
-    gs_status st = gs_png_deflate_piece(data + start, end - start, data + start - dict, dict, level, i == 0,
-                                        i == ncuts, z + zlen, &n, &a);
+    gs_status st = gs_png_deflate_piece(data + start, end - start, data + start - dict, dict, level, i == 0, i == ncuts,
+                                        z + zlen, &n, &a);
     CHECKF(st == GS_OK, "level %d piece %d: %s", level, i, gs_strerror(st));
     adler = i == 0 ? a : gs_png_adler_combine(adler, a, end - start);
     zlen += n;

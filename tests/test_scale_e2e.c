@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
 #include "backend.h"
+#include "check.h"
 #include "kernels.h"
 #include "pnggen.h"
 
@@ -73,9 +73,15 @@ int main(int argc, char **argv) {
   size_t n = sizeof cases / sizeof *cases;
   gs_testimg t[sizeof cases / sizeof *cases];
   for (size_t i = 0; i < n; ++i) {
-    t[i] = (gs_testimg){.w = cases[i].w, .h = cases[i].h, .color_type = cases[i].ct, .depth = cases[i].depth,
-                        .interlace = cases[i].interlace, .trns = cases[i].trns, .seed = (uint32_t)i + 1,
-                        .smooth = (int)(i % 2), .level = 6};
+    t[i] = (gs_testimg){.w = cases[i].w,
+                        .h = cases[i].h,
+                        .color_type = cases[i].ct,
+                        .depth = cases[i].depth,
+                        .interlace = cases[i].interlace,
+                        .trns = cases[i].trns,
+                        .seed = (uint32_t)i + 1,
+                        .smooth = (int)(i % 2),
+                        .level = 6};
     snprintf(path, sizeof path, "%s/in/%s.png", dir, cases[i].name);
     CHECKF(gs_testimg_write(&t[i], path) == 0, "writing %s", path);
   }
@@ -93,7 +99,8 @@ int main(int argc, char **argv) {
       continue;
     }
     int want_depth = cases[i].depth == 16 ? 16 : 8;
-    int want_alpha = cases[i].trns || cases[i].ct == PNG_COLOR_TYPE_GRAY_ALPHA || cases[i].ct == PNG_COLOR_TYPE_RGB_ALPHA;
+    int want_alpha =
+        cases[i].trns || cases[i].ct == PNG_COLOR_TYPE_GRAY_ALPHA || cases[i].ct == PNG_COLOR_TYPE_RGB_ALPHA;
     CHECKF(w == cases[i].w && h == cases[i].h, "%s: size %ux%u", cases[i].name, w, h);
     CHECKF(depth == want_depth && ch == 1 + want_alpha, "%s: depth %d channels %d", cases[i].name, depth, ch);
     if (w != cases[i].w || h != cases[i].h || depth != want_depth || ch != 1 + want_alpha) {

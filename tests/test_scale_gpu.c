@@ -19,7 +19,8 @@ static uint32_t next(void) {
 static void run(size_t count, int depth, int channels, double divisor, size_t offset, int inplace) {
   size_t es = depth == 16 ? 2 : 1, bytes = (count + offset) * es + 64;
   uint8_t *h_in = malloc(bytes), *h_ref = malloc(bytes), *h_out = malloc(bytes);
-  for (size_t i = 0; i < bytes; ++i) h_in[i] = (uint8_t)next();
+  for (size_t i = 0; i < bytes; ++i)
+    h_in[i] = (uint8_t)next();
   uint8_t *d_in = gs_backend_cuda.dev_alloc(bytes), *d_out = inplace ? d_in : gs_backend_cuda.dev_alloc(bytes);
   gs_backend_cuda.copy_h2d(d_in, h_in, bytes, NULL);
   if (!inplace) cudaMemset(d_out, 0xA5, bytes); /* poison */
@@ -37,8 +38,8 @@ static void run(size_t count, int depth, int channels, double divisor, size_t of
   size_t lo = offset * es, hi = (offset + count) * es, bad = 0, first = 0;
   for (size_t i = lo; i < hi; ++i)
     if (h_out[i] != h_ref[i] && bad++ == 0) first = i;
-  CHECKF(bad == 0, "count=%zu depth=%d ch=%d D=%g off=%zu inplace=%d: %zu bytes differ, first at %zu (%d vs %d)",
-         count, depth, channels, divisor, offset, inplace, bad, first, h_out[first], h_ref[first]);
+  CHECKF(bad == 0, "count=%zu depth=%d ch=%d D=%g off=%zu inplace=%d: %zu bytes differ, first at %zu (%d vs %d)", count,
+         depth, channels, divisor, offset, inplace, bad, first, h_out[first], h_ref[first]);
   if (!inplace) {
     size_t outside = 0;
     for (size_t i = 0; i < bytes; ++i)

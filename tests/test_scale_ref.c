@@ -7,7 +7,8 @@
 
 int main(void) {
   uint8_t in8[256], out8[256];
-  for (int i = 0; i < 256; ++i) in8[i] = (uint8_t)i;
+  for (int i = 0; i < 256; ++i)
+    in8[i] = (uint8_t)i;
 
   /* Away from half-way points the float rule equals exact rational rounding. */
   const double divisors[] = {1.0, 2.0, 3.0, 0.7, 1.5, 7.3, 255.0, 1000.0, 0.01};
@@ -32,7 +33,8 @@ int main(void) {
 
   /* 16 bit, in place, with alpha every other sample left alone. */
   uint16_t buf[1001];
-  for (int i = 0; i < 1001; ++i) buf[i] = (uint16_t)(i * 65u + 7u);
+  for (int i = 0; i < 1001; ++i)
+    buf[i] = (uint16_t)(i * 65u + 7u);
   gs_scale_u16_ref(buf, buf, 1001, gs_scale_params_make(4.0, 16, 2), NULL);
   for (int i = 0; i < 1001; ++i) {
     uint16_t orig = (uint16_t)(i * 65u + 7u);

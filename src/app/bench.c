@@ -21,10 +21,12 @@
 const gs_bench_opts gs_bench_defaults = {.mib = 1024, .reps = 20, .steps = 200, .size = "8192x8192"};
 
 const gs_opt gs_bench_opt_table[] = {
-    {"size", 0, GS_OPT_INT, offsetof(gs_bench_opts, mib), "MiB", 1, 1 << 20, "bytes per buffer for bench scale (default 1024)"},
+    {"size", 0, GS_OPT_INT, offsetof(gs_bench_opts, mib), "MiB", 1, 1 << 20,
+     "bytes per buffer for bench scale (default 1024)"},
     {"reps", 0, GS_OPT_INT, offsetof(gs_bench_opts, reps), "N", 1, 100000,
      "timed repetitions; the median is reported (default 20)"},
-    {"grid", 0, GS_OPT_STRING, offsetof(gs_bench_opts, size), "WxH", 0, 0, "bench fdtd, halo: cells (default 8192x8192)"},
+    {"grid", 0, GS_OPT_STRING, offsetof(gs_bench_opts, size), "WxH", 0, 0,
+     "bench fdtd, halo: cells (default 8192x8192)"},
     {"steps", 0, GS_OPT_INT, offsetof(gs_bench_opts, steps), "N", 1, 1e9, "bench fdtd: timed steps (default 200)"},
     {"weak", 0, GS_OPT_FLAG, offsetof(gs_bench_opts, weak), NULL, 0, 0,
      "bench fdtd on several ranks: --grid is per rank (weak scaling)"},
@@ -54,10 +56,18 @@ static float time_op(const gs_backend *b, bench_op op, void *in, void *out, size
   for (int r = -2; r < reps; ++r) { /* two warm-up runs */
     b->event_record(e0, s);
     switch (op) {
-    case OP_COPY: b->copy_d2d(out, in, bytes, s); break;
-    case OP_U8: b->scale_u8(in, out, bytes, gs_scale_params_make(3.0, 8, 1), s); break;
-    case OP_U16: b->scale_u16(in, out, bytes / 2, gs_scale_params_make(3.0, 16, 1), s); break;
-    case OP_U8A: b->scale_u8(in, out, bytes, gs_scale_params_make(3.0, 8, 2), s); break;
+    case OP_COPY:
+      b->copy_d2d(out, in, bytes, s);
+      break;
+    case OP_U8:
+      b->scale_u8(in, out, bytes, gs_scale_params_make(3.0, 8, 1), s);
+      break;
+    case OP_U16:
+      b->scale_u16(in, out, bytes / 2, gs_scale_params_make(3.0, 16, 1), s);
+      break;
+    case OP_U8A:
+      b->scale_u8(in, out, bytes, gs_scale_params_make(3.0, 8, 2), s);
+      break;
     }
     b->event_record(e1, s);
     b->event_sync(e1);
@@ -82,7 +92,8 @@ static int verify(const gs_backend *b, bench_op op, const uint8_t *h_in, void *d
     b->copy_d2h(got, (uint8_t *)d_out + off, win, NULL);
     b->stream_sync(NULL);
     if (op == OP_U16)
-      gs_scale_u16_ref((const uint16_t *)(h_in + off), (uint16_t *)want, win / 2, gs_scale_params_make(3.0, 16, 1), NULL);
+      gs_scale_u16_ref((const uint16_t *)(h_in + off), (uint16_t *)want, win / 2, gs_scale_params_make(3.0, 16, 1),
+                       NULL);
     else
       gs_scale_u8_ref(h_in + off, want, win, gs_scale_params_make(3.0, 8, op == OP_U8A ? 2 : 1), NULL);
     ok &= memcmp(got, want, win) == 0;
@@ -181,7 +192,8 @@ static int bench_fdtd_ranks(gs_run *run, const gs_bench_opts *o, int64_t w, int6
   const gs_comm *c = &run->comm;
   int dims[2];
   if (gs_fdtd_decomp(o->spread.decomp, c->size, w, h, dims) != 0) {
-    if (c->rank == 0) gs_log_error("bench fdtd: --decomp '%s' is not PXxPY with PX * PY = %d ranks", o->spread.decomp, c->size);
+    if (c->rank == 0)
+      gs_log_error("bench fdtd: --decomp '%s' is not PXxPY with PX * PY = %d ranks", o->spread.decomp, c->size);
     return GS_EXIT_USAGE;
   }
   int64_t gw = o->weak ? w * dims[0] : w, gh = o->weak ? h * dims[1] : h;
@@ -195,7 +207,8 @@ static int bench_fdtd_ranks(gs_run *run, const gs_bench_opts *o, int64_t w, int6
     gs_scene_synthetic(&ref, w, h, WARMUP + o->steps);
     const int one[2] = {1, 1};
     gs_fdtd_spread single = {GS_HALO_AUTO, 1, 1, spread.graphs};
-    bad = gs_fdtd_timed_run(&ref, b, alone, one, &single, WARMUP, o->steps, &t1, NULL, 0, NULL, err, sizeof err) != GS_OK;
+    bad =
+        gs_fdtd_timed_run(&ref, b, alone, one, &single, WARMUP, o->steps, &t1, NULL, 0, NULL, err, sizeof err) != GS_OK;
     if (bad) gs_log_error("bench fdtd: %s", err);
     gs_scene_free(&ref);
     GS_MPI_CHECK(MPI_Comm_free(&alone));
@@ -204,8 +217,8 @@ static int bench_fdtd_ranks(gs_run *run, const gs_bench_opts *o, int64_t w, int6
   GS_MPI_CHECK(MPI_Bcast(&t1, (int)(sizeof t1 / sizeof(double)), MPI_DOUBLE, 0, c->world));
   gs_scene sc;
   gs_scene_synthetic(&sc, gw, gh, WARMUP + o->steps);
-  gs_status st =
-      gs_fdtd_timed_run(&sc, b, c->world, dims, &spread, WARMUP, o->steps, &tn, used, sizeof used, &depth, err, sizeof err);
+  gs_status st = gs_fdtd_timed_run(&sc, b, c->world, dims, &spread, WARMUP, o->steps, &tn, used, sizeof used, &depth,
+                                   err, sizeof err);
   gs_scene_free(&sc);
   if (st != GS_OK) {
     if (err[0]) gs_log_error("bench fdtd: decomposition %dx%d: %s", dims[0], dims[1], err);
@@ -227,7 +240,8 @@ static int bench_fdtd_ranks(gs_run *run, const gs_bench_opts *o, int64_t w, int6
            "and rank (%.2f GB/s of traffic)\n",
            c->size, msn, mcn, 100 * eff, halo_mb, halo_mb / msn);
     fflush(stdout);
-    csv_row(o->csv, "kind,scaling,grid_w,grid_h,ranks,decomp,transport,overlap,depth,steps,ms_step_1,ms_step_n,mcells_1,"
+    csv_row(o->csv,
+            "kind,scaling,grid_w,grid_h,ranks,decomp,transport,overlap,depth,steps,ms_step_1,ms_step_n,mcells_1,"
             "mcells_n,efficiency,halo_mb_step",
             "fdtd,%s,%lld,%lld,%d,%dx%d,%s,%d,%d,%lld,%.5f,%.5f,%.1f,%.1f,%.4f,%.4f", o->weak ? "weak" : "strong",
             (long long)gw, (long long)gh, c->size, dims[0], dims[1], used, spread.overlap, depth, (long long)o->steps,
@@ -303,26 +317,30 @@ static int bench_halo(gs_run *run, const gs_bench_opts *o) {
   gs_comm_free_texts(bus, c->size);
   if (c->rank == 0) {
     double per = secs / (double)o->reps, gbs = most / per * 1e-9;
-    printf("bench halo: backend %s, grid %lldx%lld, %d ranks, decomposition %dx%d, transport %s (rank 0), halo depth %d, "
-           "%lld exchanges\n",
-           b->name, (long long)w, (long long)h, c->size, dims[0], dims[1], used, depth, (long long)o->reps);
+    printf(
+        "bench halo: backend %s, grid %lldx%lld, %d ranks, decomposition %dx%d, transport %s (rank 0), halo depth %d, "
+        "%lld exchanges\n",
+        b->name, (long long)w, (long long)h, c->size, dims[0], dims[1], used, depth, (long long)o->reps);
     printf("  %.1f KB sent per rank and exchange, %.2f us per exchange, %.2f GB/s per rank\n", most * 1e-3, per * 1e6,
            gbs);
     if (peer_big > 0) {
       printf("  cudaMemcpyPeer GPU0 -> GPU1: %.2f GB/s for the same bytes (ratio %.3f), %.2f GB/s for 256 MiB (ratio "
              "%.3f)\n",
              peer_same, gbs / peer_same, peer_big, gbs / peer_big);
-      printf("  both ways at once (as an exchange sends), each way: %.2f GB/s for the same bytes (ratio %.3f), %.2f GB/s "
-             "for 256 MiB (ratio %.3f)\n",
-             both_same, gbs / both_same, both_big, gbs / both_big);
+      printf(
+          "  both ways at once (as an exchange sends), each way: %.2f GB/s for the same bytes (ratio %.3f), %.2f GB/s "
+          "for 256 MiB (ratio %.3f)\n",
+          both_same, gbs / both_same, both_big, gbs / both_big);
     } else
       printf("  no cudaMemcpyPeer ceiling: rank 0 sees no second GPU it can reach\n");
     fflush(stdout);
-    csv_row(o->csv, "kind,grid_w,grid_h,ranks,decomp,transport,depth,exchanges,bytes,us_exchange,gbs,peer_same_gbs,peer_256m_gbs,"
-            "peer_both_same_gbs,peer_both_256m_gbs",
-            "halo,%lld,%lld,%d,%dx%d,%s,%d,%lld,%.0f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f", (long long)w, (long long)h, c->size,
-            dims[0], dims[1], used, depth, (long long)o->reps, most, per * 1e6, gbs, peer_same, peer_big, both_same,
-            both_big);
+    csv_row(
+        o->csv,
+        "kind,grid_w,grid_h,ranks,decomp,transport,depth,exchanges,bytes,us_exchange,gbs,peer_same_gbs,peer_256m_gbs,"
+        "peer_both_same_gbs,peer_both_256m_gbs",
+        "halo,%lld,%lld,%d,%dx%d,%s,%d,%lld,%.0f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f", (long long)w, (long long)h, c->size,
+        dims[0], dims[1], used, depth, (long long)o->reps, most, per * 1e6, gbs, peer_same, peer_big, both_same,
+        both_big);
   }
   gs_fdtd_sim_free(&m);
   MPI_Comm_free(&cart);
@@ -357,9 +375,10 @@ static int bench_fdtd(gs_run *run, const gs_bench_opts *o) {
   double mcells = (double)w * (double)h * (double)o->steps / secs * 1e-6;
   double gbs = mcells * 1e6 * GS_FDTD_BYTES_PER_CELL * 1e-9;
   if (run->comm.rank == 0) {
-    printf("bench fdtd: backend %s on %s, %lld x %lld cells, %lld steps after %d untimed, 10-cell CPML, CUDA graphs %s\n",
-           b->name, run->place.gpu >= 0 ? run->place.dev.name : "cpu", (long long)w, (long long)h, (long long)o->steps,
-           WARMUP, m.graph ? "on" : "off");
+    printf(
+        "bench fdtd: backend %s on %s, %lld x %lld cells, %lld steps after %d untimed, 10-cell CPML, CUDA graphs %s\n",
+        b->name, run->place.gpu >= 0 ? run->place.dev.name : "cpu", (long long)w, (long long)h, (long long)o->steps,
+        WARMUP, m.graph ? "on" : "off");
     printf("  %.1f Mcells/s, %.3f ms per step, %.0f bytes per cell, %.1f GB/s = %.3f of the device-to-device copy "
            "(%.1f GB/s)\n",
            mcells, secs * 1e3 / (double)o->steps, GS_FDTD_BYTES_PER_CELL, gbs, gbs / copy_gbs, copy_gbs);

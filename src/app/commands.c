@@ -23,13 +23,21 @@ static const gs_opt info_opt_table[] = {
 static const gs_opt_group info_groups[] = {{info_opt_table, 0}};
 static const gs_info_opts info_defaults = {0};
 
-static int info_run(gs_run *run, const void *opts, int argc, char **argv) { return gs_info_run(run, opts, argc, argv); }
+static int info_run(gs_run *run, const void *opts, int argc, char **argv) {
+  return gs_info_run(run, opts, argc, argv);
+}
 
 static const gs_command command_info = {
-    "info", "[--json] [--backend B] [--bind auto|none]",
+    "info",
+    "[--json] [--backend B] [--bind auto|none]",
     "Shows where every rank runs: host, GPU, PCI bus id, NUMA node and bound cores,\n"
     "the peer-access matrix of each node's GPUs, and whether MPI is CUDA-aware.",
-    info_groups, 1, sizeof(gs_info_opts), &info_defaults, no_arguments, info_run};
+    info_groups,
+    1,
+    sizeof(gs_info_opts),
+    &info_defaults,
+    no_arguments,
+    info_run};
 
 /* --------------------------------------------------------------- scale */
 
@@ -44,12 +52,18 @@ static int scale_run(gs_run *run, const void *opts, int argc, char **argv) {
 }
 
 static const gs_command command_scale = {
-    "scale", "-d D -o DIR [options] INPUT...",
+    "scale",
+    "-d D -o DIR [options] INPUT...",
     "Divides every grey sample of PNG images by D on all ranks' GPUs (or CPUs) and writes grey PNGs:\n"
     "out = rint(min(in * (1/D), max)), half to even; alpha is copied. Inputs are PNG files or\n"
     "folders (their *.png, --recursive to descend). Exit status 0 when every file is done,\n"
     "1 when some failed (one 'path: reason' line each), 2 for bad usage before any work.",
-    scale_groups, 1, sizeof(gs_scale_opts), &gs_scale_defaults, scale_check, scale_run};
+    scale_groups,
+    1,
+    sizeof(gs_scale_opts),
+    &gs_scale_defaults,
+    scale_check,
+    scale_run};
 
 /* ---------------------------------------------------------------- fdtd */
 
@@ -65,10 +79,16 @@ static int fdtd_run(gs_run *run, const void *opts, int argc, char **argv) {
 }
 
 static const gs_command command_fdtd = {
-    "fdtd", "SCENE.in [-o DIR] [-n RUNS] [--checkpoint-every N] [--restart DIR] [options]",
+    "fdtd",
+    "SCENE.in [-o DIR] [-n RUNS] [--checkpoint-every N] [--restart DIR] [options]",
     "2D FDTD (Yee, TMz) simulation of a gprMax input file (2D subset: docs/fdtd.md). Writes DIR/receivers.csv,\n"
     "DIR/snapshots/*.png (#snapshot_png), DIR/bscan.png (-n > 1), prints a split-independent checksum and Mcells/s.",
-    fdtd_groups, 2, sizeof(gs_fdtd_opts), &gs_fdtd_defaults, fdtd_check, fdtd_run};
+    fdtd_groups,
+    2,
+    sizeof(gs_fdtd_opts),
+    &gs_fdtd_defaults,
+    fdtd_check,
+    fdtd_run};
 
 /* --------------------------------------------------------------- bench */
 
@@ -79,12 +99,15 @@ static int bench_check(const void *opts, int argc, char **argv, char *err, size_
   return gs_bench_check(opts, argc, argv, err, errlen);
 }
 
-static int bench_run(gs_run *run, const void *opts, int argc, char **argv) { return gs_bench_run(run, opts, argc, argv); }
+static int bench_run(gs_run *run, const void *opts, int argc, char **argv) {
+  return gs_bench_run(run, opts, argc, argv);
+}
 
 static const gs_command command_bench = {
     "bench",
     "scale [--size MiB] [--reps N] | fdtd [--grid WxH] [--steps N] [--decomp PXxPY] [--weak] [--halo-transport T]\n"
-    "       [--halo-depth R] [--no-overlap] [--no-graphs] [--csv FILE] | halo [--grid WxH] [--reps N] [--decomp PXxPY]\n"
+    "       [--halo-depth R] [--no-overlap] [--no-graphs] [--csv FILE] | halo [--grid WxH] [--reps N] [--decomp "
+    "PXxPY]\n"
     "       [--halo-transport T] [--halo-depth R] [--csv FILE]",
     "Benchmarks that print their ratio to a ceiling measured in the same run.\n"
     "  scale: the scale kernel's GB/s (bytes read + written) over a device-to-device copy's GB/s.\n"
@@ -92,7 +115,12 @@ static const gs_command command_bench = {
     "        on several ranks: the N-rank time against the 1-rank time measured in the same job.\n"
     "  halo: the ghost-layer exchange alone (several ranks), GB/s over cudaMemcpyPeer's between rank 0's GPU\n"
     "        and rank 1's.",
-    bench_groups, 2, sizeof(gs_bench_opts), &gs_bench_defaults, bench_check, bench_run};
+    bench_groups,
+    2,
+    sizeof(gs_bench_opts),
+    &gs_bench_defaults,
+    bench_check,
+    bench_run};
 
 const gs_command *const gs_commands[] = {&command_info, &command_scale, &command_fdtd, &command_bench};
 const int gs_ncommands = (int)(sizeof gs_commands / sizeof gs_commands[0]);

@@ -27,8 +27,8 @@ typedef struct gs_command {
   const char *description;
   const gs_opt_group *groups; /* the command's option tables; main adds the common ones */
   int ngroups;
-  size_t opts_size;           /* the command's options struct, which main builds */
-  const void *defaults;       /* its initial value */
+  size_t opts_size;     /* the command's options struct, which main builds */
+  const void *defaults; /* its initial value */
   /* Called on every rank before the backend is chosen, after parsing, to
    * validate options and arguments; returns 0 or writes one line into err. */
   int (*check)(const void *opts, int argc, char **argv, char *err, size_t errlen);

@@ -50,7 +50,8 @@ static char *peer_text(const gs_run *run) {
   }
   len += snprintf(t + len, cap - (size_t)len, "\t");
   for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j) t[len++] = b->can_access_peer(i, j) ? '1' : '0';
+    for (int j = 0; j < n; ++j)
+      t[len++] = b->can_access_peer(i, j) ? '1' : '0';
   t[len] = '\0';
   return t;
 }
@@ -116,15 +117,18 @@ int gs_info_run(gs_run *run, const gs_info_opts *io, int argc, char **argv) {
 
   FILE *o = stdout;
   if (io->json) {
-    fprintf(o, "{\"version\":\"%s\",\"backend\":\"%s\",\"mpi_cuda_aware\":%s,\"world_size\":%d,\"ranks\":[",
-            GS_VERSION, run->backend->name, cuda_aware ? "true" : "false", c->size);
+    fprintf(o, "{\"version\":\"%s\",\"backend\":\"%s\",\"mpi_cuda_aware\":%s,\"world_size\":%d,\"ranks\":[", GS_VERSION,
+            run->backend->name, cuda_aware ? "true" : "false", c->size);
     for (int r = 0; r < c->size; ++r) {
       char *f[F_COUNT];
       split_tabs(rows[r], f, F_COUNT);
       fprintf(o, "%s{\"host\":", r ? "," : "");
       json_str(o, f[F_HOST]);
       fprintf(o, ",\"rank\":%s,\"local_rank\":%s,\"gpu\":%s,\"pci_bus_id\":", f[F_RANK], f[F_LOCAL], f[F_GPU]);
-      if (strcmp(f[F_PCI], "-") == 0) fputs("null", o); else json_str(o, f[F_PCI]);
+      if (strcmp(f[F_PCI], "-") == 0)
+        fputs("null", o);
+      else
+        json_str(o, f[F_PCI]);
       fputs(",\"gpu_name\":", o);
       json_str(o, f[F_NAME]);
       fputs(",\"numa\":", o);
@@ -153,7 +157,8 @@ int gs_info_run(gs_run *run, const gs_info_opts *io, int argc, char **argv) {
       fputs("],\"peer_access\":[", o);
       for (int a = 0; a < n; ++a) {
         fprintf(o, "%s[", a ? "," : "");
-        for (int bb = 0; bb < n; ++bb) fprintf(o, "%s%c", bb ? "," : "", f[3][a * n + bb]);
+        for (int bb = 0; bb < n; ++bb)
+          fprintf(o, "%s%c", bb ? "," : "", f[3][a * n + bb]);
         fputc(']', o);
       }
       fputs("]}", o);
@@ -161,21 +166,21 @@ int gs_info_run(gs_run *run, const gs_info_opts *io, int argc, char **argv) {
     fputs("],\"halo_transport\":[", o);
     for (int a = 0; a < c->size; ++a) {
       fprintf(o, "%s[", a ? "," : "");
-      for (int bb = 0; bb < c->size; ++bb) fprintf(o, "%s\"%s\"", bb ? "," : "", tp[a * c->size + bb]);
+      for (int bb = 0; bb < c->size; ++bb)
+        fprintf(o, "%s\"%s\"", bb ? "," : "", tp[a * c->size + bb]);
       fputc(']', o);
     }
     fputs("]}\n", o);
   } else {
-    fprintf(o, "gpustencil %s: %d rank(s), backend %s, MPI CUDA-aware: %s\n", GS_VERSION, c->size,
-            run->backend->name, cuda_aware ? "yes" : "no");
+    fprintf(o, "gpustencil %s: %d rank(s), backend %s, MPI CUDA-aware: %s\n", GS_VERSION, c->size, run->backend->name,
+            cuda_aware ? "yes" : "no");
     fprintf(o, "%-16s %5s %5s %4s %-13s %-22s %-5s %-16s %s\n", "host", "rank", "local", "gpu", "pci", "name", "numa",
             "cpuset", "bound");
     for (int r = 0; r < c->size; ++r) {
       char *f[F_COUNT];
       split_tabs(rows[r], f, F_COUNT);
       fprintf(o, "%-16s %5s %5s %4s %-13s %-22s %-5s %-16s %s\n", f[F_HOST], f[F_RANK], f[F_LOCAL],
-              strcmp(f[F_GPU], "-1") == 0 ? "-" : f[F_GPU], f[F_PCI], f[F_NAME], f[F_NUMA], f[F_CPUSET],
-              f[F_BOUND]);
+              strcmp(f[F_GPU], "-1") == 0 ? "-" : f[F_GPU], f[F_PCI], f[F_NAME], f[F_NUMA], f[F_CPUSET], f[F_BOUND]);
     }
     for (int r = 0; r < c->size; ++r) {
       if (!nodes[r][0]) continue;
@@ -187,11 +192,13 @@ int gs_info_run(gs_run *run, const gs_info_opts *io, int argc, char **argv) {
         continue;
       }
       fprintf(o, "\nhost %s: peer access (row can access column)\n      ", f[0]);
-      for (int j = 0; j < n; ++j) fprintf(o, " GPU%-2d", j);
+      for (int j = 0; j < n; ++j)
+        fprintf(o, " GPU%-2d", j);
       fputc('\n', o);
       for (int a = 0; a < n; ++a) {
         fprintf(o, "GPU%-2d ", a);
-        for (int bb = 0; bb < n; ++bb) fprintf(o, " %-5s", a == bb ? "X" : (f[3][a * n + bb] == '1' ? "P2P" : "-"));
+        for (int bb = 0; bb < n; ++bb)
+          fprintf(o, " %-5s", a == bb ? "X" : (f[3][a * n + bb] == '1' ? "P2P" : "-"));
         fputc('\n', o);
       }
       char *save = NULL;
@@ -202,11 +209,13 @@ int gs_info_run(gs_run *run, const gs_info_opts *io, int argc, char **argv) {
   }
   if (!io->json && c->size > 1) {
     fprintf(o, "\nhalo transport between ranks with --halo-transport auto (fdtd neighbours)\n     ");
-    for (int bb = 0; bb < c->size && bb < 16; ++bb) fprintf(o, " r%-8d", bb);
+    for (int bb = 0; bb < c->size && bb < 16; ++bb)
+      fprintf(o, " r%-8d", bb);
     fputc('\n', o);
     for (int a = 0; a < c->size && a < 16; ++a) {
       fprintf(o, "r%-4d", a);
-      for (int bb = 0; bb < c->size && bb < 16; ++bb) fprintf(o, " %-9s", tp[a * c->size + bb]);
+      for (int bb = 0; bb < c->size && bb < 16; ++bb)
+        fprintf(o, " %-9s", tp[a * c->size + bb]);
       fputc('\n', o);
     }
     if (c->size > 16) fprintf(o, "(first 16 ranks shown; --json has all)\n");

@@ -15,8 +15,8 @@ typedef struct common_opts {
 static const gs_opt common_opt_table[] = {
     {"backend", 0, GS_OPT_CHOICE, offsetof(common_opts, backend), "auto|cuda|cpu", 0, 0,
      "compute backend (auto: CUDA when a GPU is visible)"},
-    {"bind", 0, GS_OPT_CHOICE, offsetof(common_opts, bind), "auto|none",
-     0, 0, "bind threads and memory near the rank's GPU (default auto)"},
+    {"bind", 0, GS_OPT_CHOICE, offsetof(common_opts, bind), "auto|none", 0, 0,
+     "bind threads and memory near the rank's GPU (default auto)"},
     {NULL, 0, 0, 0, NULL, 0, 0, NULL},
 };
 
@@ -40,7 +40,9 @@ static void top_usage(FILE *o) {
              "'gpustencil COMMAND --help' describes each command's options.\n");
 }
 
-static const common_opts *common_of(const parsed *p) { return (const common_opts *)((char *)p->opts + p->common_at); }
+static const common_opts *common_of(const parsed *p) {
+  return (const common_opts *)((char *)p->opts + p->common_at);
+}
 
 /* Builds cmd's options struct from its defaults and parses argv into it. */
 static gs_status parse_command(const gs_command *cmd, int argc, char **argv, parsed *p, char *err, size_t errlen) {
@@ -87,7 +89,8 @@ static int run_command(gs_run *run, const gs_command *cmd, int argc, char **argv
   gs_status st = parse_command(cmd, argc, argv, &p, err, sizeof err);
   /* Options parse the same on every rank, but agree anyway: one exit for all. */
   if (gs_comm_agree(st != GS_OK, run->comm.world)) {
-    if (root) gs_log_error("%s: %s (try 'gpustencil %s --help')", cmd->name, err[0] ? err : "invalid arguments", cmd->name);
+    if (root)
+      gs_log_error("%s: %s (try 'gpustencil %s --help')", cmd->name, err[0] ? err : "invalid arguments", cmd->name);
     parsed_free(&p);
     return GS_EXIT_USAGE;
   }

@@ -7,9 +7,9 @@
 
 #include "log.h"
 
-#define GS_HWLOC_PTR_CHECK(expr)                                                  \
-  do {                                                                            \
-    if ((expr) == NULL) gs_fatal(#expr, "returned NULL", __FILE__, __LINE__);     \
+#define GS_HWLOC_PTR_CHECK(expr)                                                                                       \
+  do {                                                                                                                 \
+    if ((expr) == NULL) gs_fatal(#expr, "returned NULL", __FILE__, __LINE__);                                          \
   } while (0)
 
 hwloc_topology_t gs_topology_load(void) {
@@ -109,7 +109,8 @@ void gs_place(const gs_comm *c, const gs_backend *b, int bind, gs_placement *out
   int sharing = gs_placement_split(topo, (const hwloc_const_cpuset_t *)loc, c->local_size, c->local_rank, set);
   if (sharing < 0) gs_fatal("gs_placement_split", "the GPU's locality holds no processing unit", __FILE__, __LINE__);
   if (sharing > 1 && c->local_rank == 0)
-    gs_log_warn("host %s: more ranks than cores (near their GPU, or on the node); %d ranks share each core", c->host, sharing);
+    gs_log_warn("host %s: more ranks than cores (near their GPU, or on the node); %d ranks share each core", c->host,
+                sharing);
   hwloc_bitmap_list_snprintf(out->cpuset, sizeof out->cpuset, set);
   GS_HWLOC_CHECK(hwloc_cpuset_to_nodeset(topo, set, nodes));
   hwloc_bitmap_list_snprintf(out->numa, sizeof out->numa, nodes);
@@ -130,7 +131,8 @@ void gs_place(const gs_comm *c, const gs_backend *b, int bind, gs_placement *out
                out->note[0] ? "; " : "", strerror(errno));
     if (out->note[0]) gs_log_warn("binding incomplete on host %s: %s", c->host, out->note);
   }
-  for (int i = 0; i < c->local_size; ++i) hwloc_bitmap_free(loc[i]);
+  for (int i = 0; i < c->local_size; ++i)
+    hwloc_bitmap_free(loc[i]);
   free(loc);
   hwloc_bitmap_free(mine);
   hwloc_bitmap_free(set);

@@ -15,14 +15,14 @@
 #include "comm.h"
 
 typedef struct gs_placement {
-  int gpu;               /* visible device index, -1 for none */
-  int gpus_visible;      /* devices this process sees */
-  gs_device_desc dev;    /* valid when gpu >= 0 */
-  char cpuset[256];      /* bound (or intended) cpuset as a list, "0-7,16-23" */
-  char numa[64];         /* NUMA nodes of that cpuset as a list */
-  int bound;             /* 1 when threads were bound */
-  int membound;          /* 1 when memory was bound */
-  char note[160];        /* why binding was not done, "" otherwise */
+  int gpu;            /* visible device index, -1 for none */
+  int gpus_visible;   /* devices this process sees */
+  gs_device_desc dev; /* valid when gpu >= 0 */
+  char cpuset[256];   /* bound (or intended) cpuset as a list, "0-7,16-23" */
+  char numa[64];      /* NUMA nodes of that cpuset as a list */
+  int bound;          /* 1 when threads were bound */
+  int membound;       /* 1 when memory was bound */
+  char note[160];     /* why binding was not done, "" otherwise */
 } gs_placement;
 
 /* Pure core splitting, testable on any topology: locality[i] is the cpuset

@@ -22,7 +22,7 @@ typedef struct gs_event_s *gs_event;
 typedef struct gs_device_desc {
   char name[256];      /* "NVIDIA H200" */
   char pci_bus_id[32]; /* "0000:19:00.0", "" when none */
-  size_t total_mem;   /* bytes */
+  size_t total_mem;    /* bytes */
   int sm_count;
 } gs_device_desc;
 
@@ -65,12 +65,13 @@ typedef struct gs_backend {
   void (*copy_d2d)(void *dst, const void *src, size_t bytes, gs_stream s);
   /* Strided copies: height rows of width bytes, device rows spitch/dpitch
    * bytes apart, host rows packed (to_device 0: device to host). */
-  void (*copy_2d)(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
-                  int to_device, gs_stream s);
+  void (*copy_2d)(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, int to_device,
+                  gs_stream s);
 
   /* The same between device arrays, by a copy engine (also into another
    * GPU's memory opened by ipc_mem_open); NULL on the CPU backend. */
-  void (*copy_2d_d2d)(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, gs_stream s);
+  void (*copy_2d_d2d)(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                      gs_stream s);
 
   /* high_priority: boundary work; otherwise the lowest priority. */
   gs_stream (*stream_create)(int high_priority);

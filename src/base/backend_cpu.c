@@ -9,15 +9,23 @@ struct gs_event_s {
   double t_ms;
 };
 
-static int cpu_device_count(void) { return 0; }
-static void cpu_device_select(int index) { (void)index; }
+static int cpu_device_count(void) {
+  return 0;
+}
+static void cpu_device_select(int index) {
+  (void)index;
+}
 static void cpu_device_describe(int index, gs_device_desc *out) {
   (void)index;
   memset(out, 0, sizeof *out);
   strcpy(out->name, "cpu");
 }
-static int cpu_can_access_peer(int a, int b) { return a == b; }
-static int cpu_device_current(void) { return -1; }
+static int cpu_can_access_peer(int a, int b) {
+  return a == b;
+}
+static int cpu_device_current(void) {
+  return -1;
+}
 static int cpu_device_by_pci(const char *bus_id) {
   (void)bus_id;
   return -1;
@@ -28,7 +36,9 @@ static void *cpu_alloc(size_t bytes) {
   if (posix_memalign(&p, 64, bytes ? bytes : 1) != 0) gs_fatal("posix_memalign", "out of memory", __FILE__, __LINE__);
   return p;
 }
-static void cpu_free(void *p) { free(p); }
+static void cpu_free(void *p) {
+  free(p);
+}
 static void cpu_copy(void *dst, const void *src, size_t bytes, gs_stream s) {
   (void)s;
   if (bytes) memmove(dst, src, bytes);
@@ -37,14 +47,19 @@ static void cpu_copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch
                         int to_device, gs_stream s) {
   (void)s;
   (void)to_device;
-  for (size_t r = 0; r < height; ++r) memmove((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
+  for (size_t r = 0; r < height; ++r)
+    memmove((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
 }
 static gs_stream cpu_stream_create(int high_priority) {
   (void)high_priority;
   return NULL;
 }
-static void cpu_stream_destroy(gs_stream s) { (void)s; }
-static void cpu_stream_sync(gs_stream s) { (void)s; }
+static void cpu_stream_destroy(gs_stream s) {
+  (void)s;
+}
+static void cpu_stream_sync(gs_stream s) {
+  (void)s;
+}
 
 static double now_ms(void) {
   struct timespec ts;
@@ -56,7 +71,9 @@ static gs_event cpu_event_create(int timing) {
   gs_event e = gs_xcalloc(1, sizeof *e);
   return e;
 }
-static void cpu_event_destroy(gs_event e) { free(e); }
+static void cpu_event_destroy(gs_event e) {
+  free(e);
+}
 static void cpu_event_record(gs_event e, gs_stream s) {
   (void)s;
   e->t_ms = now_ms();
@@ -65,8 +82,12 @@ static void cpu_stream_wait_event(gs_stream s, gs_event e) {
   (void)s;
   (void)e;
 }
-static void cpu_event_sync(gs_event e) { (void)e; }
-static float cpu_event_elapsed_ms(gs_event a, gs_event b) { return (float)(b->t_ms - a->t_ms); }
+static void cpu_event_sync(gs_event e) {
+  (void)e;
+}
+static float cpu_event_elapsed_ms(gs_event a, gs_event b) {
+  return (float)(b->t_ms - a->t_ms);
+}
 
 const gs_backend gs_backend_cpu = {
     .name = "cpu",

@@ -6,17 +6,17 @@
 
 #include "backend.h"
 
-#define GS_CUDA_CHECK(call)                                                          \
-  do {                                                                               \
-    cudaError_t gs_e_ = (call);                                                      \
-    if (gs_e_ != cudaSuccess) gs_fatal(#call, cudaGetErrorString(gs_e_), __FILE__, __LINE__); \
+#define GS_CUDA_CHECK(call)                                                                                            \
+  do {                                                                                                                 \
+    cudaError_t gs_e_ = (call);                                                                                        \
+    if (gs_e_ != cudaSuccess) gs_fatal(#call, cudaGetErrorString(gs_e_), __FILE__, __LINE__);                          \
   } while (0)
 
 /* Kernel launchers return a cudaError_t as int. */
-#define GS_LAUNCH_CHECK(expr)                                                        \
-  do {                                                                               \
-    int gs_k_ = (expr);                                                              \
-    if (gs_k_ != 0) gs_fatal(#expr, cudaGetErrorString((cudaError_t)gs_k_), __FILE__, __LINE__); \
+#define GS_LAUNCH_CHECK(expr)                                                                                          \
+  do {                                                                                                                 \
+    int gs_k_ = (expr);                                                                                                \
+    if (gs_k_ != 0) gs_fatal(#expr, cudaGetErrorString((cudaError_t)gs_k_), __FILE__, __LINE__);                       \
   } while (0)
 
 int gs_cuda_probe(void) {
@@ -210,7 +210,9 @@ static gs_stream cu_stream_create(int high_priority) {
 static void cu_stream_destroy(gs_stream s) {
   if (s) GS_CUDA_CHECK(cudaStreamDestroy((cudaStream_t)s));
 }
-static void cu_stream_sync(gs_stream s) { GS_CUDA_CHECK(cudaStreamSynchronize((cudaStream_t)s)); }
+static void cu_stream_sync(gs_stream s) {
+  GS_CUDA_CHECK(cudaStreamSynchronize((cudaStream_t)s));
+}
 static gs_event cu_event_create(int timing) {
   cudaEvent_t e;
   GS_CUDA_CHECK(cudaEventCreateWithFlags(&e, timing ? cudaEventDefault : cudaEventDisableTiming));
@@ -225,7 +227,9 @@ static void cu_event_record(gs_event e, gs_stream s) {
 static void cu_stream_wait_event(gs_stream s, gs_event e) {
   GS_CUDA_CHECK(cudaStreamWaitEvent((cudaStream_t)s, (cudaEvent_t)e, 0));
 }
-static void cu_event_sync(gs_event e) { GS_CUDA_CHECK(cudaEventSynchronize((cudaEvent_t)e)); }
+static void cu_event_sync(gs_event e) {
+  GS_CUDA_CHECK(cudaEventSynchronize((cudaEvent_t)e));
+}
 static float cu_event_elapsed_ms(gs_event a, gs_event b) {
   float ms = 0;
   GS_CUDA_CHECK(cudaEventElapsedTime(&ms, (cudaEvent_t)a, (cudaEvent_t)b));
@@ -284,8 +288,12 @@ static void *cu_graph_end(gs_stream s) {
   GS_CUDA_CHECK(cudaGraphDestroy(g));
   return x;
 }
-static void cu_graph_launch(void *x, gs_stream s) { GS_CUDA_CHECK(cudaGraphLaunch((cudaGraphExec_t)x, (cudaStream_t)s)); }
-static void cu_graph_free(void *x) { GS_CUDA_CHECK(cudaGraphExecDestroy((cudaGraphExec_t)x)); }
+static void cu_graph_launch(void *x, gs_stream s) {
+  GS_CUDA_CHECK(cudaGraphLaunch((cudaGraphExec_t)x, (cudaStream_t)s));
+}
+static void cu_graph_free(void *x) {
+  GS_CUDA_CHECK(cudaGraphExecDestroy((cudaGraphExec_t)x));
+}
 
 const gs_backend gs_backend_cuda = {
     .name = "cuda",

@@ -56,7 +56,9 @@ void gs_config_load(gs_config *cfg, char *err, size_t errlen) {
   cfg->pdl = pick("GPUSTENCIL_PDL", pdl, 1, err, errlen);
 }
 
-const gs_config *gs_config_get(void) { return &g_config; }
+const gs_config *gs_config_get(void) {
+  return &g_config;
+}
 
 void gs_config_set(const gs_config *cfg) {
   g_config = *cfg;

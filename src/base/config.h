@@ -19,13 +19,13 @@ typedef enum gs_ipc_stage {
 } gs_ipc_stage;
 
 typedef struct gs_config {
-  int debug;                /* GPUSTENCIL_DEBUG set: gs_log_debug() prints */
-  char fault[64];           /* GPUSTENCIL_FAULT=NAME[@RANK]: NAME, "" when off */
-  int fault_rank;           /* the RANK of it, -1 for every rank */
-  gs_ipc_sync ipc_sync;     /* GPUSTENCIL_IPC_SYNC=flag|event */
-  gs_ipc_stage ipc_stage;   /* GPUSTENCIL_IPC_STAGE=auto|never|always */
-  int ipc_copy_engine;      /* GPUSTENCIL_IPC_COPY=engine: copy engines instead of the copy kernel */
-  int pdl;                  /* GPUSTENCIL_PDL=0 turns programmatic dependent launch off */
+  int debug;              /* GPUSTENCIL_DEBUG set: gs_log_debug() prints */
+  char fault[64];         /* GPUSTENCIL_FAULT=NAME[@RANK]: NAME, "" when off */
+  int fault_rank;         /* the RANK of it, -1 for every rank */
+  gs_ipc_sync ipc_sync;   /* GPUSTENCIL_IPC_SYNC=flag|event */
+  gs_ipc_stage ipc_stage; /* GPUSTENCIL_IPC_STAGE=auto|never|always */
+  int ipc_copy_engine;    /* GPUSTENCIL_IPC_COPY=engine: copy engines instead of the copy kernel */
+  int pdl;                /* GPUSTENCIL_PDL=0 turns programmatic dependent launch off */
 } gs_config;
 
 /* Reads the switches from the environment into *cfg. A value that is not one

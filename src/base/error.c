@@ -36,8 +36,12 @@ void gs_error_set_rank(int rank, int size) {
   g_rank = rank;
   g_size = size;
 }
-void gs_error_set_gpu(int gpu) { g_gpu = gpu; }
-int gs_error_rank(void) { return g_rank; }
+void gs_error_set_gpu(int gpu) {
+  g_gpu = gpu;
+}
+int gs_error_rank(void) {
+  return g_rank;
+}
 
 const char *gs_mpi_errstr(int rc) {
   static char buf[MPI_MAX_ERROR_STRING];
@@ -59,8 +63,8 @@ noreturn void gs_fatal(const char *call, const char *detail, const char *file, i
   gethostname(host, sizeof host - 1);
   char gpu[32] = "none";
   if (g_gpu >= 0) snprintf(gpu, sizeof gpu, "%d", g_gpu);
-  fprintf(stderr, "gpustencil: fatal: %s failed: %s [%s:%d, rank %d/%d, host %s, GPU %s]\n",
-          call, detail ? detail : "", file, line, g_rank, g_size, host, gpu);
+  fprintf(stderr, "gpustencil: fatal: %s failed: %s [%s:%d, rank %d/%d, host %s, GPU %s]\n", call, detail ? detail : "",
+          file, line, g_rank, g_size, host, gpu);
   fflush(stderr);
   int inited = 0, finalized = 0;
   MPI_Initialized(&inited);

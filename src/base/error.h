@@ -53,22 +53,22 @@ int gs_error_rank(void);
 noreturn void gs_fatal(const char *call, const char *detail, const char *file, int line);
 
 /* Fatal unless the MPI call returned MPI_SUCCESS. */
-#define GS_MPI_CHECK(call)                                                      \
-  do {                                                                          \
-    int gs_rc_ = (call);                                                        \
-    if (gs_rc_ != 0) gs_fatal(#call, gs_mpi_errstr(gs_rc_), __FILE__, __LINE__); \
+#define GS_MPI_CHECK(call)                                                                                             \
+  do {                                                                                                                 \
+    int gs_rc_ = (call);                                                                                               \
+    if (gs_rc_ != 0) gs_fatal(#call, gs_mpi_errstr(gs_rc_), __FILE__, __LINE__);                                       \
   } while (0)
 
 /* Fatal when an hwloc call returned a negative value (or NULL for objects). */
-#define GS_HWLOC_CHECK(call)                                                    \
-  do {                                                                          \
-    if ((call) < 0) gs_fatal(#call, gs_errno_str(), __FILE__, __LINE__);        \
+#define GS_HWLOC_CHECK(call)                                                                                           \
+  do {                                                                                                                 \
+    if ((call) < 0) gs_fatal(#call, gs_errno_str(), __FILE__, __LINE__);                                               \
   } while (0)
 
 /* Fatal when a C library call failed (non-zero result); reports errno. */
-#define GS_SYS_CHECK(call)                                                      \
-  do {                                                                          \
-    if ((call) != 0) gs_fatal(#call, gs_errno_str(), __FILE__, __LINE__);       \
+#define GS_SYS_CHECK(call)                                                                                             \
+  do {                                                                                                                 \
+    if ((call) != 0) gs_fatal(#call, gs_errno_str(), __FILE__, __LINE__);                                              \
   } while (0)
 
 /* Allocation that cannot fail: gs_fatal() when out of memory. */
@@ -87,9 +87,9 @@ const char *gs_errno_str(void);
  * gs_fatal() as if a call had failed there. */
 void gs_fault_point_at(const char *name, const char *file, int line);
 extern int gs_fault_armed; /* set by gs_config_set() when GPUSTENCIL_FAULT names a point */
-#define gs_fault_point(name) \
-  do {                                                     \
-    if (gs_fault_armed) gs_fault_point_at((name), __FILE__, __LINE__); \
+#define gs_fault_point(name)                                                                                           \
+  do {                                                                                                                 \
+    if (gs_fault_armed) gs_fault_point_at((name), __FILE__, __LINE__);                                                 \
   } while (0)
 
 #endif

@@ -88,8 +88,8 @@ static gs_status store(const gs_opt *o, void *dest, const char *value, char *err
   return GS_ERR_USAGE;
 }
 
-gs_status gs_opts_parse(const gs_opt *opts, void *dest, int argc, char **argv, char **positional,
-                        int *npositional, int *want_help, char *err, size_t errlen) {
+gs_status gs_opts_parse(const gs_opt *opts, void *dest, int argc, char **argv, char **positional, int *npositional,
+                        int *want_help, char *err, size_t errlen) {
   *npositional = 0;
   *want_help = 0;
   int only_positional = 0;
@@ -144,8 +144,7 @@ gs_status gs_opts_parse(const gs_opt *opts, void *dest, int argc, char **argv, c
   return GS_OK;
 }
 
-void gs_opts_help(FILE *out, const char *cmd, const char *synopsis, const char *description,
-                  const gs_opt *opts) {
+void gs_opts_help(FILE *out, const char *cmd, const char *synopsis, const char *description, const gs_opt *opts) {
   fprintf(out, "usage: gpustencil %s %s\n\n%s\n\noptions:\n", cmd, synopsis, description);
   for (const gs_opt *o = opts; o->name; ++o) {
     char left[96];
@@ -162,7 +161,8 @@ void gs_opts_help(FILE *out, const char *cmd, const char *synopsis, const char *
 gs_opt *gs_opts_merge(const gs_opt_group *groups, int ngroups) {
   size_t n = 0;
   for (int g = 0; g < ngroups; ++g)
-    for (const gs_opt *o = groups[g].opts; o && o->name; ++o) ++n;
+    for (const gs_opt *o = groups[g].opts; o && o->name; ++o)
+      ++n;
   gs_opt *all = gs_xcalloc(n + 1, sizeof *all);
   size_t k = 0;
   for (int g = 0; g < ngroups; ++g)

@@ -20,8 +20,8 @@ typedef enum gs_opt_kind {
 } gs_opt_kind;
 
 typedef struct gs_opt {
-  const char *name;    /* long name without "--" */
-  char shortname;      /* 0 for none */
+  const char *name; /* long name without "--" */
+  char shortname;   /* 0 for none */
   gs_opt_kind kind;
   size_t offset;       /* of the field in the options struct: offsetof(T, field) */
   const char *metavar; /* for help; choices for GS_OPT_CHOICE */
@@ -46,12 +46,11 @@ gs_opt *gs_opts_merge(const gs_opt_group *groups, int ngroups);
  * must have room for argc entries) and counted in *npositional. "--help"
  * sets *want_help. On a bad option or value returns GS_ERR_USAGE and writes
  * one line naming it into err. */
-gs_status gs_opts_parse(const gs_opt *opts, void *dest, int argc, char **argv, char **positional,
-                        int *npositional, int *want_help, char *err, size_t errlen);
+gs_status gs_opts_parse(const gs_opt *opts, void *dest, int argc, char **argv, char **positional, int *npositional,
+                        int *want_help, char *err, size_t errlen);
 
 /* Prints "usage: gpustencil CMD SYNOPSIS", a description and the options. */
-void gs_opts_help(FILE *out, const char *cmd, const char *synopsis, const char *description,
-                  const gs_opt *opts);
+void gs_opts_help(FILE *out, const char *cmd, const char *synopsis, const char *description, const gs_opt *opts);
 
 /* Parses a "WxH" size such as "16384x8192"; 0 on success. */
 int gs_parse_size2(const char *text, int64_t *w, int64_t *h);

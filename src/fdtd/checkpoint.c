@@ -58,10 +58,21 @@ gs_status gs_fdtd_checkpoint_write(gs_fdtd_sim *m, const char *path, char *err, 
   gs_fdtd_sim_sync(m);
   ck_part parts[16];
   int np = ck_parts(m, parts);
-  ck_header h = {.version = 3, .header_bytes = sizeof h, .scene_hash = m->sc->hash, .step = m->step, .nx = m->nx,
-                 .ny = m->ny, .pitch = m->pitch, .rows = m->rows, .iterations = m->sc->iterations,
-                 .oi0 = m->oi0, .oj0 = m->oj0,
-                 .nrx = m->nrx, .nsrc = m->nsrc, .run = m->run, .npml = m->npml};
+  ck_header h = {.version = 3,
+                 .header_bytes = sizeof h,
+                 .scene_hash = m->sc->hash,
+                 .step = m->step,
+                 .nx = m->nx,
+                 .ny = m->ny,
+                 .pitch = m->pitch,
+                 .rows = m->rows,
+                 .iterations = m->sc->iterations,
+                 .oi0 = m->oi0,
+                 .oj0 = m->oj0,
+                 .nrx = m->nrx,
+                 .nsrc = m->nsrc,
+                 .run = m->run,
+                 .npml = m->npml};
   memcpy(h.magic, ck_magic, 8);
   h.oi1 = m->oi1;
   h.oj1 = m->oj1;
@@ -134,7 +145,8 @@ static gs_status ck_read_any(gs_fdtd_sim *m, char **paths, int n, int64_t step, 
   gs_status st = GS_OK;
   float *psi[4][2] = {{NULL}};
   for (int k = 0; k < m->npml; ++k)
-    for (int eh = 0; eh < 2; ++eh) psi[k][eh] = gs_xcalloc(m->pml_cells[k] + 1, sizeof(float));
+    for (int eh = 0; eh < 2; ++eh)
+      psi[k][eh] = gs_xcalloc(m->pml_cells[k] + 1, sizeof(float));
   int *old_rx = gs_xcalloc((size_t)sc->nrx + 1, sizeof *old_rx);
   int *found = gs_xcalloc((size_t)m->nrx + 1, sizeof *found);
   int64_t covered = 0;
@@ -168,7 +180,8 @@ static gs_status ck_read_any(gs_fdtd_sim *m, char **paths, int n, int64_t step, 
     int nold = rx_in_box(sc, m->run, h.oi0, h.oi1, h.oj0, h.oj1, old_rx);
     int wanted = !gs_region_empty(both);
     for (int r = 0; r < m->nrx; ++r)
-      for (int k = 0; k < nold; ++k) wanted |= old_rx[k] == m->rx_global[r];
+      for (int k = 0; k < nold; ++k)
+        wanted |= old_rx[k] == m->rx_global[r];
     if (!wanted) {
       fclose(fp);
       continue;
@@ -253,7 +266,8 @@ static gs_status ck_read_any(gs_fdtd_sim *m, char **paths, int n, int64_t step, 
   }
   int64_t need = (m->oi1 - m->oi0) * (m->oj1 - m->oj0);
   if (st == GS_OK && covered != need) {
-    snprintf(err, errlen, "the checkpoint set covers %lld of this rank's %lld nodes", (long long)covered, (long long)need);
+    snprintf(err, errlen, "the checkpoint set covers %lld of this rank's %lld nodes", (long long)covered,
+             (long long)need);
     st = GS_ERR_FORMAT;
   }
   for (int r = 0; r < m->nrx && st == GS_OK; ++r)
@@ -270,7 +284,8 @@ static gs_status ck_read_any(gs_fdtd_sim *m, char **paths, int n, int64_t step, 
     m->rx_flushed = step;
   }
   for (int k = 0; k < m->npml; ++k)
-    for (int eh = 0; eh < 2; ++eh) free(psi[k][eh]);
+    for (int eh = 0; eh < 2; ++eh)
+      free(psi[k][eh]);
   free(old_rx);
   free(found);
   return st;
@@ -294,8 +309,8 @@ void gs_ckpt_save(gs_fdtd_sim *m, const gs_comm *c, const int dims[2], const cha
     snprintf(path, sizeof path, "%s/checkpoint.manifest", dir);
     gs_tmpfile t;
     if (gs_tmpfile_open(&t, path, err, sizeof err) != GS_OK) gs_fatal("checkpoint manifest", err, __FILE__, __LINE__);
-    fprintf(t.fp, "gpustencil checkpoint manifest 1\nranks %d\ndecomp %dx%d\nstep %lld\nscene %016" PRIx64 "\n", c->size,
-            dims[0], dims[1], (long long)m->step, m->sc->hash);
+    fprintf(t.fp, "gpustencil checkpoint manifest 1\nranks %d\ndecomp %dx%d\nstep %lld\nscene %016" PRIx64 "\n",
+            c->size, dims[0], dims[1], (long long)m->step, m->sc->hash);
     if (gs_tmpfile_commit(&t, 0, 1, err, sizeof err) != GS_OK) gs_fatal("checkpoint manifest", err, __FILE__, __LINE__);
   }
   GS_MPI_CHECK(MPI_Barrier(c->world)); /* the new set is committed: drop the old one */
@@ -350,8 +365,7 @@ void gs_ckpt_drop(const gs_comm *c, const char *dir, gs_ckpt_old *old) {
  * prefers the one file, several ranks the set. GS_OK on every rank or an
  * error on every rank (the reason in err on the rank that found it); *old
  * says what was read. */
-gs_status gs_ckpt_load(gs_fdtd_sim *m, const gs_comm *c, const char *dir, gs_ckpt_old *old, char *err,
-                                 size_t errlen) {
+gs_status gs_ckpt_load(gs_fdtd_sim *m, const gs_comm *c, const char *dir, gs_ckpt_old *old, char *err, size_t errlen) {
   char path[1400], single[1400];
   gs_status st = GS_OK;
   snprintf(single, sizeof single, "%s/checkpoint.gsck", dir);
@@ -376,8 +390,10 @@ gs_status gs_ckpt_load(gs_fdtd_sim *m, const gs_comm *c, const char *dir, gs_ckp
       FILE *fp = fopen(path, "r");
       unsigned long long hash = 0;
       long long px, py;
-      if (!fp || fscanf(fp, "gpustencil checkpoint manifest 1 ranks %lld decomp %lldx%lld step %lld scene %llx", &info[1],
-                        &px, &py, &info[2], &hash) != 5 || info[1] < 1 || info[2] < 0) {
+      if (!fp ||
+          fscanf(fp, "gpustencil checkpoint manifest 1 ranks %lld decomp %lldx%lld step %lld scene %llx", &info[1], &px,
+                 &py, &info[2], &hash) != 5 ||
+          info[1] < 1 || info[2] < 0) {
         snprintf(err, errlen, "%.900s: not a gpustencil checkpoint manifest", path);
         st = GS_ERR_FORMAT;
       } else if (hash != m->sc->hash) {
@@ -406,7 +422,8 @@ gs_status gs_ckpt_load(gs_fdtd_sim *m, const gs_comm *c, const char *dir, gs_ckp
         ck_rank_path(paths[r], 1400, dir, info[2], r);
     }
     st = ck_read_any(m, paths, n, info[2], err, errlen);
-    for (int r = 0; r < n; ++r) free(paths[r]);
+    for (int r = 0; r < n; ++r)
+      free(paths[r]);
     free(paths);
   } else if (c->rank != 0) {
     st = GS_ERR_FORMAT; /* rank 0 says why */
@@ -417,4 +434,3 @@ gs_status gs_ckpt_load(gs_fdtd_sim *m, const gs_comm *c, const char *dir, gs_ckp
   if (first < c->size && c->rank != first) err[0] = '\0';
   return first < c->size ? (st != GS_OK ? st : GS_ERR_FORMAT) : GS_OK;
 }
-

@@ -54,8 +54,8 @@ static double profile(const gs_cfs_param *p, double depth, double max) {
 
 /* CPML profiles of one slab: depth of index k's E node and H half node. */
 static void pml_profiles(const gs_scene *sc, double d, double er, int64_t n, int lower, int64_t nodes, float *out) {
-  double sigma_max = sc->cfs_sigma.max >= 0 ? sc->cfs_sigma.max
-                                            : 0.8 * (sc->cfs_sigma.order + 1) / (GS_Z0 * d * sqrt(er));
+  double sigma_max =
+      sc->cfs_sigma.max >= 0 ? sc->cfs_sigma.max : 0.8 * (sc->cfs_sigma.order + 1) / (GS_Z0 * d * sqrt(er));
   for (int half = 0; half < 2; ++half)
     for (int64_t k = 0; k < nodes; ++k) {
       /* lower slab: node k at depth (n - k) / n; upper: k / n (k from the inner face) */
@@ -109,8 +109,9 @@ static int meets_slab(const gs_scene *sc, int axis, int64_t lo, int64_t hi) {
 static const char *part_problem(const gs_scene *sc, const gs_fdtd_part *p, int depth, char *buf, size_t n) {
   int64_t need = depth > 2 ? depth : 2;
   if (p->i1 - p->i0 < need || p->j1 - p->j0 < need) {
-    snprintf(buf, n, "a rank would own %lld x %lld nodes; at least %lld x %lld are needed%s", (long long)(p->i1 - p->i0),
-             (long long)(p->j1 - p->j0), (long long)need, (long long)need, depth > 2 ? " for this --halo-depth" : "");
+    snprintf(buf, n, "a rank would own %lld x %lld nodes; at least %lld x %lld are needed%s",
+             (long long)(p->i1 - p->i0), (long long)(p->j1 - p->j0), (long long)need, (long long)need,
+             depth > 2 ? " for this --halo-depth" : "");
     return buf;
   }
   int64_t lo[2] = {p->i0, p->j0}, hi[2] = {p->i1, p->j1}, end[2] = {sc->nx + 1, sc->ny + 1};
@@ -188,8 +189,8 @@ gs_status gs_fdtd_sim_init_part(gs_fdtd_sim *m, const gs_scene *sc, const gs_bac
     const gs_material *mt = &sc->materials[k];
     if (mt->pec) continue; /* all zero: Ez stays 0 */
     double ea = GS_EPS0 * mt->er / sc->dt + 0.5 * mt->sigma, eb = GS_EPS0 * mt->er / sc->dt - 0.5 * mt->sigma;
-    m->coef_host[k] = (gs_fdtd_coef){(float)(eb / ea), (float)(1 / (sc->dx * ea)), (float)(1 / (sc->dy * ea)),
-                                     (float)(1 / ea)};
+    m->coef_host[k] =
+        (gs_fdtd_coef){(float)(eb / ea), (float)(1 / (sc->dx * ea)), (float)(1 / (sc->dy * ea)), (float)(1 / ea)};
   }
   m->coef = b->dev_alloc(sizeof m->coef_host);
   b->copy_h2d(m->coef, m->coef_host, sizeof m->coef_host, m->s);
@@ -291,7 +292,8 @@ gs_status gs_fdtd_sim_init_part(gs_fdtd_sim *m, const gs_scene *sc, const gs_bac
         cls[k] = d <= depth - 1 ? (int)d + 1 : -1;
       if (cls[k] >= 0) cls_count[cls[k]]++;
     }
-    for (int c = 0, sum = 0; c < GS_FDTD_MAX_DEPTH + 2; ++c) m->src_cum[c] = sum += cls_count[c];
+    for (int c = 0, sum = 0; c < GS_FDTD_MAX_DEPTH + 2; ++c)
+      m->src_cum[c] = sum += cls_count[c];
     m->nsrc = m->src_cum[GS_FDTD_MAX_DEPTH + 1];
     if (m->nsrc) {
       int64_t *off = gs_xmalloc(sizeof *off * (size_t)m->nsrc);
@@ -325,7 +327,8 @@ gs_status gs_fdtd_sim_init_part(gs_fdtd_sim *m, const gs_scene *sc, const gs_bac
   m->nrx = 0;
   m->rx_global = gs_xcalloc((size_t)sc->nrx + 1, sizeof *m->rx_global);
   for (int k = 0; k < sc->nrx; ++k)
-    if (owns(m, sc->rxs[k].i + (int64_t)run * sc->rx_di, sc->rxs[k].j + (int64_t)run * sc->rx_dj)) m->rx_global[m->nrx++] = k;
+    if (owns(m, sc->rxs[k].i + (int64_t)run * sc->rx_di, sc->rxs[k].j + (int64_t)run * sc->rx_dj))
+      m->rx_global[m->nrx++] = k;
   if (m->nrx) {
     int64_t *off = gs_xmalloc(sizeof *off * (size_t)m->nrx);
     for (int k = 0; k < m->nrx; ++k) {
@@ -355,13 +358,15 @@ void gs_fdtd_sim_free(gs_fdtd_sim *m) {
     m->halo = NULL;
   }
   for (int buf = 0; buf < 2; ++buf)
-    for (int k = 0; k < 3; ++k) b->dev_free(m->field[buf][k]);
+    for (int k = 0; k < 3; ++k)
+      b->dev_free(m->field[buf][k]);
   b->dev_free((void *)m->v.mat);
   b->dev_free(m->coef);
   for (int k = 0; k < m->npml; ++k) {
     b->dev_free(m->pml_prof[k]);
     for (int buf = 0; buf < 2; ++buf)
-      for (int eh = 0; eh < 2; ++eh) b->dev_free(m->psi[k][buf][eh]);
+      for (int eh = 0; eh < 2; ++eh)
+        b->dev_free(m->psi[k][buf][eh]);
   }
   if (m->nsrc) {
     b->dev_free(m->src_off);
@@ -405,9 +410,11 @@ static void flush_receivers(gs_fdtd_sim *m) {
   join_receivers(m);
   size_t per = 3 * (size_t)m->nrx;
   int64_t s0 = first % GS_RX_CHUNK, n1 = count < GS_RX_CHUNK - s0 ? count : GS_RX_CHUNK - s0;
-  m->b->copy_d2h(m->rx_hist + (size_t)first * per, m->rx_buf + (size_t)s0 * per, sizeof(float) * per * (size_t)n1, m->s);
+  m->b->copy_d2h(m->rx_hist + (size_t)first * per, m->rx_buf + (size_t)s0 * per, sizeof(float) * per * (size_t)n1,
+                 m->s);
   if (count > n1)
-    m->b->copy_d2h(m->rx_hist + (size_t)(first + n1) * per, m->rx_buf, sizeof(float) * per * (size_t)(count - n1), m->s);
+    m->b->copy_d2h(m->rx_hist + (size_t)(first + n1) * per, m->rx_buf, sizeof(float) * per * (size_t)(count - n1),
+                   m->s);
   m->b->stream_sync(m->s);
   m->rx_flushed = m->step;
 }
@@ -416,7 +423,8 @@ static void flush_receivers(gs_fdtd_sim *m) {
  * stream st: their parts in region 0 (no CPML in reach: the plain update)
  * and in the strips around it (with the slabs), in one launch on the GPU
  * (kernels/fdtd.cu). */
-static void update_boxes(gs_fdtd_sim *m, const gs_fdtd_step_args *slab, const gs_fdtd_region *boxes, int n, gs_stream st) {
+static void update_boxes(gs_fdtd_sim *m, const gs_fdtd_step_args *slab, const gs_fdtd_region *boxes, int n,
+                         gs_stream st) {
   gs_fdtd_region pieces[20];
   int np = 0;
   for (int b = 0; b < n; ++b)
@@ -433,7 +441,8 @@ static void update_box(gs_fdtd_sim *m, const gs_fdtd_step_args *slab, gs_fdtd_re
 
 /* Sources [from, to) of the class order, at step t, into the new Ez. */
 static void inject(gs_fdtd_sim *m, int from, int to, gs_tick t, gs_stream st) {
-  if (to > from) m->b->fdtd_inject(m->field[1 - m->cur][0], m->src_off + from, m->src_val + from, m->nsrc, t, to - from, m->pdl, st);
+  if (to > from)
+    m->b->fdtd_inject(m->field[1 - m->cur][0], m->src_off + from, m->src_val + from, m->nsrc, t, to - from, m->pdl, st);
 }
 
 /* One rank, or several (then with the halo):
@@ -450,10 +459,23 @@ void gs_fdtd_sim_step(gs_fdtd_sim *m) {
   const gs_backend *b = m->b;
   const int64_t n = m->step;
   const int in = m->cur, out = 1 - m->cur;
-  gs_fdtd_step_args a = {.ez = m->field[in][0], .hx = m->field[in][1], .hy = m->field[in][2], .mat = m->v.mat,
-                         .ez_out = m->field[out][0], .hx_out = m->field[out][1], .hy_out = m->field[out][2],
-                         .pitch = m->pitch, .g = m->g, .oi = m->oi0, .oj = m->oj0, .nx = m->nx,
-                         .ny = m->ny, .chx = m->chx, .chy = m->chy, .coef = m->coef, .nslab = 0,
+  gs_fdtd_step_args a = {.ez = m->field[in][0],
+                         .hx = m->field[in][1],
+                         .hy = m->field[in][2],
+                         .mat = m->v.mat,
+                         .ez_out = m->field[out][0],
+                         .hx_out = m->field[out][1],
+                         .hy_out = m->field[out][2],
+                         .pitch = m->pitch,
+                         .g = m->g,
+                         .oi = m->oi0,
+                         .oj = m->oj0,
+                         .nx = m->nx,
+                         .ny = m->ny,
+                         .chx = m->chx,
+                         .chy = m->chy,
+                         .coef = m->coef,
+                         .nslab = 0,
                          .concurrent = m->hi && m->hi != m->s,
                          .pdl = m->pdl};
   gs_fdtd_step_args sl = a;
@@ -608,7 +630,8 @@ static void capture(gs_fdtd_sim *m) {
       b->event_record(m->ev_lo, m->s);
     }
   }
-  for (int k = 0; k < m->graph_len; ++k) gs_fdtd_sim_step(m);
+  for (int k = 0; k < m->graph_len; ++k)
+    gs_fdtd_sim_step(m);
   join_streams(m);
   m->graph_exch = m->halo ? (int)(gs_halo_exchanges(m->halo) - x0) : 0;
   b->fdtd_clock(m->clock, m->graph_len, m->graph_exch, 1, m->s);
@@ -695,7 +718,8 @@ static int ghost_boxes(const gs_scene *sc, const gs_fdtd_part *p, int R, int dx,
       if (b1 <= b0) continue;
       int64_t olo = dir == 0 ? p->j0 : p->i0, ohi = dir == 0 ? p->j1 : p->i1;
       int64_t a0 = along < 0 ? olo - (R - 1) : ohi, a1 = along < 0 ? olo : ohi + R - 1;
-      for (int eh = 0; eh < 2; ++eh) out[n++] = (gs_halo_box_g){3 + 2 * side + eh, a0, a1, b0, b1};
+      for (int eh = 0; eh < 2; ++eh)
+        out[n++] = (gs_halo_box_g){3 + 2 * side + eh, a0, a1, b0, b1};
     }
   return n;
 }
@@ -714,8 +738,8 @@ gs_status gs_fdtd_sim_connect(gs_fdtd_sim *m, MPI_Comm cart, gs_halo_transport t
     arr[f] = (gs_halo_array){{m->field[0][f], m->field[1][f]}, m->pitch, m->oi0 - m->g, m->oj0 - m->g};
   for (int k = 0; k < m->npml; ++k)
     for (int eh = 0; eh < 2; ++eh)
-      arr[3 + 2 * m->pml_side[k] + eh] =
-          (gs_halo_array){{m->psi[k][0][eh], m->psi[k][1][eh]}, m->pml[k].o1 - m->pml[k].o0, m->pml[k].o0, m->pml[k].lo};
+      arr[3 + 2 * m->pml_side[k] + eh] = (gs_halo_array){
+          {m->psi[k][0][eh], m->psi[k][1][eh]}, m->pml[k].o1 - m->pml[k].o0, m->pml[k].o0, m->pml[k].lo};
   gs_fdtd_part mine = {m->oi0, m->oi1, m->oj0, m->oj1};
   gs_halo_peer peers[8];
   gs_halo_box_g boxes[8][2][16];
@@ -927,4 +951,3 @@ gs_status gs_fdtd_timed_run(const gs_scene *sc, const gs_backend *b, MPI_Comm co
   MPI_Comm_free(&cart);
   return GS_OK;
 }
-

@@ -54,25 +54,25 @@ typedef struct gs_fdtd_sim {
   int64_t step, rx_flushed;
   gs_stream s; /* the (low-priority) stream of the bulk of the work */
   /* Several ranks (gs_fdtd_sim_connect): */
-  int depth;       /* R: ghost layers, exchanged every R steps (deep halo) */
-  int nb[4];       /* a neighbour beyond the low x, high x, low y, high y side */
-  int overlap;     /* boundary ring on hi while the interior runs on s */
-  gs_stream hi;    /* high-priority stream (s when not overlapping) */
+  int depth;                        /* R: ghost layers, exchanged every R steps (deep halo) */
+  int nb[4];                        /* a neighbour beyond the low x, high x, low y, high y side */
+  int overlap;                      /* boundary ring on hi while the interior runs on s */
+  gs_stream hi;                     /* high-priority stream (s when not overlapping) */
   gs_event ev_ring, ev_lo, ev_sent; /* ev_sent: the last send has read what it sends */
-  gs_halo *halo;   /* NULL on one rank */
-  int64_t k0;      /* step of the last full exchange: the deep-halo cycle starts there */
-  int pending;     /* the last step sent ghosts the next one must wait for */
+  gs_halo *halo;                    /* NULL on one rank */
+  int64_t k0;                       /* step of the last full exchange: the deep-halo cycle starts there */
+  int pending;                      /* the last step sent ghosts the next one must wait for */
   /* CUDA graphs (gs_fdtd_sim_advance): a cycle of graph_len steps captured
    * once at step graph_n0, replayed; its kernels read the step and the
    * exchange count where a replay starts from clock (device memory). */
-  int graphs;             /* allowed: GPU backend, and no neighbour needs a host step */
-  int pdl;                /* programmatic dependent launch (GPUSTENCIL_PDL, gs_config) */
-  void *graph;            /* NULL until captured */
+  int graphs;  /* allowed: GPU backend, and no neighbour needs a host step */
+  int pdl;     /* programmatic dependent launch (GPUSTENCIL_PDL, gs_config) */
+  void *graph; /* NULL until captured */
   int64_t graph_n0;
-  int graph_len, graph_exch;  /* steps and exchanges per replay */
+  int graph_len, graph_exch; /* steps and exchanges per replay */
   int64_t *clock;
-  int64_t clock_host[2];  /* what clock holds after the queued work (-1: unknown) */
-  int capturing, fresh;   /* queuing a capture; its first step */
+  int64_t clock_host[2]; /* what clock holds after the queued work (-1: unknown) */
+  int capturing, fresh;  /* queuing a capture; its first step */
   gs_event ev_fork, ev_join;
   /* Receivers: sampled on a stream of their own, beside the step's update
    * (which reads the buffer they read); the next step's update waits. */
@@ -134,9 +134,9 @@ int gs_fdtd_decomp(const char *spec, int size, int64_t nx, int64_t ny, int dims[
 gs_fdtd_part gs_fdtd_part_of(const gs_scene *sc, const int dims[2], const int coords[2]);
 
 typedef struct gs_fdtd_timing {
-  double seconds;      /* the timed steps, slowest rank */
-  double halo_bytes;   /* bytes one rank sent in the timed steps, the most of any */
-  double graphs;       /* 1 when every rank ran the timed steps from a CUDA graph captured before them */
+  double seconds;    /* the timed steps, slowest rank */
+  double halo_bytes; /* bytes one rank sent in the timed steps, the most of any */
+  double graphs;     /* 1 when every rank ran the timed steps from a CUDA graph captured before them */
 } gs_fdtd_timing;
 
 /* How a run is spread: transport, halo depth (0: automatic), overlap, CUDA

@@ -37,7 +37,8 @@ const gs_opt gs_fdtd_opt_table[] = {
     {"restart", 0, GS_OPT_STRING, offsetof(gs_fdtd_opts, restart), "DIR", 0, 0, "continue from the checkpoint in DIR"},
     {"stop-after", 0, GS_OPT_INT, offsetof(gs_fdtd_opts, stop_after), "STEPS", 1, 1e15,
      "end the run after STEPS steps (with a checkpoint), as a time-limited job would"},
-    {"steps", 0, GS_OPT_INT, offsetof(gs_fdtd_opts, steps), "N", 1, 1e15, "override the iteration count of #time_window"},
+    {"steps", 0, GS_OPT_INT, offsetof(gs_fdtd_opts, steps), "N", 1, 1e15,
+     "override the iteration count of #time_window"},
     {"snapshot-every", 0, GS_OPT_INT, offsetof(gs_fdtd_opts, snapshot_every), "STEPS", 1, 1e15,
      "override #snapshot_png"},
     {"progress", 0, GS_OPT_FLAG, offsetof(gs_fdtd_opts, progress), NULL, 0, 0,
@@ -278,7 +279,8 @@ int gs_fdtd_run(const gs_comm *c, const gs_backend *backend, const gs_fdtd_opts 
     m.graphs = m.graphs && spread.graphs;
     if (root && r == 0 && c->size > 1) {
       char tr[64];
-      printf("fdtd: %d ranks, decomposition %dx%d, halo transport %s (rank 0), halo depth %d, overlap %s, CUDA graphs %s\n",
+      printf("fdtd: %d ranks, decomposition %dx%d, halo transport %s (rank 0), halo depth %d, overlap %s, CUDA graphs "
+             "%s\n",
              c->size, dims[0], dims[1], gs_halo_summary(m.halo, tr, sizeof tr), depth, spread.overlap ? "on" : "off",
              m.graphs ? "on" : "off");
       fflush(stdout);
@@ -286,7 +288,7 @@ int gs_fdtd_run(const gs_comm *c, const gs_backend *backend, const gs_fdtd_opts 
       printf("fdtd: CUDA graphs %s\n", m.graphs ? "on" : "off");
       fflush(stdout);
     }
-    int64_t ck_prev = -1; /* step of this run's last checkpoint set */
+    int64_t ck_prev = -1;             /* step of this run's last checkpoint set */
     gs_ckpt_old ck_drop = {0, 0, -1}; /* a checkpoint of another layout this run restarted from */
     if (o->restart) {
       err[0] = '\0';
@@ -377,7 +379,8 @@ int gs_fdtd_run(const gs_comm *c, const gs_backend *backend, const gs_fdtd_opts 
         status = GS_EXIT_PARTIAL;
       }
       if (bscan)
-        for (int64_t s = 0; s < sc.iterations; ++s) bscan[(size_t)r * (size_t)sc.iterations + (size_t)s] = rx[3 * (size_t)s];
+        for (int64_t s = 0; s < sc.iterations; ++s)
+          bscan[(size_t)r * (size_t)sc.iterations + (size_t)s] = rx[3 * (size_t)s];
     }
     free(rx);
     uint64_t local[3];

@@ -18,6 +18,8 @@ static inline gs_fdtd_region gs_region_meet(gs_fdtd_region a, gs_fdtd_region b) 
   return r;
 }
 
-static inline int gs_region_empty(gs_fdtd_region r) { return r.i1 <= r.i0 || r.j1 <= r.j0; }
+static inline int gs_region_empty(gs_fdtd_region r) {
+  return r.i1 <= r.i0 || r.j1 <= r.j0;
+}
 
 #endif

@@ -56,7 +56,9 @@ static int parse_double(parser *p, const char *tok, double *out, const char *wha
 }
 
 /* gprMax rounds metres to cells half up. */
-static int64_t to_cells(double metres, double d) { return (int64_t)floor(metres / d + 0.5 + 1e-9); }
+static int64_t to_cells(double metres, double d) {
+  return (int64_t)floor(metres / d + 0.5 + 1e-9);
+}
 
 static int find_material(const gs_scene *s, const char *name) {
   for (int i = 0; i < s->nmaterials; ++i)
@@ -191,22 +193,25 @@ static int command(parser *p, char *cmd, char **t, int n, char *rest) {
     if (need(p, n, 5, 5, cmd, "er sigma mu_r sigma_m name")) return -1;
     gs_material m = {0};
     double mur, sm;
-    if (parse_double(p, t[0], &m.er, cmd) || parse_double(p, t[1], &m.sigma, cmd) ||
-        parse_double(p, t[2], &mur, cmd) || parse_double(p, t[3], &sm, cmd))
+    if (parse_double(p, t[0], &m.er, cmd) || parse_double(p, t[1], &m.sigma, cmd) || parse_double(p, t[2], &mur, cmd) ||
+        parse_double(p, t[3], &sm, cmd))
       return -1;
     if (m.er < 1) return perr(p, "#material %s: relative permittivity %g is below 1", t[4], m.er);
     if (m.sigma < 0) return perr(p, "#material %s: negative conductivity", t[4]);
     if (mur != 1 || sm != 0)
-      return perr(p, "#material %s: magnetic materials (mu_r %g, magnetic loss %g) are not supported: TMz here has "
-                  "mu_r = 1 and no magnetic loss", t[4], mur, sm);
+      return perr(p,
+                  "#material %s: magnetic materials (mu_r %g, magnetic loss %g) are not supported: TMz here has "
+                  "mu_r = 1 and no magnetic loss",
+                  t[4], mur, sm);
     if (find_material(s, t[4]) >= 0) return perr(p, "#material: '%s' is already defined", t[4]);
     if (s->nmaterials >= 256) return perr(p, "#material: more than 256 materials");
     snprintf(m.name, sizeof m.name, "%s", t[4]);
     GROW(s->materials, s->nmaterials);
     s->materials[s->nmaterials++] = m;
   } else if (!strcmp(cmd, "waveform")) {
-    static const char *const names[] = {"gaussian", "gaussiandot", "gaussiandotnorm", "gaussiandotdot",
-                                        "gaussiandotdotnorm", "ricker", "sine", "contsine"};
+    static const char *const names[] = {
+        "gaussian", "gaussiandot", "gaussiandotnorm", "gaussiandotdot", "gaussiandotdotnorm",
+        "ricker",   "sine",        "contsine"};
     if (need(p, n, 4, 4, cmd, "type amplitude frequency name")) return -1;
     gs_waveform w = {.type = -1};
     for (int k = 0; k < 8; ++k)
@@ -254,7 +259,8 @@ static int command(parser *p, char *cmd, char **t, int n, char *rest) {
     int box = !strcmp(cmd, "box");
     if (need_geometry(p, cmd)) return -1;
     if (box ? (n < 7 || n > 8) : (n < 8 || n > 9))
-      return perr(p, box ? "#box: expected x0 y0 z0 x1 y1 z1 material [c1]" : "#cylinder: expected x0 y0 z0 x1 y1 z1 r material [c1]");
+      return perr(p, box ? "#box: expected x0 y0 z0 x1 y1 z1 material [c1]"
+                         : "#cylinder: expected x0 y0 z0 x1 y1 z1 r material [c1]");
     double v[7];
     for (int k = 0; k < (box ? 6 : 7); ++k)
       if (parse_double(p, t[k], &v[k], cmd)) return -1;
@@ -285,7 +291,8 @@ static int command(parser *p, char *cmd, char **t, int n, char *rest) {
     if (parse_double(p, t[1], &x0, cmd) || parse_double(p, t[2], &y0, cmd)) return -1;
     o.mi0 = to_cells(x0, s->dx);
     o.mj0 = to_cells(y0, s->dy);
-    for (int k = 0; k < 256; ++k) o.lut[k] = -1;
+    for (int k = 0; k < 256; ++k)
+      o.lut[k] = -1;
     for (int k = 3; k + 1 < n; k += 2) {
       char *end;
       long g = strtol(t[k], &end, 10);
@@ -367,7 +374,8 @@ gs_status gs_scene_load(const char *path, gs_scene *s, char *err, size_t errlen)
       rc = perr(&p, "line longer than %zu characters", sizeof line - 2);
       break;
     }
-    while (len && isspace((unsigned char)line[len - 1])) line[--len] = '\0';
+    while (len && isspace((unsigned char)line[len - 1]))
+      line[--len] = '\0';
     if (line[0] != '#') continue; /* gprMax: anything else is a comment */
     char *colon = strchr(line, ':');
     if (!colon) {
@@ -376,12 +384,14 @@ gs_status gs_scene_load(const char *path, gs_scene *s, char *err, size_t errlen)
     }
     *colon = '\0';
     char *cmd = line + 1, *rest = colon + 1;
-    while (isspace((unsigned char)*rest)) ++rest;
+    while (isspace((unsigned char)*rest))
+      ++rest;
     char restcopy[4096];
     snprintf(restcopy, sizeof restcopy, "%s", rest);
     char *t[32];
     int n = 0;
-    for (char *tok = strtok(rest, " \t"); tok && n < 32; tok = strtok(NULL, " \t")) t[n++] = tok;
+    for (char *tok = strtok(rest, " \t"); tok && n < 32; tok = strtok(NULL, " \t"))
+      t[n++] = tok;
     if (!strcmp(cmd, "python") || !strcmp(cmd, "include_file"))
       rc = perr(&p, "#%s: not supported (write the commands out)", cmd);
     else
@@ -421,7 +431,8 @@ gs_status gs_scene_load(const char *path, gs_scene *s, char *err, size_t errlen)
 }
 
 void gs_scene_free(gs_scene *s) {
-  for (int k = 0; k < s->nobjects; ++k) free(s->objects[k].grey);
+  for (int k = 0; k < s->nobjects; ++k)
+    free(s->objects[k].grey);
   free(s->materials);
   free(s->waveforms);
   free(s->sources);
@@ -507,8 +518,8 @@ void gs_scene_synthetic(gs_scene *s, int64_t nx, int64_t ny, int64_t iterations)
   s->materials[2] = (gs_material){"soil", 6.0, 0.005, 0};
   s->nmaterials = 3;
   s->objects = gs_xcalloc(1, sizeof *s->objects);
-  s->objects[0] = (gs_object){.type = GS_OBJ_BOX, .material = 2, .x0 = 0, .y0 = 0, .x1 = (double)nx * s->dx,
-                              .y1 = 0.5 * (double)ny * s->dy};
+  s->objects[0] = (gs_object){
+      .type = GS_OBJ_BOX, .material = 2, .x0 = 0, .y0 = 0, .x1 = (double)nx * s->dx, .y1 = 0.5 * (double)ny * s->dy};
   s->nobjects = 1;
   s->waveforms = gs_xcalloc(1, sizeof *s->waveforms);
   s->waveforms[0] = (gs_waveform){"pulse", GS_WAVE_RICKER, 1.0, 10e9};

@@ -8,8 +8,16 @@
 
 #include "error.h"
 
-enum { GS_WAVE_GAUSSIAN, GS_WAVE_GAUSSIANDOT, GS_WAVE_GAUSSIANDOTNORM, GS_WAVE_GAUSSIANDOTDOT,
-       GS_WAVE_GAUSSIANDOTDOTNORM, GS_WAVE_RICKER, GS_WAVE_SINE, GS_WAVE_CONTSINE };
+enum {
+  GS_WAVE_GAUSSIAN,
+  GS_WAVE_GAUSSIANDOT,
+  GS_WAVE_GAUSSIANDOTNORM,
+  GS_WAVE_GAUSSIANDOTDOT,
+  GS_WAVE_GAUSSIANDOTDOTNORM,
+  GS_WAVE_RICKER,
+  GS_WAVE_SINE,
+  GS_WAVE_CONTSINE
+};
 
 typedef struct gs_material {
   char name[64];
@@ -38,12 +46,12 @@ enum { GS_OBJ_BOX, GS_OBJ_CYLINDER, GS_OBJ_MAP };
 
 typedef struct gs_object {
   int type;
-  int material;            /* box, cylinder */
+  int material;             /* box, cylinder */
   double x0, y0, x1, y1, r; /* metres: box corners; cylinder centre (x0, y0) and radius */
-  int64_t mi0, mj0;        /* map: lower-left node */
-  uint32_t mw, mh;         /* map: picture size */
-  uint8_t *grey;           /* map: picture, top row first */
-  int16_t lut[256];        /* map: grey level -> material, -1 keeps */
+  int64_t mi0, mj0;         /* map: lower-left node */
+  uint32_t mw, mh;          /* map: picture size */
+  uint8_t *grey;            /* map: picture, top row first */
+  int16_t lut[256];         /* map: grey level -> material, -1 keeps */
 } gs_object;
 
 /* CFS-CPML parameter profile: value(d) = min + (max - min) * d^order with d
@@ -64,9 +72,9 @@ typedef struct gs_scene {
   int pml[4]; /* cells at x-, y-, x+, y+ */
   gs_cfs_param cfs_alpha, cfs_kappa, cfs_sigma;
   int messages;
-  int64_t snapshot_every; /* 0: none */
+  int64_t snapshot_every;               /* 0: none */
   int64_t src_di, src_dj, rx_di, rx_dj; /* cells moved per run */
-  gs_material *materials; /* [0] free_space, [1] pec */
+  gs_material *materials;               /* [0] free_space, [1] pec */
   int nmaterials;
   gs_waveform *waveforms;
   int nwaveforms;

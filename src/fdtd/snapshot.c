@@ -35,7 +35,8 @@ static int cmp_float_abs(const void *a, const void *b) {
 static float abs_quantile(const float *v, size_t n, size_t stride, double q) {
   size_t step = n > (1u << 20) ? n / (1u << 20) : 1, m = 0;
   float *s = gs_xmalloc(sizeof *s * (n / step + 1));
-  for (size_t k = 0; k < n; k += step) s[m++] = fabsf(v[k * stride]);
+  for (size_t k = 0; k < n; k += step)
+    s[m++] = fabsf(v[k * stride]);
   qsort(s, m, sizeof *s, cmp_float_abs);
   float r = m ? s[(size_t)(q * (double)(m - 1))] : 0;
   free(s);
@@ -45,9 +46,11 @@ static float abs_quantile(const float *v, size_t n, size_t stride, double q) {
 gs_status gs_fdtd_write_bscan(float *ez, int64_t runs, int64_t steps, const char *path, char *err, size_t errlen) {
   for (int64_t s = 0; s < steps; ++s) {
     double mean = 0;
-    for (int64_t r = 0; r < runs; ++r) mean += ez[(size_t)r * (size_t)steps + (size_t)s];
+    for (int64_t r = 0; r < runs; ++r)
+      mean += ez[(size_t)r * (size_t)steps + (size_t)s];
     mean /= (double)runs;
-    for (int64_t r = 0; r < runs; ++r) ez[(size_t)r * (size_t)steps + (size_t)s] -= (float)mean;
+    for (int64_t r = 0; r < runs; ++r)
+      ez[(size_t)r * (size_t)steps + (size_t)s] -= (float)mean;
   }
   float scale = abs_quantile(ez, (size_t)runs * (size_t)steps, 1, 0.995);
   int64_t every = (steps + 999) / 1000, rows = (steps + every - 1) / every;
@@ -97,7 +100,8 @@ static float ez_abs_quantile(gs_fdtd_sim *m, const gs_comm *c, double q) {
       }
     GS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, hist, (int)bins, MPI_UINT64_T, MPI_SUM, c->world));
     uint32_t bin = 0;
-    while (bin + 1 < bins && hist[bin] <= k) k -= hist[bin++];
+    while (bin + 1 < bins && hist[bin] <= k)
+      k -= hist[bin++];
     top = pass == 0 ? bin : (top << 16 | bin);
   }
   free(rows);
@@ -114,7 +118,7 @@ static float ez_abs_quantile(gs_fdtd_sim *m, const gs_comm *c, double q) {
  * would otherwise wash out everything else); material outlines in dark grey.
  * Collective; the status is rank 0's. */
 gs_status gs_fdtd_snapshot(gs_fdtd_sim *m, const gs_comm *c, const int64_t *parts, const char *path, char *err,
-                              size_t errlen) {
+                           size_t errlen) {
   const gs_scene *sc = m->sc;
   const int64_t W = m->nx + 1, H = m->ny + 1, band = 64;
   float scale = ez_abs_quantile(m, c, 0.995);
@@ -160,7 +164,8 @@ gs_status gs_fdtd_snapshot(gs_fdtd_sim *m, const gs_comm *c, const int64_t *part
     if (st != GS_OK) continue;
     /* Materials of the band and the row below it, for the outlines. */
     for (int64_t j = (j0 > 0 ? j0 - 1 : 0); j < j1; ++j)
-      for (int64_t i = 0; i < W; ++i) matrow[(size_t)(j - j0 + 1) * (size_t)W + (size_t)i] = (uint8_t)gs_scene_material_at(sc, i, j);
+      for (int64_t i = 0; i < W; ++i)
+        matrow[(size_t)(j - j0 + 1) * (size_t)W + (size_t)i] = (uint8_t)gs_scene_material_at(sc, i, j);
     int64_t rows = j1 - j0;
     for (int64_t y = 0; y < rows; ++y) { /* image row y of the band is grid row j1 - 1 - y */
       int64_t j = j1 - 1 - y;
@@ -168,7 +173,8 @@ gs_status gs_fdtd_snapshot(gs_fdtd_sim *m, const gs_comm *c, const int64_t *part
       uint8_t *out = rgb + (size_t)y * (size_t)W * 3;
       for (int64_t i = 0; i < W; ++i) {
         diverging(ez[(size_t)(j - j0) * (size_t)W + (size_t)i], scale, out + 3 * i);
-        if ((i > 0 && mr[i - 1] != mr[i]) || (j > 0 && md[i] != mr[i])) out[3 * i] = out[3 * i + 1] = out[3 * i + 2] = 40;
+        if ((i > 0 && mr[i - 1] != mr[i]) || (j > 0 && md[i] != mr[i]))
+          out[3 * i] = out[3 * i + 1] = out[3 * i + 2] = 40;
       }
     }
     size_t rowbytes = (size_t)W * 3, len = (rowbytes + 1) * (size_t)rows;

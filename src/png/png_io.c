@@ -24,11 +24,11 @@ struct gs_png_reader {
   gs_png_format fmt;
   char msg[420];  /* libpng's error text */
   char warn[200]; /* its last warning, often the cause of the error */
-  int rgb;       /* decoded rows are RGB or RGBA and need the grey conversion */
+  int rgb;        /* decoded rows are RGB or RGBA and need the grey conversion */
   size_t dec_row_bytes;
-  uint8_t *rowbuf;    /* one decoded RGB(A) row */
-  uint8_t *whole;     /* interlaced: the whole decoded image */
-  uint32_t next_row;  /* rows handed out so far */
+  uint8_t *rowbuf;   /* one decoded RGB(A) row */
+  uint8_t *whole;    /* interlaced: the whole decoded image */
+  uint32_t next_row; /* rows handed out so far */
 };
 
 static void on_png_error(png_structp png, png_const_charp msg) {
@@ -58,7 +58,8 @@ gs_status gs_png_peek(const char *path, uint32_t *width, uint32_t *height, char 
   if (!fp) return fail(err, errlen, GS_ERR_IO, "%s", strerror(errno));
   size_t n = fread(h, 1, sizeof h, fp);
   fclose(fp);
-  if (n < 8 || png_sig_cmp(h, 0, 8) != 0) return fail(err, errlen, GS_ERR_FORMAT, "%s", n == 0 ? "empty file" : "not a PNG file");
+  if (n < 8 || png_sig_cmp(h, 0, 8) != 0)
+    return fail(err, errlen, GS_ERR_FORMAT, "%s", n == 0 ? "empty file" : "not a PNG file");
   if (n < sizeof h || memcmp(h + 12, "IHDR", 4) != 0) return fail(err, errlen, GS_ERR_FORMAT, "%s", "no IHDR chunk");
   *width = (uint32_t)h[16] << 24 | (uint32_t)h[17] << 16 | (uint32_t)h[18] << 8 | h[19];
   *height = (uint32_t)h[20] << 24 | (uint32_t)h[21] << 16 | (uint32_t)h[22] << 8 | h[23];
@@ -150,7 +151,8 @@ gs_status gs_png_reader_open(const char *path, gs_png_reader **out, char *err, s
       st = fail(err, errlen, GS_ERR_NOMEM, "%s", "out of memory");
       goto fail;
     }
-    for (png_uint_32 y = 0; y < h; ++y) rows[y] = r->whole + (size_t)y * r->dec_row_bytes;
+    for (png_uint_32 y = 0; y < h; ++y)
+      rows[y] = r->whole + (size_t)y * r->dec_row_bytes;
     /* A longjmp from here leaks rows; acceptable on this error path only. */
     png_read_image(r->png, rows);
     free(rows);
@@ -162,7 +164,9 @@ fail:
   return st;
 }
 
-const gs_png_format *gs_png_reader_format(const gs_png_reader *r) { return &r->fmt; }
+const gs_png_format *gs_png_reader_format(const gs_png_reader *r) {
+  return &r->fmt;
+}
 
 /* Rec. 709 luma weights on stored values, in 1/32768. */
 #define GS_WR 6966u
@@ -243,10 +247,12 @@ static void filter_row(const uint8_t *x, const uint8_t *prev, size_t n, int bpp,
     memcpy(o, x, n);
     break;
   case GS_PNG_FILTER_SUB:
-    for (size_t i = 0; i < n; ++i) o[i] = (uint8_t)(x[i] - (i >= (size_t)bpp ? x[i - bpp] : 0));
+    for (size_t i = 0; i < n; ++i)
+      o[i] = (uint8_t)(x[i] - (i >= (size_t)bpp ? x[i - bpp] : 0));
     break;
   case GS_PNG_FILTER_UP:
-    for (size_t i = 0; i < n; ++i) o[i] = (uint8_t)(x[i] - (prev ? prev[i] : 0));
+    for (size_t i = 0; i < n; ++i)
+      o[i] = (uint8_t)(x[i] - (prev ? prev[i] : 0));
     break;
   case GS_PNG_FILTER_AVG:
     for (size_t i = 0; i < n; ++i) {
@@ -265,7 +271,8 @@ static void filter_row(const uint8_t *x, const uint8_t *prev, size_t n, int bpp,
 
 static uint64_t row_cost(const uint8_t *o, size_t n) {
   uint64_t s = 0;
-  for (size_t i = 1; i <= n; ++i) s += o[i] < 128 ? o[i] : 256u - o[i];
+  for (size_t i = 1; i <= n; ++i)
+    s += o[i] < 128 ? o[i] : 256u - o[i];
   return s;
 }
 
@@ -296,9 +303,13 @@ void gs_png_filter_rows(const uint8_t *rows, uint32_t nrows, size_t rowbytes, in
 
 /* ------------------------------------------------------------- compression */
 
-size_t gs_png_deflate_bound(size_t len) { return (size_t)compressBound((uLong)len) + len / 64 + 1024; }
+size_t gs_png_deflate_bound(size_t len) {
+  return (size_t)compressBound((uLong)len) + len / 64 + 1024;
+}
 
-static uint8_t zlib_flg(int level) { return level <= 1 ? 0x01 : level <= 5 ? 0x5E : level == 6 ? 0x9C : 0xDA; }
+static uint8_t zlib_flg(int level) {
+  return level <= 1 ? 0x01 : level <= 5 ? 0x5E : level == 6 ? 0x9C : 0xDA;
+}
 
 #ifdef GS_HAVE_LIBDEFLATE
 /* One compressor per thread and level; libdeflate is 2-3x faster than zlib at
@@ -341,7 +352,7 @@ static int make_non_final(uint8_t *p, size_t *n) {
   }
   inflateEnd(&z);
   if (end_unused < 0) return -1;
-  p[hdr_byte] &= (uint8_t)~(1u << hdr_bit);
+  p[hdr_byte] &= (uint8_t) ~(1u << hdr_bit);
   size_t k = *n;
   /* Empty stored block, BFINAL 0: three zero bits after the last used bit
    * (padding bits need not be zero), then alignment, LEN 0 and NLEN 0xFFFF. */
@@ -438,13 +449,12 @@ static atomic_uint g_tmp_counter;
 
 static int put_chunk(FILE *fp, const char type[4], const uint8_t *data, size_t len) {
   uint8_t hdr[8] = {(uint8_t)(len >> 24), (uint8_t)(len >> 16), (uint8_t)(len >> 8), (uint8_t)len,
-                    (uint8_t)type[0], (uint8_t)type[1], (uint8_t)type[2], (uint8_t)type[3]};
+                    (uint8_t)type[0],     (uint8_t)type[1],     (uint8_t)type[2],    (uint8_t)type[3]};
   uLong crc = crc32(0L, (const Bytef *)type, 4);
   if (len) crc = crc32(crc, data, (uInt)len);
   uint8_t c[4] = {(uint8_t)(crc >> 24), (uint8_t)(crc >> 16), (uint8_t)(crc >> 8), (uint8_t)crc};
-  return fwrite(hdr, 1, 8, fp) == 8 && (len == 0 || fwrite(data, 1, len, fp) == len) && fwrite(c, 1, 4, fp) == 4
-             ? 0
-             : -1;
+  return fwrite(hdr, 1, 8, fp) == 8 && (len == 0 || fwrite(data, 1, len, fp) == len) && fwrite(c, 1, 4, fp) == 4 ? 0
+                                                                                                                 : -1;
 }
 
 static void be32(uint8_t *p, uint32_t v) {

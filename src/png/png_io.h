@@ -61,8 +61,14 @@ void gs_png_reader_close(gs_png_reader *r);
 
 /* PNG row filters; GS_PNG_FILTER_ADAPTIVE picks per row the filter with the
  * smallest sum of absolute signed bytes (libpng's heuristic). */
-typedef enum { GS_PNG_FILTER_NONE, GS_PNG_FILTER_SUB, GS_PNG_FILTER_UP, GS_PNG_FILTER_AVG,
-               GS_PNG_FILTER_PAETH, GS_PNG_FILTER_ADAPTIVE } gs_png_filter;
+typedef enum {
+  GS_PNG_FILTER_NONE,
+  GS_PNG_FILTER_SUB,
+  GS_PNG_FILTER_UP,
+  GS_PNG_FILTER_AVG,
+  GS_PNG_FILTER_PAETH,
+  GS_PNG_FILTER_ADAPTIVE
+} gs_png_filter;
 
 /* Filters nrows rows of big-endian samples (rowbytes each) into out, which
  * receives nrows * (rowbytes + 1) bytes. prev is the row above the first one

@@ -40,17 +40,23 @@
 const gs_scale_opts gs_scale_defaults = {.divisor = 0, .level = 1, .memory_mb = 256, .filter = "sub"};
 
 const gs_opt gs_scale_opt_table[] = {
-    {"divisor", 'd', GS_OPT_DOUBLE, offsetof(gs_scale_opts, divisor), "D", 0, 0, "divide every grey sample by D (> 0; below 1 brightens)"},
+    {"divisor", 'd', GS_OPT_DOUBLE, offsetof(gs_scale_opts, divisor), "D", 0, 0,
+     "divide every grey sample by D (> 0; below 1 brightens)"},
     {"output", 'o', GS_OPT_STRING, offsetof(gs_scale_opts, outdir), "DIR", 0, 0, "output folder (created if missing)"},
-    {"recursive", 'r', GS_OPT_FLAG, offsetof(gs_scale_opts, recursive), NULL, 0, 0, "descend into sub-folders of folder inputs"},
+    {"recursive", 'r', GS_OPT_FLAG, offsetof(gs_scale_opts, recursive), NULL, 0, 0,
+     "descend into sub-folders of folder inputs"},
     {"overwrite", 0, GS_OPT_FLAG, offsetof(gs_scale_opts, overwrite), NULL, 0, 0, "replace existing outputs"},
-    {"skip-existing", 0, GS_OPT_FLAG, offsetof(gs_scale_opts, skip_existing), NULL, 0, 0, "skip inputs whose output exists (resume)"},
+    {"skip-existing", 0, GS_OPT_FLAG, offsetof(gs_scale_opts, skip_existing), NULL, 0, 0,
+     "skip inputs whose output exists (resume)"},
     {"png-level", 0, GS_OPT_INT, offsetof(gs_scale_opts, level), "0..9", 0, 9, "zlib level of the outputs (default 1)"},
     {"png-filter", 0, GS_OPT_CHOICE, offsetof(gs_scale_opts, filter), "none|sub|up|avg|paeth|adaptive", 0, 0,
      "PNG row filter of the outputs (default sub)"},
-    {"threads", 0, GS_OPT_INT, offsetof(gs_scale_opts, threads), "N", 1, 1024, "threads per rank (default: the rank's bound cores)"},
-    {"memory", 0, GS_OPT_INT, offsetof(gs_scale_opts, memory_mb), "MB", 16, 1 << 20, "memory budget per rank for strips in flight (256)"},
-    {"progress", 0, GS_OPT_FLAG, offsetof(gs_scale_opts, progress), NULL, 0, 0, "show progress on rank 0 (default when a terminal)"},
+    {"threads", 0, GS_OPT_INT, offsetof(gs_scale_opts, threads), "N", 1, 1024,
+     "threads per rank (default: the rank's bound cores)"},
+    {"memory", 0, GS_OPT_INT, offsetof(gs_scale_opts, memory_mb), "MB", 16, 1 << 20,
+     "memory budget per rank for strips in flight (256)"},
+    {"progress", 0, GS_OPT_FLAG, offsetof(gs_scale_opts, progress), NULL, 0, 0,
+     "show progress on rank 0 (default when a terminal)"},
     {"shard", 0, GS_OPT_STRING, offsetof(gs_scale_opts, shard), "K/N", 0, 0,
      "process only the inputs whose position in the sorted list is K modulo N (array jobs)"},
     {NULL, 0, 0, 0, NULL, 0, 0, NULL},
@@ -118,7 +124,9 @@ static int has_png_ext(const char *name) {
   return n > 4 && strcasecmp(name + n - 4, ".png") == 0;
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 static char *join(const char *a, const char *b) {
   size_t la = strlen(a);
@@ -168,7 +176,8 @@ static int walk(plan *p, const char *dir, const char *rel, char *err, size_t err
     free(path);
     free(r);
   }
-  for (size_t i = 0; i < n; ++i) free(names[i]);
+  for (size_t i = 0; i < n; ++i)
+    free(names[i]);
   free(names);
   return rc;
 }
@@ -261,7 +270,8 @@ static int plan_share(plan *p, const gs_comm *c, int argc, char **argv) {
     meta[0] = plan_build(p, argc, argv, err, sizeof err) ? 1 : 0;
     if (meta[0]) gs_log_error("scale: %s", err);
     size_t bytes = 0;
-    for (size_t i = 0; i < p->n; ++i) bytes += strlen(p->items[i].in) + strlen(p->items[i].out) + 2;
+    for (size_t i = 0; i < p->n; ++i)
+      bytes += strlen(p->items[i].in) + strlen(p->items[i].out) + 2;
     meta[1] = (int64_t)bytes;
     meta[2] = p->skipped;
     buf = gs_xmalloc(bytes + 1);
@@ -643,7 +653,8 @@ int gs_scale_run(const gs_comm *c, const gs_backend *b, int gpu, const char *cpu
   }
   if (p.n > (size_t)INT32_MAX) gs_fatal("scale", "more than 2^31 inputs", __FILE__, __LINE__);
   GS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, pixels, (int)p.n, MPI_INT64_T, MPI_SUM, c->world));
-  for (size_t i = 0; i < p.n; ++i) order[i] = (int64_t)i;
+  for (size_t i = 0; i < p.n; ++i)
+    order[i] = (int64_t)i;
   /* Stable insertion by size would be O(n^2); sort pairs instead. */
   {
     int64_t *keys = gs_xmalloc(2 * (p.n ? p.n : 1) * sizeof *keys);
@@ -652,7 +663,8 @@ int gs_scale_run(const gs_comm *c, const gs_backend *b, int gpu, const char *cpu
       keys[2 * i + 1] = (int64_t)i;
     }
     qsort(keys, p.n, 2 * sizeof *keys, cmp_pair);
-    for (size_t i = 0; i < p.n; ++i) order[i] = keys[2 * i + 1];
+    for (size_t i = 0; i < p.n; ++i)
+      order[i] = keys[2 * i + 1];
     free(keys);
   }
 
@@ -719,7 +731,8 @@ int gs_scale_run(const gs_comm *c, const gs_backend *b, int gpu, const char *cpu
     }
     pthread_cond_timedwait(&pl.cv, &pl.mu, &ts);
   }
-  for (int i = 0; i < nthreads; ++i) pthread_join(ws[i].th, NULL);
+  for (int i = 0; i < nthreads; ++i)
+    pthread_join(ws[i].th, NULL);
   gs_workq_destroy(q);
   double secs = now_s() - t0;
   if (prog) gs_progress_end(prog);
