@@ -48,7 +48,7 @@ const gs_opt gs_fdtd_opt_table[] = {
 
 const gs_opt gs_fdtd_spread_opt_table[] = {
     {"decomp", 0, GS_OPT_STRING, offsetof(gs_fdtd_spread_opts, decomp), "PXxPY", 0, 0,
-     "ranks along x and y (default: MPI_Dims_create's split, or the one with the fewest halo bytes)"},
+     "ranks along x and y (default: the split with the cheapest halo; row halos weigh 1, column halos 8)"},
     {"halo-transport", 0, GS_OPT_STRING, offsetof(gs_fdtd_spread_opts, transport), "T", 0, 0,
      "auto|ipc|mpi-cuda|mpi-host: how ghost layers move between ranks (default auto)"},
     {"halo-depth", 0, GS_OPT_STRING, offsetof(gs_fdtd_spread_opts, depth), "R", 0, 0,
