@@ -1,6 +1,7 @@
 #include "fsutil.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -50,4 +51,43 @@ gs_status gs_tmpfile_commit(gs_tmpfile *t, int failed, int sync, char *err, size
   free(t->tmp);
   free(t->path);
   return st;
+}
+
+const char *gs_file_kind(unsigned mode) {
+  if (S_ISREG(mode)) return "a regular file";
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "a special file";
+}
+
+FILE *gs_fopen_regular(const char *path, gs_status *st, char *err, size_t errlen) {
+  if (st) *st = GS_ERR_IO;
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    return NULL;
+  }
+  struct stat sb;
+  const char *why = fstat(fd, &sb) != 0 ? strerror(errno) : NULL;
+  if (why || !S_ISREG(sb.st_mode)) {
+    if (why)
+      snprintf(err, errlen, "%s: %s", path, why);
+    else
+      snprintf(err, errlen, "%s: %s, not a regular file", path, gs_file_kind(sb.st_mode));
+    close(fd);
+    return NULL;
+  }
+  /* Regular files ignore O_NONBLOCK, but clear it so that the stream behaves as fopen's. */
+  int flags = fcntl(fd, F_GETFL);
+  FILE *f = flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0 ? NULL : fdopen(fd, "rb");
+  if (!f) {
+    snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    close(fd);
+    return NULL;
+  }
+  if (st) *st = GS_OK;
+  return f;
 }

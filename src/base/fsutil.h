@@ -10,6 +10,18 @@
  * to its last '/'. 0 on success, -1 with errno set. */
 int gs_mkdirs(const char *path, int whole);
 
+/* Opens an input file for reading ("rb") only if it is a regular file: a
+ * FIFO, device, socket or folder given where a file is expected is refused
+ * without blocking (the open is non-blocking and the type is checked on the
+ * open descriptor, so a FIFO with no writer cannot hang the program). On
+ * failure returns NULL with "PATH: reason" in err (GS_ERR_IO in *st when st
+ * is not NULL; missing files say so as strerror does). */
+FILE *gs_fopen_regular(const char *path, gs_status *st, char *err, size_t errlen);
+
+/* What kind of file system object mode is, for messages: "a FIFO",
+ * "a folder", "a character device", ... */
+const char *gs_file_kind(unsigned mode);
+
 /* A file written under "PATH.tmp-PID" and renamed to PATH when complete. */
 typedef struct gs_tmpfile {
   FILE *fp;

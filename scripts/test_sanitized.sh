@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The unit, cli, scale, fdtd and MPI tests again, on a build with AddressSanitizer and UBSan (CPU
+# backend, GCC): any invalid access or undefined operation fails the test that hit it. Part of
+# scripts/test.sh. Leaks are not checked here: Open MPI unloads its components at exit, so its own
+# allocations can only be told from ours with full stack unwinding on every malloc, which made one
+# `gpustencil info` take 40 s. The libFuzzer targets (tests/fuzz, no MPI) check leaks instead, on
+# the scene parser and the PNG reader, where error paths allocate.
+# Build folder: $GS_ASAN_BUILD_DIR (default ./build-asan). Extra arguments go to ctest.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${GS_ASAN_BUILD_DIR:-$here/build-asan}
+flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+cmake -S "$here" -B "$build" -DGPUSTENCIL_CUDA=OFF -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_C_FLAGS=$flags" \
+  "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined" >/dev/null
+cmake --build "$build" -j "$(nproc)" >"$build/build.log" 2>&1 || { tail -30 "$build/build.log"; exit 1; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export ASAN_OPTIONS=detect_leaks=0:abort_on_error=0
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+cd "$build"
+echo "gpustencil: the tests again with AddressSanitizer and UBSan ($build)"
+ctest --output-on-failure -j "${GS_TEST_JOBS:-2}" -L 'unit|cli|mpi|scale|fdtd' -LE 'gpu|fuzz|slurm|lint' "$@"
