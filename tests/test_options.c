@@ -77,5 +77,15 @@ int main(void) {
   CHECK(gs_parse_size2("16384", &w, &h) != 0);
   CHECK(gs_parse_size2("0x5", &w, &h) != 0);
   CHECK(gs_parse_size2("5x", &w, &h) != 0);
+  CHECK(gs_parse_size2("2147483647x1", &w, &h) == 0 && w == 2147483647 && h == 1);
+  CHECK(gs_parse_size2("2147483648x1", &w, &h) != 0);
+  CHECK(gs_parse_size2("9223372036854775807x9223372036854775807", &w, &h) != 0);
+  CHECK(gs_parse_size2("6148914691236517206x3", &w, &h) != 0);
+  CHECK(gs_parse_size2("99999999999999999999x1", &w, &h) != 0);
+  CHECK(gs_parse_size2(" 2x2", &w, &h) != 0);
+  CHECK(gs_parse_size2("2x 2", &w, &h) != 0);
+  CHECK(gs_parse_size2("+2x+2", &w, &h) != 0);
+  CHECK(gs_parse_size2("-2x2", &w, &h) != 0);
+  CHECK(gs_parse_size2("02x2", &w, &h) != 0);
   return gs_test_done("test_options");
 }

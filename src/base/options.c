@@ -174,14 +174,20 @@ gs_opt *gs_opts_merge(const gs_opt_group *groups, int ngroups) {
 }
 
 int gs_parse_size2(const char *text, int64_t *w, int64_t *h) {
-  char *end = NULL;
-  errno = 0;
-  long long a = strtoll(text, &end, 10);
-  if (errno || end == text || (*end != 'x' && *end != 'X') || a <= 0) return -1;
-  const char *p = end + 1;
-  long long b = strtoll(p, &end, 10);
-  if (errno || end == p || *end || b <= 0) return -1;
-  *w = a;
-  *h = b;
+  int64_t v[2];
+  const char *p = text;
+  for (int k = 0; k < 2; ++k) {
+    char *end = NULL;
+    if (*p < '1' || *p > '9') return -1; /* no sign, space or leading zero */
+    errno = 0;
+    long long x = strtoll(p, &end, 10);
+    if (errno || x > INT32_MAX) return -1; /* each side fits an int: products of two stay in int64_t */
+    if (k == 0 && *end != 'x' && *end != 'X') return -1;
+    if (k == 1 && *end) return -1;
+    v[k] = x;
+    p = end + 1;
+  }
+  *w = v[0];
+  *h = v[1];
   return 0;
 }

@@ -52,7 +52,8 @@ gs_status gs_opts_parse(const gs_opt *opts, void *dest, int argc, char **argv, c
 /* Prints "usage: gpustencil CMD SYNOPSIS", a description and the options. */
 void gs_opts_help(FILE *out, const char *cmd, const char *synopsis, const char *description, const gs_opt *opts);
 
-/* Parses a "WxH" size such as "16384x8192"; 0 on success. */
+/* Parses a "WxH" size such as "16384x8192": two decimal integers in
+ * [1, 2^31 - 1] without sign, spaces or leading zeros; 0 on success, -1 otherwise. */
 int gs_parse_size2(const char *text, int64_t *w, int64_t *h);
 
 #endif
