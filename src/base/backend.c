@@ -1,5 +1,6 @@
 #include "backend.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,4 +26,37 @@ const gs_backend *gs_backend_choose(const char *which, char *why, size_t whylen)
   gs_log_notice("built without CUDA: using the CPU backend");
   return &gs_backend_cpu;
 #endif
+}
+
+/* The first number after key in file, times scale; 0 when absent. */
+static uint64_t read_number(const char *path, const char *key, uint64_t scale) {
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  char line[256];
+  uint64_t v = 0;
+  size_t klen = strlen(key);
+  while (fgets(line, sizeof line, f))
+    if (strncmp(line, key, klen) == 0) {
+      unsigned long long x = 0;
+      if (sscanf(line + klen, "%llu", &x) == 1) v = (uint64_t)x * scale;
+      break;
+    }
+  fclose(f);
+  return v;
+}
+
+size_t gs_host_mem_available(void) {
+  uint64_t avail = read_number("/proc/meminfo", "MemAvailable:", 1024);
+  /* Containers and batch jobs limit memory by cgroup (v2, then v1); "max" reads as 0. */
+  uint64_t limit = read_number("/sys/fs/cgroup/memory.max", "", 1);
+  uint64_t used = read_number("/sys/fs/cgroup/memory.current", "", 1);
+  if (!limit) {
+    limit = read_number("/sys/fs/cgroup/memory/memory.limit_in_bytes", "", 1);
+    used = read_number("/sys/fs/cgroup/memory/memory.usage_in_bytes", "", 1);
+  }
+  if (limit && limit < ((uint64_t)1 << 60)) {
+    uint64_t room = limit > used ? limit - used : 0;
+    if (!avail || room < avail) avail = room;
+  }
+  return (size_t)avail;
 }

@@ -55,6 +55,11 @@ typedef struct gs_backend {
    * (what an exchange does), GB/s of each direction. NULL on the CPU backend. */
   double (*peer_copy_gbs)(int a, int b, size_t bytes, int both);
 
+  /* Bytes the selected device can still allocate: free GPU memory on CUDA;
+   * on the CPU backend the host's available memory (MemAvailable, within the
+   * cgroup's limit when there is one). Shared by all ranks on the device or
+   * host: callers divide. 0 when unknown. */
+  size_t (*mem_available)(void);
   void *(*dev_alloc)(size_t bytes);
   void (*dev_free)(void *p);
   void *(*host_alloc)(size_t bytes); /* page-locked on the GPU backend */
@@ -118,5 +123,9 @@ extern const gs_backend gs_backend_cuda;
 /* Number of CUDA devices visible, 0 when none or the driver is missing. */
 int gs_cuda_probe(void);
 #endif
+
+/* The host's available memory in bytes (MemAvailable of /proc/meminfo,
+ * capped by the cgroup v2 or v1 memory limit less its usage); 0 when unknown. */
+size_t gs_host_mem_available(void);
 
 #endif

@@ -98,6 +98,7 @@ const gs_backend gs_backend_cpu = {
     .can_access_peer = cpu_can_access_peer,
     .device_current = cpu_device_current,
     .device_by_pci = cpu_device_by_pci,
+    .mem_available = gs_host_mem_available,
     .dev_alloc = cpu_alloc,
     .dev_free = cpu_free,
     .host_alloc = cpu_alloc,

@@ -166,6 +166,11 @@ static double cu_peer_copy_gbs(int a, int b, size_t bytes, int both) {
   return best;
 }
 
+static size_t cu_mem_available(void) {
+  size_t free_bytes = 0, total = 0;
+  GS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
+  return free_bytes;
+}
 static void *cu_dev_alloc(size_t bytes) {
   void *p = NULL;
   GS_CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 1));
@@ -311,6 +316,7 @@ const gs_backend gs_backend_cuda = {
     .ipc_event_handle = cu_ipc_event_handle,
     .ipc_event_open = cu_ipc_event_open,
     .peer_copy_gbs = cu_peer_copy_gbs,
+    .mem_available = cu_mem_available,
     .dev_alloc = cu_dev_alloc,
     .dev_free = cu_dev_free,
     .host_alloc = cu_host_alloc,
