@@ -88,7 +88,8 @@ typedef struct gs_scene {
 } gs_scene;
 
 /* Parses path. On failure returns GS_ERR_FORMAT (or GS_ERR_IO,
- * GS_ERR_UNSUPPORTED) with one line "FILE:LINE: reason" in err. */
+ * GS_ERR_UNSUPPORTED) with one line "FILE:LINE: reason" in err; s then holds
+ * what was parsed so far, which gs_scene_free() releases. */
 gs_status gs_scene_load(const char *path, gs_scene *s, char *err, size_t errlen);
 void gs_scene_free(gs_scene *s);
 
