@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "log.h"
 
 #define GS_HWLOC_PTR_CHECK(expr)                                                                                       \
@@ -72,6 +73,54 @@ int gs_placement_split(hwloc_topology_t topo, const hwloc_const_cpuset_t *locali
   return sharing;
 }
 
+/* Binds the process's threads and memory to set (NUMA nodes `nodes`) when
+ * asked and possible; otherwise, or when a bind call fails, says why in
+ * out->note. A failed memory bind only matters with several NUMA nodes. */
+static void bind_process(const gs_comm *c, hwloc_topology_t topo, hwloc_const_cpuset_t set, hwloc_const_nodeset_t nodes,
+                         int bind, gs_placement *out) {
+  if (!bind) {
+    snprintf(out->note, sizeof out->note, "--bind none");
+    return;
+  }
+  if (!hwloc_topology_is_thissystem(topo)) {
+    snprintf(out->note, sizeof out->note, "topology is not this system's (HWLOC_XMLFILE): binding not applied");
+    return;
+  }
+  if (hwloc_set_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) == 0)
+    out->bound = 1;
+  else
+    snprintf(out->note, sizeof out->note, "hwloc_set_cpubind: %s", strerror(errno));
+  if (hwloc_set_membind(topo, set, HWLOC_MEMBIND_BIND, HWLOC_MEMBIND_PROCESS) == 0)
+    out->membound = 1;
+  else if (hwloc_bitmap_weight(nodes) > 1 || hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE) > 1)
+    snprintf(out->note + strlen(out->note), sizeof out->note - strlen(out->note), "%shwloc_set_membind: %s",
+             out->note[0] ? "; " : "", strerror(errno));
+  if (out->note[0]) gs_log_warn("binding incomplete on host %s: %s", c->host, out->note);
+}
+
+/* Under GPUSTENCIL_DEBUG, one line per rank for whoever checks a cluster's
+ * affinity: the GPU, the cores near it (or why the node's cores were used
+ * instead), this rank's share of them, its NUMA nodes, and what was bound. */
+static void log_placement(const gs_comm *c, const gs_placement *p, hwloc_const_cpuset_t locality, int gpu_found,
+                          int sharing) {
+  if (!gs_config_get()->debug) return; /* spares the formatting */
+  char near[256], gpu[640];
+  hwloc_bitmap_list_snprintf(near, sizeof near, locality);
+  if (p->gpu < 0)
+    snprintf(gpu, sizeof gpu, "no GPU, node's allowed cores %s", near);
+  else if (gpu_found)
+    snprintf(gpu, sizeof gpu, "GPU %d of %d (%s %s), its local cores %s", p->gpu, p->gpus_visible, p->dev.pci_bus_id,
+             p->dev.name, near);
+  else
+    snprintf(gpu, sizeof gpu, "GPU %d of %d (%s %s) not in the hwloc topology, node's allowed cores %s", p->gpu,
+             p->gpus_visible, p->dev.pci_bus_id, p->dev.name, near);
+  gs_log_debug("placement: host %s local rank %d/%d: %s; its share: cores %s (%d rank(s) per core), NUMA %s; "
+               "threads %s, memory %s%s%s%s",
+               c->host, c->local_rank, c->local_size, gpu, p->cpuset, sharing, p->numa[0] ? p->numa : "-",
+               p->bound ? "bound" : "not bound", p->membound ? "bound" : "not bound", p->note[0] ? " (" : "", p->note,
+               p->note[0] ? ")" : "");
+}
+
 void gs_place(const gs_comm *c, const gs_backend *b, int bind, gs_placement *out) {
   memset(out, 0, sizeof *out);
   out->gpu = -1;
@@ -91,7 +140,7 @@ void gs_place(const gs_comm *c, const gs_backend *b, int bind, gs_placement *out
   GS_HWLOC_PTR_CHECK(mine);
   GS_HWLOC_PTR_CHECK(set);
   GS_HWLOC_PTR_CHECK(nodes);
-  gs_placement_pci_locality(topo, out->gpu >= 0 ? out->dev.pci_bus_id : NULL, mine);
+  int gpu_found = gs_placement_pci_locality(topo, out->gpu >= 0 ? out->dev.pci_bus_id : NULL, mine);
 
   /* Every rank of the node learns every rank's locality. */
   char *text = NULL;
@@ -115,22 +164,8 @@ void gs_place(const gs_comm *c, const gs_backend *b, int bind, gs_placement *out
   GS_HWLOC_CHECK(hwloc_cpuset_to_nodeset(topo, set, nodes));
   hwloc_bitmap_list_snprintf(out->numa, sizeof out->numa, nodes);
 
-  if (!bind) {
-    snprintf(out->note, sizeof out->note, "--bind none");
-  } else if (!hwloc_topology_is_thissystem(topo)) {
-    snprintf(out->note, sizeof out->note, "topology is not this system's (HWLOC_XMLFILE): binding not applied");
-  } else {
-    if (hwloc_set_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) == 0)
-      out->bound = 1;
-    else
-      snprintf(out->note, sizeof out->note, "hwloc_set_cpubind: %s", strerror(errno));
-    if (hwloc_set_membind(topo, set, HWLOC_MEMBIND_BIND, HWLOC_MEMBIND_PROCESS) == 0)
-      out->membound = 1;
-    else if (hwloc_bitmap_weight(nodes) > 1 || hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE) > 1)
-      snprintf(out->note + strlen(out->note), sizeof out->note - strlen(out->note), "%shwloc_set_membind: %s",
-               out->note[0] ? "; " : "", strerror(errno));
-    if (out->note[0]) gs_log_warn("binding incomplete on host %s: %s", c->host, out->note);
-  }
+  bind_process(c, topo, set, nodes, bind, out);
+  log_placement(c, out, mine, gpu_found, sharing);
   for (int i = 0; i < c->local_size; ++i)
     hwloc_bitmap_free(loc[i]);
   free(loc);

@@ -48,7 +48,8 @@ hwloc_topology_t gs_topology_load(void);
 /* Collective over c->node: chooses the GPU, selects it on backend b, computes
  * the cpuset and, when bind is set and the topology is this system's, binds
  * threads and memory. Prints a warning when the node has more ranks than
- * GPUs. */
+ * GPUs. With GPUSTENCIL_DEBUG set, every rank logs one line saying what was
+ * decided: GPU, the cores near it, its share, NUMA nodes, what was bound. */
 void gs_place(const gs_comm *c, const gs_backend *b, int bind, gs_placement *out);
 
 #endif

@@ -447,118 +447,152 @@ static void to_big_endian16(uint8_t *p, size_t bytes) {
   }
 }
 
-/* Decodes, scales, filters and writes one image. Lock NOT held on entry. */
-static void process_image(worker *w, size_t index) {
-  pool *pl = w->pl;
-  const gs_scale_opts *o = pl->o;
-  const item *it = &pl->plan->items[index];
-  image_state is = {.st = GS_OK};
-  job j = {0};
-  gs_png_format f;
-  uint8_t *prev = NULL, *tail = NULL;
-  size_t taillen = 0;
-  gs_fault_point("scale.image");
-  is.st = gs_png_reader_open(it->in, &is.rd, is.err, sizeof is.err);
-  if (is.st == GS_OK) {
-    f = *gs_png_reader_format(is.rd);
-    if (gs_mkdirs(it->out, 0) != 0) {
-      snprintf(is.err, sizeof is.err, "cannot create the folder of %s: %s", it->out, strerror(errno));
-      is.st = GS_ERR_IO;
-    } else {
-      is.st = gs_png_writer_open(it->out, &f, &is.wr, is.err, sizeof is.err);
-    }
+/* The filtered stream of one image as it is cut into pieces: filters look at
+ * the previous row, and each piece's compression is primed with the stream's
+ * last 32 KiB before it. */
+typedef struct strip_cursor {
+  size_t rowbytes;
+  int bpp;
+  uint8_t *prev; /* last row of the previous strip, unfiltered */
+  uint8_t *tail; /* last GS_DICT_BYTES (or fewer) of the filtered stream */
+  size_t taillen;
+} strip_cursor;
+
+/* Opens the input and the output (and the output's folder). */
+static void image_open(const item *it, image_state *is, gs_png_format *f) {
+  is->st = gs_png_reader_open(it->in, &is->rd, is->err, sizeof is->err);
+  if (is->st != GS_OK) return;
+  *f = *gs_png_reader_format(is->rd);
+  if (gs_mkdirs(it->out, 0) != 0) {
+    snprintf(is->err, sizeof is->err, "cannot create the folder of %s: %s", it->out, strerror(errno));
+    is->st = GS_ERR_IO;
+    return;
   }
-  if (is.st == GS_OK) {
-    size_t rowbytes = gs_png_row_bytes(&f);
-    uint32_t strip_rows = (uint32_t)(GS_STRIP_BYTES / rowbytes);
-    if (strip_rows == 0) strip_rows = 1;
-    if (strip_rows > f.height) strip_rows = f.height;
-    ensure_stage(w, rowbytes * strip_rows);
-    prev = gs_xmalloc(rowbytes);
-    tail = gs_xmalloc(GS_DICT_BYTES);
-    gs_scale_params sp = gs_scale_params_make(o->divisor, f.depth, f.channels);
-    int bpp = f.channels * f.depth / 8;
-    for (uint32_t y = 0; y < f.height && is.st == GS_OK; y += strip_rows) {
-      uint32_t rows = f.height - y < strip_rows ? f.height - y : strip_rows;
-      pthread_mutex_lock(&pl->mu);
-      flush_ready(pl, &j, &is);
-      while (is.st == GS_OK && (j.inflight >= pl->per_image || pl->inflight >= pl->max_inflight)) {
-        if (!help_one(pl, pl->level)) pthread_cond_wait(&pl->cv, &pl->mu);
-        flush_ready(pl, &j, &is);
-      }
-      pthread_mutex_unlock(&pl->mu);
-      if (is.st != GS_OK) break;
-      size_t bytes = rowbytes * rows;
-      is.st = gs_png_reader_rows(is.rd, w->host, rows, is.err, sizeof is.err);
-      if (is.st != GS_OK) break;
-      scale_strip(w, &f, bytes, sp);
-      if (f.depth == 16) to_big_endian16(w->host, bytes);
-      piece *pc = gs_xcalloc(1, sizeof *pc);
-      pc->len = (rowbytes + 1) * rows;
-      pc->data = gs_xmalloc(pc->len);
-      gs_png_filter_rows(w->host, rows, rowbytes, bpp, y ? prev : NULL, pl->filter, pc->data);
-      memcpy(prev, w->host + (size_t)(rows - 1) * rowbytes, rowbytes);
-      pc->first = y == 0;
-      pc->last = y + rows == f.height;
-      memcpy(pc->dict, tail, taillen);
-      pc->dictlen = taillen;
-      /* New dictionary tail: last 32 KiB of the filtered stream so far. */
-      if (pc->len >= GS_DICT_BYTES) {
-        memcpy(tail, pc->data + pc->len - GS_DICT_BYTES, GS_DICT_BYTES);
-        taillen = GS_DICT_BYTES;
-      } else {
-        size_t keep = taillen + pc->len > GS_DICT_BYTES ? GS_DICT_BYTES - pc->len : taillen;
-        memmove(tail, tail + taillen - keep, keep);
-        memcpy(tail + keep, pc->data, pc->len);
-        taillen = keep + pc->len;
-      }
-      pthread_mutex_lock(&pl->mu);
-      if (j.tail)
-        j.tail->next_in_job = pc;
-      else
-        j.head = pc;
-      j.tail = pc;
-      j.inflight++;
-      pl->inflight++;
-      if (pl->ready_tail)
-        pl->ready_tail->next_ready = pc;
-      else
-        pl->ready_head = pc;
-      pl->ready_tail = pc;
-      pthread_cond_broadcast(&pl->cv);
-      pthread_mutex_unlock(&pl->mu);
-    }
-  }
-  /* Wait for (and write) every piece still in flight, also after an error. */
+  is->st = gs_png_writer_open(it->out, f, &is->wr, is->err, sizeof is->err);
+}
+
+/* Waits, compressing others' pieces meanwhile, until the image and the pool
+ * may have one more piece in flight (the memory bound), writing this image's
+ * finished pieces as they come. Lock NOT held. */
+static void wait_for_room(pool *pl, job *j, image_state *is) {
   pthread_mutex_lock(&pl->mu);
-  flush_ready(pl, &j, &is);
-  while (j.head) {
+  flush_ready(pl, j, is);
+  while (is->st == GS_OK && (j->inflight >= pl->per_image || pl->inflight >= pl->max_inflight)) {
     if (!help_one(pl, pl->level)) pthread_cond_wait(&pl->cv, &pl->mu);
-    flush_ready(pl, &j, &is);
+    flush_ready(pl, j, is);
   }
   pthread_mutex_unlock(&pl->mu);
-  if (is.st == GS_OK) is.st = gs_png_reader_finish(is.rd, is.err, sizeof is.err);
-  if (is.wr) {
-    if (is.st == GS_OK) {
-      is.st = gs_png_writer_finish(is.wr, is.adler, o->overwrite, is.err, sizeof is.err);
-    } else {
-      gs_png_writer_abort(is.wr);
-    }
+}
+
+/* The scaled strip at rows y..y+rows of an image of height rows, filtered
+ * into a new piece with its dictionary; advances the cursor. */
+static piece *piece_from_strip(const pool *pl, strip_cursor *sc, const uint8_t *strip, uint32_t y, uint32_t rows,
+                               uint32_t height) {
+  size_t rowbytes = sc->rowbytes;
+  piece *pc = gs_xcalloc(1, sizeof *pc);
+  pc->len = (rowbytes + 1) * rows;
+  pc->data = gs_xmalloc(pc->len);
+  gs_png_filter_rows(strip, rows, rowbytes, sc->bpp, y ? sc->prev : NULL, pl->filter, pc->data);
+  memcpy(sc->prev, strip + (size_t)(rows - 1) * rowbytes, rowbytes);
+  pc->first = y == 0;
+  pc->last = y + rows == height;
+  memcpy(pc->dict, sc->tail, sc->taillen);
+  pc->dictlen = sc->taillen;
+  /* New dictionary tail: last 32 KiB of the filtered stream so far. */
+  if (pc->len >= GS_DICT_BYTES) {
+    memcpy(sc->tail, pc->data + pc->len - GS_DICT_BYTES, GS_DICT_BYTES);
+    sc->taillen = GS_DICT_BYTES;
+  } else {
+    size_t keep = sc->taillen + pc->len > GS_DICT_BYTES ? GS_DICT_BYTES - pc->len : sc->taillen;
+    memmove(sc->tail, sc->tail + sc->taillen - keep, keep);
+    memcpy(sc->tail + keep, pc->data, pc->len);
+    sc->taillen = keep + pc->len;
   }
-  gs_png_reader_close(is.rd);
-  free(prev);
-  free(tail);
+  return pc;
+}
+
+/* Queues the piece for compression by any thread and for writing, in order,
+ * by this image's owner. Lock NOT held. */
+static void piece_hand_off(pool *pl, job *j, piece *pc) {
+  pthread_mutex_lock(&pl->mu);
+  if (j->tail)
+    j->tail->next_in_job = pc;
+  else
+    j->head = pc;
+  j->tail = pc;
+  j->inflight++;
+  pl->inflight++;
+  if (pl->ready_tail)
+    pl->ready_tail->next_ready = pc;
+  else
+    pl->ready_head = pc;
+  pl->ready_tail = pc;
+  pthread_cond_broadcast(&pl->cv);
+  pthread_mutex_unlock(&pl->mu);
+}
+
+/* Reads, scales and filters the image strip by strip, handing each strip to
+ * the pool; stops at the first error (in is). The strip height depends only
+ * on the image, never on the rank or thread counts. */
+static void image_strips(worker *w, job *j, image_state *is, const gs_png_format *f) {
+  pool *pl = w->pl;
+  strip_cursor sc = {.rowbytes = gs_png_row_bytes(f), .bpp = f->channels * f->depth / 8};
+  uint32_t strip_rows = (uint32_t)(GS_STRIP_BYTES / sc.rowbytes);
+  if (strip_rows == 0) strip_rows = 1;
+  if (strip_rows > f->height) strip_rows = f->height;
+  ensure_stage(w, sc.rowbytes * strip_rows);
+  sc.prev = gs_xmalloc(sc.rowbytes);
+  sc.tail = gs_xmalloc(GS_DICT_BYTES);
+  gs_scale_params sp = gs_scale_params_make(pl->o->divisor, f->depth, f->channels);
+  for (uint32_t y = 0; y < f->height && is->st == GS_OK; y += strip_rows) {
+    uint32_t rows = f->height - y < strip_rows ? f->height - y : strip_rows;
+    wait_for_room(pl, j, is);
+    if (is->st != GS_OK) break;
+    size_t bytes = sc.rowbytes * rows;
+    is->st = gs_png_reader_rows(is->rd, w->host, rows, is->err, sizeof is->err);
+    if (is->st != GS_OK) break;
+    scale_strip(w, f, bytes, sp);
+    if (f->depth == 16) to_big_endian16(w->host, bytes);
+    piece_hand_off(pl, j, piece_from_strip(pl, &sc, w->host, y, rows, f->height));
+  }
+  free(sc.prev); /* the pieces hold copies of what they need */
+  free(sc.tail);
+}
+
+/* Waits for (and writes) every piece of the image still in flight, also
+ * after an error: they hold pool memory. Lock NOT held. */
+static void drain_job(pool *pl, job *j, image_state *is) {
+  pthread_mutex_lock(&pl->mu);
+  flush_ready(pl, j, is);
+  while (j->head) {
+    if (!help_one(pl, pl->level)) pthread_cond_wait(&pl->cv, &pl->mu);
+    flush_ready(pl, j, is);
+  }
+  pthread_mutex_unlock(&pl->mu);
+}
+
+/* Completes (or abandons) the output, reports a failure on one line, and
+ * counts the image in the pool's totals. */
+static void image_close(pool *pl, const item *it, image_state *is, const gs_png_format *f) {
+  if (is->st == GS_OK) is->st = gs_png_reader_finish(is->rd, is->err, sizeof is->err);
+  if (is->wr) {
+    if (is->st == GS_OK)
+      is->st = gs_png_writer_finish(is->wr, is->adler, pl->o->overwrite, is->err, sizeof is->err);
+    else
+      gs_png_writer_abort(is->wr);
+  }
+  gs_png_reader_close(is->rd);
   struct stat sb;
   double fbytes = stat(it->in, &sb) == 0 ? (double)sb.st_size : 0;
-  if (is.st != GS_OK) {
-    fprintf(stderr, "%s: %s\n", it->in, is.err); /* one line per failed file */
+  if (is->st != GS_OK) {
+    fprintf(stderr, "%s: %s\n", it->in, is->err); /* one line per failed file */
     fflush(stderr);
   }
   pthread_mutex_lock(&pl->mu);
-  if (is.st == GS_OK) {
+  if (is->st == GS_OK) {
     pl->done++;
-    pl->pixels += (double)f.width * f.height;
-    pl->sample_bytes += (double)gs_png_row_bytes(&f) * f.height;
+    pl->pixels += (double)f->width * f->height;
+    pl->sample_bytes += (double)gs_png_row_bytes(f) * f->height;
     pl->file_bytes += fbytes;
   } else {
     pl->failed++;
@@ -567,6 +601,21 @@ static void process_image(worker *w, size_t index) {
   pl->active--;
   pthread_cond_broadcast(&pl->cv);
   pthread_mutex_unlock(&pl->mu);
+}
+
+/* Decodes, scales, filters and writes one image. Lock NOT held on entry. */
+static void process_image(worker *w, size_t index) {
+  pool *pl = w->pl;
+  const item *it = &pl->plan->items[index];
+  image_state is = {.st = GS_OK};
+  job j = {0};
+  gs_png_format f;
+  memset(&f, 0, sizeof f);
+  gs_fault_point("scale.image");
+  image_open(it, &is, &f);
+  if (is.st == GS_OK) image_strips(w, &j, &is, &f);
+  drain_job(pl, &j, &is);
+  image_close(pl, it, &is, &f);
 }
 
 static void *worker_main(void *arg) {
@@ -632,131 +681,189 @@ static int cmp_pair(const void *a, const void *b) {
   return x[1] < y[1] ? -1 : (x[1] > y[1]);
 }
 
-int gs_scale_run(const gs_comm *c, const gs_backend *b, int gpu, const char *cpuset, const gs_scale_opts *o, int argc,
-                 char **argv) {
-  plan p = {.o = o};
-  if (plan_share(&p, c, argc, argv)) return GS_EXIT_USAGE;
+static void plan_free(plan *p) {
+  for (size_t i = 0; i < p->n; ++i) {
+    free(p->items[i].in);
+    free(p->items[i].out);
+  }
+  free(p->items);
+  p->items = NULL;
+  p->n = p->cap = 0;
+}
+
+/* Collective: rank 0 creates the output folder; 0 when every rank may go on,
+ * 1 when it is missing (the error printed once). */
+static int outdir_check(const gs_comm *c, const gs_scale_opts *o) {
   if (c->rank == 0 && gs_mkdirs(o->outdir, 1) != 0) {
     gs_log_error("scale: %s: %s", o->outdir, strerror(errno));
     /* fall through: agreed below */
   }
   struct stat sb;
   int bad_out = c->rank == 0 && (stat(o->outdir, &sb) != 0 || !S_ISDIR(sb.st_mode));
-  if (gs_comm_agree(bad_out, c->world)) return GS_EXIT_USAGE;
+  return gs_comm_agree(bad_out, c->world);
+}
 
-  /* Headers: every rank reads a share, all learn all; sort largest first. */
-  int64_t *pixels = gs_xcalloc(p.n ? p.n : 1, sizeof *pixels), *order = gs_xmalloc((p.n ? p.n : 1) * sizeof *order);
-  for (size_t i = (size_t)c->rank; i < p.n; i += (size_t)c->size) {
+/* Collective: the plan's indices, largest image first (ties in plan order),
+ * so that the long images start early and the small ones fill the end. Every
+ * rank reads a share of the headers and all learn all. */
+static int64_t *order_largest_first(const plan *p, const gs_comm *c) {
+  size_t n = p->n ? p->n : 1;
+  int64_t *pixels = gs_xcalloc(n, sizeof *pixels), *order = gs_xmalloc(n * sizeof *order);
+  for (size_t i = (size_t)c->rank; i < p->n; i += (size_t)c->size) {
     uint32_t w = 0, h = 0;
     char err[256];
-    if (gs_png_peek(p.items[i].in, &w, &h, err, sizeof err) == GS_OK) pixels[i] = (int64_t)w * h;
+    if (gs_png_peek(p->items[i].in, &w, &h, err, sizeof err) == GS_OK) pixels[i] = (int64_t)w * h;
   }
-  if (p.n > (size_t)INT32_MAX) gs_fatal("scale", "more than 2^31 inputs", __FILE__, __LINE__);
-  GS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, pixels, (int)p.n, MPI_INT64_T, MPI_SUM, c->world));
-  for (size_t i = 0; i < p.n; ++i)
-    order[i] = (int64_t)i;
-  /* Stable insertion by size would be O(n^2); sort pairs instead. */
-  {
-    int64_t *keys = gs_xmalloc(2 * (p.n ? p.n : 1) * sizeof *keys);
-    for (size_t i = 0; i < p.n; ++i) {
-      keys[2 * i] = -pixels[i];
-      keys[2 * i + 1] = (int64_t)i;
-    }
-    qsort(keys, p.n, 2 * sizeof *keys, cmp_pair);
-    for (size_t i = 0; i < p.n; ++i)
-      order[i] = keys[2 * i + 1];
-    free(keys);
+  if (p->n > (size_t)INT32_MAX) gs_fatal("scale", "more than 2^31 inputs", __FILE__, __LINE__);
+  GS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, pixels, (int)p->n, MPI_INT64_T, MPI_SUM, c->world));
+  /* Stable insertion by size would be O(n^2); sort (size, index) pairs. */
+  int64_t *keys = gs_xmalloc(2 * n * sizeof *keys);
+  for (size_t i = 0; i < p->n; ++i) {
+    keys[2 * i] = -pixels[i];
+    keys[2 * i + 1] = (int64_t)i;
   }
+  qsort(keys, p->n, 2 * sizeof *keys, cmp_pair);
+  for (size_t i = 0; i < p->n; ++i)
+    order[i] = keys[2 * i + 1];
+  free(keys);
+  free(pixels);
+  return order;
+}
 
-  pool pl;
-  memset(&pl, 0, sizeof pl);
-  pthread_mutex_init(&pl.mu, NULL);
-  pthread_cond_init(&pl.cv, NULL);
-  int nthreads = o->threads ? (int)o->threads : count_cpus(cpuset);
-  if (nthreads < 1) nthreads = 1;
-  pl.backend = b;
-  pl.gpu = gpu;
-  pl.o = o;
-  pl.plan = &p;
-  pl.filter = parse_filter(o->filter);
-  pl.level = (int)o->level;
-  pl.per_image = nthreads + 2;
-  pl.max_inflight = (int)((size_t)o->memory_mb * (1u << 20) / (2 * GS_STRIP_BYTES + GS_DICT_BYTES));
-  if (pl.max_inflight < 2) pl.max_inflight = 2;
-  pl.images_cap = (size_t)nthreads + 1;
-  pl.images = gs_xmalloc(pl.images_cap * sizeof *pl.images);
+/* An empty pool for nthreads workers; the bound on pieces in flight comes
+ * from --memory (each holds up to a strip's filtered and compressed bytes and
+ * a dictionary). */
+static void pool_init(pool *pl, const gs_backend *b, int gpu, const plan *p, int nthreads) {
+  const gs_scale_opts *o = p->o;
+  memset(pl, 0, sizeof *pl);
+  pthread_mutex_init(&pl->mu, NULL);
+  pthread_cond_init(&pl->cv, NULL);
+  pl->backend = b;
+  pl->gpu = gpu;
+  pl->o = o;
+  pl->plan = p;
+  pl->filter = parse_filter(o->filter);
+  pl->level = (int)o->level;
+  pl->per_image = nthreads + 2;
+  pl->max_inflight = (int)((size_t)o->memory_mb * (1u << 20) / (2 * GS_STRIP_BYTES + GS_DICT_BYTES));
+  if (pl->max_inflight < 2) pl->max_inflight = 2;
+  pl->images_cap = (size_t)nthreads + 1;
+  pl->images = gs_xmalloc(pl->images_cap * sizeof *pl->images);
+}
 
-  gs_workq *q = gs_workq_create(c->world, (int64_t)p.n);
-  int show = o->progress || (c->rank == 0 && isatty(2));
-  gs_progress *prog = c->rank == 0 && show ? gs_progress_create("scale", (int64_t)p.n, "files") : NULL;
-  double t0 = now_s();
+static void pool_destroy(pool *pl) {
+  free(pl->images);
+  pthread_mutex_destroy(&pl->mu);
+  pthread_cond_destroy(&pl->cv);
+}
 
+static worker *workers_start(pool *pl, int nthreads) {
   worker *ws = gs_xcalloc((size_t)nthreads, sizeof *ws);
-  pl.running = nthreads;
+  pl->running = nthreads;
   for (int i = 0; i < nthreads; ++i) {
-    ws[i].pl = &pl;
+    ws[i].pl = pl;
     if (pthread_create(&ws[i].th, NULL, worker_main, &ws[i]) != 0)
       gs_fatal("pthread_create", strerror(errno), __FILE__, __LINE__);
   }
-  /* The MPI thread: keep one image queued per idle worker, report progress. */
-  pthread_mutex_lock(&pl.mu);
-  for (;;) {
-    int idle = nthreads - pl.active;
-    if (!pl.no_more_images && (int)pl.nimages < (idle > 0 ? idle : 1) && pl.nimages < pl.images_cap) {
-      pthread_mutex_unlock(&pl.mu);
-      int64_t k = gs_workq_next(q);
-      pthread_mutex_lock(&pl.mu);
-      if (k < 0)
-        pl.no_more_images = 1;
-      else
-        pl.images[pl.nimages++] = order[k];
-      pthread_cond_broadcast(&pl.cv);
-      continue;
-    }
-    int64_t fin = pl.finished;
-    pl.finished = 0;
-    int all_done = pl.no_more_images && pl.running == 0;
-    pthread_mutex_unlock(&pl.mu);
-    gs_workq_add_done(q, fin);
-    if (prog) gs_progress_update(prog, gs_workq_done(q), pl.pixels * 1e-6);
-    gs_workq_poll(q);
-    if (all_done) break;
-    pthread_mutex_lock(&pl.mu);
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_nsec += 2000000;
-    if (ts.tv_nsec >= 1000000000) {
-      ts.tv_sec++;
-      ts.tv_nsec -= 1000000000;
-    }
-    pthread_cond_timedwait(&pl.cv, &pl.mu, &ts);
-  }
+  return ws;
+}
+
+static void workers_join(worker *ws, int nthreads) {
   for (int i = 0; i < nthreads; ++i)
     pthread_join(ws[i].th, NULL);
-  gs_workq_destroy(q);
-  double secs = now_s() - t0;
-  if (prog) gs_progress_end(prog);
+  free(ws);
+}
 
-  double local[5] = {(double)pl.done, (double)pl.failed, pl.pixels, pl.sample_bytes, pl.file_bytes}, total[5];
+/* The absolute CLOCK_REALTIME time ms milliseconds from now, for
+ * pthread_cond_timedwait. */
+static struct timespec deadline_in_ms(long ms) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  ts.tv_nsec += ms * 1000000;
+  if (ts.tv_nsec >= 1000000000) {
+    ts.tv_sec++;
+    ts.tv_nsec -= 1000000000;
+  }
+  return ts;
+}
+
+/* The MPI thread's loop (only it calls MPI): keeps one image queued per idle
+ * worker from the shared counter, reports finished images to it and to the
+ * progress line, and serves the counter's one-sided traffic; returns when the
+ * counter is empty and every worker has ended. */
+static void feed_workers(pool *pl, gs_workq *q, const int64_t *order, gs_progress *prog, int nthreads) {
+  pthread_mutex_lock(&pl->mu);
+  for (;;) {
+    int idle = nthreads - pl->active;
+    if (!pl->no_more_images && (int)pl->nimages < (idle > 0 ? idle : 1) && pl->nimages < pl->images_cap) {
+      pthread_mutex_unlock(&pl->mu);
+      int64_t k = gs_workq_next(q);
+      pthread_mutex_lock(&pl->mu);
+      if (k < 0)
+        pl->no_more_images = 1;
+      else
+        pl->images[pl->nimages++] = order[k];
+      pthread_cond_broadcast(&pl->cv);
+      continue;
+    }
+    int64_t fin = pl->finished;
+    pl->finished = 0;
+    double megapixels = pl->pixels * 1e-6;
+    int all_done = pl->no_more_images && pl->running == 0;
+    pthread_mutex_unlock(&pl->mu);
+    gs_workq_add_done(q, fin);
+    if (prog) gs_progress_update(prog, gs_workq_done(q), megapixels);
+    gs_workq_poll(q);
+    if (all_done) break;
+    pthread_mutex_lock(&pl->mu);
+    struct timespec ts = deadline_in_ms(2);
+    pthread_cond_timedwait(&pl->cv, &pl->mu, &ts);
+  }
+}
+
+/* Collective: sums the ranks' totals and prints the summary line on rank 0;
+ * returns the number of images that failed on any rank. */
+static double report_summary(const gs_comm *c, const pool *pl, const plan *p, double secs, int nthreads) {
+  double local[5] = {(double)pl->done, (double)pl->failed, pl->pixels, pl->sample_bytes, pl->file_bytes}, total[5];
   GS_MPI_CHECK(MPI_Reduce(local, total, 5, MPI_DOUBLE, MPI_SUM, 0, c->world));
   GS_MPI_CHECK(MPI_Bcast(total, 5, MPI_DOUBLE, 0, c->world));
   if (c->rank == 0) {
     printf("scale: %.0f done, %" PRId64 " skipped, %.0f failed in %.2f s on %d rank(s) x %d thread(s): "
            "%.1f MP/s, %.1f MB/s of samples, %.1f MB/s of PNG input (%s level %d)\n",
-           total[0], p.skipped, total[1], secs, c->size, nthreads, total[2] / secs * 1e-6, total[3] / secs * 1e-6,
-           total[4] / secs * 1e-6, gs_png_deflate_engine(), (int)o->level);
+           total[0], p->skipped, total[1], secs, c->size, nthreads, total[2] / secs * 1e-6, total[3] / secs * 1e-6,
+           total[4] / secs * 1e-6, gs_png_deflate_engine(), pl->level);
     fflush(stdout);
   }
-  free(ws);
-  free(pl.images);
-  free(pixels);
-  free(order);
-  for (size_t i = 0; i < p.n; ++i) {
-    free(p.items[i].in);
-    free(p.items[i].out);
+  return total[1];
+}
+
+int gs_scale_run(const gs_comm *c, const gs_backend *b, int gpu, const char *cpuset, const gs_scale_opts *o, int argc,
+                 char **argv) {
+  plan p = {.o = o};
+  if (plan_share(&p, c, argc, argv) || outdir_check(c, o)) {
+    plan_free(&p);
+    return GS_EXIT_USAGE;
   }
-  free(p.items);
-  pthread_mutex_destroy(&pl.mu);
-  pthread_cond_destroy(&pl.cv);
-  return total[1] > 0 ? GS_EXIT_PARTIAL : GS_EXIT_OK;
+  int64_t *order = order_largest_first(&p, c);
+  int nthreads = o->threads ? (int)o->threads : count_cpus(cpuset);
+  if (nthreads < 1) nthreads = 1;
+  pool pl;
+  pool_init(&pl, b, gpu, &p, nthreads);
+
+  gs_workq *q = gs_workq_create(c->world, (int64_t)p.n);
+  int show = o->progress || (c->rank == 0 && isatty(2));
+  gs_progress *prog = c->rank == 0 && show ? gs_progress_create("scale", (int64_t)p.n, "files") : NULL;
+  double t0 = now_s();
+  worker *ws = workers_start(&pl, nthreads);
+  feed_workers(&pl, q, order, prog, nthreads);
+  workers_join(ws, nthreads);
+  gs_workq_destroy(q);
+  double secs = now_s() - t0;
+  if (prog) gs_progress_end(prog);
+
+  double failed = report_summary(c, &pl, &p, secs, nthreads);
+  pool_destroy(&pl);
+  free(order);
+  plan_free(&p);
+  return failed > 0 ? GS_EXIT_PARTIAL : GS_EXIT_OK;
 }
