@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -215,7 +216,8 @@ static void refused_grid_and_time(void) {
           ":1: #pml_cfs: 'None' is not a number");
   refused("cfskappamin", "#pml_cfs: constant forward 0 0 constant forward 0.5 1 quartic forward 0 None\n",
           GS_ERR_FORMAT, ":1: #pml_cfs: kappa must be >= 1");
-  refused("snapshot", "#snapshot_png: 0\n", GS_ERR_FORMAT, ":1: #snapshot_png: '0' is not a step count >= 1");
+  refused("snapshot", "#snapshot_png: 0\n", GS_ERR_FORMAT,
+          ":1: #snapshot_png: '0' is not a whole number in 1..1099511627776");
 }
 
 static void refused_materials_and_waveforms(void) {
@@ -294,6 +296,58 @@ static void refused_objects(void) {
   refused("notpng", HEAD "#material_map: notpng.in 0 0 96 pec\n", GS_ERR_FORMAT, tail);
 }
 
+/* The reliability issue's inputs: numbers that are not plain decimals, values
+ * whose conversion to cells or steps would overflow, names too long to keep,
+ * files that are not regular files. */
+static void refused_bad_numbers_and_limits(void) {
+  refused("hex", "#time_window: 0xE\n", GS_ERR_FORMAT, ":1: #time_window: '0xE' is not a number");
+  refused("hexfloat", "#time_window: 0x8p-4\n", GS_ERR_FORMAT, ":1: #time_window: '0x8p-4' is not a number");
+  refused("inf", "#domain: inf 0.1 0.002\n", GS_ERR_FORMAT, ":1: #domain: 'inf' is not a number");
+  refused("nan", "#domain: 0.1 nan 0.002\n", GS_ERR_FORMAT, ":1: #domain: 'nan' is not a number");
+  refused("huge", "#domain: 1e31 0.1 0.002\n", GS_ERR_FORMAT,
+          ":1: #domain: 1e31 is out of range (at most 1e30 in magnitude)");
+  refused("cells", "#domain: 1e20 0.1 0.002\n#dx_dy_dz: 0.002 0.002 0.002\n", GS_ERR_FORMAT,
+          ":2: #domain: 1e+20 m is more than 2^40 cells of 0.002 m from the origin");
+  refused("rxfar", HEAD "#rx: 1e25 0.01 0\n", GS_ERR_FORMAT,
+          ":4: #rx: 1e+25 m is more than 2^40 cells of 0.002 m from the origin");
+  refused("stepsfar", HEAD "#src_steps: -1e25 0 0\n", GS_ERR_FORMAT,
+          ":4: #src_steps: -1e+25 m is more than 2^40 cells of 0.002 m from the origin");
+  refused("mapfar", HEAD "#material_map: map.png 1e26 0 0 pec\n", GS_ERR_FORMAT,
+          ":4: #material_map: 1e+26 m is more than 2^40 cells of 0.002 m from the origin");
+  refused("twiter", "#time_window: 2000000000000\n", GS_ERR_FORMAT,
+          ":1: #time_window: 2000000000000 iterations is more than 2^40");
+  refused("twsec", "#domain: 0.1 0.1 0.002\n#dx_dy_dz: 0.002 0.002 0.002\n#time_window: 1e9\n", GS_ERR_FORMAT,
+          ": #time_window: 2.12e+20 iterations of 4.71731e-12 s is more than 2^40");
+  refused("snapbig", "#snapshot_png: 99999999999999999999\n", GS_ERR_FORMAT,
+          ":1: #snapshot_png: '99999999999999999999' is not a whole number in 1..1099511627776");
+  refused("pmlbig", "#pml_cells: 99999999999999999999\n", GS_ERR_FORMAT,
+          ":1: #pml_cells: '99999999999999999999' is not a count 0..1000");
+  char line[256];
+  snprintf(line, sizeof line, "#material: 4 0 1 0 %s\n",
+           "m234567890123456789012345678901234567890123456789012345678901234");
+  refused("longname", line, GS_ERR_FORMAT,
+          ":1: #material: name 'm234567890123456789012345678901234567890...' is longer than 63 characters");
+  char fifo[600];
+  snprintf(fifo, sizeof fifo, "%s/fifo.in", dir);
+  CHECK(mkfifo(fifo, 0600) == 0);
+  char err[1024] = "", expected[1024];
+  gs_scene sc;
+  snprintf(expected, sizeof expected, "%s: a FIFO, not a regular file", fifo);
+  CHECKF(gs_scene_load(fifo, &sc, err, sizeof err) == GS_ERR_IO && strcmp(err, expected) == 0, "fifo: '%s'", err);
+  unlink(fifo);
+  CHECKF(gs_scene_load(dir, &sc, err, sizeof err) == GS_ERR_IO && strstr(err, "a folder, not a regular file"),
+         "folder: '%s'", err);
+}
+
+/* Steps round half away from zero: a step and its negative move as far. */
+static void good_negative_steps(void) {
+  gs_scene s;
+  if (!accepted("negsteps", HEAD "#src_steps: -0.004 0.002 0\n#rx_steps: -0.003 -0.005 0\n", &s)) return;
+  CHECKF(s.src_di == -2 && s.src_dj == 1, "src steps %lld %lld", (long long)s.src_di, (long long)s.src_dj);
+  CHECKF(s.rx_di == -2 && s.rx_dj == -3, "rx steps %lld %lld", (long long)s.rx_di, (long long)s.rx_dj);
+  gs_scene_free(&s);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: test_scene INPUTS_DIR\n");
@@ -313,6 +367,8 @@ int main(int argc, char **argv) {
   refused_materials_and_waveforms();
   refused_sources_and_receivers();
   refused_objects();
+  refused_bad_numbers_and_limits();
+  good_negative_steps();
   rmdir(dir);
   return gs_test_done("test_scene");
 }

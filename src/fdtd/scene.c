@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fsutil.h"
 #include "png_io.h"
 
 #define GS_C0 299792458.0
@@ -85,12 +86,50 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t n) {
   return h;
 }
 
+/* A number as gprMax files write them: decimal digits with an optional sign,
+ * point and exponent. strtod alone would also take hexadecimal ("0xE"),
+ * "inf" and "nan". */
+static int is_plain_number(const char *tok) {
+  if (!*tok) return 0;
+  for (const char *c = tok; *c; ++c)
+    if (!strchr("0123456789+-.eE", *c)) return 0;
+  return 1;
+}
+
+/* The largest magnitude any scene number may have: far above any physical
+ * value (frequencies, conductivities), low enough that products of a few of
+ * them stay finite. */
+#define GS_SCENE_MAX_NUMBER 1e30
+
 static int parse_double(parser *p, const char *tok, double *out, const char *what) {
   char *end;
   errno = 0;
-  double v = strtod(tok, &end);
-  if (end == tok || *end || errno == ERANGE || !isfinite(v)) return perr(p, "#%s: '%s' is not a number", what, tok);
+  double v = is_plain_number(tok) ? strtod(tok, &end) : NAN;
+  if (!is_plain_number(tok) || end == tok || *end || errno == ERANGE || !isfinite(v))
+    return perr(p, "#%s: '%s' is not a number", what, tok);
+  if (fabs(v) > GS_SCENE_MAX_NUMBER) return perr(p, "#%s: %s is out of range (at most 1e30 in magnitude)", what, tok);
   *out = v;
+  return 0;
+}
+
+/* A whole number in [min, max] written in decimal digits. */
+static int parse_count(parser *p, const char *tok, int64_t min, int64_t max, int64_t *out, const char *what) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(tok, &end, 10);
+  int digits = *tok >= '0' && *tok <= '9';
+  if (!digits || end == tok || *end || errno == ERANGE || v < min || v > max)
+    return perr(p, "#%s: '%s' is not a whole number in %lld..%lld", what, tok, (long long)min, (long long)max);
+  *out = v;
+  return 0;
+}
+
+/* Copies a name given in the scene, refusing one too long for the field
+ * rather than cutting it (a cut name would then not match its uses). */
+static int copy_name(parser *p, char *dst, size_t size, const char *name, const char *what) {
+  if (strlen(name) >= size)
+    return perr(p, "#%s: name '%.40s...' is longer than %d characters", what, name, (int)size - 1);
+  memcpy(dst, name, strlen(name) + 1);
   return 0;
 }
 
@@ -104,6 +143,17 @@ static int parse_args(parser *p, const command_call *c, int first, int count, do
 /* gprMax rounds metres to cells half up. */
 static int64_t to_cells(double metres, double d) {
   return (int64_t)floor(metres / d + 0.5 + 1e-9);
+}
+
+/* Positions and lengths further than this many cells from the origin are
+ * refused before they are converted to integers (no model has 2^40 cells on
+ * a side; the conversion of larger values would overflow). */
+#define GS_SCENE_MAX_CELLS 1099511627776.0
+
+static int cells_in_range(parser *p, double metres, double d, const char *what) {
+  if (fabs(metres / d) > GS_SCENE_MAX_CELLS)
+    return perr(p, "#%s: %g m is more than 2^40 cells of %g m from the origin", what, metres, d);
+  return 0;
 }
 
 static int find_material(const gs_scene *s, const char *name) {
@@ -131,6 +181,7 @@ static int need_geometry(parser *p, const char *cmd) {
 }
 
 static int node_of(parser *p, double x, double y, int64_t *i, int64_t *j, const char *cmd) {
+  if (cells_in_range(p, x, p->s->dx, cmd) || cells_in_range(p, y, p->s->dy, cmd)) return -1;
   *i = to_cells(x, p->s->dx);
   *j = to_cells(y, p->s->dy);
   if (*i < 1 || *i >= p->s->nx || *j < 1 || *j >= p->s->ny)
@@ -214,6 +265,8 @@ static int parse_lengths(parser *p, const command_call *c, double v[3]) {
 static int size_grid(parser *p) {
   gs_scene *s = p->s;
   if (!have_geometry(p)) return 0;
+  for (int k = 0; k < 3; ++k)
+    if (cells_in_range(p, p->domain[k], k == 0 ? s->dx : k == 1 ? s->dy : s->dz, "domain")) return -1;
   s->nx = to_cells(p->domain[0], s->dx);
   s->ny = to_cells(p->domain[1], s->dy);
   int64_t nz = to_cells(p->domain[2], s->dz);
@@ -245,6 +298,8 @@ static int cmd_time_window(parser *p, const command_call *c) {
   p->tw_is_iterations = !strpbrk(c->arg[0], ".eE");
   if (parse_double(p, c->arg[0], &p->tw, c->name)) return -1;
   if (!(p->tw > 0)) return perr(p, "#time_window must be > 0");
+  if (p->tw_is_iterations && p->tw > GS_SCENE_MAX_ITERATIONS)
+    return perr(p, "#time_window: %s iterations is more than 2^40", c->arg[0]);
   p->have_tw = 1;
   return 0;
 }
@@ -272,7 +327,7 @@ static int cmd_material(parser *p, const command_call *c) {
                 name, v[2], v[3]);
   if (find_material(s, name) >= 0) return perr(p, "#material: '%s' is already defined", name);
   if (s->nmaterials >= 256) return perr(p, "#material: more than 256 materials");
-  snprintf(m.name, sizeof m.name, "%s", name);
+  if (copy_name(p, m.name, sizeof m.name, name, c->name)) return -1;
   GROW(s->materials, s->nmaterials);
   s->materials[s->nmaterials++] = m;
   return 0;
@@ -295,7 +350,7 @@ static int cmd_waveform(parser *p, const command_call *c) {
   w.freq = v[1];
   if (!(w.freq > 0)) return perr(p, "#waveform %s: frequency must be > 0", name);
   if (find_waveform(s, name) >= 0) return perr(p, "#waveform: '%s' is already defined", name);
-  snprintf(w.name, sizeof w.name, "%s", name);
+  if (copy_name(p, w.name, sizeof w.name, name, c->name)) return -1;
   GROW(s->waveforms, s->nwaveforms);
   s->waveforms[s->nwaveforms++] = w;
   return 0;
@@ -330,7 +385,7 @@ static int cmd_rx(parser *p, const command_call *c) {
     const char *outputs = c->arg[4];
     if (strcmp(outputs, "Ez") && strcmp(outputs, "Ez,Hx,Hy") && strcmp(outputs, "Ex,Ey,Ez,Hx,Hy,Hz"))
       return perr(p, "#rx: outputs '%s': receivers here record Ez, Hx and Hy", outputs);
-    snprintf(rx.name, sizeof rx.name, "%s", c->arg[3]);
+    if (copy_name(p, rx.name, sizeof rx.name, c->arg[3], c->name)) return -1;
   } else {
     snprintf(rx.name, sizeof rx.name, "rx%d", s->nrx + 1);
   }
@@ -380,15 +435,19 @@ static int cmd_cylinder(parser *p, const command_call *c) {
 static int cmd_material_map(parser *p, const command_call *c) {
   gs_object o = {.type = GS_OBJ_MAP};
   double corner[2];
-  if (parse_args(p, c, 1, 2, corner)) return -1;
+  if (parse_args(p, c, 1, 2, corner) || cells_in_range(p, corner[0], p->s->dx, c->name) ||
+      cells_in_range(p, corner[1], p->s->dy, c->name))
+    return -1;
   o.mi0 = to_cells(corner[0], p->s->dx);
   o.mj0 = to_cells(corner[1], p->s->dy);
   for (int k = 0; k < 256; ++k)
     o.lut[k] = -1;
   for (int k = 3; k + 1 < c->nargs; k += 2) {
     char *end;
+    errno = 0;
     long grey = strtol(c->arg[k], &end, 10);
-    if (*end || grey < 0 || grey > 255) return perr(p, "#material_map: grey level '%s' is not 0..255", c->arg[k]);
+    if (*end || end == c->arg[k] || errno || grey < 0 || grey > 255)
+      return perr(p, "#material_map: grey level '%s' is not 0..255", c->arg[k]);
     int m = find_material(p->s, c->arg[k + 1]);
     if (m < 0) return perr(p, "#material_map: material '%s' is not defined (yet)", c->arg[k + 1]);
     o.lut[grey] = (int16_t)m;
@@ -402,8 +461,10 @@ static int cmd_pml_cells(parser *p, const command_call *c) {
   int64_t v[6] = {0, 0, 0, 0, 0, 0}; /* x- y- z- x+ y+ z+ */
   for (int k = 0; k < c->nargs; ++k) {
     char *end;
+    errno = 0;
     v[k] = strtoll(c->arg[k], &end, 10);
-    if (*end || v[k] < 0 || v[k] > 1000) return perr(p, "#pml_cells: '%s' is not a count 0..1000", c->arg[k]);
+    if (*end || end == c->arg[k] || errno || v[k] < 0 || v[k] > 1000)
+      return perr(p, "#pml_cells: '%s' is not a count 0..1000", c->arg[k]);
   }
   if (c->nargs == 1) v[1] = v[3] = v[4] = v[0];
   p->s->pml[0] = (int)v[0];
@@ -423,14 +484,22 @@ static int cmd_pml_cfs(parser *p, const command_call *c) {
   return 0;
 }
 
-/* Cells moved per run: x and y in metres rounded to cells (z is ignored).
- * Negative whole-cell steps come out one cell longer (floor(q - 0.5)); kept
- * as it is until the scene issue decides it. */
+/* Metres to whole cells, rounded half away from zero, so that a step and
+ * its negative move the same number of cells. */
+static int64_t to_step_cells(double metres, double d) {
+  double q = fabs(metres / d);
+  int64_t n = (int64_t)floor(q + 0.5 + 1e-9);
+  return metres < 0 ? -n : n;
+}
+
+/* Cells moved per run: x and y in metres rounded to cells (z is ignored). */
 static int parse_steps(parser *p, const command_call *c, int64_t *di, int64_t *dj) {
   double v[3];
-  if (parse_args(p, c, 0, 3, v)) return -1;
-  *di = (int64_t)floor(v[0] / p->s->dx + (v[0] >= 0 ? 0.5 : -0.5));
-  *dj = (int64_t)floor(v[1] / p->s->dy + (v[1] >= 0 ? 0.5 : -0.5));
+  if (parse_args(p, c, 0, 3, v) || cells_in_range(p, v[0], p->s->dx, c->name) ||
+      cells_in_range(p, v[1], p->s->dy, c->name))
+    return -1;
+  *di = to_step_cells(v[0], p->s->dx);
+  *dj = to_step_cells(v[1], p->s->dy);
   return 0;
 }
 
@@ -443,10 +512,7 @@ static int cmd_rx_steps(parser *p, const command_call *c) {
 }
 
 static int cmd_snapshot_png(parser *p, const command_call *c) {
-  char *end;
-  p->s->snapshot_every = strtoll(c->arg[0], &end, 10);
-  if (*end || p->s->snapshot_every < 1) return perr(p, "#snapshot_png: '%s' is not a step count >= 1", c->arg[0]);
-  return 0;
+  return parse_count(p, c->arg[0], 1, (int64_t)GS_SCENE_MAX_ITERATIONS, &p->s->snapshot_every, c->name);
 }
 
 /* gprMax expands these (Python blocks, included files) before parsing; here
@@ -569,11 +635,12 @@ static gs_status finish_scene(const parser *p, const char *path, char *err, size
   }
   /* 2D CFL limit, as gprMax uses for 2D models. */
   s->dt = s->stability / (GS_C0 * sqrt(1.0 / (s->dx * s->dx) + 1.0 / (s->dy * s->dy)));
-  if (p->tw_is_iterations) {
-    s->iterations = (int64_t)p->tw;
-  } else {
-    s->iterations = (int64_t)ceil(p->tw / s->dt) + 1;
+  double steps = p->tw_is_iterations ? p->tw : ceil(p->tw / s->dt) + 1;
+  if (!(steps <= GS_SCENE_MAX_ITERATIONS)) {
+    snprintf(err, errlen, "%s: #time_window: %.3g iterations of %g s is more than 2^40", path, steps, s->dt);
+    return GS_ERR_FORMAT;
   }
+  s->iterations = (int64_t)steps;
   if (s->iterations < 1) {
     snprintf(err, errlen, "%s: #time_window gives no iterations", path);
     return GS_ERR_FORMAT;
@@ -592,20 +659,23 @@ gs_status gs_scene_load(const char *path, gs_scene *s, char *err, size_t errlen)
   parser p = {.file = path, .err = err, .errlen = errlen, .s = s};
   const char *slash = strrchr(path, '/');
   if (slash) snprintf(p.base_dir, sizeof p.base_dir, "%.*s", (int)(slash - path + 1), path);
-  FILE *fp = fopen(path, "r");
-  if (!fp) {
-    snprintf(err, errlen, "%s: %s", path, strerror(errno));
-    return GS_ERR_IO;
+  gs_status st = GS_OK;
+  FILE *fp = gs_fopen_regular(path, &st, err, errlen);
+  if (fp) {
+    int rc = parse_file(&p, fp);
+    int read_error = ferror(fp);
+    fclose(fp);
+    if (rc) {
+      st = GS_ERR_FORMAT;
+    } else if (read_error) {
+      snprintf(err, errlen, "%s: read error", path);
+      st = GS_ERR_IO;
+    } else {
+      st = finish_scene(&p, path, err, errlen);
+    }
   }
-  int rc = parse_file(&p, fp);
-  int read_error = ferror(fp);
-  fclose(fp);
-  if (rc) return GS_ERR_FORMAT;
-  if (read_error) {
-    snprintf(err, errlen, "%s: read error", path);
-    return GS_ERR_IO;
-  }
-  return finish_scene(&p, path, err, errlen);
+  if (st != GS_OK) gs_scene_free(s); /* nothing parsed outlives a refusal */
+  return st;
 }
 
 void gs_scene_free(gs_scene *s) {

@@ -87,9 +87,14 @@ typedef struct gs_scene {
   uint64_t hash; /* FNV-1a of the scene and the files it reads */
 } gs_scene;
 
-/* Parses path. On failure returns GS_ERR_FORMAT (or GS_ERR_IO,
- * GS_ERR_UNSUPPORTED) with one line "FILE:LINE: reason" in err; s then holds
- * what was parsed so far, which gs_scene_free() releases. */
+/* Iterations a scene may ask for at most (2^40); whether a model of that many
+ * steps fits in memory is checked later, against what the rank has. */
+#define GS_SCENE_MAX_ITERATIONS 1099511627776.0
+
+/* Parses path, which must be a regular file (a FIFO or folder is refused
+ * without blocking). On failure returns GS_ERR_FORMAT (or GS_ERR_IO) with one
+ * line "FILE:LINE: reason" in err, and *s is left empty (already freed;
+ * gs_scene_free() on it is harmless). */
 gs_status gs_scene_load(const char *path, gs_scene *s, char *err, size_t errlen);
 void gs_scene_free(gs_scene *s);
 
