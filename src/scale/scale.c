@@ -62,6 +62,25 @@ const gs_opt gs_scale_opt_table[] = {
     {NULL, 0, 0, 0, NULL, 0, 0, NULL},
 };
 
+/* "K/N": decimal digits only, 0 <= K < N <= 2^31 (sscanf's %ld would
+ * quietly clamp "0/99999999999999999999"). 0, or -1 for anything else. */
+static int parse_shard(const char *text, long *k, long *n) {
+  long v[2];
+  const char *p = text;
+  for (int i = 0; i < 2; ++i) {
+    char *end;
+    if (*p < '0' || *p > '9') return -1;
+    errno = 0;
+    v[i] = strtol(p, &end, 10);
+    if (errno || v[i] > (1L << 31) || *end != (i == 0 ? '/' : '\0')) return -1;
+    p = end + 1;
+  }
+  if (v[1] < 1 || v[0] >= v[1]) return -1;
+  *k = v[0];
+  *n = v[1];
+  return 0;
+}
+
 int gs_scale_check(const gs_scale_opts *o, int argc, char **argv, char *err, size_t errlen) {
   (void)argv;
   if (!(o->divisor > 0)) {
@@ -81,13 +100,10 @@ int gs_scale_check(const gs_scale_opts *o, int argc, char **argv, char *err, siz
     snprintf(err, errlen, "no input files or folders");
     return 1;
   }
-  if (o->shard) {
-    long k = -1, n = 0;
-    char extra;
-    if (sscanf(o->shard, "%ld/%ld%c", &k, &n, &extra) != 2 || n < 1 || k < 0 || k >= n) {
-      snprintf(err, errlen, "--shard: '%s' is not K/N with 0 <= K < N", o->shard);
-      return 1;
-    }
+  long shard_k, shard_n;
+  if (o->shard && parse_shard(o->shard, &shard_k, &shard_n) != 0) {
+    snprintf(err, errlen, "--shard: '%s' is not K/N with 0 <= K < N <= 2^31", o->shard);
+    return 1;
   }
   if (o->overwrite && o->skip_existing) {
     snprintf(err, errlen, "--overwrite and --skip-existing exclude each other");
@@ -213,7 +229,7 @@ static int plan_build(plan *p, int argc, char **argv, char *err, size_t errlen) 
   }
   if (o->shard) { /* keep positions K, K+N, K+2N, ... of the list in input order */
     long k = 0, n = 1;
-    sscanf(o->shard, "%ld/%ld", &k, &n);
+    parse_shard(o->shard, &k, &n); /* checked by gs_scale_check */
     size_t kept = 0;
     for (size_t i = 0; i < p->n; ++i) {
       if ((long)(i % (size_t)n) == k) {

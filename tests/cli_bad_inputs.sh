@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Bad options, switches and inputs (the reliability issue): each is refused with exit status 2 and
+# one line on stderr naming the input and the reason, within seconds (a FIFO must not block).
+set -u
+bin=${GS_BIN:?}
+src=${GS_SOURCE_DIR:?}
+work=${GS_WORK:?}/cli_bad_inputs
+rm -rf "$work"; mkdir -p "$work"
+fail=0; checks=0
+refused() { # refused PATTERN -- command...: exit 2, one stderr line matching PATTERN, within 20 s
+  local pat=$1; shift 2
+  local err rc lines
+  err=$(timeout 20 "$@" 2>&1 >/dev/null); rc=$?
+  lines=$(printf '%s\n' "$err" | grep -c .)
+  checks=$((checks + 1))
+  if [ "$rc" != 2 ] || [ "$lines" != 1 ] || ! grep -qE -- "$pat" <<<"$err"; then
+    echo "FAIL: '$*' -> rc=$rc (want 2), $lines stderr lines (want 1):"; echo "$err" | sed 's/^/    /'
+    fail=$((fail + 1))
+  fi
+}
+cpu=(--backend cpu)
+refused "info: unexpected argument 'extra'" -- "$bin" info "${cpu[@]}" extra
+refused "--decomp '9223372036854775807x9223372036854775807' is not PXxPY" -- \
+  "$bin" fdtd "${cpu[@]}" --decomp 9223372036854775807x9223372036854775807 "$src/inputs/gpr.in" -o "$work/d"
+refused "--decomp '6148914691236517206x3' is not PXxPY" -- \
+  "$bin" fdtd "${cpu[@]}" --decomp 6148914691236517206x3 "$src/inputs/gpr.in" -o "$work/d"
+refused "--grid '100000000000x100000000000' is not WxH" -- \
+  "$bin" bench fdtd "${cpu[@]}" --grid 100000000000x100000000000
+refused "--shard: '0/99999999999999999999' is not K/N" -- \
+  "$bin" scale "${cpu[@]}" -d 2 -o "$work/s" --shard 0/99999999999999999999 "$src/inputs/images"
+refused "GPUSTENCIL_IPC_SYNC='sometimes' is not one of flag\|event" -- \
+  env GPUSTENCIL_IPC_SYNC=sometimes "$bin" info "${cpu[@]}"
+refused "GPUSTENCIL_PDL='yes' is not one of 0\|1" -- env GPUSTENCIL_PDL=yes "$bin" info "${cpu[@]}"
+refused "GPUSTENCIL_FAULT='@3' is not NAME or NAME@RANK" -- env GPUSTENCIL_FAULT=@3 "$bin" info "${cpu[@]}"
+mkfifo "$work/scene.in"
+refused "scene.in: a FIFO, not a regular file" -- "$bin" fdtd "${cpu[@]}" "$work/scene.in" -o "$work/f"
+mkdir -p "$work/folder.in"
+refused "folder.in: a folder, not a regular file" -- "$bin" fdtd "${cpu[@]}" "$work/folder.in" -o "$work/f"
+refused "/dev/null: a character device, not a regular file" -- "$bin" fdtd "${cpu[@]}" /dev/null -o "$work/f"
+printf '#domain: 0.1 0.1 0.002\n#dx_dy_dz: 0.002 0.002 0.002\n#time_window: 0xE\n' >"$work/hex.in"
+refused "hex.in:3: #time_window: '0xE' is not a number" -- "$bin" fdtd "${cpu[@]}" "$work/hex.in" -o "$work/f"
+echo "cli_bad_inputs: $checks checks, $fail failed"
+[ $fail = 0 ]
