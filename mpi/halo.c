@@ -9,6 +9,7 @@
 #include "comm.h"
 #include "config.h"
 #include "error.h"
+#include "log.h"
 
 #define GS_HALO_SPIN_LIMIT_S 120.0
 
@@ -39,6 +40,9 @@ typedef struct peer {
    * the peer unpacks after its wait. recv_stage: mine, the peer stores into
    * them; send_stage: the peer's, opened. */
   float *recv_stage[2], *send_stage[2];
+  /* For the debug line: why this transport, and why not ipc (NULL when
+   * ipc was not a candidate or not wanted). */
+  const char *reason, *no_ipc_why;
 } peer;
 
 struct gs_halo {
@@ -368,6 +372,16 @@ static void copy_peer_boxes(peer *q, const gs_halo_peer *src) {
     q->recv_floats += box_floats(&r[i]);
 }
 
+/* Why neighbour k got transport q->t, for the debug line. */
+static const char *transport_reason(const gs_halo *h, const halo_setup *su, const peer *q, int k,
+                                    gs_halo_transport want) {
+  if (want != GS_HALO_AUTO) return "asked for with --halo-transport";
+  if (q->t == GS_HALO_IPC)
+    return strcmp(su->mine->bus, su->theirs[k].bus) == 0 ? "same node, same GPU" : "same node, peer access both ways";
+  if (q->t == GS_HALO_MPI_CUDA) return "MPI is CUDA-aware";
+  return h->b->is_gpu ? "MPI is not CUDA-aware" : "the cpu backend has only mpi-host";
+}
+
 /* ipc: opens the neighbour's arrays that this rank stores into, its events,
  * its flags, and finds its counters in the node-shared window. */
 static void open_ipc_peer(gs_halo *h, peer *q, const desc *them) {
@@ -407,6 +421,8 @@ static int setup_peer(gs_halo *h, const halo_setup *su, const gs_halo_peer *src,
   }
   q->t =
       want == GS_HALO_AUTO ? gs_halo_auto(ipc_ok, su->cuda_aware, b->is_gpu) : want; /* a forced one is possible here */
+  q->reason = transport_reason(h, su, q, k, want);
+  q->no_ipc_why = want == GS_HALO_AUTO && b->is_gpu && !ipc_ok ? su->no_ipc_why[k] : NULL;
   if (q->t == GS_HALO_IPC) {
     open_ipc_peer(h, q, &su->theirs[k]);
   } else {
@@ -479,6 +495,24 @@ static void release_setup(halo_setup *su) {
   GS_MPI_CHECK(MPI_Comm_free(&su->node));
 }
 
+/* One GPUSTENCIL_DEBUG line per neighbour: its transport and why, and for
+ * ipc the staging each way and how the stores are ordered. */
+static void log_transports(const gs_halo *h) {
+  for (int k = 0; k < h->npeers; ++k) {
+    const peer *q = &h->peers[k];
+    const char *name = gs_halo_transport_name(q->t);
+    if (q->t != GS_HALO_IPC) {
+      gs_log_debug("halo: neighbour rank %d: %s (%s%s%s%s); %s buffers; sync: the host waits for the packing event",
+                   q->p.rank, name, q->no_ipc_why ? "no ipc: neighbour " : "", q->no_ipc_why ? q->no_ipc_why : "",
+                   q->no_ipc_why ? "; " : "", q->reason, q->t == GS_HALO_MPI_CUDA ? "device" : "pinned host");
+      continue;
+    }
+    gs_log_debug("halo: neighbour rank %d: ipc (%s); staging send %s, receive %s; sync %s; %s", q->p.rank, q->reason,
+                 q->send_stage[0] ? "on" : "off", q->recv_stage[0] ? "on" : "off", h->sync_flag ? "flag" : "event",
+                 h->ipc_engine ? "copy engine" : "copy kernel");
+  }
+}
+
 gs_halo *gs_halo_create(MPI_Comm comm, const gs_backend *b, const gs_halo_array *arrays, int narrays,
                         const gs_halo_peer *peers, int npeers, gs_halo_transport want, int reads_done, char *err,
                         size_t errlen) {
@@ -497,6 +531,7 @@ gs_halo *gs_halo_create(MPI_Comm comm, const gs_backend *b, const gs_halo_array 
   h->ev_packed = b->event_create(0);
   h->ev_done = b->event_create(0);
   if (gs_comm_agree(bad, comm)) goto fail;
+  log_transports(h);
   return h;
 fail:
   h->npeers = 0; /* only what was set up is released */
