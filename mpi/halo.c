@@ -419,8 +419,8 @@ static int setup_peer(gs_halo *h, const halo_setup *su, const gs_halo_peer *src,
     snprintf(err, errlen, "--halo-transport ipc: neighbour rank %d %s", src->rank, why ? why : "refused");
     return 1;
   }
-  q->t =
-      want == GS_HALO_AUTO ? gs_halo_auto(ipc_ok, su->cuda_aware, b->is_gpu) : want; /* a forced one is possible here */
+  /* A transport asked for is possible here: check_request() and the test above refused the others. */
+  q->t = want == GS_HALO_AUTO ? gs_halo_auto(ipc_ok, su->cuda_aware, b->is_gpu) : want;
   q->reason = transport_reason(h, su, q, k, want);
   q->no_ipc_why = want == GS_HALO_AUTO && b->is_gpu && !ipc_ok ? su->no_ipc_why[k] : NULL;
   if (q->t == GS_HALO_IPC) {
