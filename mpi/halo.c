@@ -9,6 +9,7 @@
 #include "comm.h"
 #include "config.h"
 #include "error.h"
+#include "log.h"
 
 #define GS_HALO_SPIN_LIMIT_S 120.0
 
@@ -39,6 +40,9 @@ typedef struct peer {
    * the peer unpacks after its wait. recv_stage: mine, the peer stores into
    * them; send_stage: the peer's, opened. */
   float *recv_stage[2], *send_stage[2];
+  /* For the debug line: why this transport, and why not ipc (NULL when
+   * ipc was not a candidate or not wanted). */
+  const char *reason, *no_ipc_why;
 } peer;
 
 struct gs_halo {
@@ -196,6 +200,7 @@ static void spin_until(_Atomic int64_t *c, int64_t v, int rank, const char *what
   }
 }
 
+/* What a rank tells each neighbour about itself at creation. */
 typedef struct desc {
   char bus[32];
   int has_ipc, sync_flag;
@@ -205,28 +210,41 @@ typedef struct desc {
   unsigned char flags[GS_IPC_HANDLE_BYTES];
 } desc;
 
-gs_halo *gs_halo_create(MPI_Comm comm, const gs_backend *b, const gs_halo_array *arrays, int narrays,
-                        const gs_halo_peer *peers, int npeers, gs_halo_transport want, int reads_done, char *err,
-                        size_t errlen) {
+/* What gs_halo_create carries from one step to the next; released by
+ * release_setup() whether the creation succeeds or not. */
+typedef struct halo_setup {
+  int cuda_aware; /* gs_comm_cuda_aware(), asked once */
+  MPI_Comm node;  /* the ranks of comm that share memory with this one */
+  MPI_Group comm_group, node_group;
+  desc *mine, *theirs;     /* theirs[k]: neighbour k's */
+  int *ipc_ok;             /* [k]: neighbour k reachable by ipc; [npeers + k]: its own view, then both */
+  const char **no_ipc_why; /* [k]: why ipc_ok[k] is 0 */
+} halo_setup;
+
+/* Argument checks: a transport asked for that this rank cannot give. Returns
+ * 1 with the reason in err; the caller still takes part in every collective
+ * step, so that the ranks agree at the end and fail together. */
+static int check_request(const gs_backend *b, int narrays, gs_halo_transport want, int cuda_aware, char *err,
+                         size_t errlen) {
   if (narrays > 16) gs_fatal("gs_halo_create", "more than 16 arrays", __FILE__, __LINE__);
-  int rank;
-  GS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   int bad = 0;
   err[0] = '\0';
-  int aware = gs_comm_cuda_aware();
-  int can_ipc = b->ipc_mem_handle != NULL;
-  if (want == GS_HALO_MPI_CUDA && !(aware && b->is_gpu)) {
+  if (want == GS_HALO_MPI_CUDA && !(cuda_aware && b->is_gpu)) {
     snprintf(err, errlen, "--halo-transport mpi-cuda: %s",
              !b->is_gpu ? "the cpu backend has no device memory"
                         : "this MPI is not CUDA-aware "
                           "(MPIX_Query_cuda_support() is 0)");
     bad = 1;
   }
-  if (want == GS_HALO_IPC && !can_ipc) {
+  if (want == GS_HALO_IPC && !b->ipc_mem_handle) {
     snprintf(err, errlen, "--halo-transport ipc: needs the cuda backend (CUDA IPC)");
     bad = 1;
   }
+  return bad;
+}
 
+static gs_halo *halo_new(MPI_Comm comm, const gs_backend *b, const gs_halo_array *arrays, int narrays, int npeers,
+                         int reads_done) {
   gs_halo *h = gs_xcalloc(1, sizeof *h);
   h->comm = comm;
   h->b = b;
@@ -236,33 +254,41 @@ gs_halo *gs_halo_create(MPI_Comm comm, const gs_backend *b, const gs_halo_array 
   h->reads_done = reads_done;
   h->peers = gs_xcalloc((size_t)npeers + 1, sizeof *h->peers);
   h->req = gs_xcalloc(2 * (size_t)npeers + 1, sizeof *h->req);
+  return h;
+}
 
-  /* Node-shared counters (every rank of comm takes part). */
-  MPI_Comm node;
-  GS_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node));
-  GS_MPI_CHECK(MPI_Win_allocate_shared((MPI_Aint)sizeof(counters), 1, MPI_INFO_NULL, node, &h->mine, &h->win));
+/* Collective over comm: the node communicator, this rank's counters in
+ * node-shared memory (every rank of comm takes part, ipc or not) and the
+ * groups that translate a neighbour's rank into the node's numbering. */
+static void open_node_counters(gs_halo *h, halo_setup *su) {
+  int rank;
+  GS_MPI_CHECK(MPI_Comm_rank(h->comm, &rank));
+  GS_MPI_CHECK(MPI_Comm_split_type(h->comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &su->node));
+  GS_MPI_CHECK(MPI_Win_allocate_shared((MPI_Aint)sizeof(counters), 1, MPI_INFO_NULL, su->node, &h->mine, &h->win));
   atomic_store(&h->mine->data, 0);
   atomic_store(&h->mine->free, 0);
-  GS_MPI_CHECK(MPI_Barrier(node));
-  MPI_Group wg, ng;
-  GS_MPI_CHECK(MPI_Comm_group(comm, &wg));
-  GS_MPI_CHECK(MPI_Comm_group(node, &ng));
+  GS_MPI_CHECK(MPI_Barrier(su->node));
+  GS_MPI_CHECK(MPI_Comm_group(h->comm, &su->comm_group));
+  GS_MPI_CHECK(MPI_Comm_group(su->node, &su->node_group));
+}
 
-  /* My description, swapped with every neighbour. */
-  desc *me = gs_xcalloc(1, sizeof *me), *them = gs_xcalloc((size_t)npeers + 1, sizeof *them);
+/* This rank's description: its GPU, its arrays' layout and, when it offers
+ * ipc, handles on its arrays, its events and its flags (made here). */
+static void describe_self(gs_halo *h, desc *me, gs_halo_transport want, int bad) {
+  const gs_backend *b = h->b;
   if (b->is_gpu) {
     gs_device_desc dd;
     b->device_describe(b->device_current(), &dd);
     snprintf(me->bus, sizeof me->bus, "%s", dd.pci_bus_id);
   }
-  me->has_ipc = can_ipc && want != GS_HALO_MPI_CUDA && want != GS_HALO_MPI_HOST && !bad;
-  for (int k = 0; k < narrays; ++k) {
-    me->pitch[k] = arrays[k].pitch;
-    me->a0[k] = arrays[k].a0;
-    me->b0[k] = arrays[k].b0;
-    if (me->has_ipc && arrays[k].buf[0])
+  me->has_ipc = b->ipc_mem_handle != NULL && want != GS_HALO_MPI_CUDA && want != GS_HALO_MPI_HOST && !bad;
+  for (int k = 0; k < h->narr; ++k) {
+    me->pitch[k] = h->arr[k].pitch;
+    me->a0[k] = h->arr[k].a0;
+    me->b0[k] = h->arr[k].b0;
+    if (me->has_ipc && h->arr[k].buf[0])
       for (int p = 0; p < 2; ++p)
-        b->ipc_mem_handle(arrays[k].buf[p], me->mem[k][p]);
+        b->ipc_mem_handle(h->arr[k].buf[p], me->mem[k][p]);
   }
   /* How ipc neighbours order their stores: device flags (default), or IPC
    * events with node-shared host counters (GPUSTENCIL_IPC_SYNC=event; the
@@ -285,22 +311,36 @@ gs_halo *gs_halo_create(MPI_Comm comm, const gs_backend *b, const gs_halo_array 
     b->stream_sync(NULL);
     b->ipc_mem_handle(h->flags, me->flags);
   }
-  swap(h, peers, npeers, me, 0, them, sizeof *me);
+}
 
-  /* Whether each neighbour can be reached by ipc, decided the same on both
-   * sides (peer access need not be symmetric): each side's view, swapped, and. */
-  int *ok = gs_xcalloc(2 * (size_t)npeers + 1, sizeof *ok);
-  const char **why = gs_xcalloc((size_t)npeers + 1, sizeof *why);
+/* With every neighbour: swaps the descriptions (su->mine for su->theirs). */
+static void exchange_descriptors(gs_halo *h, halo_setup *su, const gs_halo_peer *peers, int npeers,
+                                 gs_halo_transport want, int bad) {
+  su->mine = gs_xcalloc(1, sizeof *su->mine);
+  su->theirs = gs_xcalloc((size_t)npeers + 1, sizeof *su->theirs);
+  describe_self(h, su->mine, want, bad);
+  swap(h, peers, npeers, su->mine, 0, su->theirs, sizeof *su->mine);
+}
+
+/* Whether each neighbour can be reached by ipc, decided the same on both
+ * sides (peer access need not be symmetric): each side's view, swapped, and.
+ * Also records each neighbour's rank in the node communicator. */
+static void decide_ipc_reach(gs_halo *h, halo_setup *su, const gs_halo_peer *peers, int npeers) {
+  const gs_backend *b = h->b;
+  const desc *me = su->mine;
+  int *ok = su->ipc_ok = gs_xcalloc(2 * (size_t)npeers + 1, sizeof *ok);
+  const char **why = su->no_ipc_why = gs_xcalloc((size_t)npeers + 1, sizeof *why);
   for (int k = 0; k < npeers; ++k) {
+    const desc *them = &su->theirs[k];
     int nr = MPI_UNDEFINED;
-    GS_MPI_CHECK(MPI_Group_translate_ranks(wg, 1, &peers[k].rank, ng, &nr));
+    GS_MPI_CHECK(MPI_Group_translate_ranks(su->comm_group, 1, &peers[k].rank, su->node_group, &nr));
     h->peers[k].node_rank = nr;
-    ok[k] = me->has_ipc && them[k].has_ipc && me->sync_flag == them[k].sync_flag;
+    ok[k] = me->has_ipc && them->has_ipc && me->sync_flag == them->sync_flag;
     if (nr == MPI_UNDEFINED) {
       ok[k] = 0;
       why[k] = "is on another node";
-    } else if (ok[k] && strcmp(me->bus, them[k].bus) != 0) {
-      int d = b->device_by_pci(them[k].bus);
+    } else if (ok[k] && strcmp(me->bus, them->bus) != 0) {
+      int d = b->device_by_pci(them->bus);
       if (d < 0 || !b->can_access_peer(b->device_current(), d)) {
         ok[k] = 0;
         why[k] = "uses a GPU this one cannot reach (no peer access)";
@@ -315,108 +355,190 @@ gs_halo *gs_halo_create(MPI_Comm comm, const gs_backend *b, const gs_halo_array 
       ok[k] = 0;
       why[k] = "cannot reach this rank's GPU (no peer access on its side)";
     }
+}
 
+/* Copies neighbour k's boxes (the caller's may go) and counts their floats. */
+static void copy_peer_boxes(peer *q, const gs_halo_peer *src) {
+  q->p = *src; /* (node_rank was set by decide_ipc_reach) */
+  gs_halo_box_g *s = gs_xmalloc(sizeof *s * ((size_t)src->nsend + 1));
+  gs_halo_box_g *r = gs_xmalloc(sizeof *r * ((size_t)src->nrecv + 1));
+  memcpy(s, src->send, sizeof *s * (size_t)src->nsend);
+  memcpy(r, src->recv, sizeof *r * (size_t)src->nrecv);
+  q->p.send = s;
+  q->p.recv = r;
+  for (int i = 0; i < q->p.nsend; ++i)
+    q->send_floats += box_floats(&s[i]);
+  for (int i = 0; i < q->p.nrecv; ++i)
+    q->recv_floats += box_floats(&r[i]);
+}
+
+/* Why neighbour k got transport q->t, for the debug line. */
+static const char *transport_reason(const gs_halo *h, const halo_setup *su, const peer *q, int k,
+                                    gs_halo_transport want) {
+  if (want != GS_HALO_AUTO) return "asked for with --halo-transport";
+  if (q->t == GS_HALO_IPC)
+    return strcmp(su->mine->bus, su->theirs[k].bus) == 0 ? "same node, same GPU" : "same node, peer access both ways";
+  if (q->t == GS_HALO_MPI_CUDA) return "MPI is CUDA-aware";
+  return h->b->is_gpu ? "MPI is not CUDA-aware" : "the cpu backend has only mpi-host";
+}
+
+/* ipc: opens the neighbour's arrays that this rank stores into, its events,
+ * its flags, and finds its counters in the node-shared window. */
+static void open_ipc_peer(gs_halo *h, peer *q, const desc *them) {
+  const gs_backend *b = h->b;
+  for (int a = 0; a < h->narr; ++a) {
+    q->remote[a] = (gs_halo_array){{NULL, NULL}, them->pitch[a], them->a0[a], them->b0[a]};
+    int used = 0;
+    for (int i = 0; i < q->p.nsend; ++i)
+      used |= q->p.send[i].array == a;
+    if (used)
+      for (int p = 0; p < 2; ++p)
+        q->remote[a].buf[p] = b->ipc_mem_open(them->mem[a][p]);
+  }
+  q->ev_data = b->ipc_event_open(them->ev[0]);
+  q->ev_free = b->ipc_event_open(them->ev[1]);
+  q->rflags = b->ipc_mem_open(them->flags);
+  MPI_Aint sz;
+  int du;
+  GS_MPI_CHECK(MPI_Win_shared_query(h->win, q->node_rank, &sz, &du, &q->cnt));
+  h->nipc++;
+}
+
+/* Neighbour k: its boxes, its transport (want, or the automatic choice) and
+ * the buffers that transport needs, plus the pinned host pair of
+ * gs_halo_exchange. Returns 1 with the reason in err when ipc was asked for
+ * and the neighbour cannot be reached by it. */
+static int setup_peer(gs_halo *h, const halo_setup *su, const gs_halo_peer *src, int k, gs_halo_transport want,
+                      char *err, size_t errlen) {
+  const gs_backend *b = h->b;
+  peer *q = &h->peers[k];
+  copy_peer_boxes(q, src);
+  int ipc_ok = su->ipc_ok[k];
+  if (want == GS_HALO_IPC && !ipc_ok) {
+    const char *why = su->no_ipc_why[k];
+    snprintf(err, errlen, "--halo-transport ipc: neighbour rank %d %s", src->rank, why ? why : "refused");
+    return 1;
+  }
+  /* A transport asked for is possible here: check_request() and the test above refused the others. */
+  q->t = want == GS_HALO_AUTO ? gs_halo_auto(ipc_ok, su->cuda_aware, b->is_gpu) : want;
+  q->reason = transport_reason(h, su, q, k, want);
+  q->no_ipc_why = want == GS_HALO_AUTO && b->is_gpu && !ipc_ok ? su->no_ipc_why[k] : NULL;
+  if (q->t == GS_HALO_IPC) {
+    open_ipc_peer(h, q, &su->theirs[k]);
+  } else {
+    size_t sb = (q->send_floats + 1) * sizeof(float), rb = (q->recv_floats + 1) * sizeof(float);
+    q->sbuf = q->t == GS_HALO_MPI_CUDA ? b->dev_alloc(sb) : b->host_alloc(sb);
+    q->rbuf = q->t == GS_HALO_MPI_CUDA ? b->dev_alloc(rb) : b->host_alloc(rb);
+    h->nmpi++;
+  }
+  q->hsend = q->t == GS_HALO_MPI_HOST ? q->sbuf : b->host_alloc((q->send_floats + 1) * sizeof(float));
+  q->hrecv = q->t == GS_HALO_MPI_HOST ? q->rbuf : b->host_alloc((q->recv_floats + 1) * sizeof(float));
+  h->bytes += (double)q->send_floats * sizeof(float);
+  return 0;
+}
+
+/* Whether this rank wants the boxes it receives from ipc neighbour q staged:
+ * rows of 2 to 31 floats on average; single floats (R = 1 columns) go faster
+ * directly (docs/performance.md). GPUSTENCIL_IPC_STAGE overrides. */
+static int wants_staging(const peer *q, gs_ipc_stage stage) {
+  if (q->t != GS_HALO_IPC || q->recv_floats == 0 || stage == GS_IPC_STAGE_NEVER) return 0;
+  if (stage == GS_IPC_STAGE_ALWAYS) return 1;
+  int64_t rows = 0;
+  for (int i = 0; i < q->p.nrecv; ++i)
+    rows += q->p.recv[i].b1 - q->p.recv[i].b0;
+  double per_row = (double)q->recv_floats / (double)(rows ? rows : 1);
+  return per_row >= 2.0 && per_row < 32.0;
+}
+
+/* Staging for ipc neighbours whose boxes have short rows (columns of a split
+ * along x, corners): each rank decides for what it receives and tells the
+ * sender by handing it the buffers. The swap happens whatever bad, so that
+ * both sides of every neighbour pair make it. */
+static void setup_ipc_staging(gs_halo *h, const gs_halo_peer *peers, int npeers, int bad) {
+  typedef struct stage_desc {
+    int on;
+    unsigned char mem[2][GS_IPC_HANDLE_BYTES];
+  } stage_desc;
+  const gs_backend *b = h->b;
+  stage_desc *mine = gs_xcalloc((size_t)npeers + 1, sizeof *mine);
+  stage_desc *theirs = gs_xcalloc((size_t)npeers + 1, sizeof *theirs);
+  const gs_ipc_stage stage = gs_config_get()->ipc_stage;
   for (int k = 0; k < npeers && !bad; ++k) {
     peer *q = &h->peers[k];
-    q->p = peers[k]; /* (node_rank was set above) */
-    gs_halo_box_g *s = gs_xmalloc(sizeof *s * ((size_t)peers[k].nsend + 1));
-    gs_halo_box_g *r = gs_xmalloc(sizeof *r * ((size_t)peers[k].nrecv + 1));
-    memcpy(s, peers[k].send, sizeof *s * (size_t)peers[k].nsend);
-    memcpy(r, peers[k].recv, sizeof *r * (size_t)peers[k].nrecv);
-    q->p.send = s;
-    q->p.recv = r;
-    for (int i = 0; i < q->p.nsend; ++i)
-      q->send_floats += box_floats(&s[i]);
-    for (int i = 0; i < q->p.nrecv; ++i)
-      q->recv_floats += box_floats(&r[i]);
-    int ipc_ok = ok[k];
-    if (want == GS_HALO_IPC && !ipc_ok) {
-      snprintf(err, errlen, "--halo-transport ipc: neighbour rank %d %s", peers[k].rank, why[k] ? why[k] : "refused");
-      bad = 1;
-      break;
+    if (!wants_staging(q, stage)) continue;
+    mine[k].on = 1;
+    for (int p = 0; p < 2; ++p) {
+      q->recv_stage[p] = b->dev_alloc((q->recv_floats + 1) * sizeof(float));
+      b->ipc_mem_handle(q->recv_stage[p], mine[k].mem[p]);
     }
-    q->t = want == GS_HALO_AUTO ? gs_halo_auto(ipc_ok, aware, b->is_gpu) : want; /* a forced one is possible here */
-    if (q->t == GS_HALO_IPC) {
-      for (int a = 0; a < narrays; ++a) {
-        q->remote[a] = (gs_halo_array){{NULL, NULL}, them[k].pitch[a], them[k].a0[a], them[k].b0[a]};
-        int used = 0;
-        for (int i = 0; i < q->p.nsend; ++i)
-          used |= s[i].array == a;
-        if (used)
-          for (int p = 0; p < 2; ++p)
-            q->remote[a].buf[p] = b->ipc_mem_open(them[k].mem[a][p]);
-      }
-      q->ev_data = b->ipc_event_open(them[k].ev[0]);
-      q->ev_free = b->ipc_event_open(them[k].ev[1]);
-      q->rflags = b->ipc_mem_open(them[k].flags);
-      MPI_Aint sz;
-      int du;
-      GS_MPI_CHECK(MPI_Win_shared_query(h->win, q->node_rank, &sz, &du, &q->cnt));
-      h->nipc++;
-    } else {
-      size_t sb = (q->send_floats + 1) * sizeof(float), rb = (q->recv_floats + 1) * sizeof(float);
-      q->sbuf = q->t == GS_HALO_MPI_CUDA ? b->dev_alloc(sb) : b->host_alloc(sb);
-      q->rbuf = q->t == GS_HALO_MPI_CUDA ? b->dev_alloc(rb) : b->host_alloc(rb);
-      h->nmpi++;
-    }
-    q->hsend = q->t == GS_HALO_MPI_HOST ? q->sbuf : b->host_alloc((q->send_floats + 1) * sizeof(float));
-    q->hrecv = q->t == GS_HALO_MPI_HOST ? q->rbuf : b->host_alloc((q->recv_floats + 1) * sizeof(float));
-    h->bytes += (double)q->send_floats * sizeof(float);
   }
-  /* Staging for ipc neighbours whose boxes have short rows (columns of a
-   * split along x, corners): each rank decides for what it receives and
-   * tells the sender by handing it the buffers (collective, whatever bad). */
-  {
-    typedef struct stage_desc {
-      int on;
-      unsigned char mem[2][GS_IPC_HANDLE_BYTES];
-    } stage_desc;
-    stage_desc *sm = gs_xcalloc((size_t)npeers + 1, sizeof *sm), *st = gs_xcalloc((size_t)npeers + 1, sizeof *st);
-    const gs_ipc_stage stage = gs_config_get()->ipc_stage;
-    int never = stage == GS_IPC_STAGE_NEVER, always = stage == GS_IPC_STAGE_ALWAYS;
-    for (int k = 0; k < npeers && !bad; ++k) {
-      peer *q = &h->peers[k];
-      if (q->t != GS_HALO_IPC || q->recv_floats == 0) continue;
-      int64_t rows = 0;
-      for (int i = 0; i < q->p.nrecv; ++i)
-        rows += q->p.recv[i].b1 - q->p.recv[i].b0;
-      /* rows of 2 to 31 floats; single floats (R = 1 columns) go faster directly (docs/performance.md) */
-      double per_row = (double)q->recv_floats / (double)(rows ? rows : 1);
-      if (never || (!always && (per_row < 2.0 || per_row >= 32.0))) continue;
-      sm[k].on = 1;
-      for (int p = 0; p < 2; ++p) {
-        q->recv_stage[p] = b->dev_alloc((q->recv_floats + 1) * sizeof(float));
-        b->ipc_mem_handle(q->recv_stage[p], sm[k].mem[p]);
-      }
-    }
-    swap(h, peers, npeers, sm, sizeof *sm, st, sizeof *st);
-    for (int k = 0; k < npeers && !bad; ++k) {
-      peer *q = &h->peers[k];
-      if (!st[k].on || q->t != GS_HALO_IPC) continue;
-      for (int p = 0; p < 2; ++p)
-        q->send_stage[p] = b->ipc_mem_open(st[k].mem[p]);
-      q->sbuf = b->dev_alloc((q->send_floats + 1) * sizeof(float));
-    }
-    free(sm);
-    free(st);
+  swap(h, peers, npeers, mine, sizeof *mine, theirs, sizeof *theirs);
+  for (int k = 0; k < npeers && !bad; ++k) {
+    peer *q = &h->peers[k];
+    if (!theirs[k].on || q->t != GS_HALO_IPC) continue;
+    for (int p = 0; p < 2; ++p)
+      q->send_stage[p] = b->ipc_mem_open(theirs[k].mem[p]);
+    q->sbuf = b->dev_alloc((q->send_floats + 1) * sizeof(float));
   }
-  free(me);
-  free(them);
-  free(ok);
-  free(why);
-  GS_MPI_CHECK(MPI_Group_free(&wg));
-  GS_MPI_CHECK(MPI_Group_free(&ng));
-  GS_MPI_CHECK(MPI_Comm_free(&node));
+  free(mine);
+  free(theirs);
+}
+
+/* Collective over the node communicator (its free). */
+static void release_setup(halo_setup *su) {
+  free(su->mine);
+  free(su->theirs);
+  free(su->ipc_ok);
+  free(su->no_ipc_why);
+  GS_MPI_CHECK(MPI_Group_free(&su->comm_group));
+  GS_MPI_CHECK(MPI_Group_free(&su->node_group));
+  GS_MPI_CHECK(MPI_Comm_free(&su->node));
+}
+
+/* One GPUSTENCIL_DEBUG line per neighbour: its transport and why, and for
+ * ipc the staging each way and how the stores are ordered. */
+static void log_transports(const gs_halo *h) {
+  for (int k = 0; k < h->npeers; ++k) {
+    const peer *q = &h->peers[k];
+    const char *name = gs_halo_transport_name(q->t);
+    if (q->t != GS_HALO_IPC) {
+      gs_log_debug("halo: neighbour rank %d: %s (%s%s%s%s); %s buffers; sync: the host waits for the packing event",
+                   q->p.rank, name, q->no_ipc_why ? "no ipc: neighbour " : "", q->no_ipc_why ? q->no_ipc_why : "",
+                   q->no_ipc_why ? "; " : "", q->reason, q->t == GS_HALO_MPI_CUDA ? "device" : "pinned host");
+      continue;
+    }
+    gs_log_debug("halo: neighbour rank %d: ipc (%s); staging send %s, receive %s; sync %s; %s", q->p.rank, q->reason,
+                 q->send_stage[0] ? "on" : "off", q->recv_stage[0] ? "on" : "off", h->sync_flag ? "flag" : "event",
+                 h->ipc_engine ? "copy engine" : "copy kernel");
+  }
+}
+
+gs_halo *gs_halo_create(MPI_Comm comm, const gs_backend *b, const gs_halo_array *arrays, int narrays,
+                        const gs_halo_peer *peers, int npeers, gs_halo_transport want, int reads_done, char *err,
+                        size_t errlen) {
+  /* Every step below runs on every rank whatever bad, so that the ranks make
+   * the same collective calls in the same order; they agree at the end. */
+  halo_setup su = {.cuda_aware = gs_comm_cuda_aware()};
+  int bad = check_request(b, narrays, want, su.cuda_aware, err, errlen);
+  gs_halo *h = halo_new(comm, b, arrays, narrays, npeers, reads_done);
+  open_node_counters(h, &su);
+  exchange_descriptors(h, &su, peers, npeers, want, bad);
+  decide_ipc_reach(h, &su, peers, npeers);
+  for (int k = 0; k < npeers && !bad; ++k)
+    bad = setup_peer(h, &su, &peers[k], k, want, err, errlen);
+  setup_ipc_staging(h, peers, npeers, bad);
+  release_setup(&su);
   h->ev_packed = b->event_create(0);
   h->ev_done = b->event_create(0);
-  if (gs_comm_agree(bad, comm)) {
-    h->npeers = 0; /* only what was set up is released */
-    for (int k = 0; k < npeers; ++k)
-      if (h->peers[k].p.send) h->npeers = k + 1;
-    gs_halo_destroy(h);
-    return NULL;
-  }
+  if (gs_comm_agree(bad, comm)) goto fail;
+  log_transports(h);
   return h;
+fail:
+  h->npeers = 0; /* only what was set up is released */
+  for (int k = 0; k < npeers; ++k)
+    if (h->peers[k].p.send) h->npeers = k + 1;
+  gs_halo_destroy(h);
+  return NULL;
 }
 
 /* Collective over the ranks of gs_halo_create; each has finished its device
