@@ -224,23 +224,26 @@ typedef struct halo_setup {
 /* Argument checks: a transport asked for that this rank cannot give. Returns
  * 1 with the reason in err; the caller still takes part in every collective
  * step, so that the ranks agree at the end and fail together. */
-static int check_request(const gs_backend *b, int narrays, gs_halo_transport want, int cuda_aware, char *err,
-                         size_t errlen) {
-  if (narrays > 16) gs_fatal("gs_halo_create", "more than 16 arrays", __FILE__, __LINE__);
-  int bad = 0;
+int gs_halo_transport_possible(gs_halo_transport want, const gs_backend *b, int cuda_aware, char *err, size_t errlen) {
   err[0] = '\0';
   if (want == GS_HALO_MPI_CUDA && !(cuda_aware && b->is_gpu)) {
     snprintf(err, errlen, "--halo-transport mpi-cuda: %s",
              !b->is_gpu ? "the cpu backend has no device memory"
                         : "this MPI is not CUDA-aware "
                           "(MPIX_Query_cuda_support() is 0)");
-    bad = 1;
+    return 0;
   }
   if (want == GS_HALO_IPC && !b->ipc_mem_handle) {
     snprintf(err, errlen, "--halo-transport ipc: needs the cuda backend (CUDA IPC)");
-    bad = 1;
+    return 0;
   }
-  return bad;
+  return 1;
+}
+
+static int check_request(const gs_backend *b, int narrays, gs_halo_transport want, int cuda_aware, char *err,
+                         size_t errlen) {
+  if (narrays > 16) gs_fatal("gs_halo_create", "more than 16 arrays", __FILE__, __LINE__);
+  return !gs_halo_transport_possible(want, b, cuda_aware, err, errlen);
 }
 
 static gs_halo *halo_new(MPI_Comm comm, const gs_backend *b, const gs_halo_array *arrays, int narrays, int npeers,

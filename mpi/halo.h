@@ -40,6 +40,11 @@ gs_halo_transport gs_halo_auto(int ipc_possible, int cuda_aware, int is_gpu);
 /* "auto", "ipc", "mpi-cuda", "mpi-host"; parse returns -1 for anything else. */
 const char *gs_halo_transport_name(gs_halo_transport t);
 int gs_halo_transport_parse(const char *s);
+/* Whether transport want can run at all with backend b and an MPI that is
+ * (cuda_aware 1) or is not CUDA-aware: 1, or 0 with the reason in err. Asked
+ * before any exchange exists, so that an impossible --halo-transport is
+ * refused on one rank as on many. */
+int gs_halo_transport_possible(gs_halo_transport want, const gs_backend *b, int cuda_aware, char *err, size_t errlen);
 
 /* One array: two buffers (parity 0 and 1), dev_alloc blocks (their start),
  * element (a, b) of the global grid at buf[(b - b0) * pitch + (a - a0)].
