@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# One GPU-machine call: build for sm_90, run every test (the gpu ones included), check that the
+# CPU and GPU give the same bits on the shipped scene (1 and 2 ranks, every transport the machine
+# has), and run the benchmarks whose figures docs/performance.md quotes. Logs go to $OUT (or
+# ./gpu-out). Debian packages the machine lacks (libdeflate, ISA-L) are unpacked from .carry/.
+# GS_SECTIONS picks parts (default all): tests bits bench codec
+set -uo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+out=${OUT:-$here/gpu-out}; mkdir -p "$out"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
+want() { [ -z "${GS_SECTIONS:-}" ] || [[ " $GS_SECTIONS " == *" $1 "* ]]; }
+log() { echo "== $*"; }
+cd "$here"
+log "machine"; nvidia-smi -L; nproc
+ngpu=$(nvidia-smi -L | wc -l)
+for deb in .carry/*.deb; do [ -f "$deb" ] && dpkg -i "$deb" >/dev/null 2>&1; done
+ldconfig
+log "build"
+cmake -S . -B build-gpu -DCMAKE_CUDA_ARCHITECTURES=90 > "$out/cmake.log" 2>&1 || { tail "$out/cmake.log"; exit 1; }
+cmake --build build-gpu -j "$(nproc)" > "$out/build.log" 2>&1 || { grep -E "error" "$out/build.log" | head; exit 1; }
+bin=build-gpu/gpustencil
+if want tests; then
+  log "tests (all labels but fuzz)"
+  (cd build-gpu && ctest --output-on-failure -j 8 -LE fuzz > "$out/ctest.log" 2>&1); tail -30 "$out/ctest.log"
+fi
+if want bits; then
+  log "bits: gpr.in on cpu and cuda, 1 and $ngpu ranks"
+  for run in "1 cpu" "1 cuda" "$ngpu cuda"; do
+    set -- $run
+    mpirun -np "$1" --oversubscribe $bin fdtd inputs/gpr.in --backend "$2" -o "/tmp/bits-$1-$2" 2>&1 | grep -E "checksum|transport"
+    md5sum "/tmp/bits-$1-$2/receivers.csv"
+  done | tee "$out/bits.txt"
+fi
+if want bench; then
+  log "bench fdtd, 1 GPU and $ngpu GPUs"
+  $bin bench fdtd --grid 16384x16384 --steps 500 2>&1 | tee "$out/bench_fdtd1.txt"
+  [ "$ngpu" -gt 1 ] && mpirun -np "$ngpu" $bin bench fdtd --grid 16384x16384 --steps 500 2>&1 | tee "$out/bench_fdtd_n.txt"
+  $bin bench scale --size 1024 --reps 20 2>&1 | tee "$out/bench_scale.txt"
+fi
+if want codec && [ -x scripts/bench_codec.sh ]; then
+  log "codec"
+  GS_BIN=$bin scripts/bench_codec.sh 2>&1 | tee "$out/codec.txt"
+fi
