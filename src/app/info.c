@@ -249,22 +249,37 @@ static void table_ranks(FILE *o, const info_report *rep) {
   }
 }
 
+/* A square table of n labelled rows and columns ("GPU0", "r0", ...): the
+ * labels take label_width characters, every cell cell_width. */
+typedef const char *(*matrix_cell)(const void *ctx, int row, int col);
+static void print_matrix(FILE *o, int n, const char *prefix, int label_width, int cell_width, matrix_cell cell,
+                         const void *ctx) {
+  int plen = (int)strlen(prefix);
+  fprintf(o, "%*s", label_width, "");
+  for (int col = 0; col < n; ++col)
+    fprintf(o, " %s%-*d", prefix, cell_width - 1 - plen, col);
+  fputc('\n', o);
+  for (int row = 0; row < n; ++row) {
+    fprintf(o, "%s%-*d", prefix, label_width - plen, row);
+    for (int col = 0; col < n; ++col)
+      fprintf(o, " %-*s", cell_width - 1, cell(ctx, row, col));
+    fputc('\n', o);
+  }
+}
+
+static const char *peer_cell(const void *ctx, int a, int b) {
+  const node_peers *np = ctx;
+  return a == b ? "X" : (np->access[a * np->ngpus + b] == '1' ? "P2P" : "-");
+}
+
 static void table_node(FILE *o, node_peers *np) {
   int n = np->ngpus;
   if (n == 0) {
     fprintf(o, "\nhost %s: no GPU visible\n", np->host);
     return;
   }
-  fprintf(o, "\nhost %s: peer access (row can access column)\n      ", np->host);
-  for (int j = 0; j < n; ++j)
-    fprintf(o, " GPU%-2d", j);
-  fputc('\n', o);
-  for (int a = 0; a < n; ++a) {
-    fprintf(o, "GPU%-2d ", a);
-    for (int b = 0; b < n; ++b)
-      fprintf(o, " %-5s", a == b ? "X" : (np->access[a * n + b] == '1' ? "P2P" : "-"));
-    fputc('\n', o);
-  }
+  fprintf(o, "\nhost %s: peer access (row can access column)\n", np->host);
+  print_matrix(o, n, "GPU", 6, 6, peer_cell, np);
   char *save = NULL;
   int i = 0;
   for (char *g = strtok_r(np->gpus, "|", &save); g; g = strtok_r(NULL, "|", &save), ++i)
@@ -272,18 +287,15 @@ static void table_node(FILE *o, node_peers *np) {
 }
 
 /* Only with several ranks: one rank has no neighbour. */
+static const char *transport_cell(const void *ctx, int a, int b) {
+  const info_report *rep = ctx;
+  return rep->transport[a * rep->nranks + b];
+}
+
 static void table_transport(FILE *o, const info_report *rep) {
   int n = rep->nranks, shown = n < TABLE_MAX_RANKS ? n : TABLE_MAX_RANKS;
-  fprintf(o, "\nhalo transport between ranks with --halo-transport auto (fdtd neighbours)\n     ");
-  for (int b = 0; b < shown; ++b)
-    fprintf(o, " r%-8d", b);
-  fputc('\n', o);
-  for (int a = 0; a < shown; ++a) {
-    fprintf(o, "r%-4d", a);
-    for (int b = 0; b < shown; ++b)
-      fprintf(o, " %-9s", rep->transport[a * n + b]);
-    fputc('\n', o);
-  }
+  fprintf(o, "\nhalo transport between ranks with --halo-transport auto (fdtd neighbours)\n");
+  print_matrix(o, shown, "r", 5, 10, transport_cell, rep);
   if (n > TABLE_MAX_RANKS) fprintf(o, "(first %d ranks shown; --json has all)\n", TABLE_MAX_RANKS);
 }
 

@@ -407,14 +407,11 @@ static void add_object(gs_scene *s, const gs_object *o) {
 
 static int cmd_box(parser *p, const command_call *c) {
   double v[6]; /* x0 y0 z0 x1 y1 z1 */
-  gs_object o = {.type = GS_OBJ_BOX};
-  if (parse_args(p, c, 0, 6, v) || object_material(p, c, c->arg[6], &o.material)) return -1;
+  int material;
+  if (parse_args(p, c, 0, 6, v) || object_material(p, c, c->arg[6], &material)) return -1;
   if (v[3] < v[0] || v[4] < v[1]) return perr(p, "#box: the upper corner is below the lower one");
-  o.x0 = v[0];
-  o.y0 = v[1];
-  o.x1 = v[3];
-  o.y1 = v[4];
-  add_object(p->s, &o);
+  gs_object box = {.type = GS_OBJ_BOX, .material = material, .x0 = v[0], .y0 = v[1], .x1 = v[3], .y1 = v[4]};
+  add_object(p->s, &box);
   return 0;
 }
 
