@@ -39,28 +39,22 @@
 
 const gs_scale_opts gs_scale_defaults = {.divisor = 0, .level = 1, .memory_mb = 256, .filter = "sub"};
 
+// clang-format off
 const gs_opt gs_scale_opt_table[] = {
-    {"divisor", 'd', GS_OPT_DOUBLE, offsetof(gs_scale_opts, divisor), "D", 0, 0,
-     "divide every grey sample by D (> 0; below 1 brightens)"},
-    {"output", 'o', GS_OPT_STRING, offsetof(gs_scale_opts, outdir), "DIR", 0, 0, "output folder (created if missing)"},
-    {"recursive", 'r', GS_OPT_FLAG, offsetof(gs_scale_opts, recursive), NULL, 0, 0,
-     "descend into sub-folders of folder inputs"},
-    {"overwrite", 0, GS_OPT_FLAG, offsetof(gs_scale_opts, overwrite), NULL, 0, 0, "replace existing outputs"},
-    {"skip-existing", 0, GS_OPT_FLAG, offsetof(gs_scale_opts, skip_existing), NULL, 0, 0,
-     "skip inputs whose output exists (resume)"},
-    {"png-level", 0, GS_OPT_INT, offsetof(gs_scale_opts, level), "0..9", 0, 9, "zlib level of the outputs (default 1)"},
-    {"png-filter", 0, GS_OPT_CHOICE, offsetof(gs_scale_opts, filter), "none|sub|up|avg|paeth|adaptive", 0, 0,
-     "PNG row filter of the outputs (default sub)"},
-    {"threads", 0, GS_OPT_INT, offsetof(gs_scale_opts, threads), "N", 1, 1024,
-     "threads per rank (default: the rank's bound cores)"},
-    {"memory", 0, GS_OPT_INT, offsetof(gs_scale_opts, memory_mb), "MB", 16, 1 << 20,
-     "memory budget per rank for strips in flight (256)"},
-    {"progress", 0, GS_OPT_FLAG, offsetof(gs_scale_opts, progress), NULL, 0, 0,
-     "show progress on rank 0 (default when a terminal)"},
-    {"shard", 0, GS_OPT_STRING, offsetof(gs_scale_opts, shard), "K/N", 0, 0,
-     "process only the inputs whose position in the sorted list is K modulo N (array jobs)"},
-    {NULL, 0, 0, 0, NULL, 0, 0, NULL},
+    {"divisor",       'd', GS_OPT_DOUBLE, offsetof(gs_scale_opts, divisor),       "D",                              0,  0,       "divide every grey sample by D (> 0; below 1 brightens)"},
+    {"output",        'o', GS_OPT_STRING, offsetof(gs_scale_opts, outdir),        "DIR",                            0,  0,       "output folder (created if missing)"},
+    {"recursive",     'r', GS_OPT_FLAG,   offsetof(gs_scale_opts, recursive),     NULL,                             0,  0,       "descend into sub-folders of folder inputs"},
+    {"overwrite",     0,   GS_OPT_FLAG,   offsetof(gs_scale_opts, overwrite),     NULL,                             0,  0,       "replace existing outputs"},
+    {"skip-existing", 0,   GS_OPT_FLAG,   offsetof(gs_scale_opts, skip_existing), NULL,                             0,  0,       "skip inputs whose output exists (resume)"},
+    {"png-level",     0,   GS_OPT_INT,    offsetof(gs_scale_opts, level),         "0..9",                           0,  9,       "zlib level of the outputs (default 1)"},
+    {"png-filter",    0,   GS_OPT_CHOICE, offsetof(gs_scale_opts, filter),        "none|sub|up|avg|paeth|adaptive", 0,  0,       "PNG row filter of the outputs (default sub)"},
+    {"threads",       0,   GS_OPT_INT,    offsetof(gs_scale_opts, threads),       "N",                              1,  1024,    "threads per rank (default: the rank's bound cores)"},
+    {"memory",        0,   GS_OPT_INT,    offsetof(gs_scale_opts, memory_mb),     "MB",                             16, 1 << 20, "memory budget per rank for strips in flight (256)"},
+    {"progress",      0,   GS_OPT_FLAG,   offsetof(gs_scale_opts, progress),      NULL,                             0,  0,       "show progress on rank 0 (default when a terminal)"},
+    {"shard",         0,   GS_OPT_STRING, offsetof(gs_scale_opts, shard),         "K/N",                            0,  0,       "process only the inputs whose position in the sorted list is K modulo N (array jobs)"},
+    {NULL,            0,   0,             0,                                      NULL,                             0,  0,       NULL},
 };
+// clang-format on
 
 /* "K/N": decimal digits only, 0 <= K < N <= 2^31 (sscanf's %ld would
  * quietly clamp "0/99999999999999999999"). 0, or -1 for anything else. */
