@@ -2,7 +2,9 @@
 # usage: run.sh TARGET SECONDS
 # Builds the libFuzzer target TARGET (tests/fuzz/TARGET.c) with ASan and UBSan in a build of its
 # own, then fuzzes it for SECONDS from the seed corpus tests/fuzz/corpus/KIND, with a 300 MB
-# memory limit (the reliability issue's bound for any one bad input) and 10 s per input.
+# limit on any one allocation and on the process's resident memory beyond ASan's shadow (the
+# reliability issue's bound for any one bad input: -malloc_limit_mb=300, -rss_limit_mb=400), and
+# 10 s per input.
 # Exit 0: no finding; 1: a crash, leak, hang, undefined behaviour or memory blow-up, whose input is
 # kept in $GS_WORK/fuzz-TARGET/ (crash-*, leak-*, timeout-*, oom-*) and printed as a path;
 # 77: no clang here. Extra corpus found along the way stays in $GS_WORK/fuzz-TARGET/corpus.
@@ -30,10 +32,11 @@ flags="-fsanitize=address,undefined,fuzzer-no-link -fno-sanitize-recover=undefin
 ) 9>"$work/fuzz-build.lock"
 cd "$work/fuzz-$target"
 rm -f crash-* leak-* timeout-* oom-*
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
+# A small quarantine keeps ASan's own memory out of the way of the 300 MB bound.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1:quarantine_size_mb=16}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 set +e
-"$build/tests/fuzz/$target" -max_total_time="$seconds" -rss_limit_mb=300 -malloc_limit_mb=300 -timeout=10 \
+"$build/tests/fuzz/$target" -max_total_time="$seconds" -rss_limit_mb=400 -malloc_limit_mb=300 -timeout=10 \
   -print_final_stats=1 -artifact_prefix="$PWD/" corpus "$src/tests/fuzz/corpus/$kind" 2>fuzz.log
 rc=$?
 set -e
