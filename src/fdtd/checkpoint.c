@@ -43,14 +43,14 @@ typedef struct ck_part {
 
 static int ck_parts(gs_fdtd_sim *m, ck_part *parts) {
   int n = 0;
-  parts[n++] = (ck_part){m->v.ez, NULL, m->nelem * sizeof(float)};
-  parts[n++] = (ck_part){m->v.hx, NULL, m->nelem * sizeof(float)};
-  parts[n++] = (ck_part){m->v.hy, NULL, m->nelem * sizeof(float)};
-  for (int k = 0; k < m->npml; ++k) {
-    parts[n++] = (ck_part){m->psi[k][m->cur][0], NULL, m->pml_cells[k] * sizeof(float)};
-    parts[n++] = (ck_part){m->psi[k][m->cur][1], NULL, m->pml_cells[k] * sizeof(float)};
+  parts[n++] = (ck_part){m->fields.v.ez, NULL, m->grid.nelem * sizeof(float)};
+  parts[n++] = (ck_part){m->fields.v.hx, NULL, m->grid.nelem * sizeof(float)};
+  parts[n++] = (ck_part){m->fields.v.hy, NULL, m->grid.nelem * sizeof(float)};
+  for (int k = 0; k < m->pml.n; ++k) {
+    parts[n++] = (ck_part){m->pml.psi[k][m->fields.cur][0], NULL, m->pml.cells[k] * sizeof(float)};
+    parts[n++] = (ck_part){m->pml.psi[k][m->fields.cur][1], NULL, m->pml.cells[k] * sizeof(float)};
   }
-  if (m->nrx) parts[n++] = (ck_part){NULL, m->rx_hist, sizeof(float) * 3 * (size_t)m->nrx * (size_t)m->step};
+  if (m->rx.n) parts[n++] = (ck_part){NULL, m->rx.hist, sizeof(float) * 3 * (size_t)m->rx.n * (size_t)m->step};
   return n;
 }
 
@@ -62,24 +62,24 @@ gs_status gs_fdtd_checkpoint_write(gs_fdtd_sim *m, const char *path, char *err, 
                  .header_bytes = sizeof h,
                  .scene_hash = m->sc->hash,
                  .step = m->step,
-                 .nx = m->nx,
-                 .ny = m->ny,
-                 .pitch = m->pitch,
-                 .rows = m->rows,
+                 .nx = m->grid.nx,
+                 .ny = m->grid.ny,
+                 .pitch = m->grid.pitch,
+                 .rows = m->grid.rows,
                  .iterations = m->sc->iterations,
-                 .oi0 = m->oi0,
-                 .oj0 = m->oj0,
-                 .nrx = m->nrx,
-                 .nsrc = m->nsrc,
+                 .oi0 = m->grid.own.i0,
+                 .oj0 = m->grid.own.j0,
+                 .nrx = m->rx.n,
+                 .nsrc = m->src.n,
                  .run = m->run,
-                 .npml = m->npml};
+                 .npml = m->pml.n};
   memcpy(h.magic, ck_magic, 8);
-  h.oi1 = m->oi1;
-  h.oj1 = m->oj1;
-  h.g = m->g;
-  for (int k = 0; k < m->npml; ++k) {
-    h.pml_side[k] = m->pml_side[k];
-    const gs_fdtd_slab *p = &m->pml[k];
+  h.oi1 = m->grid.own.i1;
+  h.oj1 = m->grid.own.j1;
+  h.g = m->grid.g;
+  for (int k = 0; k < m->pml.n; ++k) {
+    h.pml_side[k] = m->pml.side[k];
+    const gs_fdtd_slab *p = &m->pml.slab[k];
     h.pml_box[k][0] = p->lo;
     h.pml_box[k][1] = p->hi;
     h.pml_box[k][2] = p->o0;
@@ -144,13 +144,13 @@ static gs_status ck_read_any(gs_fdtd_sim *m, char **paths, int n, int64_t step, 
   const gs_backend *b = m->b;
   gs_status st = GS_OK;
   float *psi[4][2] = {{NULL}};
-  for (int k = 0; k < m->npml; ++k)
+  for (int k = 0; k < m->pml.n; ++k)
     for (int eh = 0; eh < 2; ++eh)
-      psi[k][eh] = gs_xcalloc(m->pml_cells[k] + 1, sizeof(float));
+      psi[k][eh] = gs_xcalloc(m->pml.cells[k] + 1, sizeof(float));
   int *old_rx = gs_xcalloc((size_t)sc->nrx + 1, sizeof *old_rx);
-  int *found = gs_xcalloc((size_t)m->nrx + 1, sizeof *found);
+  int *found = gs_xcalloc((size_t)m->rx.n + 1, sizeof *found);
   int64_t covered = 0;
-  gs_fdtd_region mine = {m->oi0, m->oi1, m->oj0, m->oj1};
+  gs_fdtd_region mine = {m->grid.own.i0, m->grid.own.i1, m->grid.own.j0, m->grid.own.j1};
   err[0] = '\0';
   for (int q = 0; q < n && st == GS_OK; ++q) {
     FILE *fp = fopen(paths[q], "rb");
@@ -166,8 +166,9 @@ static gs_status ck_read_any(gs_fdtd_sim *m, char **paths, int n, int64_t step, 
     } else if (h.scene_hash != sc->hash) {
       snprintf(err, errlen, "%s: made from a different scene", paths[q]);
       st = GS_ERR_FORMAT;
-    } else if (h.nx != m->nx || h.ny != m->ny || h.iterations != sc->iterations || h.run != m->run || h.step != step ||
-               h.npml < 0 || h.npml > 4 || h.g < 1 || h.oi1 <= h.oi0 || h.oj1 <= h.oj0 || h.pitch < h.oi1 - h.oi0) {
+    } else if (h.nx != m->grid.nx || h.ny != m->grid.ny || h.iterations != sc->iterations || h.run != m->run ||
+               h.step != step || h.npml < 0 || h.npml > 4 || h.g < 1 || h.oi1 <= h.oi0 || h.oj1 <= h.oj0 ||
+               h.pitch < h.oi1 - h.oi0) {
       snprintf(err, errlen, "%s: does not match this run or the rest of its set (grid %lldx%lld, run %d, step %lld)",
                paths[q], (long long)h.nx, (long long)h.ny, h.run, (long long)h.step);
       st = GS_ERR_FORMAT;
@@ -179,9 +180,9 @@ static gs_status ck_read_any(gs_fdtd_sim *m, char **paths, int n, int64_t step, 
     gs_fdtd_region theirs = {h.oi0, h.oi1, h.oj0, h.oj1}, both = gs_region_meet(mine, theirs);
     int nold = rx_in_box(sc, m->run, h.oi0, h.oi1, h.oj0, h.oj1, old_rx);
     int wanted = !gs_region_empty(both);
-    for (int r = 0; r < m->nrx; ++r)
+    for (int r = 0; r < m->rx.n; ++r)
       for (int k = 0; k < nold; ++k)
-        wanted |= old_rx[k] == m->rx_global[r];
+        wanted |= old_rx[k] == m->rx.global[r];
     if (!wanted) {
       fclose(fp);
       continue;
@@ -206,8 +207,9 @@ static gs_status ck_read_any(gs_fdtd_sim *m, char **paths, int n, int64_t step, 
         if (j < both.j0 || j >= both.j1) continue;
         memcpy(band + nb * bw, row + (both.i0 - h.oi0 + h.g), sizeof(float) * (size_t)bw);
         if (++nb == band_rows || j == both.j1 - 1) {
-          b->copy_2d(m->field[m->cur][k] + gs_fdtd_index(m, both.i0, bj0), sizeof(float) * (size_t)m->pitch, band,
-                     sizeof(float) * (size_t)bw, sizeof(float) * (size_t)bw, (size_t)nb, 1, m->s);
+          b->copy_2d(m->fields.buf[m->fields.cur][k] + gs_fdtd_index(m, both.i0, bj0),
+                     sizeof(float) * (size_t)m->grid.pitch, band, sizeof(float) * (size_t)bw,
+                     sizeof(float) * (size_t)bw, (size_t)nb, 1, m->s);
           b->stream_sync(m->s);
           if (k == 0) covered += nb * bw;
           bj0 += nb;
@@ -219,11 +221,11 @@ static gs_status ck_read_any(gs_fdtd_sim *m, char **paths, int n, int64_t step, 
     for (int k = 0; k < h.npml && st == GS_OK; ++k) {
       int64_t lo = h.pml_box[k][0], hi = h.pml_box[k][1], o0 = h.pml_box[k][2], o1 = h.pml_box[k][3];
       int side = h.pml_side[k], dir = side % 2, me = -1;
-      for (int t = 0; t < m->npml; ++t)
-        if (m->pml_side[t] == side) me = t;
+      for (int t = 0; t < m->pml.n; ++t)
+        if (m->pml.side[t] == side) me = t;
       /* along the slab, the nodes the file's rank owned and those this rank owns */
       int64_t ow0 = dir == 0 ? h.oj0 : h.oi0, ow1 = dir == 0 ? h.oj1 : h.oi1;
-      int64_t mo0 = dir == 0 ? m->oj0 : m->oi0, mo1 = dir == 0 ? m->oj1 : m->oi1;
+      int64_t mo0 = dir == 0 ? m->grid.own.j0 : m->grid.own.i0, mo1 = dir == 0 ? m->grid.own.j1 : m->grid.own.i1;
       float *prow = gs_xmalloc(sizeof(float) * (size_t)(o1 - o0 + 1));
       for (int eh = 0; eh < 2 && st == GS_OK; ++eh)
         for (int64_t d = lo; d < hi; ++d) {
@@ -232,7 +234,7 @@ static gs_status ck_read_any(gs_fdtd_sim *m, char **paths, int n, int64_t step, 
             break;
           }
           if (me < 0) continue;
-          const gs_fdtd_slab *p = &m->pml[me];
+          const gs_fdtd_slab *p = &m->pml.slab[me];
           if (d < p->lo || d >= p->hi) continue;
           for (int64_t o = o0; o < o1; ++o)
             if (o >= ow0 && o < ow1 && o >= mo0 && o < mo1)
@@ -248,12 +250,12 @@ static gs_status ck_read_any(gs_fdtd_sim *m, char **paths, int n, int64_t step, 
       size_t per = 3 * (size_t)h.nrx;
       float *hist = gs_xmalloc(sizeof(float) * per * (size_t)(step > 0 ? step : 1));
       if (ck_take(fp, hist, per * (size_t)step, &crc, &bytes)) st = GS_ERR_FORMAT;
-      for (int r = 0; r < m->nrx && st == GS_OK; ++r)
+      for (int r = 0; r < m->rx.n && st == GS_OK; ++r)
         for (int k = 0; k < nold; ++k) {
-          if (old_rx[k] != m->rx_global[r]) continue;
+          if (old_rx[k] != m->rx.global[r]) continue;
           found[r] = 1;
           for (int64_t t = 0; t < step; ++t)
-            memcpy(m->rx_hist + ((size_t)t * (size_t)m->nrx + (size_t)r) * 3, hist + (size_t)t * per + 3 * (size_t)k,
+            memcpy(m->rx.hist + ((size_t)t * (size_t)m->rx.n + (size_t)r) * 3, hist + (size_t)t * per + 3 * (size_t)k,
                    3 * sizeof(float));
         }
       free(hist);
@@ -264,26 +266,26 @@ static gs_status ck_read_any(gs_fdtd_sim *m, char **paths, int n, int64_t step, 
     if (st == GS_ERR_FORMAT && !err[0]) snprintf(err, errlen, "%s: corrupt (CRC or length mismatch)", paths[q]);
     fclose(fp);
   }
-  int64_t need = (m->oi1 - m->oi0) * (m->oj1 - m->oj0);
+  int64_t need = (m->grid.own.i1 - m->grid.own.i0) * (m->grid.own.j1 - m->grid.own.j0);
   if (st == GS_OK && covered != need) {
     snprintf(err, errlen, "the checkpoint set covers %lld of this rank's %lld nodes", (long long)covered,
              (long long)need);
     st = GS_ERR_FORMAT;
   }
-  for (int r = 0; r < m->nrx && st == GS_OK; ++r)
+  for (int r = 0; r < m->rx.n && st == GS_OK; ++r)
     if (!found[r]) {
-      snprintf(err, errlen, "the checkpoint set lacks the history of receiver %d", m->rx_global[r] + 1);
+      snprintf(err, errlen, "the checkpoint set lacks the history of receiver %d", m->rx.global[r] + 1);
       st = GS_ERR_FORMAT;
     }
   if (st == GS_OK) {
-    for (int k = 0; k < m->npml; ++k)
+    for (int k = 0; k < m->pml.n; ++k)
       for (int eh = 0; eh < 2; ++eh)
-        b->copy_h2d(m->psi[k][m->cur][eh], psi[k][eh], m->pml_cells[k] * sizeof(float), m->s);
+        b->copy_h2d(m->pml.psi[k][m->fields.cur][eh], psi[k][eh], m->pml.cells[k] * sizeof(float), m->s);
     b->stream_sync(m->s);
     m->step = step;
-    m->rx_flushed = step;
+    m->rx.flushed = step;
   }
-  for (int k = 0; k < m->npml; ++k)
+  for (int k = 0; k < m->pml.n; ++k)
     for (int eh = 0; eh < 2; ++eh)
       free(psi[k][eh]);
   free(old_rx);

@@ -149,11 +149,11 @@ static float *gather_receivers(const gs_fdtd_sim *m, const gs_comm *c, const int
       if (i >= q[0] && i < q[1] && j >= q[2] && j < q[3]) owner = r;
     }
     int local = -1;
-    for (int q = 0; q < m->nrx; ++q)
-      if (m->rx_global[q] == k) local = q;
+    for (int q = 0; q < m->rx.n; ++q)
+      if (m->rx.global[q] == k) local = q;
     if (c->rank == owner) {
       for (int64_t s = 0; s < m->step; ++s)
-        memcpy(mine + 3 * (size_t)s, m->rx_hist + ((size_t)s * (size_t)m->nrx + (size_t)local) * 3, 3 * sizeof(float));
+        memcpy(mine + 3 * (size_t)s, m->rx.hist + ((size_t)s * (size_t)m->rx.n + (size_t)local) * 3, 3 * sizeof(float));
       if (owner == 0)
         memcpy(all + (size_t)k * per, mine, per * sizeof(float));
       else
@@ -276,16 +276,16 @@ int gs_fdtd_run(const gs_comm *c, const gs_backend *backend, const gs_fdtd_opts 
       status = GS_EXIT_USAGE;
       break;
     }
-    m.graphs = m.graphs && spread.graphs;
+    m.graph.allowed = m.graph.allowed && spread.graphs;
     if (root && r == 0 && c->size > 1) {
       char tr[64];
       printf("fdtd: %d ranks, decomposition %dx%d, halo transport %s (rank 0), halo depth %d, overlap %s, CUDA graphs "
              "%s\n",
-             c->size, dims[0], dims[1], gs_halo_summary(m.halo, tr, sizeof tr), depth, spread.overlap ? "on" : "off",
-             m.graphs ? "on" : "off");
+             c->size, dims[0], dims[1], gs_halo_summary(m.dist.halo, tr, sizeof tr), depth,
+             spread.overlap ? "on" : "off", m.graph.allowed ? "on" : "off");
       fflush(stdout);
     } else if (root && r == 0 && backend->is_gpu) {
-      printf("fdtd: CUDA graphs %s\n", m.graphs ? "on" : "off");
+      printf("fdtd: CUDA graphs %s\n", m.graph.allowed ? "on" : "off");
       fflush(stdout);
     }
     int64_t ck_prev = -1;             /* step of this run's last checkpoint set */
