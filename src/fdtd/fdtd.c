@@ -135,57 +135,63 @@ int gs_fdtd_depth_fit(const gs_scene *sc, const gs_fdtd_part *part, int want) {
   return 1;
 }
 
-gs_status gs_fdtd_sim_init_part(gs_fdtd_sim *m, const gs_scene *sc, const gs_backend *b, int run,
-                                const gs_fdtd_part *part, int depth, char *err, size_t errlen) {
-  memset(m, 0, sizeof *m);
-  m->b = b;
-  m->sc = sc;
-  m->run = run;
-  m->grid.nx = sc->nx;
-  m->grid.ny = sc->ny;
-  if (depth < 1 || depth > GS_FDTD_MAX_DEPTH) gs_fatal("gs_fdtd_sim_init_part", "bad depth", __FILE__, __LINE__);
+/* The global grid, the nodes this rank owns (part) and the layout of its
+ * arrays; GS_ERR_USAGE with the reason in err when the part cannot work. */
+static gs_status init_grid(gs_fdtd_sim *m, const gs_fdtd_part *part, int depth, char *err, size_t errlen) {
+  const gs_scene *sc = m->sc;
+  gs_fdtd_grid *gr = &m->grid;
+  gr->nx = sc->nx;
+  gr->ny = sc->ny;
   m->dist.depth = depth;
-  m->grid.g = depth;
-  gs_fdtd_part whole = {0, sc->nx + 1, 0, sc->ny + 1};
-  if (!part) part = &whole;
-  m->grid.own.i0 = part->i0;
-  m->grid.own.i1 = part->i1;
-  m->grid.own.j0 = part->j0;
-  m->grid.own.j1 = part->j1;
-  m->dist.nb[0] = m->grid.own.i0 > 0;
-  m->dist.nb[1] = m->grid.own.i1 < sc->nx + 1;
-  m->dist.nb[2] = m->grid.own.j0 > 0;
-  m->dist.nb[3] = m->grid.own.j1 < sc->ny + 1;
+  gr->g = depth;
+  gr->own = *part;
+  m->dist.nb[0] = gr->own.i0 > 0;
+  m->dist.nb[1] = gr->own.i1 < sc->nx + 1;
+  m->dist.nb[2] = gr->own.j0 > 0;
+  m->dist.nb[3] = gr->own.j1 < sc->ny + 1;
   if (part_problem(sc, part, depth, err, errlen)) return GS_ERR_USAGE;
-  m->grid.pitch = (m->grid.own.i1 - m->grid.own.i0 + 2 * m->grid.g + 31) / 32 * 32;
-  m->grid.rows = m->grid.own.j1 - m->grid.own.j0 + 2 * m->grid.g;
-  m->grid.nelem = (size_t)m->grid.pitch * (size_t)m->grid.rows;
-  m->s = b->stream_create(0);
-  m->graph.allowed = b->graph_begin != NULL;
-  m->pdl = gs_config_get()->pdl;
+  gr->pitch = (gr->own.i1 - gr->own.i0 + 2 * gr->g + 31) / 32 * 32; /* rows start 128-byte aligned */
+  gr->rows = gr->own.j1 - gr->own.j0 + 2 * gr->g;
+  gr->nelem = (size_t)gr->pitch * (size_t)gr->rows;
+  return GS_OK;
+}
 
+/* Both buffer sets of Ez, Hx, Hy, zero; the first is current. */
+static void init_fields(gs_fdtd_sim *m) {
+  const gs_backend *b = m->b;
+  size_t bytes = m->grid.nelem * sizeof(float);
   float *zero = gs_xcalloc(m->grid.nelem, sizeof(float));
   for (int buf = 0; buf < 2; ++buf)
     for (int k = 0; k < 3; ++k) {
-      m->fields.buf[buf][k] = b->dev_alloc(m->grid.nelem * sizeof(float));
-      b->copy_h2d(m->fields.buf[buf][k], zero, m->grid.nelem * sizeof(float), m->s);
+      m->fields.buf[buf][k] = b->dev_alloc(bytes);
+      b->copy_h2d(m->fields.buf[buf][k], zero, bytes, m->s);
     }
+  b->stream_sync(m->s); /* before zero goes */
+  free(zero);
   m->fields.cur = 0;
   m->fields.v.ez = m->fields.buf[0][0];
   m->fields.v.hx = m->fields.buf[0][1];
   m->fields.v.hy = m->fields.buf[0][2];
+  m->fields.v.pitch = m->grid.pitch;
+  m->fields.v.g = m->grid.g;
+}
+
+/* The material of every node of the arrays (ghosts included; 0 outside the
+ * grid), on the host and the device, and the update coefficients. */
+static void init_materials(gs_fdtd_sim *m) {
+  const gs_scene *sc = m->sc;
+  const gs_backend *b = m->b;
+  const gs_fdtd_part *own = &m->grid.own;
+  const int g = m->grid.g;
   uint8_t *mat = gs_xcalloc(m->grid.nelem, 1);
-  for (int64_t j = m->grid.own.j0 - m->grid.g; j < m->grid.own.j1 + m->grid.g; ++j)
-    for (int64_t i = m->grid.own.i0 - m->grid.g; i < m->grid.own.i1 + m->grid.g; ++i)
+  for (int64_t j = own->j0 - g; j < own->j1 + g; ++j)
+    for (int64_t i = own->i0 - g; i < own->i1 + g; ++i)
       if (i >= 0 && i <= sc->nx && j >= 0 && j <= sc->ny)
         mat[gs_fdtd_index(m, i, j)] = (uint8_t)gs_scene_material_at(sc, i, j);
   m->mat.host = mat;
   uint8_t *mat_dev = b->dev_alloc(m->grid.nelem);
   b->copy_h2d(mat_dev, mat, m->grid.nelem, m->s);
   m->fields.v.mat = mat_dev;
-  m->fields.v.pitch = m->grid.pitch;
-  m->fields.v.g = m->grid.g;
-
   for (int k = 0; k < sc->nmaterials; ++k) {
     const gs_material *mt = &sc->materials[k];
     if (mt->pec) continue; /* all zero: Ez stays 0 */
@@ -197,157 +203,211 @@ gs_status gs_fdtd_sim_init_part(gs_fdtd_sim *m, const gs_scene *sc, const gs_bac
   b->copy_h2d(m->mat.coef, m->mat.coef_host, sizeof m->mat.coef_host, m->s);
   m->mat.chx = (float)(sc->dt / (GS_MU0 * sc->dx));
   m->mat.chy = (float)(sc->dt / (GS_MU0 * sc->dy));
+}
 
-  /* CPML slabs: x- x+ (dir 0), y- y+ (dir 1). */
-  for (int side = 0; side < 4; ++side) {
-    int n = sc->pml[side];
-    if (n == 0) continue;
-    int dir = side % 2, lower = side < 2;
-    int64_t extent = dir == 0 ? m->grid.nx : m->grid.ny;
-    gs_fdtd_slab p = {.dir = dir};
-    p.lo = lower ? 0 : extent - n;
-    p.hi = lower ? n + 1 : extent;
-    p.o0 = 0;
-    p.o1 = (dir == 0 ? m->grid.ny : m->grid.nx) + 1;
-    int64_t gnodes = p.hi - p.lo;
-    float *gprof = gs_xmalloc(6 * (size_t)gnodes * sizeof(float));
-    double er = slab_permittivity(sc, dir, p.lo, p.hi);
-    pml_profiles(sc, dir == 0 ? sc->dx : sc->dy, er, n, lower, gnodes, gprof);
-    /* This rank's part of the slab. */
-    int64_t alo = dir == 0 ? m->grid.own.i0 : m->grid.own.j0, ahi = dir == 0 ? m->grid.own.i1 : m->grid.own.j1;
-    int64_t olo = dir == 0 ? m->grid.own.j0 : m->grid.own.i0, ohi = dir == 0 ? m->grid.own.j1 : m->grid.own.i1;
-    int64_t lo = p.lo > alo ? p.lo : alo, hi = p.hi < ahi ? p.hi : ahi;
-    if (hi <= lo) {
-      free(gprof);
-      continue;
+/* The profiles of slab p's nodes [lo, hi) (this rank's part of them), from
+ * the whole slab's: 6 arrays of hi - lo values (b, a, k for E, then for H). */
+static float *slab_part_profiles(const gs_scene *sc, const gs_fdtd_slab *p, int n, int lower, int64_t lo, int64_t hi) {
+  int64_t gnodes = p->hi - p->lo, nodes = hi - lo;
+  float *gprof = gs_xmalloc(6 * (size_t)gnodes * sizeof(float));
+  double er = slab_permittivity(sc, p->dir, p->lo, p->hi);
+  pml_profiles(sc, p->dir == 0 ? sc->dx : sc->dy, er, n, lower, gnodes, gprof);
+  float *prof = gs_xmalloc(6 * (size_t)nodes * sizeof(float));
+  for (int c = 0; c < 6; ++c)
+    memcpy(prof + (size_t)c * (size_t)nodes, gprof + (size_t)c * (size_t)gnodes + (size_t)(lo - p->lo),
+           (size_t)nodes * sizeof(float));
+  free(gprof);
+  return prof;
+}
+
+/* This rank's part of the CPML slab on scene side `side` (n cells thick), if
+ * it has one: its profiles on the device and its auxiliaries (zero), added
+ * to m->pml. */
+static void init_slab(gs_fdtd_sim *m, int side, int n) {
+  const gs_backend *b = m->b;
+  const gs_fdtd_part *own = &m->grid.own;
+  int dir = side % 2, lower = side < 2;
+  int64_t extent = dir == 0 ? m->grid.nx : m->grid.ny;
+  gs_fdtd_slab p = {.dir = dir};
+  p.lo = lower ? 0 : extent - n;
+  p.hi = lower ? n + 1 : extent;
+  p.o0 = 0;
+  p.o1 = (dir == 0 ? m->grid.ny : m->grid.nx) + 1;
+  int64_t alo = dir == 0 ? own->i0 : own->j0, ahi = dir == 0 ? own->i1 : own->j1;
+  int64_t olo = dir == 0 ? own->j0 : own->i0, ohi = dir == 0 ? own->j1 : own->i1;
+  int64_t lo = p.lo > alo ? p.lo : alo, hi = p.hi < ahi ? p.hi : ahi;
+  if (hi <= lo) return;
+  int64_t nodes = hi - lo;
+  float *prof = slab_part_profiles(m->sc, &p, n, lower, lo, hi);
+  p.lo = lo;
+  p.hi = hi;
+  /* Along the slab: this rank's nodes and the depth - 1 layers a deep halo
+   * computes beyond them. */
+  olo -= m->dist.depth - 1;
+  ohi += m->dist.depth - 1;
+  p.o0 = p.o0 > olo ? p.o0 : olo;
+  p.o1 = p.o1 < ohi ? p.o1 : ohi;
+  float *dprof = b->dev_alloc(6 * (size_t)nodes * sizeof(float));
+  b->copy_h2d(dprof, prof, 6 * (size_t)nodes * sizeof(float), m->s);
+  p.be = dprof;
+  p.ae = dprof + nodes;
+  p.ke = dprof + 2 * nodes;
+  p.bh = dprof + 3 * nodes;
+  p.ah = dprof + 4 * nodes;
+  p.kh = dprof + 5 * nodes;
+  size_t psi_n = (size_t)nodes * (size_t)(p.o1 - p.o0);
+  float *z = gs_xcalloc(psi_n, sizeof(float));
+  gs_fdtd_cpml *pml = &m->pml;
+  for (int buf = 0; buf < 2; ++buf)
+    for (int eh = 0; eh < 2; ++eh) {
+      pml->psi[pml->n][buf][eh] = b->dev_alloc(psi_n * sizeof(float));
+      b->copy_h2d(pml->psi[pml->n][buf][eh], z, psi_n * sizeof(float), m->s);
     }
-    int64_t nodes = hi - lo;
-    float *prof = gs_xmalloc(6 * (size_t)nodes * sizeof(float));
-    for (int c = 0; c < 6; ++c)
-      memcpy(prof + (size_t)c * (size_t)nodes, gprof + (size_t)c * (size_t)gnodes + (size_t)(lo - p.lo),
-             (size_t)nodes * sizeof(float));
-    free(gprof);
-    p.lo = lo;
-    p.hi = hi;
-    /* Along the slab: this rank's nodes and the depth - 1 layers a deep
-     * halo computes beyond them. */
-    olo -= depth - 1;
-    ohi += depth - 1;
-    p.o0 = p.o0 > olo ? p.o0 : olo;
-    p.o1 = p.o1 < ohi ? p.o1 : ohi;
-    float *dprof = b->dev_alloc(6 * (size_t)nodes * sizeof(float));
-    b->copy_h2d(dprof, prof, 6 * (size_t)nodes * sizeof(float), m->s);
-    p.be = dprof;
-    p.ae = dprof + nodes;
-    p.ke = dprof + 2 * nodes;
-    p.bh = dprof + 3 * nodes;
-    p.ah = dprof + 4 * nodes;
-    p.kh = dprof + 5 * nodes;
-    size_t psi_n = (size_t)nodes * (size_t)(p.o1 - p.o0);
-    float *z = gs_xcalloc(psi_n, sizeof(float));
-    for (int buf = 0; buf < 2; ++buf)
-      for (int eh = 0; eh < 2; ++eh) {
-        m->pml.psi[m->pml.n][buf][eh] = b->dev_alloc(psi_n * sizeof(float));
-        b->copy_h2d(m->pml.psi[m->pml.n][buf][eh], z, psi_n * sizeof(float), m->s);
+  b->stream_sync(m->s);
+  free(z);
+  free(prof);
+  pml->prof[pml->n] = dprof;
+  pml->side[pml->n] = side;
+  pml->cells[pml->n] = psi_n;
+  pml->slab[pml->n++] = p;
+}
+
+/* CPML slabs: x- x+ (dir 0), y- y+ (dir 1). */
+static void init_cpml(gs_fdtd_sim *m) {
+  for (int side = 0; side < 4; ++side)
+    if (m->sc->pml[side]) init_slab(m, side, m->sc->pml[side]);
+}
+
+/* Regions: an inner box whose nodes (and the neighbours they recompute) lie
+ * in no slab, and the strips around it, which carry the slabs (or, without a
+ * slab on that side, the outermost row or column, which the marching kernel
+ * does not take). */
+static void init_regions(gs_fdtd_sim *m) {
+  const int *pml = m->sc->pml;
+  int64_t X = m->grid.nx + 1, Y = m->grid.ny + 1;
+  int64_t x0 = pml[0] ? pml[0] + 2 : 1, y0 = pml[1] ? pml[1] + 2 : 1;
+  int64_t x1 = X - (pml[2] ? pml[2] + 1 : 1), y1 = Y - (pml[3] ? pml[3] + 1 : 1);
+  if (x0 > X) x0 = X;
+  if (y0 > Y) y0 = Y;
+  if (x1 < x0) x1 = x0;
+  if (y1 < y0) y1 = y0;
+  gs_fdtd_region all[5] = {{x0, x1, y0, y1}, {0, X, 0, y0}, {0, X, y1, Y}, {0, x0, y0, y1}, {x1, X, y0, y1}};
+  memcpy(m->pml.region, all, sizeof all);
+}
+
+/* The class of the source at global node (i, j) (see gs_fdtd_sources): 0
+ * inside the interior box, 1 in the ring, d + 1 in the ghost layers at depth
+ * d that a deep halo computes, -1 beyond them (not this rank's). */
+static int source_class(const gs_fdtd_sim *m, gs_fdtd_region inner, int64_t i, int64_t j) {
+  const gs_fdtd_part *own = &m->grid.own;
+  int64_t dx = i < own->i0 ? own->i0 - i : i >= own->i1 ? i - own->i1 + 1 : 0;
+  int64_t dy = j < own->j0 ? own->j0 - j : j >= own->j1 ? j - own->j1 + 1 : 0;
+  int64_t d = dx > dy ? dx : dy;
+  if (d == 0) return i >= inner.i0 && i < inner.i1 && j >= inner.j0 && j < inner.j1 ? 0 : 1;
+  return d <= m->dist.depth - 1 ? (int)d + 1 : -1;
+}
+
+/* The offsets and the values at every step of the sources, in class order
+ * (cls[q]: scene source q's class), to the device. */
+static void upload_sources(gs_fdtd_sim *m, const int *cls) {
+  const gs_scene *sc = m->sc;
+  const gs_backend *b = m->b;
+  const size_t n = (size_t)m->src.n;
+  int64_t *off = gs_xmalloc(sizeof *off * n);
+  float *val = gs_xcalloc((size_t)sc->iterations * n, sizeof(float));
+  int k = 0;
+  for (int c = 0; c < GS_FDTD_MAX_DEPTH + 2; ++c)
+    for (int q = 0; q < sc->nsources; ++q) {
+      if (cls[q] != c) continue;
+      const gs_source *src = &sc->sources[q];
+      int64_t i = src->i + (int64_t)m->run * sc->src_di, j = src->j + (int64_t)m->run * sc->src_dj;
+      off[k] = (int64_t)gs_fdtd_index(m, i, j);
+      double srce = m->mat.coef_host[m->mat.host[off[k]]].src, scale = srce / (sc->dx * sc->dy);
+      for (int64_t s = 0; s < sc->iterations; ++s) {
+        double t = (double)s * sc->dt;
+        if (t < src->start || t > src->stop) continue;
+        val[(size_t)s * n + (size_t)k] =
+            (float)(scale * gs_waveform_value(&sc->waveforms[src->waveform], t - src->start + 0.5 * sc->dt));
       }
-    b->stream_sync(m->s);
-    free(z);
-    free(prof);
-    m->pml.prof[m->pml.n] = dprof;
-    m->pml.side[m->pml.n] = side;
-    m->pml.cells[m->pml.n] = psi_n;
-    m->pml.slab[m->pml.n++] = p;
-  }
-
-  /* Regions: an inner box whose nodes (and the neighbours they recompute)
-   * lie in no slab, and the strips around it, which carry the slabs (or,
-   * without a slab on that side, the outermost row or column, which the
-   * marching kernel does not take). */
-  {
-    int64_t X = m->grid.nx + 1, Y = m->grid.ny + 1;
-    int64_t x0 = sc->pml[0] ? sc->pml[0] + 2 : 1, y0 = sc->pml[1] ? sc->pml[1] + 2 : 1;
-    int64_t x1 = X - (sc->pml[2] ? sc->pml[2] + 1 : 1), y1 = Y - (sc->pml[3] ? sc->pml[3] + 1 : 1);
-    if (x0 > X) x0 = X;
-    if (y0 > Y) y0 = Y;
-    if (x1 < x0) x1 = x0;
-    if (y1 < y0) y1 = y0;
-    gs_fdtd_region all[5] = {{x0, x1, y0, y1}, {0, X, 0, y0}, {0, X, y1, Y}, {0, x0, y0, y1}, {x1, X, y0, y1}};
-    memcpy(m->pml.region, all, sizeof all);
-  }
-
-  /* Sources: the ones this rank owns, and with a deep halo the ones in the
-   * ghost layers it computes too; all values precomputed (gprMax: evaluated
-   * half a step late). Ordered by class (see gs_fdtd_sources). */
-  {
-    gs_fdtd_region inner = interior_box(m);
-    int cls_count[GS_FDTD_MAX_DEPTH + 2] = {0};
-    int *cls = gs_xmalloc(sizeof *cls * ((size_t)sc->nsources + 1));
-    for (int k = 0; k < sc->nsources; ++k) {
-      int64_t i = sc->sources[k].i + (int64_t)run * sc->src_di, j = sc->sources[k].j + (int64_t)run * sc->src_dj;
-      int64_t dx = i < m->grid.own.i0 ? m->grid.own.i0 - i : i >= m->grid.own.i1 ? i - m->grid.own.i1 + 1 : 0;
-      int64_t dy = j < m->grid.own.j0 ? m->grid.own.j0 - j : j >= m->grid.own.j1 ? j - m->grid.own.j1 + 1 : 0;
-      int64_t d = dx > dy ? dx : dy;
-      if (d == 0)
-        cls[k] = i >= inner.i0 && i < inner.i1 && j >= inner.j0 && j < inner.j1 ? 0 : 1;
-      else
-        cls[k] = d <= depth - 1 ? (int)d + 1 : -1;
-      if (cls[k] >= 0) cls_count[cls[k]]++;
+      ++k;
     }
-    for (int c = 0, sum = 0; c < GS_FDTD_MAX_DEPTH + 2; ++c)
-      m->src.cum[c] = sum += cls_count[c];
-    m->src.n = m->src.cum[GS_FDTD_MAX_DEPTH + 1];
-    if (m->src.n) {
-      int64_t *off = gs_xmalloc(sizeof *off * (size_t)m->src.n);
-      float *val = gs_xcalloc((size_t)sc->iterations * (size_t)m->src.n, sizeof(float));
-      int k = 0;
-      for (int c = 0; c < GS_FDTD_MAX_DEPTH + 2; ++c)
-        for (int q = 0; q < sc->nsources; ++q) {
-          if (cls[q] != c) continue;
-          const gs_source *src = &sc->sources[q];
-          int64_t i = src->i + (int64_t)run * sc->src_di, j = src->j + (int64_t)run * sc->src_dj;
-          off[k] = (int64_t)gs_fdtd_index(m, i, j);
-          double srce = m->mat.coef_host[mat[off[k]]].src, scale = srce / (sc->dx * sc->dy);
-          for (int64_t n = 0; n < sc->iterations; ++n) {
-            double t = (double)n * sc->dt;
-            if (t < src->start || t > src->stop) continue;
-            val[(size_t)n * (size_t)m->src.n + (size_t)k] =
-                (float)(scale * gs_waveform_value(&sc->waveforms[src->waveform], t - src->start + 0.5 * sc->dt));
-          }
-          ++k;
-        }
-      m->src.off = b->dev_alloc(sizeof *off * (size_t)m->src.n);
-      m->src.val = b->dev_alloc(sizeof *val * (size_t)sc->iterations * (size_t)m->src.n);
-      b->copy_h2d(m->src.off, off, sizeof *off * (size_t)m->src.n, m->s);
-      b->copy_h2d(m->src.val, val, sizeof *val * (size_t)sc->iterations * (size_t)m->src.n, m->s);
-      b->stream_sync(m->s);
-      free(off);
-      free(val);
-    }
-    free(cls);
+  m->src.off = b->dev_alloc(sizeof *off * n);
+  m->src.val = b->dev_alloc(sizeof *val * (size_t)sc->iterations * n);
+  b->copy_h2d(m->src.off, off, sizeof *off * n, m->s);
+  b->copy_h2d(m->src.val, val, sizeof *val * (size_t)sc->iterations * n, m->s);
+  b->stream_sync(m->s);
+  free(off);
+  free(val);
+}
+
+/* Sources: the ones this rank owns, and with a deep halo the ones in the
+ * ghost layers it computes too; all values precomputed (gprMax: evaluated
+ * half a step late). Ordered by class (see gs_fdtd_sources). */
+static void init_sources(gs_fdtd_sim *m) {
+  const gs_scene *sc = m->sc;
+  gs_fdtd_region inner = interior_box(m);
+  int cls_count[GS_FDTD_MAX_DEPTH + 2] = {0};
+  int *cls = gs_xmalloc(sizeof *cls * ((size_t)sc->nsources + 1));
+  for (int k = 0; k < sc->nsources; ++k) {
+    int64_t i = sc->sources[k].i + (int64_t)m->run * sc->src_di, j = sc->sources[k].j + (int64_t)m->run * sc->src_dj;
+    cls[k] = source_class(m, inner, i, j);
+    if (cls[k] >= 0) cls_count[cls[k]]++;
   }
+  for (int c = 0, sum = 0; c < GS_FDTD_MAX_DEPTH + 2; ++c)
+    m->src.cum[c] = sum += cls_count[c];
+  m->src.n = m->src.cum[GS_FDTD_MAX_DEPTH + 1];
+  if (m->src.n) upload_sources(m, cls);
+  free(cls);
+}
+
+/* Receivers: the ones this rank owns, their offsets on the device, the
+ * device ring of samples, the host history, the stream they are sampled on. */
+static void init_receivers(gs_fdtd_sim *m) {
+  const gs_scene *sc = m->sc;
+  const gs_backend *b = m->b;
+  const int64_t run = m->run;
   m->rx.n = 0;
   m->rx.global = gs_xcalloc((size_t)sc->nrx + 1, sizeof *m->rx.global);
   for (int k = 0; k < sc->nrx; ++k)
-    if (owns(m, sc->rxs[k].i + (int64_t)run * sc->rx_di, sc->rxs[k].j + (int64_t)run * sc->rx_dj))
-      m->rx.global[m->rx.n++] = k;
-  if (m->rx.n) {
-    int64_t *off = gs_xmalloc(sizeof *off * (size_t)m->rx.n);
-    for (int k = 0; k < m->rx.n; ++k) {
-      const gs_rx *rx = &sc->rxs[m->rx.global[k]];
-      off[k] = (int64_t)gs_fdtd_index(m, rx->i + (int64_t)run * sc->rx_di, rx->j + (int64_t)run * sc->rx_dj);
-    }
-    m->rx.s = b->stream_create(1);
-    m->rx.ev_ready = b->event_create(0);
-    m->rx.ev_done = b->event_create(0);
-    m->rx.off = b->dev_alloc(sizeof *off * (size_t)m->rx.n);
-    b->copy_h2d(m->rx.off, off, sizeof *off * (size_t)m->rx.n, m->s);
-    m->rx.buf = b->dev_alloc(sizeof(float) * 3 * (size_t)m->rx.n * GS_RX_CHUNK);
-    m->rx.hist = gs_xcalloc((size_t)sc->iterations * 3 * (size_t)m->rx.n, sizeof(float));
-    b->stream_sync(m->s);
-    free(off);
+    if (owns(m, sc->rxs[k].i + run * sc->rx_di, sc->rxs[k].j + run * sc->rx_dj)) m->rx.global[m->rx.n++] = k;
+  if (!m->rx.n) return;
+  const size_t n = (size_t)m->rx.n;
+  int64_t *off = gs_xmalloc(sizeof *off * n);
+  for (size_t k = 0; k < n; ++k) {
+    const gs_rx *rx = &sc->rxs[m->rx.global[k]];
+    off[k] = (int64_t)gs_fdtd_index(m, rx->i + run * sc->rx_di, rx->j + run * sc->rx_dj);
   }
+  m->rx.s = b->stream_create(1);
+  m->rx.ev_ready = b->event_create(0);
+  m->rx.ev_done = b->event_create(0);
+  m->rx.off = b->dev_alloc(sizeof *off * n);
+  b->copy_h2d(m->rx.off, off, sizeof *off * n, m->s);
+  m->rx.buf = b->dev_alloc(sizeof(float) * 3 * n * GS_RX_CHUNK);
+  m->rx.hist = gs_xcalloc((size_t)sc->iterations * 3 * n, sizeof(float));
   b->stream_sync(m->s);
-  free(zero);
+  free(off);
+}
+
+gs_status gs_fdtd_sim_init_part(gs_fdtd_sim *m, const gs_scene *sc, const gs_backend *b, int run,
+                                const gs_fdtd_part *part, int depth, char *err, size_t errlen) {
+  memset(m, 0, sizeof *m);
+  if (depth < 1 || depth > GS_FDTD_MAX_DEPTH) gs_fatal("gs_fdtd_sim_init_part", "bad depth", __FILE__, __LINE__);
+  m->b = b;
+  m->sc = sc;
+  m->run = run;
+  const gs_fdtd_part whole = {0, sc->nx + 1, 0, sc->ny + 1};
+  gs_status st = init_grid(m, part ? part : &whole, depth, err, errlen);
+  if (st != GS_OK) return st;
+  m->s = b->stream_create(0);
+  m->graph.allowed = b->graph_begin != NULL;
+  m->pdl = gs_config_get()->pdl;
+  init_fields(m);
+  init_materials(m);
+  init_cpml(m);
+  init_regions(m);
+  init_sources(m);
+  init_receivers(m);
+  b->stream_sync(m->s);
   return GS_OK;
 }
 
