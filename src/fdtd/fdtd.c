@@ -507,20 +507,9 @@ static void inject(gs_fdtd_sim *m, int from, int to, gs_tick t, gs_stream st) {
                       m->pdl, st);
 }
 
-/* One rank, or several (then with the halo):
- *  - a deep-halo step that exchanges nothing (R > 1, all but the last of
- *    every R steps): the owned nodes and e = R - 1 - k ghost layers on s;
- *  - an exchanging step with overlap: the ring of R layers along the
- *    neighbours first on the high-priority stream, its exchange sent from
- *    there, while the interior runs on s; nothing waits on the host for the
- *    device except the MPI transports, which wait for their packing event;
- *  - without overlap: everything on s, then the exchange.
- * The streams are ordered by events: the ring waits for s's previous step
- * (it reads the interior's nodes), s waits for the previous ring. */
-void gs_fdtd_sim_step(gs_fdtd_sim *m) {
-  const gs_backend *b = m->b;
-  const int64_t n = m->step;
-  const int in = m->fields.cur, out = 1 - m->fields.cur;
+/* What the update kernels read and write in a step from buffer set in to
+ * out, the CPML slabs included. */
+static gs_fdtd_step_args step_args(const gs_fdtd_sim *m, int in, int out) {
   gs_fdtd_step_args a = {.ez = m->fields.buf[in][0],
                          .hx = m->fields.buf[in][1],
                          .hy = m->fields.buf[in][2],
@@ -537,54 +526,111 @@ void gs_fdtd_sim_step(gs_fdtd_sim *m) {
                          .chx = m->mat.chx,
                          .chy = m->mat.chy,
                          .coef = m->mat.coef,
-                         .nslab = 0,
+                         .nslab = m->pml.n,
                          .concurrent = m->dist.hi && m->dist.hi != m->s,
                          .pdl = m->pdl};
-  gs_fdtd_step_args sl = a;
-  sl.nslab = m->pml.n;
   for (int k = 0; k < m->pml.n; ++k) {
-    sl.slab[k] = m->pml.slab[k];
-    sl.slab[k].psi_e_in = m->pml.psi[k][in][0];
-    sl.slab[k].psi_h_in = m->pml.psi[k][in][1];
-    sl.slab[k].psi_e_out = m->pml.psi[k][out][0];
-    sl.slab[k].psi_h_out = m->pml.psi[k][out][1];
+    a.slab[k] = m->pml.slab[k];
+    a.slab[k].psi_e_in = m->pml.psi[k][in][0];
+    a.slab[k].psi_h_in = m->pml.psi[k][in][1];
+    a.slab[k].psi_e_out = m->pml.psi[k][out][0];
+    a.slab[k].psi_h_out = m->pml.psi[k][out][1];
   }
+  return a;
+}
+
+/* Before step k of the deep-halo cycle on several ranks: s waits for what
+ * the previous steps on hi and the exchange must have done. */
+static void wait_for_neighbours(gs_fdtd_sim *m, int64_t k, int exchanging) {
+  const gs_backend *b = m->b;
+  const int R = m->dist.depth;
+  gs_stream lo = m->s, hi = m->dist.hi;
+  if (hi != lo && !m->graph.fresh) b->stream_wait_event(lo, m->dist.ev_ring); /* the previous step's ring */
+  /* The overlapped send of the last exchange (on hi) reads this rank's own
+   * nodes of the buffer this step overwrites: first step of the cycle for
+   * odd R, second for even R (R = 1: the ring, written on hi only). */
+  if (hi != lo && R > 1 && k == (R % 2 ? 0 : 1) && !m->graph.fresh) b->stream_wait_event(lo, m->dist.ev_sent);
+  if (m->dist.pending && !exchanging) gs_halo_wait(m->dist.halo, lo);
+}
+
+/* Queues the receivers' sample of the current fields at step t on their
+ * stream, once the previous step is done on s. */
+static void sample_receivers(gs_fdtd_sim *m, gs_tick t) {
+  const gs_backend *b = m->b;
+  gs_stream lo = m->s, hi = m->dist.hi;
+  /* The last sample read the buffer this step writes. */
+  if (m->rx.pending && !m->graph.fresh) {
+    b->stream_wait_event(lo, m->rx.ev_done);
+    if (m->dist.halo && hi != lo) b->stream_wait_event(hi, m->rx.ev_done);
+  }
+  m->rx.pending = 0;
+  if (m->step - m->rx.flushed == GS_RX_CHUNK) flush_receivers(m); /* (never while capturing: see capture()) */
+  /* lo has all of the previous step here (above: it waited for the ring). */
+  b->event_record(m->rx.ev_ready, lo);
+  b->stream_wait_event(m->rx.s, m->rx.ev_ready);
+  b->fdtd_sample(m->fields.v, m->rx.off, m->rx.n, m->rx.buf, GS_RX_CHUNK, t, m->rx.s);
+  b->event_record(m->rx.ev_done, m->rx.s);
+  m->rx.pending = 1;
+}
+
+/* An exchanging step with overlap: the ring along the neighbours on hi, its
+ * exchange sent from there, while the interior runs on s. */
+static void overlapped_step(gs_fdtd_sim *m, const gs_fdtd_step_args *sl, gs_tick t, int out) {
+  const gs_backend *b = m->b;
+  gs_stream lo = m->s, hi = m->dist.hi;
+  gs_fdtd_region own = grown_box(m, 0), core = interior_box(m);
+  if (gs_region_empty(core)) core = (gs_fdtd_region){own.i0, own.i0, own.j0, own.j0};
+  gs_fdtd_region ring[4] = {{own.i0, own.i1, own.j0, core.j0},
+                            {own.i0, own.i1, core.j1, own.j1},
+                            {own.i0, core.i0, core.j0, core.j1},
+                            {core.i1, own.i1, core.j0, core.j1}};
+  if (!m->graph.fresh) b->stream_wait_event(hi, m->dist.ev_lo); /* the previous step's interior */
+  if (m->dist.pending) gs_halo_wait(m->dist.halo, hi);
+  gs_fdtd_region pieces[4];
+  int np = 0;
+  for (int r = 0; r < 4; ++r)
+    if (!gs_region_empty(ring[r])) pieces[np++] = ring[r];
+  update_boxes(m, sl, pieces, np, hi);
+  inject(m, m->src.cum[0], m->src.cum[1], t, hi);
+  b->event_record(m->dist.ev_ring, hi);
+  gs_halo_send(m->dist.halo, out, hi);
+  b->event_record(m->dist.ev_sent, hi);
+  if (!gs_region_empty(core)) update_box(m, sl, core, lo);
+  inject(m, 0, m->src.cum[0], t, lo);
+  b->event_record(m->dist.ev_lo, lo);
+  gs_halo_finish(m->dist.halo, out, hi);
+  m->dist.pending = 1;
+}
+
+/* One rank, or several (then with the halo):
+ *  - a deep-halo step that exchanges nothing (R > 1, all but the last of
+ *    every R steps): the owned nodes and e = R - 1 - k ghost layers on s;
+ *  - an exchanging step with overlap: the ring of R layers along the
+ *    neighbours first on the high-priority stream, its exchange sent from
+ *    there, while the interior runs on s; nothing waits on the host for the
+ *    device except the MPI transports, which wait for their packing event;
+ *  - without overlap: everything on s, then the exchange.
+ * The streams are ordered by events: the ring waits for s's previous step
+ * (it reads the interior's nodes), s waits for the previous ring. */
+void gs_fdtd_sim_step(gs_fdtd_sim *m) {
+  const int64_t n = m->step;
+  const int out = 1 - m->fields.cur;
+  const gs_fdtd_step_args sl = step_args(m, m->fields.cur, out);
   const int R = m->dist.depth;
   const int64_t k = m->dist.halo ? (n - m->dist.k0) % R : R - 1;
   const int exchanging = k == R - 1;
-  gs_stream lo = m->s, hi = m->dist.hi;
+  gs_stream lo = m->s;
   /* The step as the kernels read it: n, or in a graph being captured its
    * offset from the clock word the replays move on. */
   const gs_tick t = m->graph.capturing ? (gs_tick){m->graph.clock, n - m->graph.n0} : gs_tick_at(n);
-  if (m->dist.halo) {
-    if (hi != lo && !m->graph.fresh) b->stream_wait_event(lo, m->dist.ev_ring); /* the previous step's ring */
-    /* The overlapped send of the last exchange (on hi) reads this rank's own
-     * nodes of the buffer this step overwrites: first step of the cycle for
-     * odd R, second for even R (R = 1: the ring, written on hi only). */
-    if (hi != lo && R > 1 && k == (R % 2 ? 0 : 1) && !m->graph.fresh) b->stream_wait_event(lo, m->dist.ev_sent);
-    if (m->dist.pending && !exchanging) gs_halo_wait(m->dist.halo, lo);
-  }
-  if (m->rx.n) {
-    /* The last sample read the buffer this step writes. */
-    if (m->rx.pending && !m->graph.fresh) {
-      b->stream_wait_event(lo, m->rx.ev_done);
-      if (m->dist.halo && hi != lo) b->stream_wait_event(hi, m->rx.ev_done);
-    }
-    m->rx.pending = 0;
-    if (n - m->rx.flushed == GS_RX_CHUNK) flush_receivers(m); /* (never while capturing: see capture()) */
-    /* lo has all of the previous step here (above: it waited for the ring). */
-    b->event_record(m->rx.ev_ready, lo);
-    b->stream_wait_event(m->rx.s, m->rx.ev_ready);
-    b->fdtd_sample(m->fields.v, m->rx.off, m->rx.n, m->rx.buf, GS_RX_CHUNK, t, m->rx.s);
-    b->event_record(m->rx.ev_done, m->rx.s);
-    m->rx.pending = 1;
-  }
+  if (m->dist.halo) wait_for_neighbours(m, k, exchanging);
+  if (m->rx.n) sample_receivers(m, t);
   if (!exchanging) {
     int e = (int)(R - 1 - k);
     update_box(m, &sl, grown_box(m, e), lo);
     inject(m, 0, m->src.cum[1 + e], t, lo);
     if (k == R - 2) gs_halo_reads_done(m->dist.halo, lo);
-    b->event_record(m->dist.ev_lo, lo);
+    m->b->event_record(m->dist.ev_lo, lo);
     m->dist.pending = 0;
   } else if (!m->dist.halo || !m->dist.overlap) {
     if (m->dist.pending) gs_halo_wait(m->dist.halo, lo);
@@ -596,28 +642,7 @@ void gs_fdtd_sim_step(gs_fdtd_sim *m) {
       m->dist.pending = 1;
     }
   } else {
-    gs_fdtd_region own = grown_box(m, 0), core = interior_box(m);
-    if (gs_region_empty(core)) core = (gs_fdtd_region){own.i0, own.i0, own.j0, own.j0};
-    gs_fdtd_region ring[4] = {{own.i0, own.i1, own.j0, core.j0},
-                              {own.i0, own.i1, core.j1, own.j1},
-                              {own.i0, core.i0, core.j0, core.j1},
-                              {core.i1, own.i1, core.j0, core.j1}};
-    if (!m->graph.fresh) b->stream_wait_event(hi, m->dist.ev_lo); /* the previous step's interior */
-    if (m->dist.pending) gs_halo_wait(m->dist.halo, hi);
-    gs_fdtd_region pieces[4];
-    int np = 0;
-    for (int r = 0; r < 4; ++r)
-      if (!gs_region_empty(ring[r])) pieces[np++] = ring[r];
-    update_boxes(m, &sl, pieces, np, hi);
-    inject(m, m->src.cum[0], m->src.cum[1], t, hi);
-    b->event_record(m->dist.ev_ring, hi);
-    gs_halo_send(m->dist.halo, out, hi);
-    b->event_record(m->dist.ev_sent, hi);
-    if (!gs_region_empty(core)) update_box(m, &sl, core, lo);
-    inject(m, 0, m->src.cum[0], t, lo);
-    b->event_record(m->dist.ev_lo, lo);
-    gs_halo_finish(m->dist.halo, out, hi);
-    m->dist.pending = 1;
+    overlapped_step(m, &sl, t, out);
   }
   m->fields.cur = out;
   m->fields.v.ez = m->fields.buf[out][0];
