@@ -366,6 +366,10 @@ static gs_status ck_read_any(gs_fdtd_sim *m, char **paths, int n, int64_t step, 
   return st;
 }
 
+/* Checkpoints of a run on several ranks: DIR/checkpoint.s<step>.r<rank>.gsck,
+ * one per rank, committed together by DIR/checkpoint.manifest (written last,
+ * atomically) naming the step and the decomposition; the previous set is
+ * removed after the new manifest is in place. One rank: DIR/checkpoint.gsck. */
 static void ck_rank_path(char *buf, size_t n, const char *dir, int64_t step, int rank) {
   snprintf(buf, n, "%s/checkpoint.s%lld.r%05d.gsck", dir, (long long)step, rank);
 }

@@ -132,10 +132,8 @@ static gs_status write_receivers(const gs_scene *sc, const float *rx, int64_t st
   return gs_tmpfile_commit(&t, 0, 0, err, errlen);
 }
 
-/* B-scan: Ez of the first receiver, one column per run, time downwards,
- * after background removal (the mean trace over the runs, mostly the direct
- * wave, is subtracted), scaled to the 99.5th percentile of |value|. At most
- * 1000 rows (time decimated) and at least 256 pixels wide. */
+/* Collective: every receiver's history (steps x 3 floats), sent to rank 0
+ * by the rank that holds it in this run; NULL on the other ranks. */
 static float *gather_receivers(const gs_fdtd_sim *m, const gs_comm *c, const int64_t *parts, int run) {
   const gs_scene *sc = m->sc;
   size_t per = 3 * (size_t)m->step;

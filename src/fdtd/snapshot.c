@@ -10,7 +10,7 @@
 #include "fdtd_internal.h"
 #include "png_io.h"
 
-/* ------------------------------------------------------------ snapshots */
+/* ------------------------------------------------------------- colours */
 
 static void diverging(float v, float scale, uint8_t rgb[3]) {
   float t = scale > 0 ? v / scale : 0;
@@ -43,6 +43,12 @@ static float abs_quantile(const float *v, size_t n, size_t stride, double q) {
   return r;
 }
 
+/* ------------------------------------------------------------- B-scans */
+
+/* B-scan: Ez of the first receiver, one column per run, time downwards,
+ * after background removal (the mean trace over the runs, mostly the direct
+ * wave, is subtracted), scaled to the 99.5th percentile of |value|. At most
+ * 1000 rows (time decimated) and at least 256 pixels wide. */
 gs_status gs_fdtd_write_bscan(float *ez, int64_t runs, int64_t steps, const char *path, char *err, size_t errlen) {
   for (int64_t s = 0; s < steps; ++s) {
     double mean = 0;
@@ -68,10 +74,6 @@ gs_status gs_fdtd_write_bscan(float *ez, int64_t runs, int64_t steps, const char
   return st;
 }
 
-/* Checkpoints of a run on several ranks: DIR/checkpoint.s<step>.r<rank>.gsck,
- * one per rank, committed together by DIR/checkpoint.manifest (written last,
- * atomically) naming the step and the decomposition; the previous set is
- * removed after the new manifest is in place. One rank: DIR/checkpoint.gsck. */
 /* ------------------------------------------------------------ snapshots */
 
 /* Exact q-quantile of |Ez| over every node of the grid, the same for any
@@ -204,5 +206,3 @@ gs_status gs_fdtd_snapshot(gs_fdtd_sim *m, const gs_comm *c, const int64_t *part
   free(prev);
   return st;
 }
-
-/* Rank 0 collects every receiver's history (steps x 3 floats) from its owner. */
