@@ -16,6 +16,7 @@
 #include "config.h"
 #include "fdtd_internal.h"
 #include "halo.h"
+#include "log.h"
 #include "options.h"
 
 #define GS_EPS0 8.8541878128e-12
@@ -400,6 +401,7 @@ gs_status gs_fdtd_sim_init_part(gs_fdtd_sim *m, const gs_scene *sc, const gs_bac
   if (st != GS_OK) return st;
   m->s = b->stream_create(0);
   m->graph.allowed = b->graph_begin != NULL;
+  if (!m->graph.allowed) gs_log_debug("fdtd: CUDA graphs off: the %s backend has none", b->name);
   m->pdl = gs_config_get()->pdl;
   init_fields(m);
   init_materials(m);
@@ -724,6 +726,8 @@ static void capture(gs_fdtd_sim *m) {
   b->fdtd_clock(m->graph.clock, m->graph.len, m->graph.exch, 1, m->s);
   m->graph.exec = b->graph_end(m->s);
   m->graph.capturing = 0;
+  gs_log_debug("fdtd: CUDA graph captured at step %lld: %d steps and %d halo exchanges a replay", (long long)step,
+               m->graph.len, m->graph.exch);
   if (m->dist.halo) gs_halo_capture(m->dist.halo, NULL);
   rerecord_events(m);
   m->step = step;
@@ -766,7 +770,10 @@ void gs_fdtd_sim_advance(gs_fdtd_sim *m, int64_t count) {
 
 /* Forgets the captured graph (the deep-halo cycle starts anew). */
 static void drop_graph(gs_fdtd_sim *m) {
-  if (m->graph.exec) m->b->graph_free(m->graph.exec);
+  if (m->graph.exec) {
+    gs_log_debug("fdtd: CUDA graph dropped at step %lld (ghost layers refilled)", (long long)m->step);
+    m->b->graph_free(m->graph.exec);
+  }
   m->graph.exec = NULL;
 }
 
@@ -857,6 +864,11 @@ gs_status gs_fdtd_sim_connect(gs_fdtd_sim *m, MPI_Comm cart, gs_halo_transport t
     }
   m->dist.halo = gs_halo_create(cart, b, arr, 11, peers, np, t, m->dist.depth > 1, err, errlen);
   if (!m->dist.halo) return GS_ERR_USAGE;
+  if (m->graph.allowed && !gs_halo_graphable(m->dist.halo)) {
+    char tr[64];
+    gs_log_debug("fdtd: CUDA graphs off: the halo transport (%s) needs the host at every exchange",
+                 gs_halo_summary(m->dist.halo, tr, sizeof tr));
+  }
   m->graph.allowed = m->graph.allowed && gs_halo_graphable(m->dist.halo);
   m->dist.overlap = overlap;
   m->dist.hi = overlap ? b->stream_create(1) : m->s;
@@ -928,6 +940,7 @@ int gs_fdtd_decomp(const char *spec, int size, int64_t nx, int64_t ny, int dims[
     if (gs_parse_size2(spec, &px, &py) != 0 || px * py != size) return -1;
     dims[0] = (int)px;
     dims[1] = (int)py;
+    if (gs_error_rank() == 0) gs_log_debug("fdtd: decomposition %dx%d (--decomp)", dims[0], dims[1]);
     return 0;
   }
   /* Halo cost per rank: a split along x gives column halos (strided, and
@@ -936,7 +949,7 @@ int gs_fdtd_decomp(const char *spec, int size, int64_t nx, int64_t ny, int dims[
    * 98.4% at 16384^2 where 2x1 reached 87%; columns weigh 8 rows here.
    * Parts thinner than GS_FDTD_MIN_PART nodes are avoided where possible. */
   double best = -1;
-  int bx = 1, by = size;
+  int bx = 1, by = size, thin = 0;
   for (int pass = 0; pass < 2 && best < 0; ++pass)
     for (int px = 1; px <= size; ++px) {
       if (size % px) continue;
@@ -948,10 +961,14 @@ int gs_fdtd_decomp(const char *spec, int size, int64_t nx, int64_t ny, int dims[
         best = cost;
         bx = px;
         by = py;
+        thin = pass;
       }
     }
   dims[0] = bx;
   dims[1] = by;
+  if (gs_error_rank() == 0)
+    gs_log_debug("fdtd: decomposition %dx%d of %d rank(s): the least halo cost (%g), parts %s %d nodes", bx, by, size,
+                 best, thin ? "thinner than" : "at least", GS_FDTD_MIN_PART);
   return 0;
 }
 
@@ -977,13 +994,20 @@ int gs_fdtd_agree_depth(const gs_scene *sc, const gs_backend *b, const gs_fdtd_p
   int size;
   GS_MPI_CHECK(MPI_Comm_size(comm, &size));
   if (size == 1) return 1;
-  int d = want;
+  int d = want, auto_want = 0;
   if (!d) {
     double nodes = (double)(part->i1 - part->i0) * (double)(part->j1 - part->j0);
-    d = gs_fdtd_depth_fit(sc, part, gs_fdtd_auto_depth(b, nodes));
+    auto_want = gs_fdtd_auto_depth(b, nodes);
+    d = gs_fdtd_depth_fit(sc, part, auto_want);
   }
   int all;
   GS_MPI_CHECK(MPI_Allreduce(&d, &all, 1, MPI_INT, MPI_MIN, comm));
+  if (want)
+    gs_log_debug("fdtd: halo depth %d (--halo-depth)", want);
+  else
+    gs_log_debug(
+        "fdtd: halo depth %d (auto: %d for this rank's %lldx%lld nodes, %d fits its part; the least of all ranks)", all,
+        auto_want, (long long)(part->i1 - part->i0), (long long)(part->j1 - part->j0), d);
   return want ? want : all;
 }
 
@@ -1003,6 +1027,7 @@ gs_status gs_fdtd_sim_open(gs_fdtd_sim *m, const gs_scene *sc, const gs_backend 
     gs_fdtd_sim_free(m);
     st = GS_ERR_USAGE;
   } else {
+    if (m->graph.allowed && !sp->graphs) gs_log_debug("fdtd: CUDA graphs off: --no-graphs");
     m->graph.allowed = m->graph.allowed && sp->graphs;
     return GS_OK;
   }

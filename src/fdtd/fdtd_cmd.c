@@ -321,6 +321,7 @@ static int open_run(const fdtd_job *j, int r, gs_fdtd_sim *m) {
     gs_fdtd_sim_free(m);
     return 1;
   }
+  if (m->graph.allowed && !j->spread.graphs) gs_log_debug("fdtd: CUDA graphs off: --no-graphs");
   m->graph.allowed = m->graph.allowed && j->spread.graphs;
   if (r == 0) print_spread(j, m);
   return 0;
