@@ -42,17 +42,17 @@ int main(int argc, char **argv) {
     int64_t piece = 5 + (k * 37) % 61;
     gs_fdtd_sim_advance(&g, piece < sc.iterations - g.step ? piece : sc.iterations - g.step);
   }
-  CHECKF(g.graph != NULL, "no CUDA graph was captured");
+  CHECKF(g.graph.exec != NULL, "no CUDA graph was captured");
   gs_fdtd_sim_sync(&a);
   gs_fdtd_sim_sync(&b);
   gs_fdtd_sim_sync(&g);
-  size_t n = (size_t)a.pitch * (size_t)(a.ny + 1);
+  size_t n = (size_t)a.grid.pitch * (size_t)(a.grid.ny + 1);
   float *fa = malloc(n * sizeof *fa), *fb = malloc(n * sizeof *fb), *fg = malloc(n * sizeof *fg);
   const char *names[3] = {"Ez", "Hx", "Hy"};
   for (int f = 0; f < 3; ++f) {
-    gs_fdtd_sim_read_rows(&a, f, 0, a.ny + 1, fa);
-    gs_fdtd_sim_read_rows(&b, f, 0, b.ny + 1, fb);
-    gs_fdtd_sim_read_rows(&g, f, 0, g.ny + 1, fg);
+    gs_fdtd_sim_read_rows(&a, f, 0, a.grid.ny + 1, fa);
+    gs_fdtd_sim_read_rows(&b, f, 0, b.grid.ny + 1, fb);
+    gs_fdtd_sim_read_rows(&g, f, 0, g.grid.ny + 1, fg);
     CHECKF(memcmp(fb, fg, n * sizeof *fb) == 0, "%s: with CUDA graphs not the bits of single steps", names[f]);
     double num = 0, den = 0;
     size_t differ = 0;
@@ -68,8 +68,8 @@ int main(int argc, char **argv) {
     CHECK(den > 0);
     CHECKF(rel < 1e-6, "%s: relative L2 %.3e", names[f], rel);
   }
-  CHECK(memcmp(a.rx_hist, b.rx_hist, sizeof(float) * 3 * (size_t)a.nrx * (size_t)sc.iterations) == 0 || a.nrx == 0);
-  CHECK(memcmp(b.rx_hist, g.rx_hist, sizeof(float) * 3 * (size_t)b.nrx * (size_t)sc.iterations) == 0 || b.nrx == 0);
+  CHECK(memcmp(a.rx.hist, b.rx.hist, sizeof(float) * 3 * (size_t)a.rx.n * (size_t)sc.iterations) == 0 || a.rx.n == 0);
+  CHECK(memcmp(b.rx.hist, g.rx.hist, sizeof(float) * 3 * (size_t)b.rx.n * (size_t)sc.iterations) == 0 || b.rx.n == 0);
   free(fa);
   free(fb);
   free(fg);

@@ -39,7 +39,7 @@ static double *run_ez(gs_scene *sc) {
   gs_fdtd_sim_sync(&m);
   double *ez = malloc(sizeof *ez * (size_t)sc->iterations);
   for (int64_t n = 0; n < sc->iterations; ++n)
-    ez[n] = m.rx_hist[(size_t)n * 3 * (size_t)m.nrx];
+    ez[n] = m.rx.hist[(size_t)n * 3 * (size_t)m.rx.n];
   gs_fdtd_sim_free(&m);
   return ez;
 }
@@ -115,7 +115,7 @@ static void test_energy(const char *dir) {
   sc.iterations = 12002;
   gs_fdtd_sim m;
   gs_fdtd_sim_init(&m, &sc, backend, 0);
-  size_t per = (size_t)m.pitch * (size_t)(m.ny + 1);
+  size_t per = (size_t)m.grid.pitch * (size_t)(m.grid.ny + 1);
   float *e = malloc(per * sizeof *e), *hx0 = malloc(per * sizeof *e), *hy0 = malloc(per * sizeof *e),
         *hx1 = malloc(per * sizeof *e), *hy1 = malloc(per * sizeof *e);
   double w[2];
@@ -124,17 +124,17 @@ static void test_energy(const char *dir) {
     while (m.step < at[s])
       gs_fdtd_sim_step(&m);
     gs_fdtd_sim_sync(&m);
-    gs_fdtd_sim_read_rows(&m, 0, 0, m.ny + 1, e);
-    gs_fdtd_sim_read_rows(&m, 1, 0, m.ny + 1, hx0);
-    gs_fdtd_sim_read_rows(&m, 2, 0, m.ny + 1, hy0);
+    gs_fdtd_sim_read_rows(&m, 0, 0, m.grid.ny + 1, e);
+    gs_fdtd_sim_read_rows(&m, 1, 0, m.grid.ny + 1, hx0);
+    gs_fdtd_sim_read_rows(&m, 2, 0, m.grid.ny + 1, hy0);
     gs_fdtd_sim_step(&m);
     gs_fdtd_sim_sync(&m);
-    gs_fdtd_sim_read_rows(&m, 1, 0, m.ny + 1, hx1);
-    gs_fdtd_sim_read_rows(&m, 2, 0, m.ny + 1, hy1);
+    gs_fdtd_sim_read_rows(&m, 1, 0, m.grid.ny + 1, hx1);
+    gs_fdtd_sim_read_rows(&m, 2, 0, m.grid.ny + 1, hy1);
     double we = 0, wh = 0;
-    for (int64_t j = 0; j <= m.ny; ++j)
-      for (int64_t i = 0; i <= m.nx; ++i) {
-        size_t k = (size_t)j * (size_t)m.pitch + (size_t)(i + m.g);
+    for (int64_t j = 0; j <= m.grid.ny; ++j)
+      for (int64_t i = 0; i <= m.grid.nx; ++i) {
+        size_t k = (size_t)j * (size_t)m.grid.pitch + (size_t)(i + m.grid.g);
         we += (double)e[k] * e[k];
         wh += (double)hx0[k] * hx1[k] + (double)hy0[k] * hy1[k];
       }

@@ -280,10 +280,10 @@ static int bench_halo(gs_run *run, const gs_bench_opts *o) {
     gs_scene_free(&sc);
     return GS_EXIT_USAGE;
   }
-  int depth = m.depth;
+  int depth = m.dist.depth;
   char used[64];
-  gs_halo_summary(m.halo, used, sizeof used);
-  double bytes = gs_halo_bytes_per_exchange(m.halo), most;
+  gs_halo_summary(m.dist.halo, used, sizeof used);
+  double bytes = gs_halo_bytes_per_exchange(m.dist.halo), most;
   GS_MPI_CHECK(MPI_Allreduce(&bytes, &most, 1, MPI_DOUBLE, MPI_MAX, c->world));
   double secs = 0;
   for (int pass = 0; pass < 2; ++pass) { /* a warm-up pass, then the timed one */
@@ -291,10 +291,10 @@ static int bench_halo(gs_run *run, const gs_bench_opts *o) {
     GS_MPI_CHECK(MPI_Barrier(c->world));
     double t0 = MPI_Wtime();
     for (int64_t k = 0; k < o->reps; ++k) {
-      if (depth > 1) gs_halo_reads_done(m.halo, m.s);
-      gs_halo_send(m.halo, m.cur, m.s);
-      gs_halo_finish(m.halo, m.cur, m.s);
-      gs_halo_wait(m.halo, m.s);
+      if (depth > 1) gs_halo_reads_done(m.dist.halo, m.s);
+      gs_halo_send(m.dist.halo, m.fields.cur, m.s);
+      gs_halo_finish(m.dist.halo, m.fields.cur, m.s);
+      gs_halo_wait(m.dist.halo, m.s);
     }
     gs_fdtd_sim_sync(&m);
     double mine = MPI_Wtime() - t0;
@@ -362,7 +362,7 @@ static int bench_fdtd(gs_run *run, const gs_bench_opts *o) {
   gs_scene_synthetic(&sc, w, h, WARMUP + o->steps);
   gs_fdtd_sim m;
   gs_fdtd_sim_init(&m, &sc, b, 0);
-  m.graphs = m.graphs && spread.graphs;
+  m.graph.allowed = m.graph.allowed && spread.graphs;
   gs_fdtd_sim_advance(&m, WARMUP); /* captures the graph */
   gs_fdtd_sim_sync(&m);
   gs_event e0 = b->event_create(1), e1 = b->event_create(1);
@@ -378,7 +378,7 @@ static int bench_fdtd(gs_run *run, const gs_bench_opts *o) {
     printf(
         "bench fdtd: backend %s on %s, %lld x %lld cells, %lld steps after %d untimed, 10-cell CPML, CUDA graphs %s\n",
         b->name, run->place.gpu >= 0 ? run->place.dev.name : "cpu", (long long)w, (long long)h, (long long)o->steps,
-        WARMUP, m.graph ? "on" : "off");
+        WARMUP, m.graph.exec ? "on" : "off");
     printf("  %.1f Mcells/s, %.3f ms per step, %.0f bytes per cell, %.1f GB/s = %.3f of the device-to-device copy "
            "(%.1f GB/s)\n",
            mcells, secs * 1e3 / (double)o->steps, GS_FDTD_BYTES_PER_CELL, gbs, gbs / copy_gbs, copy_gbs);

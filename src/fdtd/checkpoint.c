@@ -43,14 +43,14 @@ typedef struct ck_part {
 
 static int ck_parts(gs_fdtd_sim *m, ck_part *parts) {
   int n = 0;
-  parts[n++] = (ck_part){m->v.ez, NULL, m->nelem * sizeof(float)};
-  parts[n++] = (ck_part){m->v.hx, NULL, m->nelem * sizeof(float)};
-  parts[n++] = (ck_part){m->v.hy, NULL, m->nelem * sizeof(float)};
-  for (int k = 0; k < m->npml; ++k) {
-    parts[n++] = (ck_part){m->psi[k][m->cur][0], NULL, m->pml_cells[k] * sizeof(float)};
-    parts[n++] = (ck_part){m->psi[k][m->cur][1], NULL, m->pml_cells[k] * sizeof(float)};
+  parts[n++] = (ck_part){m->fields.v.ez, NULL, m->grid.nelem * sizeof(float)};
+  parts[n++] = (ck_part){m->fields.v.hx, NULL, m->grid.nelem * sizeof(float)};
+  parts[n++] = (ck_part){m->fields.v.hy, NULL, m->grid.nelem * sizeof(float)};
+  for (int k = 0; k < m->pml.n; ++k) {
+    parts[n++] = (ck_part){m->pml.psi[k][m->fields.cur][0], NULL, m->pml.cells[k] * sizeof(float)};
+    parts[n++] = (ck_part){m->pml.psi[k][m->fields.cur][1], NULL, m->pml.cells[k] * sizeof(float)};
   }
-  if (m->nrx) parts[n++] = (ck_part){NULL, m->rx_hist, sizeof(float) * 3 * (size_t)m->nrx * (size_t)m->step};
+  if (m->rx.n) parts[n++] = (ck_part){NULL, m->rx.hist, sizeof(float) * 3 * (size_t)m->rx.n * (size_t)m->step};
   return n;
 }
 
@@ -62,24 +62,24 @@ gs_status gs_fdtd_checkpoint_write(gs_fdtd_sim *m, const char *path, char *err, 
                  .header_bytes = sizeof h,
                  .scene_hash = m->sc->hash,
                  .step = m->step,
-                 .nx = m->nx,
-                 .ny = m->ny,
-                 .pitch = m->pitch,
-                 .rows = m->rows,
+                 .nx = m->grid.nx,
+                 .ny = m->grid.ny,
+                 .pitch = m->grid.pitch,
+                 .rows = m->grid.rows,
                  .iterations = m->sc->iterations,
-                 .oi0 = m->oi0,
-                 .oj0 = m->oj0,
-                 .nrx = m->nrx,
-                 .nsrc = m->nsrc,
+                 .oi0 = m->grid.own.i0,
+                 .oj0 = m->grid.own.j0,
+                 .nrx = m->rx.n,
+                 .nsrc = m->src.n,
                  .run = m->run,
-                 .npml = m->npml};
+                 .npml = m->pml.n};
   memcpy(h.magic, ck_magic, 8);
-  h.oi1 = m->oi1;
-  h.oj1 = m->oj1;
-  h.g = m->g;
-  for (int k = 0; k < m->npml; ++k) {
-    h.pml_side[k] = m->pml_side[k];
-    const gs_fdtd_slab *p = &m->pml[k];
+  h.oi1 = m->grid.own.i1;
+  h.oj1 = m->grid.own.j1;
+  h.g = m->grid.g;
+  for (int k = 0; k < m->pml.n; ++k) {
+    h.pml_side[k] = m->pml.side[k];
+    const gs_fdtd_slab *p = &m->pml.slab[k];
     h.pml_box[k][0] = p->lo;
     h.pml_box[k][1] = p->hi;
     h.pml_box[k][2] = p->o0;
@@ -134,163 +134,242 @@ static int rx_in_box(const gs_scene *sc, int run, int64_t i0, int64_t i1, int64_
   return n;
 }
 
+/* A file of the checkpoint set being read: its header and the CRC and
+ * length of the data read so far. */
+typedef struct ck_file {
+  const char *path;
+  FILE *fp;
+  ck_header h;
+  uLong crc;
+  uint64_t bytes;
+} ck_file;
+
+/* What a restart gathers for this rank from the files of a set. */
+typedef struct ck_restore {
+  gs_fdtd_sim *m;
+  int64_t step;     /* the set's */
+  float *psi[4][2]; /* this rank's CPML auxiliaries (host), [slab][E, H] */
+  int *old_rx;      /* scratch: scene indices of the receivers of the file being read */
+  int *found;       /* found[r]: local receiver r's history was read */
+  int64_t covered;  /* owned nodes filled */
+} ck_restore;
+
+/* Opens f->path and reads its header: GS_OK when it is a checkpoint of this
+ * version, scene, run and step (f->fp open), or an error with the reason in
+ * err (f->fp closed). */
+static gs_status ck_open(const gs_fdtd_sim *m, int64_t step, ck_file *f, char *err, size_t errlen) {
+  const ck_header *h = &f->h;
+  f->fp = fopen(f->path, "rb");
+  if (!f->fp) {
+    snprintf(err, errlen, "%s: %s", f->path, strerror(errno));
+    return GS_ERR_IO;
+  }
+  gs_status st = GS_OK;
+  if (fread(&f->h, sizeof f->h, 1, f->fp) != 1 || memcmp(h->magic, ck_magic, 8) != 0 ||
+      h->header_bytes != sizeof f->h) {
+    snprintf(err, errlen, "%s: not a gpustencil checkpoint of this version (or truncated header)", f->path);
+    st = GS_ERR_FORMAT;
+  } else if (h->scene_hash != m->sc->hash) {
+    snprintf(err, errlen, "%s: made from a different scene", f->path);
+    st = GS_ERR_FORMAT;
+  } else if (h->nx != m->grid.nx || h->ny != m->grid.ny || h->iterations != m->sc->iterations || h->run != m->run ||
+             h->step != step || h->npml < 0 || h->npml > 4 || h->g < 1 || h->oi1 <= h->oi0 || h->oj1 <= h->oj0 ||
+             h->pitch < h->oi1 - h->oi0) {
+    snprintf(err, errlen, "%s: does not match this run or the rest of its set (grid %lldx%lld, run %d, step %lld)",
+             f->path, (long long)h->nx, (long long)h->ny, h->run, (long long)h->step);
+    st = GS_ERR_FORMAT;
+  }
+  if (st != GS_OK) fclose(f->fp);
+  return st;
+}
+
+/* The field arrays of f (Ez, Hx, Hy, each the file's rows in order): the
+ * nodes of both (this rank's among the file's) go to the device in bands of
+ * rows, at most GS_CK_BAND bytes staged. */
+static gs_status ck_read_fields(ck_restore *r, ck_file *f, gs_fdtd_region both) {
+  gs_fdtd_sim *m = r->m;
+  const ck_header *h = &f->h;
+  gs_status st = GS_OK;
+  float *row = gs_xmalloc(sizeof(float) * (size_t)h->pitch);
+  int64_t bw = both.i1 - both.i0 > 0 ? both.i1 - both.i0 : 1;
+  int64_t band_rows = GS_CK_BAND / (bw * (int64_t)sizeof(float));
+  if (band_rows < 1) band_rows = 1;
+  float *band = gs_xmalloc(sizeof(float) * (size_t)(bw * band_rows));
+  for (int k = 0; k < 3 && st == GS_OK; ++k) {
+    int64_t bj0 = both.j0, nb = 0;
+    for (int64_t lr = 0; lr < h->rows; ++lr) {
+      if (ck_take(f->fp, row, (size_t)h->pitch, &f->crc, &f->bytes)) {
+        st = GS_ERR_FORMAT;
+        break;
+      }
+      int64_t j = lr - h->g + h->oj0;
+      if (j < both.j0 || j >= both.j1) continue;
+      memcpy(band + nb * bw, row + (both.i0 - h->oi0 + h->g), sizeof(float) * (size_t)bw);
+      if (++nb == band_rows || j == both.j1 - 1) {
+        m->b->copy_2d(m->fields.buf[m->fields.cur][k] + gs_fdtd_index(m, both.i0, bj0),
+                      sizeof(float) * (size_t)m->grid.pitch, band, sizeof(float) * (size_t)bw,
+                      sizeof(float) * (size_t)bw, (size_t)nb, 1, m->s);
+        m->b->stream_sync(m->s);
+        if (k == 0) r->covered += nb * bw;
+        bj0 += nb;
+        nb = 0;
+      }
+    }
+  }
+  free(band);
+  free(row);
+  return st;
+}
+
+/* The CPML auxiliaries of f, slab by slab: the values of the nodes both the
+ * file's rank and this one own go to this rank's slab on the same side. */
+static gs_status ck_read_psi(ck_restore *r, ck_file *f) {
+  const gs_fdtd_sim *m = r->m;
+  const ck_header *h = &f->h;
+  const gs_fdtd_part *own = &m->grid.own;
+  gs_status st = GS_OK;
+  for (int k = 0; k < h->npml && st == GS_OK; ++k) {
+    int64_t lo = h->pml_box[k][0], hi = h->pml_box[k][1], o0 = h->pml_box[k][2], o1 = h->pml_box[k][3];
+    int side = h->pml_side[k], dir = side % 2, me = -1;
+    for (int t = 0; t < m->pml.n; ++t)
+      if (m->pml.side[t] == side) me = t;
+    /* along the slab, the nodes the file's rank owned and those this rank owns */
+    int64_t ow0 = dir == 0 ? h->oj0 : h->oi0, ow1 = dir == 0 ? h->oj1 : h->oi1;
+    int64_t mo0 = dir == 0 ? own->j0 : own->i0, mo1 = dir == 0 ? own->j1 : own->i1;
+    float *prow = gs_xmalloc(sizeof(float) * (size_t)(o1 - o0 + 1));
+    for (int eh = 0; eh < 2 && st == GS_OK; ++eh)
+      for (int64_t d = lo; d < hi; ++d) {
+        if (ck_take(f->fp, prow, (size_t)(o1 - o0), &f->crc, &f->bytes)) {
+          st = GS_ERR_FORMAT;
+          break;
+        }
+        if (me < 0) continue;
+        const gs_fdtd_slab *p = &m->pml.slab[me];
+        if (d < p->lo || d >= p->hi) continue;
+        for (int64_t o = o0; o < o1; ++o)
+          if (o >= ow0 && o < ow1 && o >= mo0 && o < mo1)
+            r->psi[me][eh][(d - p->lo) * (p->o1 - p->o0) + (o - p->o0)] = prow[o - o0];
+      }
+    free(prow);
+  }
+  return st;
+}
+
+/* The receiver histories of f, whose nodes hold the nold receivers
+ * r->old_rx: those of this rank's receivers go to rx.hist. */
+static gs_status ck_read_history(ck_restore *r, ck_file *f, int nold, char *err, size_t errlen) {
+  gs_fdtd_sim *m = r->m;
+  const ck_header *h = &f->h;
+  if (h->nrx != nold) {
+    snprintf(err, errlen, "%s: holds %d receivers, its nodes %d", f->path, h->nrx, nold);
+    return GS_ERR_FORMAT;
+  }
+  if (!h->nrx) return GS_OK;
+  gs_status st = GS_OK;
+  const int64_t step = r->step;
+  size_t per = 3 * (size_t)h->nrx;
+  float *hist = gs_xmalloc(sizeof(float) * per * (size_t)(step > 0 ? step : 1));
+  if (ck_take(f->fp, hist, per * (size_t)step, &f->crc, &f->bytes)) st = GS_ERR_FORMAT;
+  for (int q = 0; q < m->rx.n && st == GS_OK; ++q)
+    for (int k = 0; k < nold; ++k) {
+      if (r->old_rx[k] != m->rx.global[q]) continue;
+      r->found[q] = 1;
+      for (int64_t t = 0; t < step; ++t)
+        memcpy(m->rx.hist + ((size_t)t * (size_t)m->rx.n + (size_t)q) * 3, hist + (size_t)t * per + 3 * (size_t)k,
+               3 * sizeof(float));
+    }
+  free(hist);
+  return st;
+}
+
+/* Reads the file at path into r if it holds some of this rank's nodes or
+ * receivers, whole: fields, CPML auxiliaries, receiver histories, then the
+ * check of its CRC and length. */
+static gs_status ck_read_file(ck_restore *r, const char *path, char *err, size_t errlen) {
+  const gs_fdtd_sim *m = r->m;
+  ck_file f = {.path = path};
+  gs_status st = ck_open(m, r->step, &f, err, errlen);
+  if (st != GS_OK) return st;
+  const ck_header *h = &f.h;
+  gs_fdtd_region mine = {m->grid.own.i0, m->grid.own.i1, m->grid.own.j0, m->grid.own.j1};
+  gs_fdtd_region theirs = {h->oi0, h->oi1, h->oj0, h->oj1}, both = gs_region_meet(mine, theirs);
+  int nold = rx_in_box(m->sc, m->run, h->oi0, h->oi1, h->oj0, h->oj1, r->old_rx);
+  int wanted = !gs_region_empty(both);
+  for (int q = 0; q < m->rx.n; ++q)
+    for (int k = 0; k < nold; ++k)
+      wanted |= r->old_rx[k] == m->rx.global[q];
+  if (!wanted) {
+    fclose(f.fp);
+    return GS_OK;
+  }
+  f.crc = crc32(0L, Z_NULL, 0);
+  st = ck_read_fields(r, &f, both);
+  if (st == GS_OK) st = ck_read_psi(r, &f);
+  if (st == GS_OK) st = ck_read_history(r, &f, nold, err, errlen);
+  if (st == GS_ERR_FORMAT && !err[0]) snprintf(err, errlen, "%s: truncated", path);
+  if (st == GS_OK && (f.bytes != h->data_bytes || (uint32_t)f.crc != h->crc || fgetc(f.fp) != EOF)) st = GS_ERR_FORMAT;
+  if (st == GS_ERR_FORMAT && !err[0]) snprintf(err, errlen, "%s: corrupt (CRC or length mismatch)", path);
+  fclose(f.fp);
+  return st;
+}
+
+/* Whether the files read covered every node this rank owns and held the
+ * histories of all its receivers; the reason in err when not. */
+static gs_status ck_check_complete(const ck_restore *r, char *err, size_t errlen) {
+  const gs_fdtd_sim *m = r->m;
+  const gs_fdtd_part *own = &m->grid.own;
+  int64_t need = (own->i1 - own->i0) * (own->j1 - own->j0);
+  if (r->covered != need) {
+    snprintf(err, errlen, "the checkpoint set covers %lld of this rank's %lld nodes", (long long)r->covered,
+             (long long)need);
+    return GS_ERR_FORMAT;
+  }
+  for (int q = 0; q < m->rx.n; ++q)
+    if (!r->found[q]) {
+      snprintf(err, errlen, "the checkpoint set lacks the history of receiver %d", m->rx.global[q] + 1);
+      return GS_ERR_FORMAT;
+    }
+  return GS_OK;
+}
+
 /* Fills this rank's nodes, CPML auxiliaries and receiver histories from the
  * checkpoint files paths[0..n) of one step, written by any decomposition and
  * halo depth: each file's header says which nodes it owns; only the files
  * holding some of this rank's nodes or receivers are read, each whole (its
  * CRC is checked). The ghost layers are left to gs_fdtd_sim_refresh. */
 static gs_status ck_read_any(gs_fdtd_sim *m, char **paths, int n, int64_t step, char *err, size_t errlen) {
-  const gs_scene *sc = m->sc;
   const gs_backend *b = m->b;
-  gs_status st = GS_OK;
-  float *psi[4][2] = {{NULL}};
-  for (int k = 0; k < m->npml; ++k)
+  ck_restore r = {.m = m, .step = step};
+  for (int k = 0; k < m->pml.n; ++k)
     for (int eh = 0; eh < 2; ++eh)
-      psi[k][eh] = gs_xcalloc(m->pml_cells[k] + 1, sizeof(float));
-  int *old_rx = gs_xcalloc((size_t)sc->nrx + 1, sizeof *old_rx);
-  int *found = gs_xcalloc((size_t)m->nrx + 1, sizeof *found);
-  int64_t covered = 0;
-  gs_fdtd_region mine = {m->oi0, m->oi1, m->oj0, m->oj1};
+      r.psi[k][eh] = gs_xcalloc(m->pml.cells[k] + 1, sizeof(float));
+  r.old_rx = gs_xcalloc((size_t)m->sc->nrx + 1, sizeof *r.old_rx);
+  r.found = gs_xcalloc((size_t)m->rx.n + 1, sizeof *r.found);
   err[0] = '\0';
-  for (int q = 0; q < n && st == GS_OK; ++q) {
-    FILE *fp = fopen(paths[q], "rb");
-    if (!fp) {
-      snprintf(err, errlen, "%s: %s", paths[q], strerror(errno));
-      st = GS_ERR_IO;
-      break;
-    }
-    ck_header h;
-    if (fread(&h, sizeof h, 1, fp) != 1 || memcmp(h.magic, ck_magic, 8) != 0 || h.header_bytes != sizeof h) {
-      snprintf(err, errlen, "%s: not a gpustencil checkpoint of this version (or truncated header)", paths[q]);
-      st = GS_ERR_FORMAT;
-    } else if (h.scene_hash != sc->hash) {
-      snprintf(err, errlen, "%s: made from a different scene", paths[q]);
-      st = GS_ERR_FORMAT;
-    } else if (h.nx != m->nx || h.ny != m->ny || h.iterations != sc->iterations || h.run != m->run || h.step != step ||
-               h.npml < 0 || h.npml > 4 || h.g < 1 || h.oi1 <= h.oi0 || h.oj1 <= h.oj0 || h.pitch < h.oi1 - h.oi0) {
-      snprintf(err, errlen, "%s: does not match this run or the rest of its set (grid %lldx%lld, run %d, step %lld)",
-               paths[q], (long long)h.nx, (long long)h.ny, h.run, (long long)h.step);
-      st = GS_ERR_FORMAT;
-    }
-    if (st != GS_OK) {
-      fclose(fp);
-      break;
-    }
-    gs_fdtd_region theirs = {h.oi0, h.oi1, h.oj0, h.oj1}, both = gs_region_meet(mine, theirs);
-    int nold = rx_in_box(sc, m->run, h.oi0, h.oi1, h.oj0, h.oj1, old_rx);
-    int wanted = !gs_region_empty(both);
-    for (int r = 0; r < m->nrx; ++r)
-      for (int k = 0; k < nold; ++k)
-        wanted |= old_rx[k] == m->rx_global[r];
-    if (!wanted) {
-      fclose(fp);
-      continue;
-    }
-    uLong crc = crc32(0L, Z_NULL, 0);
-    uint64_t bytes = 0;
-    float *row = gs_xmalloc(sizeof(float) * (size_t)h.pitch);
-    /* Fields: the file's rows come in order; the nodes this rank owns go to
-     * the device in bands of rows (at most GS_CK_BAND bytes staged). */
-    int64_t bw = both.i1 - both.i0 > 0 ? both.i1 - both.i0 : 1;
-    int64_t band_rows = GS_CK_BAND / (bw * (int64_t)sizeof(float));
-    if (band_rows < 1) band_rows = 1;
-    float *band = gs_xmalloc(sizeof(float) * (size_t)(bw * band_rows));
-    for (int k = 0; k < 3 && st == GS_OK; ++k) {
-      int64_t bj0 = both.j0, nb = 0;
-      for (int64_t lr = 0; lr < h.rows; ++lr) {
-        if (ck_take(fp, row, (size_t)h.pitch, &crc, &bytes)) {
-          st = GS_ERR_FORMAT;
-          break;
-        }
-        int64_t j = lr - h.g + h.oj0;
-        if (j < both.j0 || j >= both.j1) continue;
-        memcpy(band + nb * bw, row + (both.i0 - h.oi0 + h.g), sizeof(float) * (size_t)bw);
-        if (++nb == band_rows || j == both.j1 - 1) {
-          b->copy_2d(m->field[m->cur][k] + gs_fdtd_index(m, both.i0, bj0), sizeof(float) * (size_t)m->pitch, band,
-                     sizeof(float) * (size_t)bw, sizeof(float) * (size_t)bw, (size_t)nb, 1, m->s);
-          b->stream_sync(m->s);
-          if (k == 0) covered += nb * bw;
-          bj0 += nb;
-          nb = 0;
-        }
-      }
-    }
-    free(band);
-    for (int k = 0; k < h.npml && st == GS_OK; ++k) {
-      int64_t lo = h.pml_box[k][0], hi = h.pml_box[k][1], o0 = h.pml_box[k][2], o1 = h.pml_box[k][3];
-      int side = h.pml_side[k], dir = side % 2, me = -1;
-      for (int t = 0; t < m->npml; ++t)
-        if (m->pml_side[t] == side) me = t;
-      /* along the slab, the nodes the file's rank owned and those this rank owns */
-      int64_t ow0 = dir == 0 ? h.oj0 : h.oi0, ow1 = dir == 0 ? h.oj1 : h.oi1;
-      int64_t mo0 = dir == 0 ? m->oj0 : m->oi0, mo1 = dir == 0 ? m->oj1 : m->oi1;
-      float *prow = gs_xmalloc(sizeof(float) * (size_t)(o1 - o0 + 1));
-      for (int eh = 0; eh < 2 && st == GS_OK; ++eh)
-        for (int64_t d = lo; d < hi; ++d) {
-          if (ck_take(fp, prow, (size_t)(o1 - o0), &crc, &bytes)) {
-            st = GS_ERR_FORMAT;
-            break;
-          }
-          if (me < 0) continue;
-          const gs_fdtd_slab *p = &m->pml[me];
-          if (d < p->lo || d >= p->hi) continue;
-          for (int64_t o = o0; o < o1; ++o)
-            if (o >= ow0 && o < ow1 && o >= mo0 && o < mo1)
-              psi[me][eh][(d - p->lo) * (p->o1 - p->o0) + (o - p->o0)] = prow[o - o0];
-        }
-      free(prow);
-    }
-    if (st == GS_OK && h.nrx != nold) {
-      snprintf(err, errlen, "%s: holds %d receivers, its nodes %d", paths[q], h.nrx, nold);
-      st = GS_ERR_FORMAT;
-    }
-    if (st == GS_OK && h.nrx) {
-      size_t per = 3 * (size_t)h.nrx;
-      float *hist = gs_xmalloc(sizeof(float) * per * (size_t)(step > 0 ? step : 1));
-      if (ck_take(fp, hist, per * (size_t)step, &crc, &bytes)) st = GS_ERR_FORMAT;
-      for (int r = 0; r < m->nrx && st == GS_OK; ++r)
-        for (int k = 0; k < nold; ++k) {
-          if (old_rx[k] != m->rx_global[r]) continue;
-          found[r] = 1;
-          for (int64_t t = 0; t < step; ++t)
-            memcpy(m->rx_hist + ((size_t)t * (size_t)m->nrx + (size_t)r) * 3, hist + (size_t)t * per + 3 * (size_t)k,
-                   3 * sizeof(float));
-        }
-      free(hist);
-    }
-    free(row);
-    if (st == GS_ERR_FORMAT && !err[0]) snprintf(err, errlen, "%s: truncated", paths[q]);
-    if (st == GS_OK && (bytes != h.data_bytes || (uint32_t)crc != h.crc || fgetc(fp) != EOF)) st = GS_ERR_FORMAT;
-    if (st == GS_ERR_FORMAT && !err[0]) snprintf(err, errlen, "%s: corrupt (CRC or length mismatch)", paths[q]);
-    fclose(fp);
-  }
-  int64_t need = (m->oi1 - m->oi0) * (m->oj1 - m->oj0);
-  if (st == GS_OK && covered != need) {
-    snprintf(err, errlen, "the checkpoint set covers %lld of this rank's %lld nodes", (long long)covered,
-             (long long)need);
-    st = GS_ERR_FORMAT;
-  }
-  for (int r = 0; r < m->nrx && st == GS_OK; ++r)
-    if (!found[r]) {
-      snprintf(err, errlen, "the checkpoint set lacks the history of receiver %d", m->rx_global[r] + 1);
-      st = GS_ERR_FORMAT;
-    }
+  gs_status st = GS_OK;
+  for (int q = 0; q < n && st == GS_OK; ++q)
+    st = ck_read_file(&r, paths[q], err, errlen);
+  if (st == GS_OK) st = ck_check_complete(&r, err, errlen);
   if (st == GS_OK) {
-    for (int k = 0; k < m->npml; ++k)
+    for (int k = 0; k < m->pml.n; ++k)
       for (int eh = 0; eh < 2; ++eh)
-        b->copy_h2d(m->psi[k][m->cur][eh], psi[k][eh], m->pml_cells[k] * sizeof(float), m->s);
+        b->copy_h2d(m->pml.psi[k][m->fields.cur][eh], r.psi[k][eh], m->pml.cells[k] * sizeof(float), m->s);
     b->stream_sync(m->s);
     m->step = step;
-    m->rx_flushed = step;
+    m->rx.flushed = step;
   }
-  for (int k = 0; k < m->npml; ++k)
+  for (int k = 0; k < m->pml.n; ++k)
     for (int eh = 0; eh < 2; ++eh)
-      free(psi[k][eh]);
-  free(old_rx);
-  free(found);
+      free(r.psi[k][eh]);
+  free(r.old_rx);
+  free(r.found);
   return st;
 }
 
+/* Checkpoints of a run on several ranks: DIR/checkpoint.s<step>.r<rank>.gsck,
+ * one per rank, committed together by DIR/checkpoint.manifest (written last,
+ * atomically) naming the step and the decomposition; the previous set is
+ * removed after the new manifest is in place. One rank: DIR/checkpoint.gsck. */
 static void ck_rank_path(char *buf, size_t n, const char *dir, int64_t step, int rank) {
   snprintf(buf, n, "%s/checkpoint.s%lld.r%05d.gsck", dir, (long long)step, rank);
 }

@@ -16,6 +16,7 @@
 #include "config.h"
 #include "fdtd_internal.h"
 #include "halo.h"
+#include "log.h"
 #include "options.h"
 
 #define GS_EPS0 8.8541878128e-12
@@ -29,19 +30,20 @@
 #define GS_FDTD_MIN_PART 32
 
 static int owns(const gs_fdtd_sim *m, int64_t i, int64_t j) {
-  return i >= m->oi0 && i < m->oi1 && j >= m->oj0 && j < m->oj1;
+  return i >= m->grid.own.i0 && i < m->grid.own.i1 && j >= m->grid.own.j0 && j < m->grid.own.j1;
 }
 
 /* The owned nodes, grown by e layers on the sides with a neighbour. */
 static gs_fdtd_region grown_box(const gs_fdtd_sim *m, int e) {
-  gs_fdtd_region r = {m->oi0 - e * m->nb[0], m->oi1 + e * m->nb[1], m->oj0 - e * m->nb[2], m->oj1 + e * m->nb[3]};
+  gs_fdtd_region r = {m->grid.own.i0 - e * m->dist.nb[0], m->grid.own.i1 + e * m->dist.nb[1],
+                      m->grid.own.j0 - e * m->dist.nb[2], m->grid.own.j1 + e * m->dist.nb[3]};
   return r;
 }
 
 /* The owned nodes less the ring of depth layers along the sides with a
  * neighbour: nodes that neither read ghosts nor are sent (may be empty). */
 static gs_fdtd_region interior_box(const gs_fdtd_sim *m) {
-  gs_fdtd_region r = grown_box(m, -m->depth);
+  gs_fdtd_region r = grown_box(m, -m->dist.depth);
   return gs_region_meet(r, grown_box(m, 0));
 }
 
@@ -134,262 +136,323 @@ int gs_fdtd_depth_fit(const gs_scene *sc, const gs_fdtd_part *part, int want) {
   return 1;
 }
 
-gs_status gs_fdtd_sim_init_part(gs_fdtd_sim *m, const gs_scene *sc, const gs_backend *b, int run,
-                                const gs_fdtd_part *part, int depth, char *err, size_t errlen) {
-  memset(m, 0, sizeof *m);
-  m->b = b;
-  m->sc = sc;
-  m->run = run;
-  m->nx = sc->nx;
-  m->ny = sc->ny;
-  if (depth < 1 || depth > GS_FDTD_MAX_DEPTH) gs_fatal("gs_fdtd_sim_init_part", "bad depth", __FILE__, __LINE__);
-  m->depth = depth;
-  m->g = depth;
-  gs_fdtd_part whole = {0, sc->nx + 1, 0, sc->ny + 1};
-  if (!part) part = &whole;
-  m->oi0 = part->i0;
-  m->oi1 = part->i1;
-  m->oj0 = part->j0;
-  m->oj1 = part->j1;
-  m->nb[0] = m->oi0 > 0;
-  m->nb[1] = m->oi1 < sc->nx + 1;
-  m->nb[2] = m->oj0 > 0;
-  m->nb[3] = m->oj1 < sc->ny + 1;
+/* The global grid, the nodes this rank owns (part) and the layout of its
+ * arrays; GS_ERR_USAGE with the reason in err when the part cannot work. */
+static gs_status init_grid(gs_fdtd_sim *m, const gs_fdtd_part *part, int depth, char *err, size_t errlen) {
+  const gs_scene *sc = m->sc;
+  gs_fdtd_grid *gr = &m->grid;
+  gr->nx = sc->nx;
+  gr->ny = sc->ny;
+  m->dist.depth = depth;
+  gr->g = depth;
+  gr->own = *part;
+  m->dist.nb[0] = gr->own.i0 > 0;
+  m->dist.nb[1] = gr->own.i1 < sc->nx + 1;
+  m->dist.nb[2] = gr->own.j0 > 0;
+  m->dist.nb[3] = gr->own.j1 < sc->ny + 1;
   if (part_problem(sc, part, depth, err, errlen)) return GS_ERR_USAGE;
-  m->pitch = (m->oi1 - m->oi0 + 2 * m->g + 31) / 32 * 32;
-  m->rows = m->oj1 - m->oj0 + 2 * m->g;
-  m->nelem = (size_t)m->pitch * (size_t)m->rows;
-  m->s = b->stream_create(0);
-  m->graphs = b->graph_begin != NULL;
-  m->pdl = gs_config_get()->pdl;
+  gr->pitch = (gr->own.i1 - gr->own.i0 + 2 * gr->g + 31) / 32 * 32; /* rows start 128-byte aligned */
+  gr->rows = gr->own.j1 - gr->own.j0 + 2 * gr->g;
+  gr->nelem = (size_t)gr->pitch * (size_t)gr->rows;
+  return GS_OK;
+}
 
-  float *zero = gs_xcalloc(m->nelem, sizeof(float));
+/* Both buffer sets of Ez, Hx, Hy, zero; the first is current. */
+static void init_fields(gs_fdtd_sim *m) {
+  const gs_backend *b = m->b;
+  size_t bytes = m->grid.nelem * sizeof(float);
+  float *zero = gs_xcalloc(m->grid.nelem, sizeof(float));
   for (int buf = 0; buf < 2; ++buf)
     for (int k = 0; k < 3; ++k) {
-      m->field[buf][k] = b->dev_alloc(m->nelem * sizeof(float));
-      b->copy_h2d(m->field[buf][k], zero, m->nelem * sizeof(float), m->s);
+      m->fields.buf[buf][k] = b->dev_alloc(bytes);
+      b->copy_h2d(m->fields.buf[buf][k], zero, bytes, m->s);
     }
-  m->cur = 0;
-  m->v.ez = m->field[0][0];
-  m->v.hx = m->field[0][1];
-  m->v.hy = m->field[0][2];
-  uint8_t *mat = gs_xcalloc(m->nelem, 1);
-  for (int64_t j = m->oj0 - m->g; j < m->oj1 + m->g; ++j)
-    for (int64_t i = m->oi0 - m->g; i < m->oi1 + m->g; ++i)
+  b->stream_sync(m->s); /* before zero goes */
+  free(zero);
+  m->fields.cur = 0;
+  m->fields.v.ez = m->fields.buf[0][0];
+  m->fields.v.hx = m->fields.buf[0][1];
+  m->fields.v.hy = m->fields.buf[0][2];
+  m->fields.v.pitch = m->grid.pitch;
+  m->fields.v.g = m->grid.g;
+}
+
+/* The material of every node of the arrays (ghosts included; 0 outside the
+ * grid), on the host and the device, and the update coefficients. */
+static void init_materials(gs_fdtd_sim *m) {
+  const gs_scene *sc = m->sc;
+  const gs_backend *b = m->b;
+  const gs_fdtd_part *own = &m->grid.own;
+  const int g = m->grid.g;
+  uint8_t *mat = gs_xcalloc(m->grid.nelem, 1);
+  for (int64_t j = own->j0 - g; j < own->j1 + g; ++j)
+    for (int64_t i = own->i0 - g; i < own->i1 + g; ++i)
       if (i >= 0 && i <= sc->nx && j >= 0 && j <= sc->ny)
         mat[gs_fdtd_index(m, i, j)] = (uint8_t)gs_scene_material_at(sc, i, j);
-  m->mat_host = mat;
-  uint8_t *mat_dev = b->dev_alloc(m->nelem);
-  b->copy_h2d(mat_dev, mat, m->nelem, m->s);
-  m->v.mat = mat_dev;
-  m->v.pitch = m->pitch;
-  m->v.g = m->g;
-
+  m->mat.host = mat;
+  uint8_t *mat_dev = b->dev_alloc(m->grid.nelem);
+  b->copy_h2d(mat_dev, mat, m->grid.nelem, m->s);
+  m->fields.v.mat = mat_dev;
   for (int k = 0; k < sc->nmaterials; ++k) {
     const gs_material *mt = &sc->materials[k];
     if (mt->pec) continue; /* all zero: Ez stays 0 */
     double ea = GS_EPS0 * mt->er / sc->dt + 0.5 * mt->sigma, eb = GS_EPS0 * mt->er / sc->dt - 0.5 * mt->sigma;
-    m->coef_host[k] =
+    m->mat.coef_host[k] =
         (gs_fdtd_coef){(float)(eb / ea), (float)(1 / (sc->dx * ea)), (float)(1 / (sc->dy * ea)), (float)(1 / ea)};
   }
-  m->coef = b->dev_alloc(sizeof m->coef_host);
-  b->copy_h2d(m->coef, m->coef_host, sizeof m->coef_host, m->s);
-  m->chx = (float)(sc->dt / (GS_MU0 * sc->dx));
-  m->chy = (float)(sc->dt / (GS_MU0 * sc->dy));
+  m->mat.coef = b->dev_alloc(sizeof m->mat.coef_host);
+  b->copy_h2d(m->mat.coef, m->mat.coef_host, sizeof m->mat.coef_host, m->s);
+  m->mat.chx = (float)(sc->dt / (GS_MU0 * sc->dx));
+  m->mat.chy = (float)(sc->dt / (GS_MU0 * sc->dy));
+}
 
-  /* CPML slabs: x- x+ (dir 0), y- y+ (dir 1). */
-  for (int side = 0; side < 4; ++side) {
-    int n = sc->pml[side];
-    if (n == 0) continue;
-    int dir = side % 2, lower = side < 2;
-    int64_t extent = dir == 0 ? m->nx : m->ny;
-    gs_fdtd_slab p = {.dir = dir};
-    p.lo = lower ? 0 : extent - n;
-    p.hi = lower ? n + 1 : extent;
-    p.o0 = 0;
-    p.o1 = (dir == 0 ? m->ny : m->nx) + 1;
-    int64_t gnodes = p.hi - p.lo;
-    float *gprof = gs_xmalloc(6 * (size_t)gnodes * sizeof(float));
-    double er = slab_permittivity(sc, dir, p.lo, p.hi);
-    pml_profiles(sc, dir == 0 ? sc->dx : sc->dy, er, n, lower, gnodes, gprof);
-    /* This rank's part of the slab. */
-    int64_t alo = dir == 0 ? m->oi0 : m->oj0, ahi = dir == 0 ? m->oi1 : m->oj1;
-    int64_t olo = dir == 0 ? m->oj0 : m->oi0, ohi = dir == 0 ? m->oj1 : m->oi1;
-    int64_t lo = p.lo > alo ? p.lo : alo, hi = p.hi < ahi ? p.hi : ahi;
-    if (hi <= lo) {
-      free(gprof);
-      continue;
-    }
-    int64_t nodes = hi - lo;
-    float *prof = gs_xmalloc(6 * (size_t)nodes * sizeof(float));
-    for (int c = 0; c < 6; ++c)
-      memcpy(prof + (size_t)c * (size_t)nodes, gprof + (size_t)c * (size_t)gnodes + (size_t)(lo - p.lo),
-             (size_t)nodes * sizeof(float));
-    free(gprof);
-    p.lo = lo;
-    p.hi = hi;
-    /* Along the slab: this rank's nodes and the depth - 1 layers a deep
-     * halo computes beyond them. */
-    olo -= depth - 1;
-    ohi += depth - 1;
-    p.o0 = p.o0 > olo ? p.o0 : olo;
-    p.o1 = p.o1 < ohi ? p.o1 : ohi;
-    float *dprof = b->dev_alloc(6 * (size_t)nodes * sizeof(float));
-    b->copy_h2d(dprof, prof, 6 * (size_t)nodes * sizeof(float), m->s);
-    p.be = dprof;
-    p.ae = dprof + nodes;
-    p.ke = dprof + 2 * nodes;
-    p.bh = dprof + 3 * nodes;
-    p.ah = dprof + 4 * nodes;
-    p.kh = dprof + 5 * nodes;
-    size_t psi_n = (size_t)nodes * (size_t)(p.o1 - p.o0);
-    float *z = gs_xcalloc(psi_n, sizeof(float));
-    for (int buf = 0; buf < 2; ++buf)
-      for (int eh = 0; eh < 2; ++eh) {
-        m->psi[m->npml][buf][eh] = b->dev_alloc(psi_n * sizeof(float));
-        b->copy_h2d(m->psi[m->npml][buf][eh], z, psi_n * sizeof(float), m->s);
-      }
-    b->stream_sync(m->s);
-    free(z);
-    free(prof);
-    m->pml_prof[m->npml] = dprof;
-    m->pml_side[m->npml] = side;
-    m->pml_cells[m->npml] = psi_n;
-    m->pml[m->npml++] = p;
-  }
+/* The profiles of slab p's nodes [lo, hi) (this rank's part of them), from
+ * the whole slab's: 6 arrays of hi - lo values (b, a, k for E, then for H). */
+static float *slab_part_profiles(const gs_scene *sc, const gs_fdtd_slab *p, int n, int lower, int64_t lo, int64_t hi) {
+  int64_t gnodes = p->hi - p->lo, nodes = hi - lo;
+  float *gprof = gs_xmalloc(6 * (size_t)gnodes * sizeof(float));
+  double er = slab_permittivity(sc, p->dir, p->lo, p->hi);
+  pml_profiles(sc, p->dir == 0 ? sc->dx : sc->dy, er, n, lower, gnodes, gprof);
+  float *prof = gs_xmalloc(6 * (size_t)nodes * sizeof(float));
+  for (int c = 0; c < 6; ++c)
+    memcpy(prof + (size_t)c * (size_t)nodes, gprof + (size_t)c * (size_t)gnodes + (size_t)(lo - p->lo),
+           (size_t)nodes * sizeof(float));
+  free(gprof);
+  return prof;
+}
 
-  /* Regions: an inner box whose nodes (and the neighbours they recompute)
-   * lie in no slab, and the strips around it, which carry the slabs (or,
-   * without a slab on that side, the outermost row or column, which the
-   * marching kernel does not take). */
-  {
-    int64_t X = m->nx + 1, Y = m->ny + 1;
-    int64_t x0 = sc->pml[0] ? sc->pml[0] + 2 : 1, y0 = sc->pml[1] ? sc->pml[1] + 2 : 1;
-    int64_t x1 = X - (sc->pml[2] ? sc->pml[2] + 1 : 1), y1 = Y - (sc->pml[3] ? sc->pml[3] + 1 : 1);
-    if (x0 > X) x0 = X;
-    if (y0 > Y) y0 = Y;
-    if (x1 < x0) x1 = x0;
-    if (y1 < y0) y1 = y0;
-    gs_fdtd_region all[5] = {{x0, x1, y0, y1}, {0, X, 0, y0}, {0, X, y1, Y}, {0, x0, y0, y1}, {x1, X, y0, y1}};
-    memcpy(m->region, all, sizeof all);
-  }
-
-  /* Sources: the ones this rank owns, and with a deep halo the ones in the
-   * ghost layers it computes too; all values precomputed (gprMax: evaluated
-   * half a step late). Ordered by class (see gs_fdtd_sim.src_cum). */
-  {
-    gs_fdtd_region inner = interior_box(m);
-    int cls_count[GS_FDTD_MAX_DEPTH + 2] = {0};
-    int *cls = gs_xmalloc(sizeof *cls * ((size_t)sc->nsources + 1));
-    for (int k = 0; k < sc->nsources; ++k) {
-      int64_t i = sc->sources[k].i + (int64_t)run * sc->src_di, j = sc->sources[k].j + (int64_t)run * sc->src_dj;
-      int64_t dx = i < m->oi0 ? m->oi0 - i : i >= m->oi1 ? i - m->oi1 + 1 : 0;
-      int64_t dy = j < m->oj0 ? m->oj0 - j : j >= m->oj1 ? j - m->oj1 + 1 : 0;
-      int64_t d = dx > dy ? dx : dy;
-      if (d == 0)
-        cls[k] = i >= inner.i0 && i < inner.i1 && j >= inner.j0 && j < inner.j1 ? 0 : 1;
-      else
-        cls[k] = d <= depth - 1 ? (int)d + 1 : -1;
-      if (cls[k] >= 0) cls_count[cls[k]]++;
+/* This rank's part of the CPML slab on scene side `side` (n cells thick), if
+ * it has one: its profiles on the device and its auxiliaries (zero), added
+ * to m->pml. */
+static void init_slab(gs_fdtd_sim *m, int side, int n) {
+  const gs_backend *b = m->b;
+  const gs_fdtd_part *own = &m->grid.own;
+  int dir = side % 2, lower = side < 2;
+  int64_t extent = dir == 0 ? m->grid.nx : m->grid.ny;
+  gs_fdtd_slab p = {.dir = dir};
+  p.lo = lower ? 0 : extent - n;
+  p.hi = lower ? n + 1 : extent;
+  p.o0 = 0;
+  p.o1 = (dir == 0 ? m->grid.ny : m->grid.nx) + 1;
+  int64_t alo = dir == 0 ? own->i0 : own->j0, ahi = dir == 0 ? own->i1 : own->j1;
+  int64_t olo = dir == 0 ? own->j0 : own->i0, ohi = dir == 0 ? own->j1 : own->i1;
+  int64_t lo = p.lo > alo ? p.lo : alo, hi = p.hi < ahi ? p.hi : ahi;
+  if (hi <= lo) return;
+  int64_t nodes = hi - lo;
+  float *prof = slab_part_profiles(m->sc, &p, n, lower, lo, hi);
+  p.lo = lo;
+  p.hi = hi;
+  /* Along the slab: this rank's nodes and the depth - 1 layers a deep halo
+   * computes beyond them. */
+  olo -= m->dist.depth - 1;
+  ohi += m->dist.depth - 1;
+  p.o0 = p.o0 > olo ? p.o0 : olo;
+  p.o1 = p.o1 < ohi ? p.o1 : ohi;
+  float *dprof = b->dev_alloc(6 * (size_t)nodes * sizeof(float));
+  b->copy_h2d(dprof, prof, 6 * (size_t)nodes * sizeof(float), m->s);
+  p.be = dprof;
+  p.ae = dprof + nodes;
+  p.ke = dprof + 2 * nodes;
+  p.bh = dprof + 3 * nodes;
+  p.ah = dprof + 4 * nodes;
+  p.kh = dprof + 5 * nodes;
+  size_t psi_n = (size_t)nodes * (size_t)(p.o1 - p.o0);
+  float *z = gs_xcalloc(psi_n, sizeof(float));
+  gs_fdtd_cpml *pml = &m->pml;
+  for (int buf = 0; buf < 2; ++buf)
+    for (int eh = 0; eh < 2; ++eh) {
+      pml->psi[pml->n][buf][eh] = b->dev_alloc(psi_n * sizeof(float));
+      b->copy_h2d(pml->psi[pml->n][buf][eh], z, psi_n * sizeof(float), m->s);
     }
-    for (int c = 0, sum = 0; c < GS_FDTD_MAX_DEPTH + 2; ++c)
-      m->src_cum[c] = sum += cls_count[c];
-    m->nsrc = m->src_cum[GS_FDTD_MAX_DEPTH + 1];
-    if (m->nsrc) {
-      int64_t *off = gs_xmalloc(sizeof *off * (size_t)m->nsrc);
-      float *val = gs_xcalloc((size_t)sc->iterations * (size_t)m->nsrc, sizeof(float));
-      int k = 0;
-      for (int c = 0; c < GS_FDTD_MAX_DEPTH + 2; ++c)
-        for (int q = 0; q < sc->nsources; ++q) {
-          if (cls[q] != c) continue;
-          const gs_source *src = &sc->sources[q];
-          int64_t i = src->i + (int64_t)run * sc->src_di, j = src->j + (int64_t)run * sc->src_dj;
-          off[k] = (int64_t)gs_fdtd_index(m, i, j);
-          double srce = m->coef_host[mat[off[k]]].src, scale = srce / (sc->dx * sc->dy);
-          for (int64_t n = 0; n < sc->iterations; ++n) {
-            double t = (double)n * sc->dt;
-            if (t < src->start || t > src->stop) continue;
-            val[(size_t)n * (size_t)m->nsrc + (size_t)k] =
-                (float)(scale * gs_waveform_value(&sc->waveforms[src->waveform], t - src->start + 0.5 * sc->dt));
-          }
-          ++k;
-        }
-      m->src_off = b->dev_alloc(sizeof *off * (size_t)m->nsrc);
-      m->src_val = b->dev_alloc(sizeof *val * (size_t)sc->iterations * (size_t)m->nsrc);
-      b->copy_h2d(m->src_off, off, sizeof *off * (size_t)m->nsrc, m->s);
-      b->copy_h2d(m->src_val, val, sizeof *val * (size_t)sc->iterations * (size_t)m->nsrc, m->s);
-      b->stream_sync(m->s);
-      free(off);
-      free(val);
-    }
-    free(cls);
-  }
-  m->nrx = 0;
-  m->rx_global = gs_xcalloc((size_t)sc->nrx + 1, sizeof *m->rx_global);
-  for (int k = 0; k < sc->nrx; ++k)
-    if (owns(m, sc->rxs[k].i + (int64_t)run * sc->rx_di, sc->rxs[k].j + (int64_t)run * sc->rx_dj))
-      m->rx_global[m->nrx++] = k;
-  if (m->nrx) {
-    int64_t *off = gs_xmalloc(sizeof *off * (size_t)m->nrx);
-    for (int k = 0; k < m->nrx; ++k) {
-      const gs_rx *rx = &sc->rxs[m->rx_global[k]];
-      off[k] = (int64_t)gs_fdtd_index(m, rx->i + (int64_t)run * sc->rx_di, rx->j + (int64_t)run * sc->rx_dj);
-    }
-    m->rx_s = b->stream_create(1);
-    m->ev_rx_ready = b->event_create(0);
-    m->ev_rx_done = b->event_create(0);
-    m->rx_off = b->dev_alloc(sizeof *off * (size_t)m->nrx);
-    b->copy_h2d(m->rx_off, off, sizeof *off * (size_t)m->nrx, m->s);
-    m->rx_buf = b->dev_alloc(sizeof(float) * 3 * (size_t)m->nrx * GS_RX_CHUNK);
-    m->rx_hist = gs_xcalloc((size_t)sc->iterations * 3 * (size_t)m->nrx, sizeof(float));
-    b->stream_sync(m->s);
-    free(off);
-  }
   b->stream_sync(m->s);
-  free(zero);
+  free(z);
+  free(prof);
+  pml->prof[pml->n] = dprof;
+  pml->side[pml->n] = side;
+  pml->cells[pml->n] = psi_n;
+  pml->slab[pml->n++] = p;
+}
+
+/* CPML slabs: x- x+ (dir 0), y- y+ (dir 1). */
+static void init_cpml(gs_fdtd_sim *m) {
+  for (int side = 0; side < 4; ++side)
+    if (m->sc->pml[side]) init_slab(m, side, m->sc->pml[side]);
+}
+
+/* Regions: an inner box whose nodes (and the neighbours they recompute) lie
+ * in no slab, and the strips around it, which carry the slabs (or, without a
+ * slab on that side, the outermost row or column, which the marching kernel
+ * does not take). */
+static void init_regions(gs_fdtd_sim *m) {
+  const int *pml = m->sc->pml;
+  int64_t X = m->grid.nx + 1, Y = m->grid.ny + 1;
+  int64_t x0 = pml[0] ? pml[0] + 2 : 1, y0 = pml[1] ? pml[1] + 2 : 1;
+  int64_t x1 = X - (pml[2] ? pml[2] + 1 : 1), y1 = Y - (pml[3] ? pml[3] + 1 : 1);
+  if (x0 > X) x0 = X;
+  if (y0 > Y) y0 = Y;
+  if (x1 < x0) x1 = x0;
+  if (y1 < y0) y1 = y0;
+  gs_fdtd_region all[5] = {{x0, x1, y0, y1}, {0, X, 0, y0}, {0, X, y1, Y}, {0, x0, y0, y1}, {x1, X, y0, y1}};
+  memcpy(m->pml.region, all, sizeof all);
+}
+
+/* The class of the source at global node (i, j) (see gs_fdtd_sources): 0
+ * inside the interior box, 1 in the ring, d + 1 in the ghost layers at depth
+ * d that a deep halo computes, -1 beyond them (not this rank's). */
+static int source_class(const gs_fdtd_sim *m, gs_fdtd_region inner, int64_t i, int64_t j) {
+  const gs_fdtd_part *own = &m->grid.own;
+  int64_t dx = i < own->i0 ? own->i0 - i : i >= own->i1 ? i - own->i1 + 1 : 0;
+  int64_t dy = j < own->j0 ? own->j0 - j : j >= own->j1 ? j - own->j1 + 1 : 0;
+  int64_t d = dx > dy ? dx : dy;
+  if (d == 0) return i >= inner.i0 && i < inner.i1 && j >= inner.j0 && j < inner.j1 ? 0 : 1;
+  return d <= m->dist.depth - 1 ? (int)d + 1 : -1;
+}
+
+/* The offsets and the values at every step of the sources, in class order
+ * (cls[q]: scene source q's class), to the device. */
+static void upload_sources(gs_fdtd_sim *m, const int *cls) {
+  const gs_scene *sc = m->sc;
+  const gs_backend *b = m->b;
+  const size_t n = (size_t)m->src.n;
+  int64_t *off = gs_xmalloc(sizeof *off * n);
+  float *val = gs_xcalloc((size_t)sc->iterations * n, sizeof(float));
+  int k = 0;
+  for (int c = 0; c < GS_FDTD_MAX_DEPTH + 2; ++c)
+    for (int q = 0; q < sc->nsources; ++q) {
+      if (cls[q] != c) continue;
+      const gs_source *src = &sc->sources[q];
+      int64_t i = src->i + (int64_t)m->run * sc->src_di, j = src->j + (int64_t)m->run * sc->src_dj;
+      off[k] = (int64_t)gs_fdtd_index(m, i, j);
+      double srce = m->mat.coef_host[m->mat.host[off[k]]].src, scale = srce / (sc->dx * sc->dy);
+      for (int64_t s = 0; s < sc->iterations; ++s) {
+        double t = (double)s * sc->dt;
+        if (t < src->start || t > src->stop) continue;
+        val[(size_t)s * n + (size_t)k] =
+            (float)(scale * gs_waveform_value(&sc->waveforms[src->waveform], t - src->start + 0.5 * sc->dt));
+      }
+      ++k;
+    }
+  m->src.off = b->dev_alloc(sizeof *off * n);
+  m->src.val = b->dev_alloc(sizeof *val * (size_t)sc->iterations * n);
+  b->copy_h2d(m->src.off, off, sizeof *off * n, m->s);
+  b->copy_h2d(m->src.val, val, sizeof *val * (size_t)sc->iterations * n, m->s);
+  b->stream_sync(m->s);
+  free(off);
+  free(val);
+}
+
+/* Sources: the ones this rank owns, and with a deep halo the ones in the
+ * ghost layers it computes too; all values precomputed (gprMax: evaluated
+ * half a step late). Ordered by class (see gs_fdtd_sources). */
+static void init_sources(gs_fdtd_sim *m) {
+  const gs_scene *sc = m->sc;
+  gs_fdtd_region inner = interior_box(m);
+  int cls_count[GS_FDTD_MAX_DEPTH + 2] = {0};
+  int *cls = gs_xmalloc(sizeof *cls * ((size_t)sc->nsources + 1));
+  for (int k = 0; k < sc->nsources; ++k) {
+    int64_t i = sc->sources[k].i + (int64_t)m->run * sc->src_di, j = sc->sources[k].j + (int64_t)m->run * sc->src_dj;
+    cls[k] = source_class(m, inner, i, j);
+    if (cls[k] >= 0) cls_count[cls[k]]++;
+  }
+  for (int c = 0, sum = 0; c < GS_FDTD_MAX_DEPTH + 2; ++c)
+    m->src.cum[c] = sum += cls_count[c];
+  m->src.n = m->src.cum[GS_FDTD_MAX_DEPTH + 1];
+  if (m->src.n) upload_sources(m, cls);
+  free(cls);
+}
+
+/* Receivers: the ones this rank owns, their offsets on the device, the
+ * device ring of samples, the host history, the stream they are sampled on. */
+static void init_receivers(gs_fdtd_sim *m) {
+  const gs_scene *sc = m->sc;
+  const gs_backend *b = m->b;
+  const int64_t run = m->run;
+  m->rx.n = 0;
+  m->rx.global = gs_xcalloc((size_t)sc->nrx + 1, sizeof *m->rx.global);
+  for (int k = 0; k < sc->nrx; ++k)
+    if (owns(m, sc->rxs[k].i + run * sc->rx_di, sc->rxs[k].j + run * sc->rx_dj)) m->rx.global[m->rx.n++] = k;
+  if (!m->rx.n) return;
+  const size_t n = (size_t)m->rx.n;
+  int64_t *off = gs_xmalloc(sizeof *off * n);
+  for (size_t k = 0; k < n; ++k) {
+    const gs_rx *rx = &sc->rxs[m->rx.global[k]];
+    off[k] = (int64_t)gs_fdtd_index(m, rx->i + run * sc->rx_di, rx->j + run * sc->rx_dj);
+  }
+  m->rx.s = b->stream_create(1);
+  m->rx.ev_ready = b->event_create(0);
+  m->rx.ev_done = b->event_create(0);
+  m->rx.off = b->dev_alloc(sizeof *off * n);
+  b->copy_h2d(m->rx.off, off, sizeof *off * n, m->s);
+  m->rx.buf = b->dev_alloc(sizeof(float) * 3 * n * GS_RX_CHUNK);
+  m->rx.hist = gs_xcalloc((size_t)sc->iterations * 3 * n, sizeof(float));
+  b->stream_sync(m->s);
+  free(off);
+}
+
+gs_status gs_fdtd_sim_init_part(gs_fdtd_sim *m, const gs_scene *sc, const gs_backend *b, int run,
+                                const gs_fdtd_part *part, int depth, char *err, size_t errlen) {
+  memset(m, 0, sizeof *m);
+  if (depth < 1 || depth > GS_FDTD_MAX_DEPTH) gs_fatal("gs_fdtd_sim_init_part", "bad depth", __FILE__, __LINE__);
+  m->b = b;
+  m->sc = sc;
+  m->run = run;
+  const gs_fdtd_part whole = {0, sc->nx + 1, 0, sc->ny + 1};
+  gs_status st = init_grid(m, part ? part : &whole, depth, err, errlen);
+  if (st != GS_OK) return st;
+  m->s = b->stream_create(0);
+  m->graph.allowed = b->graph_begin != NULL;
+  if (!m->graph.allowed) gs_log_debug("fdtd: CUDA graphs off: the %s backend has none", b->name);
+  m->pdl = gs_config_get()->pdl;
+  init_fields(m);
+  init_materials(m);
+  init_cpml(m);
+  init_regions(m);
+  init_sources(m);
+  init_receivers(m);
+  b->stream_sync(m->s);
   return GS_OK;
 }
 
 void gs_fdtd_sim_free(gs_fdtd_sim *m) {
   const gs_backend *b = m->b;
-  if (m->halo) { /* collective: neighbours may hold this rank's arrays open */
+  if (m->dist.halo) { /* collective: neighbours may hold this rank's arrays open */
     gs_fdtd_sim_sync(m);
-    gs_halo_destroy(m->halo);
-    m->halo = NULL;
+    gs_halo_destroy(m->dist.halo);
+    m->dist.halo = NULL;
   }
   for (int buf = 0; buf < 2; ++buf)
     for (int k = 0; k < 3; ++k)
-      b->dev_free(m->field[buf][k]);
-  b->dev_free((void *)m->v.mat);
-  b->dev_free(m->coef);
-  for (int k = 0; k < m->npml; ++k) {
-    b->dev_free(m->pml_prof[k]);
+      b->dev_free(m->fields.buf[buf][k]);
+  b->dev_free((void *)m->fields.v.mat);
+  b->dev_free(m->mat.coef);
+  for (int k = 0; k < m->pml.n; ++k) {
+    b->dev_free(m->pml.prof[k]);
     for (int buf = 0; buf < 2; ++buf)
       for (int eh = 0; eh < 2; ++eh)
-        b->dev_free(m->psi[k][buf][eh]);
+        b->dev_free(m->pml.psi[k][buf][eh]);
   }
-  if (m->nsrc) {
-    b->dev_free(m->src_off);
-    b->dev_free(m->src_val);
+  if (m->src.n) {
+    b->dev_free(m->src.off);
+    b->dev_free(m->src.val);
   }
-  if (m->nrx) {
-    b->stream_destroy(m->rx_s);
-    b->event_destroy(m->ev_rx_ready);
-    b->event_destroy(m->ev_rx_done);
-    b->dev_free(m->rx_off);
-    b->dev_free(m->rx_buf);
-    free(m->rx_hist);
+  if (m->rx.n) {
+    b->stream_destroy(m->rx.s);
+    b->event_destroy(m->rx.ev_ready);
+    b->event_destroy(m->rx.ev_done);
+    b->dev_free(m->rx.off);
+    b->dev_free(m->rx.buf);
+    free(m->rx.hist);
   }
-  free(m->mat_host);
-  free(m->rx_global);
-  if (m->graph) b->graph_free(m->graph);
-  if (m->clock) b->dev_free(m->clock);
-  if (m->ev_fork) b->event_destroy(m->ev_fork);
-  if (m->ev_join) b->event_destroy(m->ev_join);
-  if (m->hi && m->hi != m->s) b->stream_destroy(m->hi);
-  if (m->ev_ring) b->event_destroy(m->ev_ring);
-  if (m->ev_lo) b->event_destroy(m->ev_lo);
-  if (m->ev_sent) b->event_destroy(m->ev_sent);
+  free(m->mat.host);
+  free(m->rx.global);
+  if (m->graph.exec) b->graph_free(m->graph.exec);
+  if (m->graph.clock) b->dev_free(m->graph.clock);
+  if (m->graph.ev_fork) b->event_destroy(m->graph.ev_fork);
+  if (m->graph.ev_join) b->event_destroy(m->graph.ev_join);
+  if (m->dist.hi && m->dist.hi != m->s) b->stream_destroy(m->dist.hi);
+  if (m->dist.ev_ring) b->event_destroy(m->dist.ev_ring);
+  if (m->dist.ev_lo) b->event_destroy(m->dist.ev_lo);
+  if (m->dist.ev_sent) b->event_destroy(m->dist.ev_sent);
   b->stream_destroy(m->s);
   memset(m, 0, sizeof *m);
 }
@@ -398,25 +461,25 @@ void gs_fdtd_sim_free(gs_fdtd_sim *m) {
 
 /* s waits for the receivers' last sample. */
 static void join_receivers(gs_fdtd_sim *m) {
-  if (m->rx_pending) m->b->stream_wait_event(m->s, m->ev_rx_done);
-  m->rx_pending = 0;
+  if (m->rx.pending) m->b->stream_wait_event(m->s, m->rx.ev_done);
+  m->rx.pending = 0;
 }
 
-/* The samples of steps [rx_flushed, step) from the device ring (step n in
- * slot n % GS_RX_CHUNK) into rx_hist. */
+/* The samples of steps [rx.flushed, step) from the device ring (step n in
+ * slot n % GS_RX_CHUNK) into rx.hist. */
 static void flush_receivers(gs_fdtd_sim *m) {
-  int64_t first = m->rx_flushed, count = m->step - first;
-  if (!m->nrx || count <= 0) return;
+  int64_t first = m->rx.flushed, count = m->step - first;
+  if (!m->rx.n || count <= 0) return;
   join_receivers(m);
-  size_t per = 3 * (size_t)m->nrx;
+  size_t per = 3 * (size_t)m->rx.n;
   int64_t s0 = first % GS_RX_CHUNK, n1 = count < GS_RX_CHUNK - s0 ? count : GS_RX_CHUNK - s0;
-  m->b->copy_d2h(m->rx_hist + (size_t)first * per, m->rx_buf + (size_t)s0 * per, sizeof(float) * per * (size_t)n1,
+  m->b->copy_d2h(m->rx.hist + (size_t)first * per, m->rx.buf + (size_t)s0 * per, sizeof(float) * per * (size_t)n1,
                  m->s);
   if (count > n1)
-    m->b->copy_d2h(m->rx_hist + (size_t)(first + n1) * per, m->rx_buf, sizeof(float) * per * (size_t)(count - n1),
+    m->b->copy_d2h(m->rx.hist + (size_t)(first + n1) * per, m->rx.buf, sizeof(float) * per * (size_t)(count - n1),
                    m->s);
   m->b->stream_sync(m->s);
-  m->rx_flushed = m->step;
+  m->rx.flushed = m->step;
 }
 
 /* Queues the update of the nodes in boxes[0..n) (global, disjoint) on
@@ -429,7 +492,7 @@ static void update_boxes(gs_fdtd_sim *m, const gs_fdtd_step_args *slab, const gs
   int np = 0;
   for (int b = 0; b < n; ++b)
     for (int k = 0; k < 5; ++k) {
-      gs_fdtd_region r = gs_region_meet(m->region[k], boxes[b]);
+      gs_fdtd_region r = gs_region_meet(m->pml.region[k], boxes[b]);
       if (!gs_region_empty(r)) pieces[np++] = r;
     }
   if (np) m->b->fdtd_step(slab, pieces, np, st);
@@ -442,7 +505,103 @@ static void update_box(gs_fdtd_sim *m, const gs_fdtd_step_args *slab, gs_fdtd_re
 /* Sources [from, to) of the class order, at step t, into the new Ez. */
 static void inject(gs_fdtd_sim *m, int from, int to, gs_tick t, gs_stream st) {
   if (to > from)
-    m->b->fdtd_inject(m->field[1 - m->cur][0], m->src_off + from, m->src_val + from, m->nsrc, t, to - from, m->pdl, st);
+    m->b->fdtd_inject(m->fields.buf[1 - m->fields.cur][0], m->src.off + from, m->src.val + from, m->src.n, t, to - from,
+                      m->pdl, st);
+}
+
+/* What the update kernels read and write in a step from buffer set in to
+ * out, the CPML slabs included. */
+static gs_fdtd_step_args step_args(const gs_fdtd_sim *m, int in, int out) {
+  gs_fdtd_step_args a = {.ez = m->fields.buf[in][0],
+                         .hx = m->fields.buf[in][1],
+                         .hy = m->fields.buf[in][2],
+                         .mat = m->fields.v.mat,
+                         .ez_out = m->fields.buf[out][0],
+                         .hx_out = m->fields.buf[out][1],
+                         .hy_out = m->fields.buf[out][2],
+                         .pitch = m->grid.pitch,
+                         .g = m->grid.g,
+                         .oi = m->grid.own.i0,
+                         .oj = m->grid.own.j0,
+                         .nx = m->grid.nx,
+                         .ny = m->grid.ny,
+                         .chx = m->mat.chx,
+                         .chy = m->mat.chy,
+                         .coef = m->mat.coef,
+                         .nslab = m->pml.n,
+                         .concurrent = m->dist.hi && m->dist.hi != m->s,
+                         .pdl = m->pdl};
+  for (int k = 0; k < m->pml.n; ++k) {
+    a.slab[k] = m->pml.slab[k];
+    a.slab[k].psi_e_in = m->pml.psi[k][in][0];
+    a.slab[k].psi_h_in = m->pml.psi[k][in][1];
+    a.slab[k].psi_e_out = m->pml.psi[k][out][0];
+    a.slab[k].psi_h_out = m->pml.psi[k][out][1];
+  }
+  return a;
+}
+
+/* Before step k of the deep-halo cycle on several ranks: s waits for what
+ * the previous steps on hi and the exchange must have done. */
+static void wait_for_neighbours(gs_fdtd_sim *m, int64_t k, int exchanging) {
+  const gs_backend *b = m->b;
+  const int R = m->dist.depth;
+  gs_stream lo = m->s, hi = m->dist.hi;
+  if (hi != lo && !m->graph.fresh) b->stream_wait_event(lo, m->dist.ev_ring); /* the previous step's ring */
+  /* The overlapped send of the last exchange (on hi) reads this rank's own
+   * nodes of the buffer this step overwrites: first step of the cycle for
+   * odd R, second for even R (R = 1: the ring, written on hi only). */
+  if (hi != lo && R > 1 && k == (R % 2 ? 0 : 1) && !m->graph.fresh) b->stream_wait_event(lo, m->dist.ev_sent);
+  if (m->dist.pending && !exchanging) gs_halo_wait(m->dist.halo, lo);
+}
+
+/* Queues the receivers' sample of the current fields at step t on their
+ * stream, once the previous step is done on s. */
+static void sample_receivers(gs_fdtd_sim *m, gs_tick t) {
+  const gs_backend *b = m->b;
+  gs_stream lo = m->s, hi = m->dist.hi;
+  /* The last sample read the buffer this step writes. */
+  if (m->rx.pending && !m->graph.fresh) {
+    b->stream_wait_event(lo, m->rx.ev_done);
+    if (m->dist.halo && hi != lo) b->stream_wait_event(hi, m->rx.ev_done);
+  }
+  m->rx.pending = 0;
+  if (m->step - m->rx.flushed == GS_RX_CHUNK) flush_receivers(m); /* (never while capturing: see capture()) */
+  /* lo has all of the previous step here (above: it waited for the ring). */
+  b->event_record(m->rx.ev_ready, lo);
+  b->stream_wait_event(m->rx.s, m->rx.ev_ready);
+  b->fdtd_sample(m->fields.v, m->rx.off, m->rx.n, m->rx.buf, GS_RX_CHUNK, t, m->rx.s);
+  b->event_record(m->rx.ev_done, m->rx.s);
+  m->rx.pending = 1;
+}
+
+/* An exchanging step with overlap: the ring along the neighbours on hi, its
+ * exchange sent from there, while the interior runs on s. */
+static void overlapped_step(gs_fdtd_sim *m, const gs_fdtd_step_args *sl, gs_tick t, int out) {
+  const gs_backend *b = m->b;
+  gs_stream lo = m->s, hi = m->dist.hi;
+  gs_fdtd_region own = grown_box(m, 0), core = interior_box(m);
+  if (gs_region_empty(core)) core = (gs_fdtd_region){own.i0, own.i0, own.j0, own.j0};
+  gs_fdtd_region ring[4] = {{own.i0, own.i1, own.j0, core.j0},
+                            {own.i0, own.i1, core.j1, own.j1},
+                            {own.i0, core.i0, core.j0, core.j1},
+                            {core.i1, own.i1, core.j0, core.j1}};
+  if (!m->graph.fresh) b->stream_wait_event(hi, m->dist.ev_lo); /* the previous step's interior */
+  if (m->dist.pending) gs_halo_wait(m->dist.halo, hi);
+  gs_fdtd_region pieces[4];
+  int np = 0;
+  for (int r = 0; r < 4; ++r)
+    if (!gs_region_empty(ring[r])) pieces[np++] = ring[r];
+  update_boxes(m, sl, pieces, np, hi);
+  inject(m, m->src.cum[0], m->src.cum[1], t, hi);
+  b->event_record(m->dist.ev_ring, hi);
+  gs_halo_send(m->dist.halo, out, hi);
+  b->event_record(m->dist.ev_sent, hi);
+  if (!gs_region_empty(core)) update_box(m, sl, core, lo);
+  inject(m, 0, m->src.cum[0], t, lo);
+  b->event_record(m->dist.ev_lo, lo);
+  gs_halo_finish(m->dist.halo, out, hi);
+  m->dist.pending = 1;
 }
 
 /* One rank, or several (then with the halo):
@@ -456,113 +615,43 @@ static void inject(gs_fdtd_sim *m, int from, int to, gs_tick t, gs_stream st) {
  * The streams are ordered by events: the ring waits for s's previous step
  * (it reads the interior's nodes), s waits for the previous ring. */
 void gs_fdtd_sim_step(gs_fdtd_sim *m) {
-  const gs_backend *b = m->b;
   const int64_t n = m->step;
-  const int in = m->cur, out = 1 - m->cur;
-  gs_fdtd_step_args a = {.ez = m->field[in][0],
-                         .hx = m->field[in][1],
-                         .hy = m->field[in][2],
-                         .mat = m->v.mat,
-                         .ez_out = m->field[out][0],
-                         .hx_out = m->field[out][1],
-                         .hy_out = m->field[out][2],
-                         .pitch = m->pitch,
-                         .g = m->g,
-                         .oi = m->oi0,
-                         .oj = m->oj0,
-                         .nx = m->nx,
-                         .ny = m->ny,
-                         .chx = m->chx,
-                         .chy = m->chy,
-                         .coef = m->coef,
-                         .nslab = 0,
-                         .concurrent = m->hi && m->hi != m->s,
-                         .pdl = m->pdl};
-  gs_fdtd_step_args sl = a;
-  sl.nslab = m->npml;
-  for (int k = 0; k < m->npml; ++k) {
-    sl.slab[k] = m->pml[k];
-    sl.slab[k].psi_e_in = m->psi[k][in][0];
-    sl.slab[k].psi_h_in = m->psi[k][in][1];
-    sl.slab[k].psi_e_out = m->psi[k][out][0];
-    sl.slab[k].psi_h_out = m->psi[k][out][1];
-  }
-  const int R = m->depth;
-  const int64_t k = m->halo ? (n - m->k0) % R : R - 1;
+  const int out = 1 - m->fields.cur;
+  const gs_fdtd_step_args sl = step_args(m, m->fields.cur, out);
+  const int R = m->dist.depth;
+  const int64_t k = m->dist.halo ? (n - m->dist.k0) % R : R - 1;
   const int exchanging = k == R - 1;
-  gs_stream lo = m->s, hi = m->hi;
+  gs_stream lo = m->s;
   /* The step as the kernels read it: n, or in a graph being captured its
    * offset from the clock word the replays move on. */
-  const gs_tick t = m->capturing ? (gs_tick){m->clock, n - m->graph_n0} : gs_tick_at(n);
-  if (m->halo) {
-    if (hi != lo && !m->fresh) b->stream_wait_event(lo, m->ev_ring); /* the previous step's ring */
-    /* The overlapped send of the last exchange (on hi) reads this rank's own
-     * nodes of the buffer this step overwrites: first step of the cycle for
-     * odd R, second for even R (R = 1: the ring, written on hi only). */
-    if (hi != lo && R > 1 && k == (R % 2 ? 0 : 1) && !m->fresh) b->stream_wait_event(lo, m->ev_sent);
-    if (m->pending && !exchanging) gs_halo_wait(m->halo, lo);
-  }
-  if (m->nrx) {
-    /* The last sample read the buffer this step writes. */
-    if (m->rx_pending && !m->fresh) {
-      b->stream_wait_event(lo, m->ev_rx_done);
-      if (m->halo && hi != lo) b->stream_wait_event(hi, m->ev_rx_done);
-    }
-    m->rx_pending = 0;
-    if (n - m->rx_flushed == GS_RX_CHUNK) flush_receivers(m); /* (never while capturing: see capture()) */
-    /* lo has all of the previous step here (above: it waited for the ring). */
-    b->event_record(m->ev_rx_ready, lo);
-    b->stream_wait_event(m->rx_s, m->ev_rx_ready);
-    b->fdtd_sample(m->v, m->rx_off, m->nrx, m->rx_buf, GS_RX_CHUNK, t, m->rx_s);
-    b->event_record(m->ev_rx_done, m->rx_s);
-    m->rx_pending = 1;
-  }
+  const gs_tick t = m->graph.capturing ? (gs_tick){m->graph.clock, n - m->graph.n0} : gs_tick_at(n);
+  if (m->dist.halo) wait_for_neighbours(m, k, exchanging);
+  if (m->rx.n) sample_receivers(m, t);
   if (!exchanging) {
     int e = (int)(R - 1 - k);
     update_box(m, &sl, grown_box(m, e), lo);
-    inject(m, 0, m->src_cum[1 + e], t, lo);
-    if (k == R - 2) gs_halo_reads_done(m->halo, lo);
-    b->event_record(m->ev_lo, lo);
-    m->pending = 0;
-  } else if (!m->halo || !m->overlap) {
-    if (m->pending) gs_halo_wait(m->halo, lo);
+    inject(m, 0, m->src.cum[1 + e], t, lo);
+    if (k == R - 2) gs_halo_reads_done(m->dist.halo, lo);
+    m->b->event_record(m->dist.ev_lo, lo);
+    m->dist.pending = 0;
+  } else if (!m->dist.halo || !m->dist.overlap) {
+    if (m->dist.pending) gs_halo_wait(m->dist.halo, lo);
     update_box(m, &sl, grown_box(m, 0), lo);
-    inject(m, 0, m->src_cum[1], t, lo);
-    if (m->halo) {
-      gs_halo_send(m->halo, out, lo);
-      gs_halo_finish(m->halo, out, lo);
-      m->pending = 1;
+    inject(m, 0, m->src.cum[1], t, lo);
+    if (m->dist.halo) {
+      gs_halo_send(m->dist.halo, out, lo);
+      gs_halo_finish(m->dist.halo, out, lo);
+      m->dist.pending = 1;
     }
   } else {
-    gs_fdtd_region own = grown_box(m, 0), core = interior_box(m);
-    if (gs_region_empty(core)) core = (gs_fdtd_region){own.i0, own.i0, own.j0, own.j0};
-    gs_fdtd_region ring[4] = {{own.i0, own.i1, own.j0, core.j0},
-                              {own.i0, own.i1, core.j1, own.j1},
-                              {own.i0, core.i0, core.j0, core.j1},
-                              {core.i1, own.i1, core.j0, core.j1}};
-    if (!m->fresh) b->stream_wait_event(hi, m->ev_lo); /* the previous step's interior */
-    if (m->pending) gs_halo_wait(m->halo, hi);
-    gs_fdtd_region pieces[4];
-    int np = 0;
-    for (int r = 0; r < 4; ++r)
-      if (!gs_region_empty(ring[r])) pieces[np++] = ring[r];
-    update_boxes(m, &sl, pieces, np, hi);
-    inject(m, m->src_cum[0], m->src_cum[1], t, hi);
-    b->event_record(m->ev_ring, hi);
-    gs_halo_send(m->halo, out, hi);
-    b->event_record(m->ev_sent, hi);
-    if (!gs_region_empty(core)) update_box(m, &sl, core, lo);
-    inject(m, 0, m->src_cum[0], t, lo);
-    b->event_record(m->ev_lo, lo);
-    gs_halo_finish(m->halo, out, hi);
-    m->pending = 1;
+    overlapped_step(m, &sl, t, out);
   }
-  m->cur = out;
-  m->v.ez = m->field[out][0];
-  m->v.hx = m->field[out][1];
-  m->v.hy = m->field[out][2];
+  m->fields.cur = out;
+  m->fields.v.ez = m->fields.buf[out][0];
+  m->fields.v.hx = m->fields.buf[out][1];
+  m->fields.v.hy = m->fields.buf[out][2];
   m->step++;
-  m->fresh = 0;
+  m->graph.fresh = 0;
 }
 
 /* --------------------------------------------------------- CUDA graphs */
@@ -570,9 +659,9 @@ void gs_fdtd_sim_step(gs_fdtd_sim *m) {
 /* Joins the high-priority stream and the receivers' into s: s then follows
  * all queued work. */
 static void join_streams(gs_fdtd_sim *m) {
-  if (m->hi && m->hi != m->s) {
-    m->b->event_record(m->ev_join, m->hi);
-    m->b->stream_wait_event(m->s, m->ev_join);
+  if (m->dist.hi && m->dist.hi != m->s) {
+    m->b->event_record(m->graph.ev_join, m->dist.hi);
+    m->b->stream_wait_event(m->s, m->graph.ev_join);
   }
   join_receivers(m);
 }
@@ -580,17 +669,17 @@ static void join_streams(gs_fdtd_sim *m) {
 /* After a capture or a replay the step events were last recorded inside the
  * capture; record them again (on s, which has joined everything). */
 static void rerecord_events(gs_fdtd_sim *m) {
-  if (!m->halo) return;
-  m->b->event_record(m->ev_ring, m->s);
-  m->b->event_record(m->ev_lo, m->s);
-  m->b->event_record(m->ev_sent, m->s);
+  if (!m->dist.halo) return;
+  m->b->event_record(m->dist.ev_ring, m->s);
+  m->b->event_record(m->dist.ev_lo, m->s);
+  m->b->event_record(m->dist.ev_sent, m->s);
 }
 
 /* Whether a graph can start here: deep-halo phase 0 after an exchange (any
  * step on one rank). */
 static int cycle_start(const gs_fdtd_sim *m) {
-  if (!m->halo) return 1;
-  return m->pending && (m->step - m->k0) % m->depth == 0;
+  if (!m->dist.halo) return 1;
+  return m->dist.pending && (m->step - m->dist.k0) % m->dist.depth == 0;
 }
 
 /* Steps per graph: whole deep-halo cycles, an even number of steps (the
@@ -600,76 +689,79 @@ static int graph_length(int depth) {
   return base * ((16 + base - 1) / base);
 }
 
-/* Captures graph_len steps from here (nothing runs; the host state is put
+/* Captures graph.len steps from here (nothing runs; the host state is put
  * back afterwards). */
 static void capture(gs_fdtd_sim *m) {
   const gs_backend *b = m->b;
-  m->graph_len = graph_length(m->depth);
-  if (!m->clock) {
-    m->clock = b->dev_alloc(2 * sizeof(int64_t));
-    m->ev_fork = b->event_create(0);
-    m->ev_join = b->event_create(0);
-    m->clock_host[0] = m->clock_host[1] = -1;
+  m->graph.len = graph_length(m->dist.depth);
+  if (!m->graph.clock) {
+    m->graph.clock = b->dev_alloc(2 * sizeof(int64_t));
+    m->graph.ev_fork = b->event_create(0);
+    m->graph.ev_join = b->event_create(0);
+    m->graph.clock_host[0] = m->graph.clock_host[1] = -1;
   }
   const int64_t step = m->step;
-  const int cur = m->cur, pending = m->pending;
-  const gs_fdtd_view v = m->v;
-  int64_t x0 = m->halo ? gs_halo_exchanges(m->halo) : 0;
+  const int cur = m->fields.cur, pending = m->dist.pending;
+  const gs_fdtd_view v = m->fields.v;
+  int64_t x0 = m->dist.halo ? gs_halo_exchanges(m->dist.halo) : 0;
   join_streams(m);
   b->graph_begin(m->s);
-  m->graph_n0 = step;
-  m->capturing = 1;
-  m->fresh = 1;
-  if (m->halo) {
-    gs_halo_capture(m->halo, m->clock + 1);
-    if (m->hi != m->s) { /* the fork, and the step events recorded inside the capture */
-      b->event_record(m->ev_fork, m->s);
-      b->stream_wait_event(m->hi, m->ev_fork);
-      b->event_record(m->ev_ring, m->hi);
-      b->event_record(m->ev_sent, m->hi);
-      b->event_record(m->ev_lo, m->s);
+  m->graph.n0 = step;
+  m->graph.capturing = 1;
+  m->graph.fresh = 1;
+  if (m->dist.halo) {
+    gs_halo_capture(m->dist.halo, m->graph.clock + 1);
+    if (m->dist.hi != m->s) { /* the fork, and the step events recorded inside the capture */
+      b->event_record(m->graph.ev_fork, m->s);
+      b->stream_wait_event(m->dist.hi, m->graph.ev_fork);
+      b->event_record(m->dist.ev_ring, m->dist.hi);
+      b->event_record(m->dist.ev_sent, m->dist.hi);
+      b->event_record(m->dist.ev_lo, m->s);
     }
   }
-  for (int k = 0; k < m->graph_len; ++k)
+  for (int k = 0; k < m->graph.len; ++k)
     gs_fdtd_sim_step(m);
   join_streams(m);
-  m->graph_exch = m->halo ? (int)(gs_halo_exchanges(m->halo) - x0) : 0;
-  b->fdtd_clock(m->clock, m->graph_len, m->graph_exch, 1, m->s);
-  m->graph = b->graph_end(m->s);
-  m->capturing = 0;
-  if (m->halo) gs_halo_capture(m->halo, NULL);
+  m->graph.exch = m->dist.halo ? (int)(gs_halo_exchanges(m->dist.halo) - x0) : 0;
+  b->fdtd_clock(m->graph.clock, m->graph.len, m->graph.exch, 1, m->s);
+  m->graph.exec = b->graph_end(m->s);
+  m->graph.capturing = 0;
+  gs_log_debug("fdtd: CUDA graph captured at step %lld: %d steps and %d halo exchanges a replay", (long long)step,
+               m->graph.len, m->graph.exch);
+  if (m->dist.halo) gs_halo_capture(m->dist.halo, NULL);
   rerecord_events(m);
   m->step = step;
-  m->cur = cur;
-  m->pending = pending;
-  m->v = v;
+  m->fields.cur = cur;
+  m->dist.pending = pending;
+  m->fields.v = v;
 }
 
-/* Replays the graph: graph_len steps from here. */
+/* Replays the graph: graph.len steps from here. */
 static void replay(gs_fdtd_sim *m) {
   const gs_backend *b = m->b;
-  int64_t x = m->halo ? gs_halo_exchanges(m->halo) : 0;
-  if (m->nrx && m->step + m->graph_len - m->rx_flushed > GS_RX_CHUNK) flush_receivers(m);
+  int64_t x = m->dist.halo ? gs_halo_exchanges(m->dist.halo) : 0;
+  if (m->rx.n && m->step + m->graph.len - m->rx.flushed > GS_RX_CHUNK) flush_receivers(m);
   join_streams(m);
-  if (m->clock_host[0] != m->step || m->clock_host[1] != x) b->fdtd_clock(m->clock, m->step, x, 0, m->s);
-  b->graph_launch(m->graph, m->s);
+  if (m->graph.clock_host[0] != m->step || m->graph.clock_host[1] != x)
+    b->fdtd_clock(m->graph.clock, m->step, x, 0, m->s);
+  b->graph_launch(m->graph.exec, m->s);
   rerecord_events(m);
-  m->step += m->graph_len;
-  if (m->halo) gs_halo_advance(m->halo, m->graph_exch);
-  m->clock_host[0] = m->step;
-  m->clock_host[1] = x + m->graph_exch;
+  m->step += m->graph.len;
+  if (m->dist.halo) gs_halo_advance(m->dist.halo, m->graph.exch);
+  m->graph.clock_host[0] = m->step;
+  m->graph.clock_host[1] = x + m->graph.exch;
 }
 
 void gs_fdtd_sim_advance(gs_fdtd_sim *m, int64_t count) {
   const int64_t end = m->step + count;
-  const int len = graph_length(m->depth);
+  const int len = graph_length(m->dist.depth);
   while (m->step < end) {
     int64_t left = end - m->step;
-    if (m->graphs && !m->graph && cycle_start(m) && left >= len) {
-      if (m->nrx && m->step + len - m->rx_flushed > GS_RX_CHUNK) flush_receivers(m); /* none due while capturing */
+    if (m->graph.allowed && !m->graph.exec && cycle_start(m) && left >= len) {
+      if (m->rx.n && m->step + len - m->rx.flushed > GS_RX_CHUNK) flush_receivers(m); /* none due while capturing */
       capture(m);
     }
-    if (m->graph && left >= m->graph_len && (m->step - m->graph_n0) % m->graph_len == 0 && cycle_start(m))
+    if (m->graph.exec && left >= m->graph.len && (m->step - m->graph.n0) % m->graph.len == 0 && cycle_start(m))
       replay(m);
     else
       gs_fdtd_sim_step(m);
@@ -678,12 +770,15 @@ void gs_fdtd_sim_advance(gs_fdtd_sim *m, int64_t count) {
 
 /* Forgets the captured graph (the deep-halo cycle starts anew). */
 static void drop_graph(gs_fdtd_sim *m) {
-  if (m->graph) m->b->graph_free(m->graph);
-  m->graph = NULL;
+  if (m->graph.exec) {
+    gs_log_debug("fdtd: CUDA graph dropped at step %lld (ghost layers refilled)", (long long)m->step);
+    m->b->graph_free(m->graph.exec);
+  }
+  m->graph.exec = NULL;
 }
 
 void gs_fdtd_sim_sync(gs_fdtd_sim *m) {
-  if (m->hi && m->hi != m->s) m->b->stream_sync(m->hi);
+  if (m->dist.hi && m->dist.hi != m->s) m->b->stream_sync(m->dist.hi);
   join_receivers(m);
   flush_receivers(m);
   m->b->stream_sync(m->s);
@@ -735,12 +830,17 @@ gs_status gs_fdtd_sim_connect(gs_fdtd_sim *m, MPI_Comm cart, gs_halo_transport t
   gs_halo_array arr[11];
   memset(arr, 0, sizeof arr);
   for (int f = 0; f < 3; ++f)
-    arr[f] = (gs_halo_array){{m->field[0][f], m->field[1][f]}, m->pitch, m->oi0 - m->g, m->oj0 - m->g};
-  for (int k = 0; k < m->npml; ++k)
+    arr[f] = (gs_halo_array){{m->fields.buf[0][f], m->fields.buf[1][f]},
+                             m->grid.pitch,
+                             m->grid.own.i0 - m->grid.g,
+                             m->grid.own.j0 - m->grid.g};
+  for (int k = 0; k < m->pml.n; ++k)
     for (int eh = 0; eh < 2; ++eh)
-      arr[3 + 2 * m->pml_side[k] + eh] = (gs_halo_array){
-          {m->psi[k][0][eh], m->psi[k][1][eh]}, m->pml[k].o1 - m->pml[k].o0, m->pml[k].o0, m->pml[k].lo};
-  gs_fdtd_part mine = {m->oi0, m->oi1, m->oj0, m->oj1};
+      arr[3 + 2 * m->pml.side[k] + eh] = (gs_halo_array){{m->pml.psi[k][0][eh], m->pml.psi[k][1][eh]},
+                                                         m->pml.slab[k].o1 - m->pml.slab[k].o0,
+                                                         m->pml.slab[k].o0,
+                                                         m->pml.slab[k].lo};
+  gs_fdtd_part mine = m->grid.own;
   gs_halo_peer peers[8];
   gs_halo_box_g boxes[8][2][16];
   int np = 0;
@@ -748,7 +848,7 @@ gs_status gs_fdtd_sim_connect(gs_fdtd_sim *m, MPI_Comm cart, gs_halo_transport t
     for (int dx = -1; dx <= 1; ++dx) {
       int c[2] = {coords[0] + dx, coords[1] + dy};
       if ((!dx && !dy) || c[0] < 0 || c[0] >= dims[0] || c[1] < 0 || c[1] >= dims[1]) continue;
-      if (dx && dy && m->depth == 1) continue;
+      if (dx && dy && m->dist.depth == 1) continue;
       int q;
       GS_MPI_CHECK(MPI_Cart_rank(cart, c, &q));
       gs_fdtd_part theirs = gs_fdtd_part_of(m->sc, dims, c);
@@ -756,39 +856,44 @@ gs_status gs_fdtd_sim_connect(gs_fdtd_sim *m, MPI_Comm cart, gs_halo_transport t
       pe->rank = q;
       pe->send_tag = 300 + (dx + 1) + 3 * (dy + 1); /* direction from the sender */
       pe->recv_tag = 300 + (1 - dx) + 3 * (1 - dy);
-      pe->nrecv = ghost_boxes(m->sc, &mine, m->depth, dx, dy, boxes[np][1]);
-      pe->nsend = ghost_boxes(m->sc, &theirs, m->depth, -dx, -dy, boxes[np][0]);
+      pe->nrecv = ghost_boxes(m->sc, &mine, m->dist.depth, dx, dy, boxes[np][1]);
+      pe->nsend = ghost_boxes(m->sc, &theirs, m->dist.depth, -dx, -dy, boxes[np][0]);
       pe->send = boxes[np][0];
       pe->recv = boxes[np][1];
       ++np;
     }
-  m->halo = gs_halo_create(cart, b, arr, 11, peers, np, t, m->depth > 1, err, errlen);
-  if (!m->halo) return GS_ERR_USAGE;
-  m->graphs = m->graphs && gs_halo_graphable(m->halo);
-  m->overlap = overlap;
-  m->hi = overlap ? b->stream_create(1) : m->s;
-  m->ev_ring = b->event_create(0);
-  m->ev_lo = b->event_create(0);
-  m->ev_sent = b->event_create(0);
+  m->dist.halo = gs_halo_create(cart, b, arr, 11, peers, np, t, m->dist.depth > 1, err, errlen);
+  if (!m->dist.halo) return GS_ERR_USAGE;
+  if (m->graph.allowed && !gs_halo_graphable(m->dist.halo)) {
+    char tr[64];
+    gs_log_debug("fdtd: CUDA graphs off: the halo transport (%s) needs the host at every exchange",
+                 gs_halo_summary(m->dist.halo, tr, sizeof tr));
+  }
+  m->graph.allowed = m->graph.allowed && gs_halo_graphable(m->dist.halo);
+  m->dist.overlap = overlap;
+  m->dist.hi = overlap ? b->stream_create(1) : m->s;
+  m->dist.ev_ring = b->event_create(0);
+  m->dist.ev_lo = b->event_create(0);
+  m->dist.ev_sent = b->event_create(0);
   gs_fdtd_sim_refresh(m);
   return GS_OK;
 }
 
 void gs_fdtd_sim_refresh(gs_fdtd_sim *m) {
   drop_graph(m);
-  if (!m->halo) return;
+  if (!m->dist.halo) return;
   gs_fdtd_sim_sync(m);
-  gs_halo_exchange(m->halo, m->cur, m->s);
-  m->k0 = m->step;
-  m->pending = 0;
+  gs_halo_exchange(m->dist.halo, m->fields.cur, m->s);
+  m->dist.k0 = m->step;
+  m->dist.pending = 0;
 }
 
 /* Copies field f (0 Ez, 1 Hx, 2 Hy) rows [j0, j1) into host (pitch floats a row). */
 void gs_fdtd_sim_read_rows(gs_fdtd_sim *m, int f, int64_t j0, int64_t j1, float *host) {
-  if (m->hi && m->hi != m->s) m->b->stream_sync(m->hi);
-  float *src = f == 0 ? m->v.ez : f == 1 ? m->v.hx : m->v.hy;
-  m->b->copy_d2h(host, src + (size_t)(j0 - m->oj0 + m->g) * (size_t)m->pitch,
-                 sizeof(float) * (size_t)m->pitch * (size_t)(j1 - j0), m->s);
+  if (m->dist.hi && m->dist.hi != m->s) m->b->stream_sync(m->dist.hi);
+  float *src = f == 0 ? m->fields.v.ez : f == 1 ? m->fields.v.hx : m->fields.v.hy;
+  m->b->copy_d2h(host, src + (size_t)(j0 - m->grid.own.j0 + m->grid.g) * (size_t)m->grid.pitch,
+                 sizeof(float) * (size_t)m->grid.pitch * (size_t)(j1 - j0), m->s);
   m->b->stream_sync(m->s);
 }
 
@@ -806,18 +911,18 @@ static inline uint64_t mix64(uint64_t x) {
 /* Wrapping sum over every node (i, j) of mix64(global index, float bits):
  * independent of how the domain is split. */
 void gs_fdtd_sim_checksum(gs_fdtd_sim *m, uint64_t sum[3]) {
-  int64_t rows = (int64_t)((64u << 20) / ((size_t)m->pitch * sizeof(float)));
+  int64_t rows = (int64_t)((64u << 20) / ((size_t)m->grid.pitch * sizeof(float)));
   if (rows < 1) rows = 1;
-  float *buf = gs_xmalloc(sizeof(float) * (size_t)m->pitch * (size_t)rows);
+  float *buf = gs_xmalloc(sizeof(float) * (size_t)m->grid.pitch * (size_t)rows);
   for (int f = 0; f < 3; ++f) {
     uint64_t s = 0;
-    for (int64_t j0 = m->oj0; j0 < m->oj1; j0 += rows) {
-      int64_t j1 = j0 + rows > m->oj1 ? m->oj1 : j0 + rows;
+    for (int64_t j0 = m->grid.own.j0; j0 < m->grid.own.j1; j0 += rows) {
+      int64_t j1 = j0 + rows > m->grid.own.j1 ? m->grid.own.j1 : j0 + rows;
       gs_fdtd_sim_read_rows(m, f, j0, j1, buf);
       for (int64_t j = j0; j < j1; ++j)
-        for (int64_t i = m->oi0; i < m->oi1; ++i) {
+        for (int64_t i = m->grid.own.i0; i < m->grid.own.i1; ++i) {
           uint32_t bits;
-          memcpy(&bits, &buf[(size_t)(j - j0) * (size_t)m->pitch + (size_t)(i - m->oi0 + m->g)], 4);
+          memcpy(&bits, &buf[(size_t)(j - j0) * (size_t)m->grid.pitch + (size_t)(i - m->grid.own.i0 + m->grid.g)], 4);
           uint64_t gi = (uint64_t)j * (uint64_t)(m->sc->nx + 1) + (uint64_t)i;
           s += mix64(gi * 0x9E3779B97F4A7C15ull ^ ((uint64_t)bits << 1 | (uint64_t)f << 40));
         }
@@ -835,6 +940,7 @@ int gs_fdtd_decomp(const char *spec, int size, int64_t nx, int64_t ny, int dims[
     if (gs_parse_size2(spec, &px, &py) != 0 || px * py != size) return -1;
     dims[0] = (int)px;
     dims[1] = (int)py;
+    if (gs_error_rank() == 0) gs_log_debug("fdtd: decomposition %dx%d (--decomp)", dims[0], dims[1]);
     return 0;
   }
   /* Halo cost per rank: a split along x gives column halos (strided, and
@@ -843,7 +949,7 @@ int gs_fdtd_decomp(const char *spec, int size, int64_t nx, int64_t ny, int dims[
    * 98.4% at 16384^2 where 2x1 reached 87%; columns weigh 8 rows here.
    * Parts thinner than GS_FDTD_MIN_PART nodes are avoided where possible. */
   double best = -1;
-  int bx = 1, by = size;
+  int bx = 1, by = size, thin = 0;
   for (int pass = 0; pass < 2 && best < 0; ++pass)
     for (int px = 1; px <= size; ++px) {
       if (size % px) continue;
@@ -855,10 +961,14 @@ int gs_fdtd_decomp(const char *spec, int size, int64_t nx, int64_t ny, int dims[
         best = cost;
         bx = px;
         by = py;
+        thin = pass;
       }
     }
   dims[0] = bx;
   dims[1] = by;
+  if (gs_error_rank() == 0)
+    gs_log_debug("fdtd: decomposition %dx%d of %d rank(s): the least halo cost (%g), parts %s %d nodes", bx, by, size,
+                 best, thin ? "thinner than" : "at least", GS_FDTD_MIN_PART);
   return 0;
 }
 
@@ -884,13 +994,20 @@ int gs_fdtd_agree_depth(const gs_scene *sc, const gs_backend *b, const gs_fdtd_p
   int size;
   GS_MPI_CHECK(MPI_Comm_size(comm, &size));
   if (size == 1) return 1;
-  int d = want;
+  int d = want, auto_want = 0;
   if (!d) {
     double nodes = (double)(part->i1 - part->i0) * (double)(part->j1 - part->j0);
-    d = gs_fdtd_depth_fit(sc, part, gs_fdtd_auto_depth(b, nodes));
+    auto_want = gs_fdtd_auto_depth(b, nodes);
+    d = gs_fdtd_depth_fit(sc, part, auto_want);
   }
   int all;
   GS_MPI_CHECK(MPI_Allreduce(&d, &all, 1, MPI_INT, MPI_MIN, comm));
+  if (want)
+    gs_log_debug("fdtd: halo depth %d (--halo-depth)", want);
+  else
+    gs_log_debug(
+        "fdtd: halo depth %d (auto: %d for this rank's %lldx%lld nodes, %d fits its part; the least of all ranks)", all,
+        auto_want, (long long)(part->i1 - part->i0), (long long)(part->j1 - part->j0), d);
   return want ? want : all;
 }
 
@@ -910,7 +1027,8 @@ gs_status gs_fdtd_sim_open(gs_fdtd_sim *m, const gs_scene *sc, const gs_backend 
     gs_fdtd_sim_free(m);
     st = GS_ERR_USAGE;
   } else {
-    m->graphs = m->graphs && sp->graphs;
+    if (m->graph.allowed && !sp->graphs) gs_log_debug("fdtd: CUDA graphs off: --no-graphs");
+    m->graph.allowed = m->graph.allowed && sp->graphs;
     return GS_OK;
   }
   MPI_Comm_free(cart);
@@ -925,24 +1043,24 @@ gs_status gs_fdtd_timed_run(const gs_scene *sc, const gs_backend *b, MPI_Comm co
   gs_status st = gs_fdtd_sim_open(&m, sc, b, comm, dims, sp, &cart, err, errlen);
   if (st != GS_OK) return st;
   if (used) {
-    if (m.halo)
-      gs_halo_summary(m.halo, used, usedlen);
+    if (m.dist.halo)
+      gs_halo_summary(m.dist.halo, used, usedlen);
     else
       snprintf(used, usedlen, "none");
   }
-  if (depth_used) *depth_used = m.depth;
+  if (depth_used) *depth_used = m.dist.depth;
   gs_fdtd_sim_advance(&m, warmup);
   gs_fdtd_sim_sync(&m);
-  int graphed = m.graph != NULL, all_graphed;
+  int graphed = m.graph.exec != NULL, all_graphed;
   GS_MPI_CHECK(MPI_Allreduce(&graphed, &all_graphed, 1, MPI_INT, MPI_MIN, cart));
   t->graphs = all_graphed;
-  int64_t x0 = m.halo ? gs_halo_exchanges(m.halo) : 0;
+  int64_t x0 = m.dist.halo ? gs_halo_exchanges(m.dist.halo) : 0;
   GS_MPI_CHECK(MPI_Barrier(cart));
   double t0 = MPI_Wtime();
   gs_fdtd_sim_advance(&m, steps);
   gs_fdtd_sim_sync(&m);
   double local[2] = {MPI_Wtime() - t0, 0};
-  if (m.halo) local[1] = gs_halo_bytes_per_exchange(m.halo) * (double)(gs_halo_exchanges(m.halo) - x0);
+  if (m.dist.halo) local[1] = gs_halo_bytes_per_exchange(m.dist.halo) * (double)(gs_halo_exchanges(m.dist.halo) - x0);
   double maxv[2];
   GS_MPI_CHECK(MPI_Allreduce(local, maxv, 2, MPI_DOUBLE, MPI_MAX, cart));
   t->seconds = maxv[0];

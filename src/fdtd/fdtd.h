@@ -20,40 +20,72 @@ typedef struct gs_fdtd_part {
   int64_t i0, i1, j0, j1;
 } gs_fdtd_part;
 
-typedef struct gs_fdtd_sim {
-  const gs_backend *b;
-  const gs_scene *sc;
-  int run;
-  int64_t nx, ny, pitch, rows; /* nx, ny: the global grid; pitch, rows: this rank's arrays */
-  int64_t oi0, oi1, oj0, oj1;  /* owned global nodes [oi0, oi1) x [oj0, oj1) */
-  int g;
-  size_t nelem;
-  gs_fdtd_view v;     /* the current fields (device pointers) */
-  float *field[2][3]; /* two buffers of Ez, Hx, Hy: a step reads one, writes the other */
-  int cur;            /* index of the current buffer */
-  uint8_t *mat_host;
+/* Where this rank's nodes lie in the grid and how its arrays are laid out
+ * (every array of nodes: fields, materials). */
+typedef struct gs_fdtd_grid {
+  int64_t nx, ny;      /* the global grid: Ez nodes 0..nx x 0..ny */
+  gs_fdtd_part own;    /* the global nodes this rank owns */
+  int g;               /* ghost layers around them (the halo depth) */
+  int64_t pitch, rows; /* this rank's arrays: floats a row (padded), rows */
+  size_t nelem;        /* pitch * rows */
+} gs_fdtd_grid;
+
+/* The fields, double-buffered: a step reads one set and writes the other. */
+typedef struct gs_fdtd_fields {
+  gs_fdtd_view v;   /* the current set (device pointers) and the materials */
+  float *buf[2][3]; /* two sets of Ez, Hx, Hy */
+  int cur;          /* index of the current set */
+} gs_fdtd_fields;
+
+/* The materials of the nodes and the update coefficients they give. */
+typedef struct gs_fdtd_materials {
+  uint8_t *host; /* material of every node of the arrays (fields.v.mat on the device) */
   gs_fdtd_coef coef_host[GS_FDTD_MAX_MATERIALS];
-  gs_fdtd_coef *coef;
-  float chx, chy;
-  gs_fdtd_slab pml[4];
-  float *pml_prof[4];
-  float *psi[4][2][2]; /* [slab][buffer][E, H] */
-  size_t pml_cells[4];
-  int npml;
-  int pml_side[4];          /* scene side (0 x-, 1 y-, 2 x+, 3 y+) of pml[k] */
+  gs_fdtd_coef *coef; /* device copy of coef_host */
+  float chx, chy;     /* H update: dt / (mu0 dx), dt / (mu0 dy) */
+} gs_fdtd_materials;
+
+/* The CFS-CPML slabs (this rank's parts of them) and the update regions
+ * they shape. */
+typedef struct gs_fdtd_cpml {
+  int n;                    /* slabs this rank holds a part of */
+  gs_fdtd_slab slab[4];     /* extents and device profiles */
+  int side[4];              /* scene side (0 x-, 1 y-, 2 x+, 3 y+) of slab[k] */
+  float *prof[4];           /* the device block slab[k]'s profiles point into */
+  float *psi[4][2][2];      /* auxiliaries: [slab][buffer set][E, H] */
+  size_t cells[4];          /* elements of each psi array */
   gs_fdtd_region region[5]; /* global: region[0] touches no slab; 1..4 the strips around it */
-  int nsrc, nrx;
-  /* Sources this rank injects, owned ones first: [0, src_cum[0]) inside the
-   * interior box, [src_cum[0], src_cum[1]) in the ring the neighbours need,
-   * then [src_cum[d], src_cum[d + 1]) in the ghost layers at depth d (deep
-   * halos compute those redundantly). */
-  int src_cum[GS_FDTD_MAX_DEPTH + 2];
-  int64_t *src_off, *rx_off;
-  int *rx_global; /* scene index of each local receiver */
-  float *src_val, *rx_buf, *rx_hist;
-  int64_t step, rx_flushed;
-  gs_stream s; /* the (low-priority) stream of the bulk of the work */
-  /* Several ranks (gs_fdtd_sim_connect): */
+} gs_fdtd_cpml;
+
+/* The sources this rank injects, owned ones first: [0, cum[0]) inside the
+ * interior box, [cum[0], cum[1]) in the ring the neighbours need, then
+ * [cum[d], cum[d + 1]) in the ghost layers at depth d (deep halos compute
+ * those redundantly). */
+typedef struct gs_fdtd_sources {
+  int n;
+  int cum[GS_FDTD_MAX_DEPTH + 2];
+  int64_t *off; /* device: array offset of each */
+  float *val;   /* device: value of each at every step, [step][source] */
+} gs_fdtd_sources;
+
+/* The receivers this rank owns. They are sampled on a stream of their own,
+ * beside the step's update (which reads the buffer they read); the next
+ * step's update waits. */
+typedef struct gs_fdtd_receivers {
+  int n;
+  int *global;     /* scene index of each */
+  int64_t *off;    /* device: array offset of each */
+  float *buf;      /* device ring of samples, GS_RX_CHUNK steps */
+  float *hist;     /* host: [step][receiver][Ez, Hx, Hy] */
+  int64_t flushed; /* steps already copied from buf to hist */
+  gs_stream s;
+  gs_event ev_ready, ev_done;
+  int pending; /* a sample was queued and not yet waited for by the update */
+} gs_fdtd_receivers;
+
+/* The part of several ranks (gs_fdtd_sim_connect): neighbours, the halo
+ * exchange and its deep-halo cycle, the streams and events of the overlap. */
+typedef struct gs_fdtd_dist {
   int depth;                        /* R: ghost layers, exchanged every R steps (deep halo) */
   int nb[4];                        /* a neighbour beyond the low x, high x, low y, high y side */
   int overlap;                      /* boundary ring on hi while the interior runs on s */
@@ -62,23 +94,38 @@ typedef struct gs_fdtd_sim {
   gs_halo *halo;                    /* NULL on one rank */
   int64_t k0;                       /* step of the last full exchange: the deep-halo cycle starts there */
   int pending;                      /* the last step sent ghosts the next one must wait for */
-  /* CUDA graphs (gs_fdtd_sim_advance): a cycle of graph_len steps captured
-   * once at step graph_n0, replayed; its kernels read the step and the
-   * exchange count where a replay starts from clock (device memory). */
-  int graphs;  /* allowed: GPU backend, and no neighbour needs a host step */
-  int pdl;     /* programmatic dependent launch (GPUSTENCIL_PDL, gs_config) */
-  void *graph; /* NULL until captured */
-  int64_t graph_n0;
-  int graph_len, graph_exch; /* steps and exchanges per replay */
+} gs_fdtd_dist;
+
+/* CUDA graphs (gs_fdtd_sim_advance): a cycle of len steps captured once at
+ * step n0, replayed; its kernels read the step and the exchange count where
+ * a replay starts from clock (device memory). */
+typedef struct gs_fdtd_graph {
+  int allowed; /* GPU backend, and no neighbour needs a host step */
+  void *exec;  /* the captured graph; NULL until captured */
+  int64_t n0;
+  int len, exch; /* steps and exchanges per replay */
   int64_t *clock;
   int64_t clock_host[2]; /* what clock holds after the queued work (-1: unknown) */
   int capturing, fresh;  /* queuing a capture; its first step */
   gs_event ev_fork, ev_join;
-  /* Receivers: sampled on a stream of their own, beside the step's update
-   * (which reads the buffer they read); the next step's update waits. */
-  gs_stream rx_s;
-  gs_event ev_rx_ready, ev_rx_done;
-  int rx_pending; /* a sample was queued and not yet waited for by s */
+} gs_fdtd_graph;
+
+/* One rank's FDTD state, by concern. */
+typedef struct gs_fdtd_sim {
+  const gs_backend *b;
+  const gs_scene *sc;
+  int run;      /* 0-based run of the scene (moves sources and receivers) */
+  int64_t step; /* steps queued so far */
+  gs_stream s;  /* the (low-priority) stream of the bulk of the work */
+  int pdl;      /* programmatic dependent launch (GPUSTENCIL_PDL, gs_config) */
+  gs_fdtd_grid grid;
+  gs_fdtd_fields fields;
+  gs_fdtd_materials mat;
+  gs_fdtd_cpml pml;
+  gs_fdtd_sources src;
+  gs_fdtd_receivers rx;
+  gs_fdtd_dist dist;
+  gs_fdtd_graph graph;
 } gs_fdtd_sim;
 
 /* Allocates and initialises the fields (zero), materials, CPML and the
@@ -105,7 +152,7 @@ void gs_fdtd_sim_refresh(gs_fdtd_sim *m);
 int gs_fdtd_depth_fit(const gs_scene *sc, const gs_fdtd_part *part, int want);
 void gs_fdtd_sim_free(gs_fdtd_sim *m);
 /* Queues count steps: gs_fdtd_sim_step's, as replays of a captured CUDA
- * graph of whole deep-halo cycles where m->graphs allows (the same kernels,
+ * graph of whole deep-halo cycles where m->graph.allowed (the same kernels,
  * the same bits), single steps for the rest. */
 void gs_fdtd_sim_advance(gs_fdtd_sim *m, int64_t count);
 /* Queues one step: sample the receivers, update H and E with their CPML
@@ -113,10 +160,11 @@ void gs_fdtd_sim_advance(gs_fdtd_sim *m, int64_t count);
  * gs_fdtd_sim_connect) also the deep-halo cycle, the exchange and its overlap
  * with the interior (docs/fdtd.md, "Several ranks"). Asynchronous on the GPU. */
 void gs_fdtd_sim_step(gs_fdtd_sim *m);
-/* Waits for both streams and copies buffered receiver samples to rx_hist. */
+/* Waits for both streams and copies buffered receiver samples to rx.hist. */
 void gs_fdtd_sim_sync(gs_fdtd_sim *m);
 /* Copies rows [j0, j1) (global, owned) of field f (0 Ez, 1 Hx, 2 Hy) to host
- * (pitch floats per row, element (i, j) at [(j - j0) * pitch + i - oi0 + g]). */
+ * (grid.pitch floats per row; with the grid's fields, element (i, j) at
+ * [(j - j0) * pitch + i - own.i0 + g]). */
 void gs_fdtd_sim_read_rows(gs_fdtd_sim *m, int f, int64_t j0, int64_t j1, float *host);
 /* This rank's terms of the split-independent checksums of Ez, Hx, Hy
  * (docs/fdtd.md): add them over all ranks (wrapping) for the checksum. */

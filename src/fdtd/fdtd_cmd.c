@@ -132,10 +132,8 @@ static gs_status write_receivers(const gs_scene *sc, const float *rx, int64_t st
   return gs_tmpfile_commit(&t, 0, 0, err, errlen);
 }
 
-/* B-scan: Ez of the first receiver, one column per run, time downwards,
- * after background removal (the mean trace over the runs, mostly the direct
- * wave, is subtracted), scaled to the 99.5th percentile of |value|. At most
- * 1000 rows (time decimated) and at least 256 pixels wide. */
+/* Collective: every receiver's history (steps x 3 floats), sent to rank 0
+ * by the rank that holds it in this run; NULL on the other ranks. */
 static float *gather_receivers(const gs_fdtd_sim *m, const gs_comm *c, const int64_t *parts, int run) {
   const gs_scene *sc = m->sc;
   size_t per = 3 * (size_t)m->step;
@@ -149,11 +147,11 @@ static float *gather_receivers(const gs_fdtd_sim *m, const gs_comm *c, const int
       if (i >= q[0] && i < q[1] && j >= q[2] && j < q[3]) owner = r;
     }
     int local = -1;
-    for (int q = 0; q < m->nrx; ++q)
-      if (m->rx_global[q] == k) local = q;
+    for (int q = 0; q < m->rx.n; ++q)
+      if (m->rx.global[q] == k) local = q;
     if (c->rank == owner) {
       for (int64_t s = 0; s < m->step; ++s)
-        memcpy(mine + 3 * (size_t)s, m->rx_hist + ((size_t)s * (size_t)m->nrx + (size_t)local) * 3, 3 * sizeof(float));
+        memcpy(mine + 3 * (size_t)s, m->rx.hist + ((size_t)s * (size_t)m->rx.n + (size_t)local) * 3, 3 * sizeof(float));
       if (owner == 0)
         memcpy(all + (size_t)k * per, mine, per * sizeof(float));
       else
@@ -166,248 +164,376 @@ static float *gather_receivers(const gs_fdtd_sim *m, const gs_comm *c, const int
   return all; /* [receiver][step][Ez, Hx, Hy] on rank 0 */
 }
 
-int gs_fdtd_run(const gs_comm *c, const gs_backend *backend, const gs_fdtd_opts *o, int argc, char **argv) {
-  (void)argc;
-  const gs_fdtd_spread spread = gs_fdtd_spread_of(&o->spread);
-  int64_t runs = o->runs; /* lowered when --stop-after ends the job early */
-  const int root = c->rank == 0;
+/* One invocation of the command: what its runs share. */
+typedef struct fdtd_job {
+  const gs_comm *c;
+  const gs_backend *backend;
+  const gs_fdtd_opts *o;
+  const char *scene_path;
+  gs_fdtd_spread spread;
   gs_scene sc;
-  char err[1024];
-  gs_status st = gs_scene_load(argv[0], &sc, err, sizeof err);
-  if (st != GS_OK) {
-    if (root) gs_log_error("%s", err);
-    return GS_EXIT_USAGE;
-  }
-  if (o->steps) sc.iterations = o->steps;
-  if (o->snapshot_every) sc.snapshot_every = o->snapshot_every;
-  /* Every run's sources and receivers must stay inside the domain. */
-  for (int64_t r = 0; r < runs; ++r) {
-    for (int k = 0; k < sc.nsources + sc.nrx; ++k) {
-      int is_src = k < sc.nsources;
-      int64_t i = is_src ? sc.sources[k].i + r * sc.src_di : sc.rxs[k - sc.nsources].i + r * sc.rx_di;
-      int64_t j = is_src ? sc.sources[k].j + r * sc.src_dj : sc.rxs[k - sc.nsources].j + r * sc.rx_dj;
-      if (i < 1 || i >= sc.nx || j < 1 || j >= sc.ny) {
-        if (root)
-          gs_log_error("%s: run %lld moves a %s outside the domain (#src_steps/#rx_steps)", argv[0], (long long)r + 1,
-                       is_src ? "source" : "receiver");
-        gs_scene_free(&sc);
-        return GS_EXIT_USAGE;
+  int64_t runs; /* -n; lowered when --stop-after ends the job early */
+  int root;     /* this is rank 0 */
+  int dims[2];  /* ranks along x and y */
+  MPI_Comm cart;
+  gs_fdtd_part part; /* this rank's nodes */
+  int64_t *parts;    /* every rank's part: i0, i1, j0, j1 each */
+  int depth;         /* the halo depth every rank uses */
+  char outdir[1100];
+  double cells;                /* of the grid, for the rates */
+  float *bscan;                /* rank 0, several runs with receivers: the first one's Ez, [run][step] */
+  double total_steps, t_total; /* of the completed runs */
+  uint64_t sum[3];             /* the last run's checksum (rank 0) */
+  int status;                  /* GS_EXIT_* */
+} fdtd_job;
+
+/* The checkpoints of one run. */
+typedef struct run_ckpt {
+  int64_t prev;     /* step of this run's last checkpoint set (-1: none) */
+  gs_ckpt_old drop; /* a checkpoint of another layout this run restarted from */
+} run_ckpt;
+
+/* 0 when every run's sources and receivers stay inside the domain, or 1
+ * (said on rank 0). */
+static int check_positions(const fdtd_job *j) {
+  const gs_scene *sc = &j->sc;
+  for (int64_t r = 0; r < j->runs; ++r)
+    for (int k = 0; k < sc->nsources + sc->nrx; ++k) {
+      int is_src = k < sc->nsources;
+      int64_t i = is_src ? sc->sources[k].i + r * sc->src_di : sc->rxs[k - sc->nsources].i + r * sc->rx_di;
+      int64_t jj = is_src ? sc->sources[k].j + r * sc->src_dj : sc->rxs[k - sc->nsources].j + r * sc->rx_dj;
+      if (i < 1 || i >= sc->nx || jj < 1 || jj >= sc->ny) {
+        if (j->root)
+          gs_log_error("%s: run %lld moves a %s outside the domain (#src_steps/#rx_steps)", j->scene_path,
+                       (long long)r + 1, is_src ? "source" : "receiver");
+        return 1;
       }
     }
-  }
-  /* Decomposition: PX x PY ranks, x along dimension 0. */
-  int dims[2];
-  if (gs_fdtd_decomp(o->spread.decomp, c->size, sc.nx, sc.ny, dims) != 0) {
-    if (root) gs_log_error("fdtd: --decomp '%s' is not PXxPY with PX * PY = %d ranks", o->spread.decomp, c->size);
-    gs_scene_free(&sc);
-    return GS_EXIT_USAGE;
-  }
-  MPI_Comm cart;
-  int periods[2] = {0, 0}, coords[2];
-  GS_MPI_CHECK(MPI_Cart_create(c->world, 2, dims, periods, 0, &cart));
-  GS_MPI_CHECK(MPI_Cart_coords(cart, c->rank, 2, coords));
-  gs_fdtd_part part = gs_fdtd_part_of(&sc, dims, coords);
-  int64_t mypart[4] = {part.i0, part.i1, part.j0, part.j1};
-  int64_t *parts = gs_xmalloc(sizeof *parts * 4 * (size_t)c->size);
-  GS_MPI_CHECK(MPI_Allgather(mypart, 4, MPI_INT64_T, parts, 4, MPI_INT64_T, c->world));
+  return 0;
+}
 
-  char outdir[1100];
-  if (o->outdir) {
-    snprintf(outdir, sizeof outdir, "%s", o->outdir);
+/* Loads the scene with the options' overrides; 0, or 1 (said on rank 0;
+ * nothing to free). */
+static int load_scene(fdtd_job *j) {
+  char err[1024];
+  if (gs_scene_load(j->scene_path, &j->sc, err, sizeof err) != GS_OK) {
+    if (j->root) gs_log_error("%s", err);
+    return 1;
+  }
+  if (j->o->steps) j->sc.iterations = j->o->steps;
+  if (j->o->snapshot_every) j->sc.snapshot_every = j->o->snapshot_every;
+  if (check_positions(j)) {
+    gs_scene_free(&j->sc);
+    return 1;
+  }
+  j->cells = (double)j->sc.nx * (double)j->sc.ny;
+  return 0;
+}
+
+/* The Cartesian communicator of the decomposition (x along dimension 0),
+ * this rank's part and every rank's. */
+static void split_domain(fdtd_job *j) {
+  const gs_comm *c = j->c;
+  int periods[2] = {0, 0}, coords[2];
+  GS_MPI_CHECK(MPI_Cart_create(c->world, 2, j->dims, periods, 0, &j->cart));
+  GS_MPI_CHECK(MPI_Cart_coords(j->cart, c->rank, 2, coords));
+  j->part = gs_fdtd_part_of(&j->sc, j->dims, coords);
+  int64_t mypart[4] = {j->part.i0, j->part.i1, j->part.j0, j->part.j1};
+  j->parts = gs_xmalloc(sizeof *j->parts * 4 * (size_t)c->size);
+  GS_MPI_CHECK(MPI_Allgather(mypart, 4, MPI_INT64_T, j->parts, 4, MPI_INT64_T, c->world));
+}
+
+/* The output folder, -o or the scene's name without .in plus _out, made
+ * (with snapshots/ where wanted) by rank 0; 0, or 1 on every rank. */
+static int make_outdir(fdtd_job *j) {
+  if (j->o->outdir) {
+    snprintf(j->outdir, sizeof j->outdir, "%s", j->o->outdir);
   } else {
-    const char *base = strrchr(argv[0], '/');
-    base = base ? base + 1 : argv[0];
+    const char *base = strrchr(j->scene_path, '/');
+    base = base ? base + 1 : j->scene_path;
     size_t bl = strlen(base);
     if (bl > 3 && strcmp(base + bl - 3, ".in") == 0) bl -= 3;
-    snprintf(outdir, sizeof outdir, "%.*s_out", (int)bl, base);
+    snprintf(j->outdir, sizeof j->outdir, "%.*s_out", (int)bl, base);
   }
   int bad = 0;
-  if (root) {
-    bad = gs_mkdirs(outdir, 1) != 0;
-    if (bad) gs_log_error("fdtd: %s: %s", outdir, strerror(errno));
-    if (!bad && sc.snapshot_every) {
+  if (j->root) {
+    bad = gs_mkdirs(j->outdir, 1) != 0;
+    if (bad) gs_log_error("fdtd: %s: %s", j->outdir, strerror(errno));
+    if (!bad && j->sc.snapshot_every) {
       char sd[1200];
-      snprintf(sd, sizeof sd, "%s/snapshots", outdir);
+      snprintf(sd, sizeof sd, "%s/snapshots", j->outdir);
       gs_mkdirs(sd, 1);
     }
   }
-  if (gs_comm_agree(bad, c->world)) {
-    free(parts);
-    MPI_Comm_free(&cart);
-    gs_scene_free(&sc);
-    return GS_EXIT_USAGE;
-  }
-  double cells = (double)sc.nx * (double)sc.ny;
-  if (root) {
-    printf("fdtd: %s%s%s: %lld x %lld cells of %g x %g m, dt %.6g s (stability %g), %lld iterations, %d material(s), "
-           "%d source(s), %d receiver(s), PML %d/%d/%d/%d, backend %s, %d run(s)\n",
-           sc.title[0] ? "'" : "", sc.title[0] ? sc.title : argv[0], sc.title[0] ? "'" : "", (long long)sc.nx,
-           (long long)sc.ny, sc.dx, sc.dy, sc.dt, sc.stability, (long long)sc.iterations, sc.nmaterials - 2,
-           sc.nsources, sc.nrx, sc.pml[0], sc.pml[1], sc.pml[2], sc.pml[3], backend->name, (int)runs);
-    if (sc.messages)
-      for (int k = 2; k < sc.nmaterials; ++k)
-        printf("  material %s: er %g, sigma %g S/m\n", sc.materials[k].name, sc.materials[k].er, sc.materials[k].sigma);
+  return gs_comm_agree(bad, j->c->world);
+}
+
+/* Rank 0: one line on the scene and the run, the materials with #messages. */
+static void print_scene(const fdtd_job *j) {
+  const gs_scene *sc = &j->sc;
+  if (!j->root) return;
+  printf("fdtd: %s%s%s: %lld x %lld cells of %g x %g m, dt %.6g s (stability %g), %lld iterations, %d material(s), "
+         "%d source(s), %d receiver(s), PML %d/%d/%d/%d, backend %s, %d run(s)\n",
+         sc->title[0] ? "'" : "", sc->title[0] ? sc->title : j->scene_path, sc->title[0] ? "'" : "", (long long)sc->nx,
+         (long long)sc->ny, sc->dx, sc->dy, sc->dt, sc->stability, (long long)sc->iterations, sc->nmaterials - 2,
+         sc->nsources, sc->nrx, sc->pml[0], sc->pml[1], sc->pml[2], sc->pml[3], j->backend->name, (int)j->runs);
+  if (sc->messages)
+    for (int k = 2; k < sc->nmaterials; ++k)
+      printf("  material %s: er %g, sigma %g S/m\n", sc->materials[k].name, sc->materials[k].er,
+             sc->materials[k].sigma);
+  fflush(stdout);
+}
+
+/* Rank 0: how the run is spread over ranks and whether CUDA graphs are on. */
+static void print_spread(const fdtd_job *j, const gs_fdtd_sim *m) {
+  if (!j->root) return;
+  if (j->c->size > 1) {
+    char tr[64];
+    printf("fdtd: %d ranks, decomposition %dx%d, halo transport %s (rank 0), halo depth %d, overlap %s, CUDA graphs "
+           "%s\n",
+           j->c->size, j->dims[0], j->dims[1], gs_halo_summary(m->dist.halo, tr, sizeof tr), j->depth,
+           j->spread.overlap ? "on" : "off", m->graph.allowed ? "on" : "off");
+    fflush(stdout);
+  } else if (j->backend->is_gpu) {
+    printf("fdtd: CUDA graphs %s\n", m->graph.allowed ? "on" : "off");
     fflush(stdout);
   }
+}
 
-  int depth = gs_fdtd_agree_depth(&sc, backend, &part, spread.depth, cart);
-  float *bscan = root && runs > 1 && sc.nrx ? gs_xcalloc((size_t)runs * (size_t)sc.iterations, sizeof(float)) : NULL;
-  int status = GS_EXIT_OK;
-  double total_steps = 0, t_total = 0;
-  uint64_t sum[3] = {0, 0, 0};
-  for (int64_t r = 0; r < runs && status == GS_EXIT_OK; ++r) {
-    gs_fdtd_sim m;
-    st = gs_fdtd_sim_init_part(&m, &sc, backend, (int)r, &part, depth, err, sizeof err);
-    /* The lowest failing rank says why; all exit together. */
-    int mine = st == GS_OK ? c->size : c->rank, first = c->size;
-    GS_MPI_CHECK(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, c->world));
-    if (first < c->size) {
-      if (c->rank == first) gs_log_error("fdtd: decomposition %dx%d: %s", dims[0], dims[1], err);
-      if (st == GS_OK) gs_fdtd_sim_free(&m);
-      status = GS_EXIT_USAGE;
+/* Sets up run r: this rank's part and its halo. 0, or 1 on every rank (the
+ * lowest rank that failed says why; nothing to free). */
+static int open_run(const fdtd_job *j, int r, gs_fdtd_sim *m) {
+  const gs_comm *c = j->c;
+  char err[1024];
+  gs_status st = gs_fdtd_sim_init_part(m, &j->sc, j->backend, r, &j->part, j->depth, err, sizeof err);
+  int mine = st == GS_OK ? c->size : c->rank, first = c->size;
+  GS_MPI_CHECK(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, c->world));
+  if (first < c->size) {
+    if (c->rank == first) gs_log_error("fdtd: decomposition %dx%d: %s", j->dims[0], j->dims[1], err);
+    if (st == GS_OK) gs_fdtd_sim_free(m);
+    return 1;
+  }
+  err[0] = '\0';
+  if (gs_fdtd_sim_connect(m, j->cart, j->spread.transport, j->spread.overlap, err, sizeof err) != GS_OK) {
+    int me = err[0] ? c->rank : c->size, lowest = c->size;
+    GS_MPI_CHECK(MPI_Allreduce(&me, &lowest, 1, MPI_INT, MPI_MIN, c->world));
+    if (c->rank == lowest) gs_log_error("fdtd: %s", err);
+    gs_fdtd_sim_free(m);
+    return 1;
+  }
+  if (m->graph.allowed && !j->spread.graphs) gs_log_debug("fdtd: CUDA graphs off: --no-graphs");
+  m->graph.allowed = m->graph.allowed && j->spread.graphs;
+  if (r == 0) print_spread(j, m);
+  return 0;
+}
+
+/* --restart: the run goes on from the checkpoint in that folder. 0, or 1 on
+ * every rank (the reason said once). */
+static int restart_run(const fdtd_job *j, gs_fdtd_sim *m, run_ckpt *ck) {
+  const char *dir = j->o->restart;
+  char err[1024];
+  err[0] = '\0';
+  gs_ckpt_old got;
+  if (gs_ckpt_load(m, j->c, dir, &got, err, sizeof err) != GS_OK) {
+    if (err[0]) gs_log_error("fdtd: --restart: %s", err);
+    return 1;
+  }
+  if (j->root)
+    printf("fdtd: restarting at step %lld from %s (written by %d rank(s))\n", (long long)m->step, dir, got.nranks);
+  gs_fdtd_sim_refresh(m); /* the ghost layers are not in the checkpoint */
+  /* The checkpoint read stays until this run writes its own (or completes);
+   * one in another folder is never touched. */
+  if (strcmp(dir, j->outdir) == 0) {
+    if (got.kind == 2 && got.nranks == j->c->size)
+      ck->prev = got.step; /* the same layout: replaced like this run's own */
+    else if (!(got.kind == 1 && j->c->size == 1))
+      ck->drop = got;
+  }
+  return 0;
+}
+
+/* The next step where something happens (a snapshot, a checkpoint, a
+ * progress update, --stop-after, the end); graphs replay whole cycles in
+ * between. */
+static int64_t next_event(const fdtd_job *j, int64_t step, int64_t first_step, int progress) {
+  int64_t next = j->sc.iterations, every[3] = {j->sc.snapshot_every, j->o->checkpoint_every, progress ? 64 : 0};
+  for (int k = 0; k < 3; ++k)
+    if (every[k] && (step / every[k] + 1) * every[k] < next) next = (step / every[k] + 1) * every[k];
+  if (j->o->stop_after && first_step + j->o->stop_after < next) next = first_step + j->o->stop_after;
+  return next;
+}
+
+/* Ez of run r now as snapshots/[runNNN_]ez_STEP.png; a failure makes the
+ * job's status partial. */
+static void take_snapshot(fdtd_job *j, gs_fdtd_sim *m, int64_t r) {
+  char sp[1300], err[1024];
+  if (j->runs > 1)
+    snprintf(sp, sizeof sp, "%s/snapshots/run%03lld_ez_%08lld.png", j->outdir, (long long)r + 1, (long long)m->step);
+  else
+    snprintf(sp, sizeof sp, "%s/snapshots/ez_%08lld.png", j->outdir, (long long)m->step);
+  if (gs_fdtd_snapshot(m, j->c, j->parts, sp, err, sizeof err) != GS_OK) {
+    gs_log_error("fdtd: snapshot: %s", err);
+    j->status = GS_EXIT_PARTIAL;
+  }
+}
+
+/* Steps run r to the end of the time window, or until --stop-after, with
+ * the snapshots, checkpoints and progress due on the way. Returns 1 when
+ * it stopped early; *secs: the time the steps took (between barriers). */
+static int step_run(fdtd_job *j, gs_fdtd_sim *m, int64_t r, run_ckpt *ck, double *secs) {
+  const gs_fdtd_opts *o = j->o;
+  const int64_t iterations = j->sc.iterations;
+  int show = j->root && (o->progress || isatty(2));
+  gs_progress *prog = show ? gs_progress_create("fdtd", iterations, "steps") : NULL;
+  const int64_t first_step = m->step;
+  GS_MPI_CHECK(MPI_Barrier(j->c->world));
+  double t0 = now_s();
+  int stopped = 0;
+  while (m->step < iterations) {
+    gs_fdtd_sim_advance(m, next_event(j, m->step, first_step, prog != NULL) - m->step);
+    if (j->sc.snapshot_every && m->step % j->sc.snapshot_every == 0) take_snapshot(j, m, r);
+    if (o->checkpoint_every && m->step % o->checkpoint_every == 0 && m->step < iterations) {
+      gs_ckpt_save(m, j->c, j->dims, j->outdir, &ck->prev);
+      gs_ckpt_drop(j->c, j->outdir, &ck->drop);
+    }
+    if (prog && (m->step & 63) == 0) {
+      gs_fdtd_sim_sync(m);
+      gs_progress_update(prog, m->step, (double)(m->step - first_step) * j->cells * 1e-6);
+    }
+    if (o->stop_after && m->step - first_step >= o->stop_after && m->step < iterations) {
+      stopped = 1;
       break;
     }
-    err[0] = '\0';
-    if (gs_fdtd_sim_connect(&m, cart, spread.transport, spread.overlap, err, sizeof err) != GS_OK) {
-      int me = err[0] ? c->rank : c->size, lowest = c->size;
-      GS_MPI_CHECK(MPI_Allreduce(&me, &lowest, 1, MPI_INT, MPI_MIN, c->world));
-      if (c->rank == lowest) gs_log_error("fdtd: %s", err);
-      gs_fdtd_sim_free(&m);
-      status = GS_EXIT_USAGE;
-      break;
-    }
-    m.graphs = m.graphs && spread.graphs;
-    if (root && r == 0 && c->size > 1) {
-      char tr[64];
-      printf("fdtd: %d ranks, decomposition %dx%d, halo transport %s (rank 0), halo depth %d, overlap %s, CUDA graphs "
-             "%s\n",
-             c->size, dims[0], dims[1], gs_halo_summary(m.halo, tr, sizeof tr), depth, spread.overlap ? "on" : "off",
-             m.graphs ? "on" : "off");
-      fflush(stdout);
-    } else if (root && r == 0 && backend->is_gpu) {
-      printf("fdtd: CUDA graphs %s\n", m.graphs ? "on" : "off");
-      fflush(stdout);
-    }
-    int64_t ck_prev = -1;             /* step of this run's last checkpoint set */
-    gs_ckpt_old ck_drop = {0, 0, -1}; /* a checkpoint of another layout this run restarted from */
-    if (o->restart) {
-      err[0] = '\0';
-      gs_ckpt_old got;
-      if (gs_ckpt_load(&m, c, o->restart, &got, err, sizeof err) != GS_OK) {
-        if (err[0]) gs_log_error("fdtd: --restart: %s", err);
-        gs_fdtd_sim_free(&m);
-        status = GS_EXIT_USAGE;
-        break;
-      }
-      if (root)
-        printf("fdtd: restarting at step %lld from %s (written by %d rank(s))\n", (long long)m.step, o->restart,
-               got.nranks);
-      gs_fdtd_sim_refresh(&m); /* the ghost layers are not in the checkpoint */
-      /* The checkpoint read stays until this run writes its own (or completes);
-       * one in another folder is never touched. */
-      if (strcmp(o->restart, outdir) == 0) {
-        if (got.kind == 2 && got.nranks == c->size)
-          ck_prev = got.step; /* the same layout: replaced like this run's own */
-        else if (!(got.kind == 1 && c->size == 1))
-          ck_drop = got;
-      }
-    }
-    int show = root && (o->progress || isatty(2));
-    gs_progress *prog = show ? gs_progress_create("fdtd", sc.iterations, "steps") : NULL;
-    int64_t first_step = m.step;
-    GS_MPI_CHECK(MPI_Barrier(c->world));
-    double t0 = now_s();
-    int stopped = 0;
-    while (m.step < sc.iterations) {
-      /* Up to the next step where something happens (graphs replay whole cycles in between). */
-      int64_t next = sc.iterations, every[3] = {sc.snapshot_every, o->checkpoint_every, prog ? 64 : 0};
-      for (int k = 0; k < 3; ++k)
-        if (every[k] && (m.step / every[k] + 1) * every[k] < next) next = (m.step / every[k] + 1) * every[k];
-      if (o->stop_after && first_step + o->stop_after < next) next = first_step + o->stop_after;
-      gs_fdtd_sim_advance(&m, next - m.step);
-      if (sc.snapshot_every && m.step % sc.snapshot_every == 0) {
-        char sp[1300];
-        if (runs > 1)
-          snprintf(sp, sizeof sp, "%s/snapshots/run%03lld_ez_%08lld.png", outdir, (long long)r + 1, (long long)m.step);
-        else
-          snprintf(sp, sizeof sp, "%s/snapshots/ez_%08lld.png", outdir, (long long)m.step);
-        if (gs_fdtd_snapshot(&m, c, parts, sp, err, sizeof err) != GS_OK) {
-          gs_log_error("fdtd: snapshot: %s", err);
-          status = GS_EXIT_PARTIAL;
-        }
-      }
-      if (o->checkpoint_every && m.step % o->checkpoint_every == 0 && m.step < sc.iterations) {
-        gs_ckpt_save(&m, c, dims, outdir, &ck_prev);
-        gs_ckpt_drop(c, outdir, &ck_drop);
-      }
-      if (prog && (m.step & 63) == 0) {
-        gs_fdtd_sim_sync(&m);
-        gs_progress_update(prog, m.step, (double)(m.step - first_step) * cells * 1e-6);
-      }
-      if (o->stop_after && m.step - first_step >= o->stop_after && m.step < sc.iterations) {
-        stopped = 1;
-        break;
-      }
-    }
-    gs_fdtd_sim_sync(&m);
-    GS_MPI_CHECK(MPI_Barrier(c->world));
-    double secs = now_s() - t0;
-    if (prog) gs_progress_end(prog);
-    if (stopped) {
-      if (ck_prev != m.step) gs_ckpt_save(&m, c, dims, outdir, &ck_prev);
-      gs_ckpt_drop(c, outdir, &ck_drop);
-      if (root)
-        printf("fdtd: stopped after step %lld of %lld; continue with --restart %s\n", (long long)m.step,
-               (long long)sc.iterations, outdir);
-      gs_fdtd_sim_free(&m);
-      runs = r + 1;
-      free(bscan);
-      bscan = NULL;
-      break;
-    }
-    total_steps += (double)(m.step - first_step);
-    t_total += secs;
-    float *rx = sc.nrx ? gather_receivers(&m, c, parts, (int)r) : NULL;
-    if (root && sc.nrx) {
-      char rp[1300];
-      if (runs > 1)
-        snprintf(rp, sizeof rp, "%s/receivers_run%03lld.csv", outdir, (long long)r + 1);
-      else
-        snprintf(rp, sizeof rp, "%s/receivers.csv", outdir);
-      if (write_receivers(&sc, rx, m.step, rp, err, sizeof err) != GS_OK) {
-        gs_log_error("fdtd: %s", err);
-        status = GS_EXIT_PARTIAL;
-      }
-      if (bscan)
-        for (int64_t s = 0; s < sc.iterations; ++s)
-          bscan[(size_t)r * (size_t)sc.iterations + (size_t)s] = rx[3 * (size_t)s];
-    }
-    free(rx);
-    uint64_t local[3];
-    gs_fdtd_sim_checksum(&m, local);
-    GS_MPI_CHECK(MPI_Reduce(local, sum, 3, MPI_UINT64_T, MPI_SUM, 0, c->world));
-    if (root && runs > 1) printf("fdtd: run %lld of %lld done\n", (long long)r + 1, (long long)runs);
-    gs_ckpt_remove(c, outdir, ck_prev); /* the run is complete: its checkpoint is stale */
-    gs_ckpt_drop(c, outdir, &ck_drop);
+  }
+  gs_fdtd_sim_sync(m);
+  GS_MPI_CHECK(MPI_Barrier(j->c->world));
+  *secs = now_s() - t0;
+  if (prog) gs_progress_end(prog);
+  return stopped;
+}
+
+/* --stop-after ended the run: a checkpoint of where it stands (unless one
+ * was just written), and how to go on. */
+static void stop_run(const fdtd_job *j, gs_fdtd_sim *m, run_ckpt *ck) {
+  if (ck->prev != m->step) gs_ckpt_save(m, j->c, j->dims, j->outdir, &ck->prev);
+  gs_ckpt_drop(j->c, j->outdir, &ck->drop);
+  if (j->root)
+    printf("fdtd: stopped after step %lld of %lld; continue with --restart %s\n", (long long)m->step,
+           (long long)j->sc.iterations, j->outdir);
+}
+
+/* Rank 0: run r's receivers (rx: [receiver][step][Ez, Hx, Hy], steps long)
+ * as receivers.csv (receivers_runNNN.csv with several runs), and the first
+ * one's Ez as the run's B-scan column. */
+static void save_receivers(fdtd_job *j, const float *rx, int64_t steps, int64_t r) {
+  char rp[1300], err[1024];
+  if (j->runs > 1)
+    snprintf(rp, sizeof rp, "%s/receivers_run%03lld.csv", j->outdir, (long long)r + 1);
+  else
+    snprintf(rp, sizeof rp, "%s/receivers.csv", j->outdir);
+  if (write_receivers(&j->sc, rx, steps, rp, err, sizeof err) != GS_OK) {
+    gs_log_error("fdtd: %s", err);
+    j->status = GS_EXIT_PARTIAL;
+  }
+  if (j->bscan)
+    for (int64_t s = 0; s < j->sc.iterations; ++s)
+      j->bscan[(size_t)r * (size_t)j->sc.iterations + (size_t)s] = rx[3 * (size_t)s];
+}
+
+/* The outputs of completed run r: its receivers, its checksum (to rank 0);
+ * its checkpoints, now stale, go. */
+static void finish_run(fdtd_job *j, gs_fdtd_sim *m, int64_t r, run_ckpt *ck) {
+  float *rx = j->sc.nrx ? gather_receivers(m, j->c, j->parts, (int)r) : NULL;
+  if (j->root && j->sc.nrx) save_receivers(j, rx, m->step, r);
+  free(rx);
+  uint64_t local[3];
+  gs_fdtd_sim_checksum(m, local);
+  GS_MPI_CHECK(MPI_Reduce(local, j->sum, 3, MPI_UINT64_T, MPI_SUM, 0, j->c->world));
+  if (j->root && j->runs > 1) printf("fdtd: run %lld of %lld done\n", (long long)r + 1, (long long)j->runs);
+  gs_ckpt_remove(j->c, j->outdir, ck->prev);
+  gs_ckpt_drop(j->c, j->outdir, &ck->drop);
+}
+
+/* Run r, from --restart's checkpoint if given. 0 to go on with the next
+ * run; 1 when the job ends here (an error, or --stop-after). */
+static int run_once(fdtd_job *j, int64_t r) {
+  gs_fdtd_sim m;
+  run_ckpt ck = {-1, {0, 0, -1}};
+  if (open_run(j, (int)r, &m) != 0) {
+    j->status = GS_EXIT_USAGE;
+    return 1;
+  }
+  if (j->o->restart && restart_run(j, &m, &ck) != 0) {
     gs_fdtd_sim_free(&m);
-    if (root && r + 1 == runs) {
-      printf("checksum Ez=%016" PRIx64 " Hx=%016" PRIx64 " Hy=%016" PRIx64 "\n", sum[0], sum[1], sum[2]);
-      printf("fdtd: %.0f steps in %.3f s on %d rank(s): %.1f Mcells/s\n", total_steps, t_total, c->size,
-             t_total > 0 ? total_steps * cells / t_total * 1e-6 : 0.0);
-    }
+    j->status = GS_EXIT_USAGE;
+    return 1;
   }
-  if (root && bscan && status == GS_EXIT_OK) {
-    char bp[1300];
-    snprintf(bp, sizeof bp, "%s/bscan.png", outdir);
-    if (gs_fdtd_write_bscan(bscan, runs, sc.iterations, bp, err, sizeof err) != GS_OK) {
+  const int64_t first_step = m.step;
+  double secs;
+  if (step_run(j, &m, r, &ck, &secs)) {
+    stop_run(j, &m, &ck);
+    gs_fdtd_sim_free(&m);
+    j->runs = r + 1;
+    free(j->bscan); /* no B-scan of a job cut short */
+    j->bscan = NULL;
+    return 1;
+  }
+  j->total_steps += (double)(m.step - first_step);
+  j->t_total += secs;
+  finish_run(j, &m, r, &ck);
+  gs_fdtd_sim_free(&m);
+  if (j->root && r + 1 == j->runs) {
+    printf("checksum Ez=%016" PRIx64 " Hx=%016" PRIx64 " Hy=%016" PRIx64 "\n", j->sum[0], j->sum[1], j->sum[2]);
+    printf("fdtd: %.0f steps in %.3f s on %d rank(s): %.1f Mcells/s\n", j->total_steps, j->t_total, j->c->size,
+           j->t_total > 0 ? j->total_steps * j->cells / j->t_total * 1e-6 : 0.0);
+  }
+  return 0;
+}
+
+/* The runs one after the other, then the B-scan over them. */
+static void run_all(fdtd_job *j) {
+  const gs_scene *sc = &j->sc;
+  j->depth = gs_fdtd_agree_depth(sc, j->backend, &j->part, j->spread.depth, j->cart);
+  if (j->root && j->runs > 1 && sc->nrx) j->bscan = gs_xcalloc((size_t)j->runs * (size_t)sc->iterations, sizeof(float));
+  for (int64_t r = 0; r < j->runs && j->status == GS_EXIT_OK; ++r)
+    if (run_once(j, r)) break;
+  if (j->root && j->bscan && j->status == GS_EXIT_OK) {
+    char bp[1300], err[1024];
+    snprintf(bp, sizeof bp, "%s/bscan.png", j->outdir);
+    if (gs_fdtd_write_bscan(j->bscan, j->runs, sc->iterations, bp, err, sizeof err) != GS_OK) {
       gs_log_error("fdtd: %s", err);
-      status = GS_EXIT_PARTIAL;
+      j->status = GS_EXIT_PARTIAL;
     }
   }
-  free(bscan);
-  free(parts);
-  MPI_Comm_free(&cart);
+}
+
+int gs_fdtd_run(const gs_comm *c, const gs_backend *backend, const gs_fdtd_opts *o, int argc, char **argv) {
+  (void)argc;
+  fdtd_job job = {.c = c,
+                  .backend = backend,
+                  .o = o,
+                  .scene_path = argv[0],
+                  .spread = gs_fdtd_spread_of(&o->spread),
+                  .runs = o->runs,
+                  .root = c->rank == 0,
+                  .status = GS_EXIT_OK};
+  if (load_scene(&job) != 0) return GS_EXIT_USAGE;
+  if (gs_fdtd_decomp(o->spread.decomp, c->size, job.sc.nx, job.sc.ny, job.dims) != 0) {
+    if (job.root) gs_log_error("fdtd: --decomp '%s' is not PXxPY with PX * PY = %d ranks", o->spread.decomp, c->size);
+    gs_scene_free(&job.sc);
+    return GS_EXIT_USAGE;
+  }
+  split_domain(&job);
+  if (make_outdir(&job) != 0) {
+    job.status = GS_EXIT_USAGE;
+  } else {
+    print_scene(&job);
+    run_all(&job);
+  }
+  free(job.bscan);
+  free(job.parts);
+  MPI_Comm_free(&job.cart);
   fflush(stdout);
-  gs_scene_free(&sc);
-  return status;
+  gs_scene_free(&job.sc);
+  return job.status;
 }

@@ -7,7 +7,7 @@
 
 /* Offset of global node (i, j) in this rank's arrays. */
 static inline size_t gs_fdtd_index(const gs_fdtd_sim *m, int64_t i, int64_t j) {
-  return (size_t)((j - m->oj0 + m->g) * m->pitch + (i - m->oi0 + m->g));
+  return (size_t)((j - m->grid.own.j0 + m->grid.g) * m->grid.pitch + (i - m->grid.own.i0 + m->grid.g));
 }
 
 static inline gs_fdtd_region gs_region_meet(gs_fdtd_region a, gs_fdtd_region b) {

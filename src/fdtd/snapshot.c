@@ -10,7 +10,7 @@
 #include "fdtd_internal.h"
 #include "png_io.h"
 
-/* ------------------------------------------------------------ snapshots */
+/* ------------------------------------------------------------- colours */
 
 static void diverging(float v, float scale, uint8_t rgb[3]) {
   float t = scale > 0 ? v / scale : 0;
@@ -43,6 +43,12 @@ static float abs_quantile(const float *v, size_t n, size_t stride, double q) {
   return r;
 }
 
+/* ------------------------------------------------------------- B-scans */
+
+/* B-scan: Ez of the first receiver, one column per run, time downwards,
+ * after background removal (the mean trace over the runs, mostly the direct
+ * wave, is subtracted), scaled to the 99.5th percentile of |value|. At most
+ * 1000 rows (time decimated) and at least 256 pixels wide. */
 gs_status gs_fdtd_write_bscan(float *ez, int64_t runs, int64_t steps, const char *path, char *err, size_t errlen) {
   for (int64_t s = 0; s < steps; ++s) {
     double mean = 0;
@@ -68,10 +74,6 @@ gs_status gs_fdtd_write_bscan(float *ez, int64_t runs, int64_t steps, const char
   return st;
 }
 
-/* Checkpoints of a run on several ranks: DIR/checkpoint.s<step>.r<rank>.gsck,
- * one per rank, committed together by DIR/checkpoint.manifest (written last,
- * atomically) naming the step and the decomposition; the previous set is
- * removed after the new manifest is in place. One rank: DIR/checkpoint.gsck. */
 /* ------------------------------------------------------------ snapshots */
 
 /* Exact q-quantile of |Ez| over every node of the grid, the same for any
@@ -81,16 +83,16 @@ gs_status gs_fdtd_write_bscan(float *ez, int64_t runs, int64_t steps, const char
 static float ez_abs_quantile(gs_fdtd_sim *m, const gs_comm *c, double q) {
   const size_t bins = 65536;
   uint64_t *hist = gs_xcalloc(bins, sizeof *hist);
-  int64_t lw = m->oi1 - m->oi0, lh = m->oj1 - m->oj0;
-  float *rows = gs_xmalloc(sizeof(float) * (size_t)m->pitch * (size_t)lh);
-  gs_fdtd_sim_read_rows(m, 0, m->oj0, m->oj1, rows);
+  int64_t lw = m->grid.own.i1 - m->grid.own.i0, lh = m->grid.own.j1 - m->grid.own.j0;
+  float *rows = gs_xmalloc(sizeof(float) * (size_t)m->grid.pitch * (size_t)lh);
+  gs_fdtd_sim_read_rows(m, 0, m->grid.own.j0, m->grid.own.j1, rows);
   uint32_t top = 0;
-  uint64_t k = (uint64_t)(q * (double)((uint64_t)(m->nx + 1) * (uint64_t)(m->ny + 1) - 1));
+  uint64_t k = (uint64_t)(q * (double)((uint64_t)(m->grid.nx + 1) * (uint64_t)(m->grid.ny + 1) - 1));
   for (int pass = 0; pass < 2; ++pass) {
     memset(hist, 0, bins * sizeof *hist);
     for (int64_t j = 0; j < lh; ++j)
       for (int64_t i = 0; i < lw; ++i) {
-        float a = fabsf(rows[(size_t)j * (size_t)m->pitch + (size_t)(i + m->g)]);
+        float a = fabsf(rows[(size_t)j * (size_t)m->grid.pitch + (size_t)(i + m->grid.g)]);
         uint32_t b;
         memcpy(&b, &a, 4);
         if (pass == 0)
@@ -120,10 +122,10 @@ static float ez_abs_quantile(gs_fdtd_sim *m, const gs_comm *c, double q) {
 gs_status gs_fdtd_snapshot(gs_fdtd_sim *m, const gs_comm *c, const int64_t *parts, const char *path, char *err,
                            size_t errlen) {
   const gs_scene *sc = m->sc;
-  const int64_t W = m->nx + 1, H = m->ny + 1, band = 64;
+  const int64_t W = m->grid.nx + 1, H = m->grid.ny + 1, band = 64;
   float scale = ez_abs_quantile(m, c, 0.995);
-  int64_t lw = m->oi1 - m->oi0;
-  float *mine = gs_xmalloc(sizeof(float) * (size_t)m->pitch * (size_t)band);
+  int64_t lw = m->grid.own.i1 - m->grid.own.i0;
+  float *mine = gs_xmalloc(sizeof(float) * (size_t)m->grid.pitch * (size_t)band);
   float *block = gs_xmalloc(sizeof(float) * (size_t)lw * (size_t)band);
   float *ez = c->rank == 0 ? gs_xmalloc(sizeof(float) * (size_t)W * (size_t)band) : NULL;
   float *recv = c->rank == 0 ? gs_xmalloc(sizeof(float) * (size_t)W * (size_t)band) : NULL;
@@ -139,12 +141,12 @@ gs_status gs_fdtd_snapshot(gs_fdtd_sim *m, const gs_comm *c, const int64_t *part
   }
   for (int64_t top = H; top > 0; top -= band) {
     int64_t j0 = top - band > 0 ? top - band : 0, j1 = top; /* rows [j0, j1), written j1-1 first */
-    int64_t r0 = j0 > m->oj0 ? j0 : m->oj0, r1 = j1 < m->oj1 ? j1 : m->oj1;
+    int64_t r0 = j0 > m->grid.own.j0 ? j0 : m->grid.own.j0, r1 = j1 < m->grid.own.j1 ? j1 : m->grid.own.j1;
     if (r1 > r0) { /* my part of the band, packed */
       gs_fdtd_sim_read_rows(m, 0, r0, r1, mine);
       for (int64_t j = r0; j < r1; ++j)
-        memcpy(block + (size_t)(j - r0) * (size_t)lw, mine + (size_t)(j - r0) * (size_t)m->pitch + (size_t)m->g,
-               sizeof(float) * (size_t)lw);
+        memcpy(block + (size_t)(j - r0) * (size_t)lw,
+               mine + (size_t)(j - r0) * (size_t)m->grid.pitch + (size_t)m->grid.g, sizeof(float) * (size_t)lw);
       if (c->rank != 0) GS_MPI_CHECK(MPI_Send(block, (int)(lw * (r1 - r0)), MPI_FLOAT, 0, 7, c->world));
     }
     if (c->rank != 0) continue;
@@ -204,5 +206,3 @@ gs_status gs_fdtd_snapshot(gs_fdtd_sim *m, const gs_comm *c, const int64_t *part
   free(prev);
   return st;
 }
-
-/* Rank 0 collects every receiver's history (steps x 3 floats) from its owner. */
