@@ -19,17 +19,21 @@ typedef struct outer {
 } outer;
 static outer o;
 
+// clang-format off
 static const gs_opt outer_opts[] = {
-    {"flag", 'f', GS_OPT_FLAG, offsetof(outer, flag), NULL, 0, 0, "a flag"},
-    {"out", 'o', GS_OPT_STRING, offsetof(outer, str), "DIR", 0, 0, "a string"},
-    {"mode", 0, GS_OPT_CHOICE, offsetof(outer, choice), "a|bb|c", 0, 0, "a choice"},
-    {NULL, 0, 0, 0, NULL, 0, 0, NULL},
+    {"flag", 'f', GS_OPT_FLAG,   offsetof(outer, flag),   NULL,     0, 0, "a flag"},
+    {"out",  'o', GS_OPT_STRING, offsetof(outer, str),    "DIR",    0, 0, "a string"},
+    {"mode", 0,   GS_OPT_CHOICE, offsetof(outer, choice), "a|bb|c", 0, 0, "a choice"},
+    {NULL,   0,   0,             0,                       NULL,     0, 0, NULL},
 };
+// clang-format on
+// clang-format off
 static const gs_opt inner_opts[] = {
-    {"count", 0, GS_OPT_INT, offsetof(inner, num), "N", 1, 100, "an int"},
-    {"divisor", 0, GS_OPT_DOUBLE, offsetof(inner, real), "D", 0, 0, "a real"},
-    {NULL, 0, 0, 0, NULL, 0, 0, NULL},
+    {"count",   0, GS_OPT_INT,    offsetof(inner, num),  "N",  1, 100, "an int"},
+    {"divisor", 0, GS_OPT_DOUBLE, offsetof(inner, real), "D",  0, 0,   "a real"},
+    {NULL,      0, 0,             0,                     NULL, 0, 0,   NULL},
 };
+// clang-format on
 
 static gs_status parse(const char *line, int *npos, char **pos, char *err) {
   static char buf[512];

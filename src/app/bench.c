@@ -20,20 +20,17 @@
 
 const gs_bench_opts gs_bench_defaults = {.mib = 1024, .reps = 20, .steps = 200, .size = "8192x8192"};
 
+// clang-format off
 const gs_opt gs_bench_opt_table[] = {
-    {"size", 0, GS_OPT_INT, offsetof(gs_bench_opts, mib), "MiB", 1, 1 << 20,
-     "bytes per buffer for bench scale (default 1024)"},
-    {"reps", 0, GS_OPT_INT, offsetof(gs_bench_opts, reps), "N", 1, 100000,
-     "timed repetitions; the median is reported (default 20)"},
-    {"grid", 0, GS_OPT_STRING, offsetof(gs_bench_opts, size), "WxH", 0, 0,
-     "bench fdtd, halo: cells (default 8192x8192)"},
-    {"steps", 0, GS_OPT_INT, offsetof(gs_bench_opts, steps), "N", 1, 1e9, "bench fdtd: timed steps (default 200)"},
-    {"weak", 0, GS_OPT_FLAG, offsetof(gs_bench_opts, weak), NULL, 0, 0,
-     "bench fdtd on several ranks: --grid is per rank (weak scaling)"},
-    {"csv", 0, GS_OPT_STRING, offsetof(gs_bench_opts, csv), "FILE", 0, 0,
-     "fdtd, halo on several ranks: append the result as a CSV row"},
-    {NULL, 0, 0, 0, NULL, 0, 0, NULL},
+    {"size",  0, GS_OPT_INT,    offsetof(gs_bench_opts, mib),   "MiB",  1, 1 << 20, "bytes per buffer for bench scale (default 1024)"},
+    {"reps",  0, GS_OPT_INT,    offsetof(gs_bench_opts, reps),  "N",    1, 100000,  "timed repetitions; the median is reported (default 20)"},
+    {"grid",  0, GS_OPT_STRING, offsetof(gs_bench_opts, size),  "WxH",  0, 0,       "bench fdtd, halo: cells (default 8192x8192)"},
+    {"steps", 0, GS_OPT_INT,    offsetof(gs_bench_opts, steps), "N",    1, 1e9,     "bench fdtd: timed steps (default 200)"},
+    {"weak",  0, GS_OPT_FLAG,   offsetof(gs_bench_opts, weak),  NULL,   0, 0,       "bench fdtd on several ranks: --grid is per rank (weak scaling)"},
+    {"csv",   0, GS_OPT_STRING, offsetof(gs_bench_opts, csv),   "FILE", 0, 0,       "fdtd, halo on several ranks: append the result as a CSV row"},
+    {NULL,    0, 0,             0,                              NULL,   0, 0,       NULL},
 };
+// clang-format on
 
 /* Untimed steps before the timed ones. They must contain the CUDA graph's
  * capture and instantiation (about 1 ms, once per run): on one rank the graph
@@ -391,7 +388,8 @@ static int bench_fdtd(gs_run *run, const gs_bench_opts *o) {
   return GS_EXIT_OK;
 }
 
-int gs_bench_check(const gs_bench_opts *o, int argc, char **argv, char *err, size_t errlen) {
+int gs_bench_check(const void *opts, int argc, char **argv, char *err, size_t errlen) {
+  const gs_bench_opts *o = opts;
   if (argc != 1 || (strcmp(argv[0], "scale") != 0 && strcmp(argv[0], "fdtd") != 0 && strcmp(argv[0], "halo") != 0)) {
     snprintf(err, errlen, "WHAT must be 'scale', 'fdtd' or 'halo'");
     return 1;
@@ -400,7 +398,8 @@ int gs_bench_check(const gs_bench_opts *o, int argc, char **argv, char *err, siz
   return gs_fdtd_spread_parse(&o->spread, &spread, err, errlen);
 }
 
-int gs_bench_run(gs_run *run, const gs_bench_opts *o, int argc, char **argv) {
+int gs_bench_run(gs_run *run, const void *opts, int argc, char **argv) {
+  const gs_bench_opts *o = opts;
   (void)argc;
   if (strcmp(argv[0], "halo") == 0) return bench_halo(run, o);
   return strcmp(argv[0], "fdtd") == 0 ? bench_fdtd(run, o) : bench_scale(run, o);

@@ -37,15 +37,14 @@ typedef struct gs_command {
   int (*run)(gs_run *run, const void *opts, int argc, char **argv);
 } gs_command;
 
-/* The commands, in the order `gpustencil --help` lists them. */
-extern const gs_command *const gs_commands[];
-extern const int gs_ncommands;
+/* The command called name ("info", "scale", "fdtd", "bench"), or NULL. */
+const gs_command *gs_command_find(const char *name);
 
 /* info: where each rank runs. */
 typedef struct gs_info_opts {
   int json; /* --json */
 } gs_info_opts;
-int gs_info_run(gs_run *run, const gs_info_opts *o, int argc, char **argv);
+int gs_info_run(gs_run *run, const void *opts, int argc, char **argv); /* opts: a gs_info_opts */
 
 /* bench: benchmarks against ceilings measured in the same run. */
 typedef struct gs_bench_opts {
@@ -56,7 +55,7 @@ typedef struct gs_bench_opts {
 } gs_bench_opts;
 extern const gs_bench_opts gs_bench_defaults;
 extern const gs_opt gs_bench_opt_table[];
-int gs_bench_check(const gs_bench_opts *o, int argc, char **argv, char *err, size_t errlen);
-int gs_bench_run(gs_run *run, const gs_bench_opts *o, int argc, char **argv);
+int gs_bench_check(const void *opts, int argc, char **argv, char *err, size_t errlen); /* opts: a gs_bench_opts */
+int gs_bench_run(gs_run *run, const void *opts, int argc, char **argv);                /* opts: a gs_bench_opts */
 
 #endif

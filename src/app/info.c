@@ -311,7 +311,8 @@ static void print_table(FILE *o, const info_report *rep) {
   if (rep->nranks > 1) table_transport(o, rep);
 }
 
-int gs_info_run(gs_run *run, const gs_info_opts *io, int argc, char **argv) {
+int gs_info_run(gs_run *run, const void *opts, int argc, char **argv) {
+  const gs_info_opts *io = opts;
   (void)argc;
   (void)argv;
   const gs_comm *c = &run->comm;

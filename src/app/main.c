@@ -12,13 +12,13 @@ typedef struct common_opts {
   const char *backend, *bind;
 } common_opts;
 
+// clang-format off
 static const gs_opt common_opt_table[] = {
-    {"backend", 0, GS_OPT_CHOICE, offsetof(common_opts, backend), "auto|cuda|cpu", 0, 0,
-     "compute backend (auto: CUDA when a GPU is visible)"},
-    {"bind", 0, GS_OPT_CHOICE, offsetof(common_opts, bind), "auto|none", 0, 0,
-     "bind threads and memory near the rank's GPU (default auto)"},
-    {NULL, 0, 0, 0, NULL, 0, 0, NULL},
+    {"backend", 0, GS_OPT_CHOICE, offsetof(common_opts, backend), "auto|cuda|cpu", 0, 0, "compute backend (auto: CUDA when a GPU is visible)"},
+    {"bind",    0, GS_OPT_CHOICE, offsetof(common_opts, bind),    "auto|none",     0, 0, "bind threads and memory near the rank's GPU (default auto)"},
+    {NULL,      0, 0,             0,                              NULL,            0, 0, NULL},
 };
+// clang-format on
 
 /* A command's options struct followed by the common options, parsed as one. */
 typedef struct parsed {
@@ -73,12 +73,6 @@ static int finish(gs_comm *c, int status) {
   gs_comm_free(c);
   MPI_Finalize();
   return all;
-}
-
-static const gs_command *find_command(const char *name) {
-  for (int i = 0; i < gs_ncommands; ++i)
-    if (strcmp(name, gs_commands[i]->name) == 0) return gs_commands[i];
-  return NULL;
 }
 
 /* Options, configuration and backend, agreed by all ranks; then the command. */
@@ -142,7 +136,7 @@ int main(int argc, char **argv) {
     if (root) printf("gpustencil %s\n", GS_VERSION);
     return finish(&run.comm, GS_EXIT_OK);
   }
-  const gs_command *cmd = find_command(argv[1]);
+  const gs_command *cmd = gs_command_find(argv[1]);
   if (!cmd) {
     if (root) gs_log_error("unknown command '%s' (try 'gpustencil --help')", argv[1]);
     return finish(&run.comm, GS_EXIT_USAGE);

@@ -24,9 +24,9 @@ extern const gs_fdtd_opts gs_fdtd_defaults;
 /* The option table for gs_fdtd_opts without the spread group. */
 extern const gs_opt gs_fdtd_opt_table[];
 
-/* Checks the options and arguments before any work; 0, or writes one line
- * into err. The same answer on every rank. */
-int gs_fdtd_check(const gs_fdtd_opts *o, int argc, char **argv, char *err, size_t errlen);
+/* Checks the options (opts: a gs_fdtd_opts, the type of gs_command.check) and arguments before any work; 0, or writes
+ * one line into err. The same answer on every rank. */
+int gs_fdtd_check(const void *opts, int argc, char **argv, char *err, size_t errlen);
 
 /* Collective over c: runs the scene argv[0] with backend b. Returns a
  * GS_EXIT_* status. */

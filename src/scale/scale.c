@@ -75,7 +75,8 @@ static int parse_shard(const char *text, long *k, long *n) {
   return 0;
 }
 
-int gs_scale_check(const gs_scale_opts *o, int argc, char **argv, char *err, size_t errlen) {
+int gs_scale_check(const void *opts, int argc, char **argv, char *err, size_t errlen) {
+  const gs_scale_opts *o = opts;
   (void)argv;
   if (!(o->divisor > 0)) {
     snprintf(err, errlen, "--divisor is required and must be > 0");

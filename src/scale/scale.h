@@ -23,9 +23,10 @@ extern const gs_scale_opts gs_scale_defaults;
 /* The option table for gs_scale_opts (offsets into it). */
 extern const gs_opt gs_scale_opt_table[];
 
-/* Checks the options and the inputs' count before any work; 0, or writes one
+/* Checks the options (opts: a gs_scale_opts, the type of gs_command.check) and
+ * the inputs' count before any work; 0, or writes one
  * line into err. Runs on every rank and gives the same answer on each. */
-int gs_scale_check(const gs_scale_opts *o, int argc, char **argv, char *err, size_t errlen);
+int gs_scale_check(const void *opts, int argc, char **argv, char *err, size_t errlen);
 
 /* Collective: scales the inputs argv[0..argc) (files and folders) on every
  * rank of c with backend b (device gpu, threads on the cores of cpuset, a list
