@@ -39,5 +39,14 @@ refused "folder.in: a folder, not a regular file" -- "$bin" fdtd "${cpu[@]}" "$w
 refused "/dev/null: a character device, not a regular file" -- "$bin" fdtd "${cpu[@]}" /dev/null -o "$work/f"
 printf '#domain: 0.1 0.1 0.002\n#dx_dy_dz: 0.002 0.002 0.002\n#time_window: 0xE\n' >"$work/hex.in"
 refused "hex.in:3: #time_window: '0xE' is not a number" -- "$bin" fdtd "${cpu[@]}" "$work/hex.in" -o "$work/f"
+refused "--grid 100000000x100000000: the model needs [0-9.]+ GiB of host memory on rank 0, the rank has [0-9.]+ GiB" -- \
+  "$bin" bench fdtd "${cpu[@]}" --grid 100000000x100000000
+printf '#domain: 1 1 0.002\n#dx_dy_dz: 0.002 0.002 0.002\n#time_window: 200000000000\n#waveform: ricker 1 1e9 w\n#hertzian_dipole: z 0.5 0.5 0 w\n#rx: 0.6 0.5 0\n' >"$work/long.in"
+refused "long.in: the model needs [0-9.]+ GiB of host memory on rank 0, the rank has" -- \
+  "$bin" fdtd "${cpu[@]}" "$work/long.in" -o "$work/l"
+refused "--halo-transport ipc: needs the cuda backend" -- \
+  "$bin" fdtd "${cpu[@]}" --halo-transport ipc "$src/inputs/gpr.in" -o "$work/t"
+refused "bench fdtd: --halo-transport mpi-cuda: the cpu backend has no device memory" -- \
+  "$bin" bench fdtd "${cpu[@]}" --grid 64x64 --steps 2 --halo-transport mpi-cuda
 echo "cli_bad_inputs: $checks checks, $fail failed"
 [ $fail = 0 ]

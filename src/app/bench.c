@@ -180,6 +180,23 @@ static void csv_row(const char *path, const char *header, const char *fmt, ...) 
   if (fclose(fp) != 0) gs_log_error("bench: --csv %s: write failed", path);
 }
 
+/* Refuses (on every rank, before anything is allocated) a benchmark grid of
+ * w x h nodes whose part [coords of dims] does not fit a rank: a 1-rank
+ * reference runs the whole grid on rank 0, so a strong-scaling run asks the
+ * whole grid of every rank (dims 1x1). */
+static int grid_refused(const gs_run *run, const char *what, int64_t w, int64_t h, const int dims[2], int steps) {
+  gs_scene sc;
+  gs_scene_synthetic(&sc, w, h, steps);
+  int r = run->comm.rank, coords[2] = {r / dims[1] % dims[0], r % dims[1]};
+  gs_fdtd_part part = gs_fdtd_part_of(&sc, dims, coords);
+  char err[512];
+  gs_status st = gs_fdtd_memory_check(&run->comm, run->backend, gs_fdtd_memory_need(&sc, &part, GS_FDTD_MAX_DEPTH, 0),
+                                      err, sizeof err);
+  if (st != GS_OK && err[0]) gs_log_error("bench %s: --grid %lldx%lld: %s", what, (long long)w, (long long)h, err);
+  gs_scene_free(&sc);
+  return st != GS_OK;
+}
+
 /* Several ranks: the 1-rank time of the reference grid (rank 0 alone) and the
  * N-rank time, measured in the same job; strong scaling by default, weak with
  * --weak. */
@@ -266,6 +283,7 @@ static int bench_halo(gs_run *run, const gs_bench_opts *o) {
       gs_log_error("bench halo: needs at least 2 ranks%s", o->spread.decomp ? " and --decomp PXxPY matching them" : "");
     return GS_EXIT_USAGE;
   }
+  if (grid_refused(run, "halo", w, h, dims, 10)) return GS_EXIT_USAGE;
   gs_scene sc;
   gs_scene_synthetic(&sc, w, h, 10);
   gs_fdtd_spread sp = {spread.transport, spread.depth ? spread.depth : 1, 1, 0};
@@ -353,6 +371,8 @@ static int bench_fdtd(gs_run *run, const gs_bench_opts *o) {
     if (run->comm.rank == 0) gs_log_error("bench fdtd: --grid '%s' is not WxH (at least 32x32)", o->size);
     return GS_EXIT_USAGE;
   }
+  const int whole[2] = {1, 1};
+  if (grid_refused(run, "fdtd", w, h, whole, (int)(WARMUP + o->steps))) return GS_EXIT_USAGE;
   if (run->comm.size > 1) return bench_fdtd_ranks(run, o, w, h);
   double copy_gbs = copy_ceiling(b, (size_t)1 << 30);
   gs_scene sc;
@@ -401,6 +421,13 @@ int gs_bench_check(const void *opts, int argc, char **argv, char *err, size_t er
 int gs_bench_run(gs_run *run, const void *opts, int argc, char **argv) {
   const gs_bench_opts *o = opts;
   (void)argc;
+  char why[256];
+  gs_halo_transport t = gs_fdtd_spread_of(&o->spread).transport;
+  if (strcmp(argv[0], "scale") != 0 &&
+      !gs_halo_transport_possible(t, run->backend, gs_comm_cuda_aware(), why, sizeof why)) {
+    if (run->comm.rank == 0) gs_log_error("bench %s: %s", argv[0], why); /* the same on every rank, also on one */
+    return GS_EXIT_USAGE;
+  }
   if (strcmp(argv[0], "halo") == 0) return bench_halo(run, o);
   return strcmp(argv[0], "fdtd") == 0 ? bench_fdtd(run, o) : bench_scale(run, o);
 }

@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include "backend.h"
+#include "comm.h"
 #include "halo.h"
 #include "options.h"
 #include "scene.h"
@@ -214,6 +215,21 @@ extern const gs_opt gs_fdtd_spread_opt_table[];
 int gs_fdtd_spread_parse(const gs_fdtd_spread_opts *so, gs_fdtd_spread *sp, char *err, size_t errlen);
 /* The same for options that gs_fdtd_spread_parse() already accepted. */
 gs_fdtd_spread gs_fdtd_spread_of(const gs_fdtd_spread_opts *so);
+/* Bytes one rank needs for its part of sc at halo depth: on the device
+ * (fields, materials, CPML, source values, the receivers' ring) and on the
+ * host (set-up copies, receiver histories; with root_runs > 0, what rank 0
+ * gathers: every receiver's history and a B-scan of root_runs runs). Doubles:
+ * a refused grid may need more than 2^64 bytes. */
+typedef struct gs_fdtd_memory {
+  double device, host;
+} gs_fdtd_memory;
+gs_fdtd_memory gs_fdtd_memory_need(const gs_scene *sc, const gs_fdtd_part *part, int depth, int64_t root_runs);
+/* Collective over c->world: GS_OK when every rank's need fits what it has
+ * (b->mem_available() or the host's available memory, shared by the ranks of
+ * a node or GPU); else GS_ERR_LIMIT on every rank, with "the model needs N
+ * GiB of GPU memory on rank R, the rank has M GiB" in err on the lowest rank
+ * that lacks it (err empty on the others). */
+gs_status gs_fdtd_memory_check(const gs_comm *c, const gs_backend *b, gs_fdtd_memory need, char *err, size_t errlen);
 /* Collective over comm: the halo depth every rank uses, want or (want 0)
  * the automatic choice that fits every rank's part. */
 int gs_fdtd_agree_depth(const gs_scene *sc, const gs_backend *b, const gs_fdtd_part *part, int want, MPI_Comm comm);

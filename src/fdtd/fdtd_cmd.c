@@ -484,9 +484,20 @@ static int run_once(fdtd_job *j, int64_t r) {
 }
 
 /* The runs one after the other, then the B-scan over them. */
+/* Refuses, on every rank, a model that needs more memory than a rank has. */
+static int memory_refused(fdtd_job *j) {
+  char err[512];
+  gs_fdtd_memory need = gs_fdtd_memory_need(&j->sc, &j->part, j->depth, j->root ? j->runs : 0);
+  if (gs_fdtd_memory_check(j->c, j->backend, need, err, sizeof err) == GS_OK) return 0;
+  if (err[0]) gs_log_error("fdtd: %s: %s", j->scene_path, err);
+  j->status = GS_EXIT_USAGE;
+  return 1;
+}
+
 static void run_all(fdtd_job *j) {
   const gs_scene *sc = &j->sc;
   j->depth = gs_fdtd_agree_depth(sc, j->backend, &j->part, j->spread.depth, j->cart);
+  if (memory_refused(j)) return;
   if (j->root && j->runs > 1 && sc->nrx) j->bscan = gs_xcalloc((size_t)j->runs * (size_t)sc->iterations, sizeof(float));
   for (int64_t r = 0; r < j->runs && j->status == GS_EXIT_OK; ++r)
     if (run_once(j, r)) break;
@@ -510,6 +521,11 @@ int gs_fdtd_run(const gs_comm *c, const gs_backend *backend, const gs_fdtd_opts 
                   .runs = o->runs,
                   .root = c->rank == 0,
                   .status = GS_EXIT_OK};
+  char why[256];
+  if (!gs_halo_transport_possible(job.spread.transport, backend, gs_comm_cuda_aware(), why, sizeof why)) {
+    if (job.root) gs_log_error("fdtd: %s", why); /* the same on every rank, also on one */
+    return GS_EXIT_USAGE;
+  }
   if (load_scene(&job) != 0) return GS_EXIT_USAGE;
   if (gs_fdtd_decomp(o->spread.decomp, c->size, job.sc.nx, job.sc.ny, job.dims) != 0) {
     if (job.root) gs_log_error("fdtd: --decomp '%s' is not PXxPY with PX * PY = %d ranks", o->spread.decomp, c->size);
