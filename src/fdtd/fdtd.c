@@ -131,7 +131,7 @@ static const char *part_problem(const gs_scene *sc, const gs_fdtd_part *p, int d
 
 int gs_fdtd_depth_fit(const gs_scene *sc, const gs_fdtd_part *part, int want) {
   char buf[256];
-  for (int d = want; d > 1; --d)
+  for (int d = want < GS_FDTD_MAX_DEPTH ? want : GS_FDTD_MAX_DEPTH; d > 1; --d)
     if (!part_problem(sc, part, d, buf, sizeof buf)) return d;
   return 1;
 }
@@ -972,9 +972,15 @@ int gs_fdtd_decomp(const char *spec, int size, int64_t nx, int64_t ny, int dims[
   return 0;
 }
 
+/* floor(k * n / parts) without forming k * n, which overflows for the
+ * largest grids: with n = q * parts + r it is k * q + floor(k * r / parts). */
+static int64_t share_start(int64_t k, int64_t n, int64_t parts) {
+  return k * (n / parts) + k * (n % parts) / parts;
+}
+
 gs_fdtd_part gs_fdtd_part_of(const gs_scene *sc, const int dims[2], const int coords[2]) {
-  gs_fdtd_part p = {coords[0] * (sc->nx + 1) / dims[0], (coords[0] + 1) * (sc->nx + 1) / dims[0],
-                    coords[1] * (sc->ny + 1) / dims[1], (coords[1] + 1) * (sc->ny + 1) / dims[1]};
+  gs_fdtd_part p = {share_start(coords[0], sc->nx + 1, dims[0]), share_start(coords[0] + 1, sc->nx + 1, dims[0]),
+                    share_start(coords[1], sc->ny + 1, dims[1]), share_start(coords[1] + 1, sc->ny + 1, dims[1])};
   return p;
 }
 

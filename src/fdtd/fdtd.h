@@ -149,7 +149,8 @@ gs_status gs_fdtd_sim_connect(gs_fdtd_sim *m, MPI_Comm cart, gs_halo_transport t
                               size_t errlen);
 /* Refills the ghost layers (after a restart); collective. */
 void gs_fdtd_sim_refresh(gs_fdtd_sim *m);
-/* The largest depth <= want that the part allows (for --halo-depth auto). */
+/* The largest depth <= want (and <= GS_FDTD_MAX_DEPTH) that the part allows, or 1
+ * (for --halo-depth auto; gs_fdtd_sim_init_part still refuses a part no depth fits). */
 int gs_fdtd_depth_fit(const gs_scene *sc, const gs_fdtd_part *part, int want);
 void gs_fdtd_sim_free(gs_fdtd_sim *m);
 /* Queues count steps: gs_fdtd_sim_step's, as replays of a captured CUDA
