@@ -217,6 +217,7 @@ static gs_status lib_finish(gs_png_reader *r, char *err, size_t errlen) {
   return GS_OK;
 }
 
+#ifdef GS_HAVE_ISAL
 /* Gives the file to libpng after the fast path failed on it, libpng being the
  * reference: it decodes the rows already handed out again (discarded), then
  * nrows more into dst (dst may be NULL). When libpng fails too, the fast
@@ -224,10 +225,8 @@ static gs_status lib_finish(gs_png_reader *r, char *err, size_t errlen) {
 static gs_status lib_take_over(gs_png_reader *r, void *dst, uint32_t nrows, gs_status fast_st) {
   uint32_t done = r->next_row;
   char lerr[420];
-#ifdef GS_HAVE_ISAL
   gs_png_fast_close(r->fast);
   r->fast = NULL;
-#endif
   r->next_row = 0;
   gs_status st = lib_open(r, r->path, lerr, sizeof lerr);
   uint8_t *scratch = st == GS_OK ? malloc(gs_png_row_bytes(&r->fmt)) : NULL;
@@ -238,6 +237,7 @@ static gs_status lib_take_over(gs_png_reader *r, void *dst, uint32_t nrows, gs_s
   if (st == GS_OK && dst) st = lib_rows(r, dst, nrows, lerr, sizeof lerr);
   return st == GS_OK ? GS_OK : fast_st;
 }
+#endif
 
 gs_status gs_png_reader_open_with(const char *path, gs_png_read_engine engine, gs_png_reader **out, char *err,
                                   size_t errlen) {
