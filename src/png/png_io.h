@@ -108,8 +108,8 @@ void gs_png_thread_cleanup(void);
  * build (gs_png_deflate_engine_at says which one serves a given level). */
 const char *gs_png_deflate_engine(void);
 /* The implementation that compresses at --png-level level: with ISA-L,
- * "isa-l" for 1..6 (ISA-L levels 1, 2, 3, 3, 3, 3), libdeflate (or zlib) for
- * 7..9, zlib's stored blocks for 0 (docs/scale.md). */
+ * "isa-l" for 1..3 (its levels 1..3), libdeflate (or zlib) for 4..9, zlib's
+ * stored blocks for 0 (docs/scale.md). */
 const char *gs_png_deflate_engine_at(int level);
 
 /* Combines the Adler-32 of two consecutive pieces (len2: second's length). */

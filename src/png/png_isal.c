@@ -4,9 +4,11 @@
 #include <isa-l/igzip_lib.h>
 #include <stdlib.h>
 
+/* ISA-L's levels 1..3 serve --png-level 1..3 one to one. Its level 3 is its
+ * densest (about libdeflate's level 2 in size), so 4..9, asked for smaller
+ * files, stay with libdeflate; 0 means stored blocks (docs/scale.md). */
 int gs_png_isal_level(int level) {
-  if (level <= 0 || level > 6) return -1;
-  return level <= 2 ? level : 3;
+  return level >= 1 && level <= 3 ? level : -1;
 }
 
 /* One stream and one level buffer per thread, made on first use: the stream

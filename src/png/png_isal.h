@@ -7,8 +7,8 @@
 
 #include "error.h"
 
-/* The ISA-L level (0..3) that serves --png-level level, or -1 where ISA-L
- * does not serve it (0: stored blocks; 7..9: a stronger compressor). */
+/* The ISA-L level (1..3) that serves --png-level level, or -1 where ISA-L
+ * does not serve it (0: stored blocks; 4..9: denser than ISA-L can make). */
 int gs_png_isal_level(int level);
 
 /* Compresses len bytes as raw deflate at ISA-L level isal_level, without
