@@ -14,6 +14,10 @@
 #ifdef GS_HAVE_LIBDEFLATE
 #include <libdeflate.h>
 #endif
+#ifdef GS_HAVE_ISAL
+#include "png_fast.h"
+#include "png_isal.h"
+#endif
 
 /* ------------------------------------------------------------------ reader */
 
@@ -29,6 +33,11 @@ struct gs_png_reader {
   uint8_t *rowbuf;   /* one decoded RGB(A) row */
   uint8_t *whole;    /* interlaced: the whole decoded image */
   uint32_t next_row; /* rows handed out so far */
+  gs_png_read_engine engine;
+  char *path;
+#ifdef GS_HAVE_ISAL
+  struct gs_png_fast *fast; /* the fast path, while it serves the file */
+#endif
 };
 
 static void on_png_error(png_structp png, png_const_charp msg) {
@@ -71,31 +80,20 @@ static int host_is_little_endian(void) {
   return *(const uint8_t *)&one == 1;
 }
 
-gs_status gs_png_reader_open(const char *path, gs_png_reader **out, char *err, size_t errlen) {
-  *out = NULL;
-  gs_png_reader *r = calloc(1, sizeof *r);
-  if (!r) return fail(err, errlen, GS_ERR_NOMEM, "%s", "out of memory");
-  gs_status st = GS_ERR_FORMAT;
+/* The libpng path: opens path for r (fresh, or left by the fast path) and
+ * reads up to the image data. On failure r keeps what it holds for
+ * gs_png_reader_close. */
+static gs_status lib_open(gs_png_reader *r, const char *path, char *err, size_t errlen) {
   r->fp = fopen(path, "rb");
-  if (!r->fp) {
-    st = fail(err, errlen, GS_ERR_IO, "%s", strerror(errno));
-    goto fail;
-  }
+  if (!r->fp) return fail(err, errlen, GS_ERR_IO, "%s", strerror(errno));
   unsigned char sig[8];
   size_t n = fread(sig, 1, 8, r->fp);
-  if (n < 8 || png_sig_cmp(sig, 0, 8) != 0) {
-    st = fail(err, errlen, GS_ERR_FORMAT, "%s", n == 0 ? "empty file" : "not a PNG file");
-    goto fail;
-  }
+  if (n < 8 || png_sig_cmp(sig, 0, 8) != 0)
+    return fail(err, errlen, GS_ERR_FORMAT, "%s", n == 0 ? "empty file" : "not a PNG file");
   r->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, r, on_png_error, on_png_warning);
-  if (!r->png || !(r->info = png_create_info_struct(r->png))) {
-    st = fail(err, errlen, GS_ERR_NOMEM, "%s", "libpng: out of memory");
-    goto fail;
-  }
-  if (setjmp(png_jmpbuf(r->png))) {
-    st = fail(err, errlen, GS_ERR_FORMAT, "%s", r->msg);
-    goto fail;
-  }
+  if (!r->png || !(r->info = png_create_info_struct(r->png)))
+    return fail(err, errlen, GS_ERR_NOMEM, "%s", "libpng: out of memory");
+  if (setjmp(png_jmpbuf(r->png))) return fail(err, errlen, GS_ERR_FORMAT, "%s", r->msg);
   png_init_io(r->png, r->fp);
   png_set_sig_bytes(r->png, 8);
   png_set_user_limits(r->png, GS_PNG_MAX_SIDE, GS_PNG_MAX_SIDE);
@@ -106,8 +104,7 @@ gs_status gs_png_reader_open(const char *path, gs_png_reader **out, char *err, s
   png_get_IHDR(r->png, r->info, &w, &h, &bit_depth, &color, &interlace, NULL, NULL);
   if ((uint64_t)w * h > GS_PNG_MAX_PIXELS) {
     snprintf(err, errlen, "%ux%u pixels exceed the limit of 2^34", (unsigned)w, (unsigned)h);
-    st = GS_ERR_LIMIT;
-    goto fail;
+    return GS_ERR_LIMIT;
   }
   if (color == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(r->png);
   if (color == PNG_COLOR_TYPE_GRAY && bit_depth < 8) png_set_expand_gray_1_2_4_to_8(r->png);
@@ -133,23 +130,18 @@ gs_status gs_png_reader_open(const char *path, gs_png_reader **out, char *err, s
     r->fmt.has_srgb = 1;
     r->fmt.srgb_intent = intent;
   }
-  if (r->rgb && !(r->rowbuf = malloc(r->dec_row_bytes))) {
-    st = fail(err, errlen, GS_ERR_NOMEM, "%s", "out of memory");
-    goto fail;
-  }
+  if (r->rgb && !(r->rowbuf = malloc(r->dec_row_bytes))) return fail(err, errlen, GS_ERR_NOMEM, "%s", "out of memory");
   if (passes > 1) {
     uint64_t bytes = (uint64_t)r->dec_row_bytes * h;
     if (bytes > GS_PNG_MAX_INTERLACED_BYTES) {
       snprintf(err, errlen, "interlaced image of %llu decoded bytes exceeds the 1 GiB limit for interlaced input",
                (unsigned long long)bytes);
-      st = GS_ERR_LIMIT;
-      goto fail;
+      return GS_ERR_LIMIT;
     }
     png_bytep *rows = malloc(sizeof *rows * h);
     if (!rows || !(r->whole = malloc((size_t)bytes))) {
       free(rows);
-      st = fail(err, errlen, GS_ERR_NOMEM, "%s", "out of memory");
-      goto fail;
+      return fail(err, errlen, GS_ERR_NOMEM, "%s", "out of memory");
     }
     for (png_uint_32 y = 0; y < h; ++y)
       rows[y] = r->whole + (size_t)y * r->dec_row_bytes;
@@ -157,11 +149,7 @@ gs_status gs_png_reader_open(const char *path, gs_png_reader **out, char *err, s
     png_read_image(r->png, rows);
     free(rows);
   }
-  *out = r;
   return GS_OK;
-fail:
-  gs_png_reader_close(r);
-  return st;
 }
 
 const gs_png_format *gs_png_reader_format(const gs_png_reader *r) {
@@ -192,10 +180,10 @@ static void rgb_to_grey(const gs_png_reader *r, const uint8_t *src, void *dst) {
   }
 }
 
-gs_status gs_png_reader_rows(gs_png_reader *r, void *dst, uint32_t nrows, char *err, size_t errlen) {
+/* The row loop of lib_rows, apart so that no local of the function holding
+ * the setjmp changes after it. */
+__attribute__((noinline)) static void lib_rows_loop(gs_png_reader *r, void *dst, uint32_t nrows) {
   size_t out_row = gs_png_row_bytes(&r->fmt);
-  if (nrows > r->fmt.height - r->next_row) return fail(err, errlen, GS_ERR_USAGE, "%s", "read past the last row");
-  if (setjmp(png_jmpbuf(r->png))) return fail(err, errlen, GS_ERR_FORMAT, "%s", r->msg);
   for (uint32_t i = 0; i < nrows; ++i, ++r->next_row) {
     uint8_t *d = (uint8_t *)dst + (size_t)i * out_row;
     const uint8_t *src;
@@ -214,65 +202,169 @@ gs_status gs_png_reader_rows(gs_png_reader *r, void *dst, uint32_t nrows, char *
     }
     rgb_to_grey(r, src, d);
   }
+}
+
+static gs_status lib_rows(gs_png_reader *r, void *dst, uint32_t nrows, char *err, size_t errlen) {
+  if (nrows > r->fmt.height - r->next_row) return fail(err, errlen, GS_ERR_USAGE, "%s", "read past the last row");
+  if (setjmp(png_jmpbuf(r->png))) return fail(err, errlen, GS_ERR_FORMAT, "%s", r->msg);
+  lib_rows_loop(r, dst, nrows);
   return GS_OK;
 }
 
-gs_status gs_png_reader_finish(gs_png_reader *r, char *err, size_t errlen) {
+static gs_status lib_finish(gs_png_reader *r, char *err, size_t errlen) {
   if (setjmp(png_jmpbuf(r->png))) return fail(err, errlen, GS_ERR_FORMAT, "%s", r->msg);
   png_read_end(r->png, NULL);
   return GS_OK;
+}
+
+#ifdef GS_HAVE_ISAL
+/* Gives the file to libpng after the fast path failed on it, libpng being the
+ * reference: it decodes the rows already handed out again (discarded), then
+ * nrows more into dst (dst may be NULL). When libpng fails too, the fast
+ * path's reason, already in err, is the answer (fast_st). */
+static gs_status lib_take_over(gs_png_reader *r, void *dst, uint32_t nrows, gs_status fast_st) {
+  uint32_t done = r->next_row;
+  char lerr[420];
+  gs_png_fast_close(r->fast);
+  r->fast = NULL;
+  r->next_row = 0;
+  gs_status st = lib_open(r, r->path, lerr, sizeof lerr);
+  uint8_t *scratch = st == GS_OK ? malloc(gs_png_row_bytes(&r->fmt)) : NULL;
+  if (st == GS_OK && !scratch) st = GS_ERR_NOMEM;
+  for (uint32_t y = 0; y < done && st == GS_OK; ++y)
+    st = lib_rows(r, scratch, 1, lerr, sizeof lerr);
+  free(scratch);
+  if (st == GS_OK && dst) st = lib_rows(r, dst, nrows, lerr, sizeof lerr);
+  return st == GS_OK ? GS_OK : fast_st;
+}
+#endif
+
+gs_status gs_png_reader_open_with(const char *path, gs_png_read_engine engine, gs_png_reader **out, char *err,
+                                  size_t errlen) {
+  *out = NULL;
+  gs_png_reader *r = calloc(1, sizeof *r);
+  if (!r || !(r->path = strdup(path))) {
+    free(r);
+    return fail(err, errlen, GS_ERR_NOMEM, "%s", "out of memory");
+  }
+  r->engine = engine;
+  gs_status st = GS_ERR_UNSUPPORTED;
+#ifdef GS_HAVE_ISAL
+  /* The fast path serves what it can; libpng decides about everything else,
+   * including every file the fast path finds broken. */
+  if (engine != GS_PNG_READ_LIBPNG) {
+    char ferr[256];
+    st = gs_png_fast_open(path, &r->fast, &r->fmt, engine == GS_PNG_READ_FAST ? err : ferr,
+                          engine == GS_PNG_READ_FAST ? errlen : sizeof ferr);
+  }
+#else
+  if (engine == GS_PNG_READ_FAST) snprintf(err, errlen, "%s", "built without ISA-L: no fast read path");
+#endif
+  if (st != GS_OK && engine != GS_PNG_READ_FAST) st = lib_open(r, path, err, errlen);
+  if (st != GS_OK) {
+    gs_png_reader_close(r);
+    return st;
+  }
+  *out = r;
+  return GS_OK;
+}
+
+gs_status gs_png_reader_open(const char *path, gs_png_reader **out, char *err, size_t errlen) {
+  return gs_png_reader_open_with(path, GS_PNG_READ_AUTO, out, err, errlen);
+}
+
+const char *gs_png_reader_engine(const gs_png_reader *r) {
+#ifdef GS_HAVE_ISAL
+  if (r->fast) return "isa-l";
+#endif
+  return "libpng";
+}
+
+gs_status gs_png_reader_rows(gs_png_reader *r, void *dst, uint32_t nrows, char *err, size_t errlen) {
+#ifdef GS_HAVE_ISAL
+  if (r->fast) {
+    gs_status st = gs_png_fast_rows(r->fast, dst, nrows, err, errlen);
+    if (st == GS_OK) r->next_row += nrows;
+    if (st == GS_OK || r->engine == GS_PNG_READ_FAST || st == GS_ERR_USAGE) return st;
+    return lib_take_over(r, dst, nrows, st);
+  }
+#endif
+  return lib_rows(r, dst, nrows, err, errlen);
+}
+
+gs_status gs_png_reader_finish(gs_png_reader *r, char *err, size_t errlen) {
+#ifdef GS_HAVE_ISAL
+  if (r->fast) {
+    gs_status fst = gs_png_fast_finish(r->fast, err, errlen);
+    if (fst == GS_OK || r->engine == GS_PNG_READ_FAST || fst == GS_ERR_USAGE) return fst;
+    char lerr[420];
+    gs_status st = lib_take_over(r, NULL, 0, fst);
+    if (st == GS_OK && lib_finish(r, lerr, sizeof lerr) != GS_OK) st = fst;
+    return st;
+  }
+#endif
+  return lib_finish(r, err, errlen);
 }
 
 void gs_png_reader_close(gs_png_reader *r) {
   if (!r) return;
   if (r->png) png_destroy_read_struct(&r->png, r->info ? &r->info : NULL, NULL);
   if (r->fp) fclose(r->fp);
+#ifdef GS_HAVE_ISAL
+  gs_png_fast_close(r->fast);
+#endif
   free(r->rowbuf);
   free(r->whole);
+  free(r->path);
   free(r);
 }
 
 /* ----------------------------------------------------------------- filters */
 
-static inline uint8_t paeth(uint8_t a, uint8_t b, uint8_t c) {
-  int p = a + b - c, pa = abs(p - a), pb = abs(p - b), pc = abs(p - c);
-  return pa <= pb && pa <= pc ? a : (pb <= pc ? b : c);
+/* Branch-free Paeth predictor (the PNG specification's order of ties). */
+static inline uint8_t paeth(int a, int b, int c) {
+  int pa = abs(b - c), pb = abs(a - c), pc = abs(a + b - 2 * c);
+  int m = pa <= pb ? a : b, pm = pa <= pb ? pa : pb;
+  return (uint8_t)(pm <= pc ? m : c);
 }
 
-static void filter_row(const uint8_t *x, const uint8_t *prev, size_t n, int bpp, int type, uint8_t *o) {
-  o[0] = (uint8_t)type;
-  ++o;
-  switch (type) {
-  case GS_PNG_FILTER_NONE:
+/* Each filter as a loop without tests inside (the first pixel and a missing
+ * row above are handled apart) over restrict pointers: the compiler
+ * vectorises all four, since the encoder reads only unfiltered bytes. */
+static void filter_row(const uint8_t *restrict x, const uint8_t *restrict prev, size_t n, int bpp, int type,
+                       uint8_t *restrict o) {
+  *o++ = (uint8_t)type;
+  size_t b = (size_t)bpp < n ? (size_t)bpp : n;
+  if (type == GS_PNG_FILTER_NONE || (type == GS_PNG_FILTER_UP && !prev)) {
     memcpy(o, x, n);
-    break;
-  case GS_PNG_FILTER_SUB:
+  } else if (type == GS_PNG_FILTER_SUB || (type == GS_PNG_FILTER_PAETH && !prev)) {
+    memcpy(o, x, b);
+    for (size_t i = b; i < n; ++i)
+      o[i] = (uint8_t)(x[i] - x[i - b]);
+  } else if (type == GS_PNG_FILTER_UP) {
     for (size_t i = 0; i < n; ++i)
-      o[i] = (uint8_t)(x[i] - (i >= (size_t)bpp ? x[i - bpp] : 0));
-    break;
-  case GS_PNG_FILTER_UP:
-    for (size_t i = 0; i < n; ++i)
-      o[i] = (uint8_t)(x[i] - (prev ? prev[i] : 0));
-    break;
-  case GS_PNG_FILTER_AVG:
-    for (size_t i = 0; i < n; ++i) {
-      unsigned a = i >= (size_t)bpp ? x[i - bpp] : 0, b = prev ? prev[i] : 0;
-      o[i] = (uint8_t)(x[i] - ((a + b) >> 1));
-    }
-    break;
-  default:
-    for (size_t i = 0; i < n; ++i) {
-      uint8_t a = i >= (size_t)bpp ? x[i - bpp] : 0, b = prev ? prev[i] : 0;
-      uint8_t c = (prev && i >= (size_t)bpp) ? prev[i - bpp] : 0;
-      o[i] = (uint8_t)(x[i] - paeth(a, b, c));
-    }
+      o[i] = (uint8_t)(x[i] - prev[i]);
+  } else if (type == GS_PNG_FILTER_AVG && !prev) {
+    memcpy(o, x, b);
+    for (size_t i = b; i < n; ++i)
+      o[i] = (uint8_t)(x[i] - (x[i - b] >> 1));
+  } else if (type == GS_PNG_FILTER_AVG) {
+    for (size_t i = 0; i < b; ++i)
+      o[i] = (uint8_t)(x[i] - (prev[i] >> 1));
+    for (size_t i = b; i < n; ++i)
+      o[i] = (uint8_t)(x[i] - ((x[i - b] + prev[i]) >> 1));
+  } else {
+    for (size_t i = 0; i < b; ++i)
+      o[i] = (uint8_t)(x[i] - prev[i]);
+    for (size_t i = b; i < n; ++i)
+      o[i] = (uint8_t)(x[i] - paeth(x[i - b], prev[i], prev[i - b]));
   }
 }
 
 static uint64_t row_cost(const uint8_t *o, size_t n) {
   uint64_t s = 0;
   for (size_t i = 1; i <= n; ++i)
-    s += o[i] < 128 ? o[i] : 256u - o[i];
+    s += (uint32_t)(o[i] < 128 ? o[i] : 256u - o[i]);
   return s;
 }
 
@@ -375,7 +467,19 @@ gs_status gs_png_deflate_piece(const uint8_t *data, size_t len, const uint8_t *d
     out[1] = zlib_flg(level);
     pos = 2;
   }
+#ifdef GS_HAVE_ISAL
+  *adler = gs_png_isal_adler32(data, len);
+  int il = gs_png_isal_level(level);
+  if (il >= 0) {
+    size_t n = 0;
+    int rc = 0;
+    gs_status st = gs_png_isal_deflate(data, len, il, last, out + pos, cap - pos, &n, &rc);
+    *outlen = pos + n;
+    return st;
+  }
+#else
   *adler = (uint32_t)adler32(adler32(0L, Z_NULL, 0), data, (uInt)len);
+#endif
 #ifdef GS_HAVE_LIBDEFLATE
   (void)dict;
   (void)dictlen;
@@ -419,6 +523,9 @@ gs_status gs_png_deflate_piece(const uint8_t *data, size_t len, const uint8_t *d
 }
 
 void gs_png_thread_cleanup(void) {
+#ifdef GS_HAVE_ISAL
+  gs_png_isal_thread_cleanup();
+#endif
 #ifdef GS_HAVE_LIBDEFLATE
   if (tl_comp) libdeflate_free_compressor(tl_comp);
   tl_comp = NULL;
@@ -427,11 +534,23 @@ void gs_png_thread_cleanup(void) {
 }
 
 const char *gs_png_deflate_engine(void) {
-#ifdef GS_HAVE_LIBDEFLATE
+#ifdef GS_HAVE_ISAL
+  return "isa-l";
+#elif defined(GS_HAVE_LIBDEFLATE)
   return "libdeflate";
 #else
   return "zlib";
 #endif
+}
+
+const char *gs_png_deflate_engine_at(int level) {
+#ifdef GS_HAVE_ISAL
+  if (gs_png_isal_level(level) >= 0) return "isa-l";
+#endif
+#ifdef GS_HAVE_LIBDEFLATE
+  if (level > 0) return "libdeflate";
+#endif
+  return "zlib";
 }
 
 uint32_t gs_png_adler_combine(uint32_t a1, uint32_t a2, size_t len2) {

@@ -50,8 +50,23 @@ gs_status gs_png_peek(const char *path, uint32_t *width, uint32_t *height, char 
 typedef struct gs_png_reader gs_png_reader;
 
 /* Opens path and reads up to the image data. On failure *out is NULL and err
- * holds the reason ("not a PNG file", "IHDR: CRC error", ...). */
+ * holds the reason ("not a PNG file", "IHDR: CRC error", ...).
+ * Common non-interlaced files (grey, grey + alpha, RGB, RGBA of 8 or 16 bits,
+ * 8-bit palette) are read by the fast path (ISA-L inflate, src/png/png_fast.c);
+ * everything else, and every file the fast path finds broken, by libpng, which
+ * decides: the same samples, or the same refusal (tests/test_png_read.c). */
 gs_status gs_png_reader_open(const char *path, gs_png_reader **out, char *err, size_t errlen);
+
+typedef enum {
+  GS_PNG_READ_AUTO,   /* the fast path where it serves, libpng otherwise (the default) */
+  GS_PNG_READ_LIBPNG, /* libpng only (the reference) */
+  GS_PNG_READ_FAST    /* the fast path only, no fallback: GS_ERR_UNSUPPORTED where it does not serve (tests) */
+} gs_png_read_engine;
+/* gs_png_reader_open with a chosen engine. */
+gs_status gs_png_reader_open_with(const char *path, gs_png_read_engine engine, gs_png_reader **out, char *err,
+                                  size_t errlen);
+/* "isa-l" while the fast path serves r, else "libpng". */
+const char *gs_png_reader_engine(const gs_png_reader *r);
 const gs_png_format *gs_png_reader_format(const gs_png_reader *r);
 /* Decodes the next nrows rows into dst (rows of gs_png_row_bytes, packed). */
 gs_status gs_png_reader_rows(gs_png_reader *r, void *dst, uint32_t nrows, char *err, size_t errlen);
@@ -81,7 +96,7 @@ size_t gs_png_deflate_bound(size_t len);
 
 /* Compresses one piece of the image's zlib stream: raw deflate primed with
  * dict (the last <= 32 KiB of the previous piece's input; unused with
- * libdeflate), ending on a byte boundary with a non-final empty stored block,
+ * libdeflate and ISA-L, whose pieces are independent), ending on a byte boundary with a non-final empty stored block,
  * or with the final block when last. The first piece starts with the zlib
  * header. *adler is the Adler-32 of data alone. Thread-safe. */
 gs_status gs_png_deflate_piece(const uint8_t *data, size_t len, const uint8_t *dict, size_t dictlen, int level,
@@ -89,8 +104,13 @@ gs_status gs_png_deflate_piece(const uint8_t *data, size_t len, const uint8_t *d
 
 /* Frees the calling thread's compressor (call before a worker thread ends). */
 void gs_png_thread_cleanup(void);
-/* "libdeflate" or "zlib": the deflate implementation of this build. */
+/* "isa-l", "libdeflate" or "zlib": the main deflate implementation of this
+ * build (gs_png_deflate_engine_at says which one serves a given level). */
 const char *gs_png_deflate_engine(void);
+/* The implementation that compresses at --png-level level: with ISA-L,
+ * "isa-l" for 1..3 (its levels 1..3), libdeflate (or zlib) for 4..9, zlib's
+ * stored blocks for 0 (docs/scale.md). */
+const char *gs_png_deflate_engine_at(int level);
 
 /* Combines the Adler-32 of two consecutive pieces (len2: second's length). */
 uint32_t gs_png_adler_combine(uint32_t a1, uint32_t a2, size_t len2);

@@ -1,0 +1,547 @@
+/* The fast read path: see png_fast.h. Rules that decide what it takes follow
+ * libpng 1.6 where libpng would read a chunk differently from how we do (colour
+ * chunks, chunk size limits); every such case is left to libpng. */
+#include "png_fast.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <isa-l/crc.h>
+#include <isa-l/igzip_lib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define GS_FAST_INBUF (256u << 10) /* file bytes read at once */
+/* Filtered bytes inflated per step: small enough that unfiltering and
+ * converting them again find them in the L2 cache. */
+#define GS_FAST_STEP (128u << 10)
+/* libpng's limit on the length of a chunk other than IDAT (pnglibconf.h). */
+#define GS_FAST_CHUNK_MAX 8000000u
+#define GS_GAMMA_SRGB 45455u
+
+/* How a decoded file row becomes an output row. */
+enum { K_COPY, K_SWAP16, K_RGB8, K_RGB16, K_PAL };
+
+struct gs_png_fast {
+  int fd;
+  uint8_t *buf; /* file bytes read ahead: [pos, len) not yet used */
+  size_t pos, len;
+  int io_errno;
+  uint32_t chunk_left; /* bytes of the current IDAT not yet given to inflate */
+  uint32_t crc;        /* CRC-32 of the current chunk so far */
+  uint64_t idat_limit; /* longest IDAT libpng accepts for this image */
+  int idat_ended;      /* the chunk after the last IDAT has been started */
+  uint32_t after_len;  /* ... and its length and type */
+  char after_type[5];
+  struct inflate_state inf;
+  gs_png_format fmt;
+  int colour, depth, bpp, kind, alpha; /* file's colour type, bits, bytes per pixel */
+  size_t raw_row;                      /* bytes of a file row without its filter byte */
+  uint8_t *zbuf;                       /* filtered rows of one step */
+  uint32_t zrows;
+  uint8_t *prev; /* the last unfiltered row (zeros above the first) */
+  uint32_t next_row;
+  int npal;
+  uint8_t pal_grey[256], pal_alpha[256];
+};
+
+static uint32_t be32(const uint8_t *p) {
+  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static gs_status fail(char *err, size_t errlen, gs_status st, const char *what) {
+  snprintf(err, errlen, "%s", what);
+  return st;
+}
+
+/* Makes n bytes (<= GS_FAST_INBUF) available at buf + pos. Moves the unread
+ * bytes, so only while the inflater holds no pointer into buf. */
+static int need(gs_png_fast *r, size_t n) {
+  if (r->len - r->pos >= n) return 0;
+  memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+  r->len -= r->pos;
+  r->pos = 0;
+  while (r->len < n) {
+    ssize_t k = read(r->fd, r->buf + r->len, GS_FAST_INBUF - r->len);
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) r->io_errno = errno;
+    if (k <= 0) return -1;
+    r->len += (size_t)k;
+  }
+  return 0;
+}
+
+static gs_status truncated(gs_png_fast *r, char *err, size_t errlen) {
+  if (r->io_errno) {
+    snprintf(err, errlen, "read error: %s", strerror(r->io_errno));
+    return GS_ERR_IO;
+  }
+  return fail(err, errlen, GS_ERR_FORMAT, "truncated file (unexpected end of data)");
+}
+
+static int valid_type(const char *t) {
+  for (int i = 0; i < 4; ++i)
+    if (!((t[i] >= 'A' && t[i] <= 'Z') || (t[i] >= 'a' && t[i] <= 'z'))) return 0;
+  return 1;
+}
+
+/* Reads a chunk's length and type and starts its CRC. */
+static gs_status chunk_header(gs_png_fast *r, uint32_t *len, char type[5], char *err, size_t errlen) {
+  if (need(r, 8)) return truncated(r, err, errlen);
+  *len = be32(r->buf + r->pos);
+  memcpy(type, r->buf + r->pos + 4, 4);
+  type[4] = 0;
+  r->crc = crc32_gzip_refl(0, r->buf + r->pos + 4, 4);
+  r->pos += 8;
+  if (*len > 0x7fffffffu || !valid_type(type)) return fail(err, errlen, GS_ERR_FORMAT, "bad chunk length or type");
+  return GS_OK;
+}
+
+static gs_status check_crc(gs_png_fast *r, const char *type, char *err, size_t errlen) {
+  if (need(r, 4)) return truncated(r, err, errlen);
+  uint32_t want = be32(r->buf + r->pos);
+  r->pos += 4;
+  if (want != r->crc) {
+    snprintf(err, errlen, "%s: CRC error", type);
+    return GS_ERR_FORMAT;
+  }
+  return GS_OK;
+}
+
+/* Reads (dst != NULL) or skips len bytes of chunk data, then checks the CRC. */
+static gs_status chunk_body(gs_png_fast *r, uint8_t *dst, uint32_t len, const char *type, char *err, size_t errlen) {
+  while (len) {
+    if (need(r, 1)) return truncated(r, err, errlen);
+    size_t n = r->len - r->pos < len ? r->len - r->pos : len;
+    r->crc = crc32_gzip_refl(r->crc, r->buf + r->pos, n);
+    if (dst) memcpy(dst, r->buf + r->pos, n), dst += n;
+    r->pos += n;
+    len -= (uint32_t)n;
+  }
+  return check_crc(r, type, err, errlen);
+}
+
+/* Rec. 709 luma weights on stored values, in 1/32768 (as png_io.c). */
+#define GS_WR 6966u
+#define GS_WG 23436u
+#define GS_WB 2366u
+
+static int parse_ihdr(gs_png_fast *r, const uint8_t *d) {
+  uint32_t w = be32(d), h = be32(d + 4);
+  int depth = d[8], colour = d[9];
+  if (w == 0 || h == 0 || w > GS_PNG_MAX_SIDE || h > GS_PNG_MAX_SIDE || (uint64_t)w * h > GS_PNG_MAX_PIXELS) return -1;
+  if (d[10] != 0 || d[11] != 0 || d[12] != 0) return -1; /* method, filter, interlace */
+  static const int chans[7] = {1, 0, 3, 1, 2, 0, 4};
+  if (colour > 6 || chans[colour] == 0 || !(depth == 8 || (depth == 16 && colour != 3))) return -1;
+  r->colour = colour;
+  r->depth = depth;
+  r->bpp = chans[colour] * depth / 8;
+  r->raw_row = (size_t)w * (size_t)r->bpp;
+  r->fmt.width = w;
+  r->fmt.height = h;
+  r->fmt.depth = depth;
+  r->fmt.channels = (colour == 4 || colour == 6) ? 2 : 1;
+  r->alpha = r->fmt.channels == 2;
+  static const int kinds[7] = {K_COPY, 0, K_RGB8, K_PAL, K_COPY, 0, K_RGB8};
+  r->kind = kinds[colour];
+  if (depth == 16) r->kind = (colour == 2 || colour == 6) ? K_RGB16 : K_SWAP16;
+  /* libpng's IDAT length limit (png_check_chunk_length in libpng 1.6). */
+  uint64_t factor = (uint64_t)w * (uint64_t)chans[colour] * (depth > 8 ? 2 : 1) + 1;
+  uint64_t lim = h > 0xffffffffu / factor ? 0x7fffffffu : h * factor;
+  lim += 6 + 5 * (lim / (factor > 32566 ? 32566 : factor) + 1);
+  r->idat_limit = lim < 0x7fffffffu ? 0x7fffffffu : lim;
+  return 0;
+}
+
+static void set_palette(gs_png_fast *r, const uint8_t *p, int n) {
+  r->npal = n;
+  for (int i = 0; i < n; ++i, p += 3)
+    r->pal_grey[i] = (uint8_t)((GS_WR * p[0] + GS_WG * p[1] + GS_WB * p[2] + 16384u) >> 15);
+  memset(r->pal_alpha, 255, sizeof r->pal_alpha);
+}
+
+enum { SEEN_IHDR = 1, SEEN_PLTE = 2, SEEN_TRNS = 4, SEEN_GAMA = 8, SEEN_SRGB = 16 };
+
+/* One chunk before the first IDAT: 1 when it was the IDAT, 0 when read,
+ * -1 when the file is for libpng, -2 on a read error (err set). */
+static int header_chunk(gs_png_fast *r, int *seen, uint32_t *gamma, char *err, size_t errlen) {
+  uint32_t len;
+  char t[5];
+  uint8_t d[768];
+  if (chunk_header(r, &len, t, err, errlen) != GS_OK) return -1;
+  int is = !strcmp(t, "IHDR"), ok = 1;
+  if (is != !(*seen & SEEN_IHDR)) return -1; /* IHDR first, once */
+  if (!strcmp(t, "IDAT")) {
+    if (r->colour == 3 && !(*seen & SEEN_PLTE)) return -1;
+    r->chunk_left = len;
+    return len > r->idat_limit ? -1 : 1;
+  }
+  int plte = !strcmp(t, "PLTE"), trns = !strcmp(t, "tRNS"), gama = !strcmp(t, "gAMA"), srgb = !strcmp(t, "sRGB");
+  if (is) ok = len == 13;
+  if (plte)
+    ok = !(*seen & (SEEN_PLTE | SEEN_TRNS)) && len % 3 == 0 && len >= 3 && len <= 768 && r->colour != 0 &&
+         r->colour != 4 && (r->colour != 3 || len / 3 <= 256u);
+  if (trns) ok = r->colour == 3 && (*seen & SEEN_PLTE) && !(*seen & SEEN_TRNS) && len >= 1 && len <= (uint32_t)r->npal;
+  if (gama) ok = len == 4 && !(*seen & (SEEN_GAMA | SEEN_PLTE));
+  if (srgb) ok = len == 1 && !(*seen & (SEEN_SRGB | SEEN_PLTE));
+  int modelled = is || plte || trns || gama || srgb;
+  if (!ok || (!modelled && !(t[0] & 0x20)) || !strcmp(t, "iCCP") || !strcmp(t, "cHRM") || len > GS_FAST_CHUNK_MAX)
+    return -1; /* malformed, unknown critical, colour chunks we do not model, too long */
+  if (chunk_body(r, modelled ? d : NULL, len, t, err, errlen) != GS_OK) return -1;
+  if (is && parse_ihdr(r, d) != 0) return -1;
+  if (plte && r->colour == 3) set_palette(r, d, (int)(len / 3));
+  if (trns) memcpy(r->pal_alpha, d, len), r->fmt.channels = 2, r->alpha = 1;
+  if (gama && ((*gamma = be32(d)) < 16 || *gamma > 625000000u)) return -1;
+  if (srgb && d[0] > 3) return -1;
+  if (srgb) r->fmt.srgb_intent = d[0];
+  *seen |= is * SEEN_IHDR | plte * SEEN_PLTE | trns * SEEN_TRNS | gama * SEEN_GAMA | srgb * SEEN_SRGB;
+  return 0;
+}
+
+/* Reads the signature and the chunks before the first IDAT. */
+static gs_status read_head(gs_png_fast *r, char *err, size_t errlen) {
+  static const uint8_t sig[8] = {137, 80, 78, 71, 13, 10, 26, 10};
+  if (need(r, 8) || memcmp(r->buf, sig, 8) != 0) return fail(err, errlen, GS_ERR_UNSUPPORTED, "not a PNG file");
+  r->pos = 8;
+  int seen = 0, rc;
+  uint32_t gamma = 0;
+  while ((rc = header_chunk(r, &seen, &gamma, err, errlen)) == 0)
+    ;
+  if (rc < 0) return fail(err, errlen, GS_ERR_UNSUPPORTED, "not for the fast path");
+  /* libpng reports sRGB as gamma 1/2.2 too, and distrusts a gAMA that says otherwise. */
+  if ((seen & SEEN_SRGB) && (seen & SEEN_GAMA) && gamma != GS_GAMMA_SRGB)
+    return fail(err, errlen, GS_ERR_UNSUPPORTED, "gAMA and sRGB disagree");
+  r->fmt.has_srgb = (seen & SEEN_SRGB) != 0;
+  r->fmt.has_gamma = (seen & (SEEN_SRGB | SEEN_GAMA)) != 0;
+  r->fmt.gamma = (seen & SEEN_GAMA) ? gamma : GS_GAMMA_SRGB;
+  if (!r->fmt.has_gamma) r->fmt.gamma = 0;
+  return GS_OK;
+}
+
+gs_status gs_png_fast_open(const char *path, gs_png_fast **out, gs_png_format *fmt, char *err, size_t errlen) {
+  *out = NULL;
+  gs_png_fast *r = calloc(1, sizeof *r);
+  if (r) r->fd = -1;
+  if (!r || !(r->buf = malloc(GS_FAST_INBUF))) {
+    gs_png_fast_close(r);
+    return fail(err, errlen, GS_ERR_NOMEM, "out of memory");
+  }
+  r->fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (r->fd < 0) {
+    snprintf(err, errlen, "%s", strerror(errno));
+    gs_png_fast_close(r);
+    return GS_ERR_IO;
+  }
+  gs_status st = read_head(r, err, errlen);
+  if (st == GS_OK) {
+    size_t stride = r->raw_row + 1;
+    r->zrows = stride >= GS_FAST_STEP ? 1 : (uint32_t)(GS_FAST_STEP / stride);
+    if (r->zrows > r->fmt.height) r->zrows = r->fmt.height;
+    r->zbuf = malloc(stride * r->zrows);
+    r->prev = calloc(1, r->raw_row);
+    if (!r->zbuf || !r->prev) st = fail(err, errlen, GS_ERR_NOMEM, "out of memory");
+  }
+  if (st != GS_OK) {
+    gs_png_fast_close(r);
+    return st;
+  }
+  isal_inflate_init(&r->inf);
+  r->inf.crc_flag = ISAL_ZLIB; /* parse the zlib header, check the Adler-32 */
+  *fmt = r->fmt;
+  *out = r;
+  return GS_OK;
+}
+
+void gs_png_fast_close(gs_png_fast *r) {
+  if (!r) return;
+  if (r->fd >= 0) close(r->fd);
+  free(r->buf);
+  free(r->zbuf);
+  free(r->prev);
+  free(r);
+}
+
+/* ----------------------------------------------------------- image data */
+
+const char *gs_png_isal_inflate_reason(int rc) {
+  switch (rc) {
+  case ISAL_INVALID_BLOCK:
+    return "invalid deflate block";
+  case ISAL_INVALID_SYMBOL:
+    return "invalid Huffman code";
+  case ISAL_INVALID_LOOKBACK:
+    return "match distance too far back";
+  case ISAL_INVALID_WRAPPER:
+    return "bad zlib header";
+  case ISAL_UNSUPPORTED_METHOD:
+    return "zlib header names a method other than deflate";
+  case ISAL_INCORRECT_CHECKSUM:
+    return "Adler-32 check failed";
+  case ISAL_NEED_DICT:
+    return "zlib preset dictionary (not allowed in PNG)";
+  default:
+    return "inflate error";
+  }
+}
+
+/* Gives the inflater the next bytes of IDAT data, reading chunk boundaries
+ * (CRC, next header) on the way; *more = 0 once the IDAT chunks have ended.
+ * Only while the inflater has no input left. */
+static gs_status feed(gs_png_fast *r, int *more, char *err, size_t errlen) {
+  *more = 1;
+  while (r->chunk_left == 0) {
+    if (r->idat_ended) {
+      *more = 0;
+      return GS_OK;
+    }
+    uint32_t len;
+    char t[5];
+    gs_status st = check_crc(r, "IDAT", err, errlen);
+    if (st == GS_OK) st = chunk_header(r, &len, t, err, errlen);
+    if (st != GS_OK) return st;
+    if (strcmp(t, "IDAT") != 0) {
+      r->idat_ended = 1;
+      r->after_len = len;
+      memcpy(r->after_type, t, 5);
+      *more = 0;
+      return GS_OK;
+    }
+    if (len > r->idat_limit) return fail(err, errlen, GS_ERR_FORMAT, "IDAT: chunk data is too large");
+    r->chunk_left = len;
+  }
+  if (need(r, 1)) return truncated(r, err, errlen);
+  size_t n = r->len - r->pos < r->chunk_left ? r->len - r->pos : r->chunk_left;
+  r->crc = crc32_gzip_refl(r->crc, r->buf + r->pos, n);
+  r->inf.next_in = r->buf + r->pos;
+  r->inf.avail_in = (uint32_t)n;
+  r->pos += n;
+  r->chunk_left -= (uint32_t)n;
+  return GS_OK;
+}
+
+/* A damaged chunk shows first as bad deflate data: when the rest of the chunk
+ * fails its CRC, that is the better reason. */
+static gs_status inflate_failed(gs_png_fast *r, int rc, char *err, size_t errlen) {
+  uint32_t left = r->chunk_left;
+  r->chunk_left = 0;
+  r->inf.avail_in = 0;
+  gs_status st = chunk_body(r, NULL, left, "IDAT", err, errlen);
+  if (st != GS_OK) return st;
+  const char *why = gs_png_isal_inflate_reason(rc);
+  if (rc == ISAL_INCORRECT_CHECKSUM && r->inf.total_out == 0) why = "bad zlib header (check bits)";
+  snprintf(err, errlen, "IDAT: corrupt compressed data: %s (ISA-L %d)", why, rc);
+  return GS_ERR_FORMAT;
+}
+
+/* One isal_inflate() call after feeding input when none is left. */
+static gs_status inflate_step(gs_png_fast *r, char *err, size_t errlen) {
+  int more = 1;
+  if (r->inf.avail_in == 0) {
+    gs_status st = feed(r, &more, err, errlen);
+    if (st != GS_OK) return st;
+  }
+  /* Called even without input: ISA-L may still hold decoded bytes. */
+  uint32_t in0 = r->inf.avail_in, out0 = r->inf.avail_out;
+  int rc = isal_inflate(&r->inf);
+  if (rc < 0 || rc == ISAL_NEED_DICT) return inflate_failed(r, rc, err, errlen);
+  if (r->inf.avail_in == in0 && r->inf.avail_out == out0 && r->inf.block_state != ISAL_BLOCK_FINISH)
+    return fail(err, errlen, GS_ERR_FORMAT,
+                more ? "IDAT: corrupt compressed data: inflate made no progress"
+                     : "not enough image data (the IDAT chunks end early)");
+  return GS_OK;
+}
+
+static gs_status inflate_to(gs_png_fast *r, uint8_t *dst, size_t n, char *err, size_t errlen) {
+  r->inf.next_out = dst;
+  r->inf.avail_out = (uint32_t)n;
+  while (r->inf.avail_out) {
+    if (r->inf.block_state == ISAL_BLOCK_FINISH)
+      return fail(err, errlen, GS_ERR_FORMAT, "not enough image data (the zlib stream ends early)");
+    gs_status st = inflate_step(r, err, errlen);
+    if (st != GS_OK) return st;
+  }
+  return GS_OK;
+}
+
+#define GS_INLINE static inline __attribute__((always_inline))
+
+GS_INLINE uint8_t paeth(int a, int b, int c) {
+  int pa = abs(b - c), pb = abs(a - c), pc = abs(a + b - 2 * c);
+  int m = pa <= pb ? a : b, pm = pa <= pb ? pa : pb;
+  return (uint8_t)(pm <= pc ? m : c);
+}
+
+/* Reverses one row's filter in place; p is the unfiltered row above. With
+ * bpp a constant (see unfilter) the compiler unrolls the pixel's bytes and
+ * vectorises up, and sub/avg/paeth across the bytes of a pixel. */
+GS_INLINE void unfilter_bpp(int type, uint8_t *restrict x, const uint8_t *restrict p, size_t n, size_t bpp) {
+  switch (type) {
+  case 1:
+    for (size_t i = bpp; i < n; ++i)
+      x[i] = (uint8_t)(x[i] + x[i - bpp]);
+    break;
+  case 2:
+    for (size_t i = 0; i < n; ++i)
+      x[i] = (uint8_t)(x[i] + p[i]);
+    break;
+  case 3:
+    for (size_t i = 0; i < bpp; ++i)
+      x[i] = (uint8_t)(x[i] + (p[i] >> 1));
+    for (size_t i = bpp; i < n; ++i)
+      x[i] = (uint8_t)(x[i] + ((x[i - bpp] + p[i]) >> 1));
+    break;
+  case 4:
+    for (size_t i = 0; i < bpp; ++i)
+      x[i] = (uint8_t)(x[i] + p[i]);
+    for (size_t i = bpp; i < n; ++i)
+      x[i] = (uint8_t)(x[i] + paeth(x[i - bpp], p[i], p[i - bpp]));
+    break;
+  default:
+    break;
+  }
+}
+
+static void unfilter(int type, uint8_t *restrict x, const uint8_t *restrict p, size_t n, int bpp) {
+  switch (bpp) {
+  case 1:
+    unfilter_bpp(type, x, p, n, 1);
+    break;
+  case 2:
+    unfilter_bpp(type, x, p, n, 2);
+    break;
+  case 3:
+    unfilter_bpp(type, x, p, n, 3);
+    break;
+  case 4:
+    unfilter_bpp(type, x, p, n, 4);
+    break;
+  case 6:
+    unfilter_bpp(type, x, p, n, 6);
+    break;
+  default:
+    unfilter_bpp(type, x, p, n, 8);
+    break;
+  }
+}
+
+/* Big-endian 16-bit samples to host order (the libpng path's png_set_swap). */
+static void swap16(const uint8_t *restrict x, uint16_t *restrict d, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    d[i] = (uint16_t)(x[2 * i] << 8 | x[2 * i + 1]);
+}
+
+static void rgb8(const uint8_t *restrict x, uint8_t *restrict d, uint32_t w, int alpha) {
+  if (alpha) {
+    for (uint32_t i = 0; i < w; ++i, x += 4) {
+      d[2 * i] = (uint8_t)((GS_WR * x[0] + GS_WG * x[1] + GS_WB * x[2] + 16384u) >> 15);
+      d[2 * i + 1] = x[3];
+    }
+  } else {
+    for (uint32_t i = 0; i < w; ++i, x += 3)
+      d[i] = (uint8_t)((GS_WR * x[0] + GS_WG * x[1] + GS_WB * x[2] + 16384u) >> 15);
+  }
+}
+
+static void rgb16(const uint8_t *restrict x, uint16_t *restrict d, uint32_t w, int alpha) {
+  size_t in_ch = alpha ? 4 : 3, out_ch = alpha ? 2 : 1;
+  for (uint32_t i = 0; i < w; ++i, x += 2 * in_ch) {
+    uint32_t r = (uint32_t)x[0] << 8 | x[1], g = (uint32_t)x[2] << 8 | x[3], b = (uint32_t)x[4] << 8 | x[5];
+    d[out_ch * i] = (uint16_t)((GS_WR * r + GS_WG * g + GS_WB * b + 16384u) >> 15);
+    if (alpha) d[out_ch * i + 1] = (uint16_t)(x[6] << 8 | x[7]);
+  }
+}
+
+static void convert_row(const gs_png_fast *r, const uint8_t *restrict x, uint8_t *restrict d) {
+  uint32_t w = r->fmt.width;
+  switch (r->kind) {
+  case K_COPY:
+    memcpy(d, x, r->raw_row);
+    break;
+  case K_SWAP16:
+    swap16(x, (uint16_t *)(void *)d, r->raw_row / 2);
+    break;
+  case K_RGB8:
+    rgb8(x, d, w, r->alpha);
+    break;
+  case K_RGB16:
+    rgb16(x, (uint16_t *)(void *)d, w, r->alpha);
+    break;
+  default: /* palette; indices past the palette are black, as in libpng */
+    if (r->alpha) {
+      for (uint32_t i = 0; i < w; ++i) {
+        d[2 * i] = r->pal_grey[x[i]];
+        d[2 * i + 1] = r->pal_alpha[x[i]];
+      }
+    } else {
+      for (uint32_t i = 0; i < w; ++i)
+        d[i] = r->pal_grey[x[i]];
+    }
+  }
+}
+
+gs_status gs_png_fast_rows(gs_png_fast *r, void *dst, uint32_t nrows, char *err, size_t errlen) {
+  if (nrows > r->fmt.height - r->next_row) return fail(err, errlen, GS_ERR_USAGE, "read past the last row");
+  size_t stride = r->raw_row + 1, out_row = gs_png_row_bytes(&r->fmt);
+  uint8_t *d = dst;
+  while (nrows) {
+    uint32_t k = nrows < r->zrows ? nrows : r->zrows;
+    gs_status st = inflate_to(r, r->zbuf, stride * k, err, errlen);
+    if (st != GS_OK) return st;
+    const uint8_t *above = r->prev;
+    for (uint32_t j = 0; j < k; ++j, d += out_row) {
+      uint8_t *row = r->zbuf + (size_t)j * stride;
+      if (row[0] > 4) return fail(err, errlen, GS_ERR_FORMAT, "bad adaptive filter value");
+      unfilter(row[0], row + 1, above, r->raw_row, r->bpp);
+      convert_row(r, row + 1, d);
+      above = row + 1;
+    }
+    memcpy(r->prev, above, r->raw_row);
+    r->next_row += k;
+    nrows -= k;
+  }
+  return GS_OK;
+}
+
+/* Runs the inflater to the end of the zlib stream (checking the Adler-32),
+ * which must add no bytes, then through IDAT chunks that must hold no more. */
+static gs_status end_of_idat(gs_png_fast *r, char *err, size_t errlen) {
+  uint8_t extra;
+  while (r->inf.block_state != ISAL_BLOCK_FINISH) {
+    r->inf.next_out = &extra;
+    r->inf.avail_out = 1;
+    gs_status st = inflate_step(r, err, errlen);
+    if (st != GS_OK) return st;
+    if (r->inf.avail_out == 0) return fail(err, errlen, GS_ERR_FORMAT, "too much image data (extra compressed data)");
+  }
+  for (int more = 1;;) {
+    if (r->inf.avail_in || r->chunk_left)
+      return fail(err, errlen, GS_ERR_FORMAT, "IDAT: extra data after the end of the zlib stream");
+    gs_status st = feed(r, &more, err, errlen);
+    if (st != GS_OK || !more) return st;
+  }
+}
+
+gs_status gs_png_fast_finish(gs_png_fast *r, char *err, size_t errlen) {
+  if (r->next_row != r->fmt.height) return fail(err, errlen, GS_ERR_USAGE, "finish before the last row");
+  gs_status st = end_of_idat(r, err, errlen);
+  uint32_t len = r->after_len;
+  char t[5];
+  memcpy(t, r->after_type, 5);
+  while (st == GS_OK) {
+    if (!strcmp(t, "IEND"))
+      return len ? fail(err, errlen, GS_ERR_FORMAT, "IEND: bad length") : check_crc(r, t, err, errlen);
+    if (!strcmp(t, "IDAT")) return fail(err, errlen, GS_ERR_FORMAT, "IDAT: too many IDATs found");
+    if (!(t[0] & 0x20)) {
+      snprintf(err, errlen, "%s: unexpected critical chunk after the image data", t);
+      return GS_ERR_FORMAT;
+    }
+    if (len > GS_FAST_CHUNK_MAX) {
+      snprintf(err, errlen, "%s: chunk data is too large", t);
+      return GS_ERR_FORMAT;
+    }
+    st = chunk_body(r, NULL, len, t, err, errlen);
+    if (st == GS_OK) st = chunk_header(r, &len, t, err, errlen);
+  }
+  return st;
+}
