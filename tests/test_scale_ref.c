@@ -49,6 +49,24 @@ int main(void) {
   uint16_t big[3] = {65535, 65534, 1}, bo[3];
   gs_scale_u16_ref(big, bo, 3, gs_scale_params_make(1e-3, 16, 1), NULL);
   CHECK(bo[0] == 65535 && bo[1] == 65535 && bo[2] == 1000);
+  /* Long buffers take the 8-bit table: the same bytes as short ones (the
+   * arithmetic), grey and grey+alpha, in place too, odd lengths included. */
+  enum { LONG = 3 * 4096 + 5 };
+  static uint8_t lin[LONG], lout[LONG], lref[LONG];
+  for (int i = 0; i < LONG; ++i)
+    lin[i] = (uint8_t)(i * 37 + i / 256);
+  const double more[] = {2.0, 3.0, 0.7, 7.3, 0.01, 1e6};
+  for (size_t d = 0; d < sizeof more / sizeof *more; ++d)
+    for (int ch = 1; ch <= 2; ++ch) {
+      gs_scale_params p = gs_scale_params_make(more[d], 8, ch);
+      gs_scale_u8_ref(lin, lout, LONG, p, NULL);
+      for (int at = 0; at < LONG; at += 1000) /* short calls: the arithmetic path */
+        gs_scale_u8_ref(lin + at, lref + at, (size_t)(LONG - at < 1000 ? LONG - at : 1000), p, NULL);
+      CHECKF(memcmp(lout, lref, LONG) == 0, "table differs from arithmetic: D=%g channels %d", more[d], ch);
+      memcpy(lref, lin, LONG);
+      gs_scale_u8_ref(lref, lref, LONG, p, NULL);
+      CHECKF(memcmp(lout, lref, LONG) == 0, "in place differs: D=%g channels %d", more[d], ch);
+    }
   /* Zero samples is a no-op. */
   CHECK(gs_scale_u8_ref(in8, out8, 0, half, NULL) == 0);
   return gs_test_done("test_scale_ref");

@@ -12,6 +12,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -842,15 +845,29 @@ static double report_summary(const gs_comm *c, const pool *pl, const plan *p, do
     printf("scale: %.0f done, %" PRId64 " skipped, %.0f failed in %.2f s on %d rank(s) x %d thread(s): "
            "%.1f MP/s, %.1f MB/s of samples, %.1f MB/s of PNG input (%s level %d)\n",
            total[0], p->skipped, total[1], secs, c->size, nthreads, total[2] / secs * 1e-6, total[3] / secs * 1e-6,
-           total[4] / secs * 1e-6, gs_png_deflate_engine(), pl->level);
+           total[4] / secs * 1e-6, gs_png_deflate_engine_at(pl->level), pl->level);
     fflush(stdout);
   }
   return total[1];
 }
 
+/* Strips and their compressed pieces (a few MiB each) are allocated and freed
+ * on every thread all the time. glibc serves blocks that size by mmap and
+ * trims freed heap tops, so each new piece faulted its pages in again, zeroed:
+ * measured at a third of one thread's time (docs/performance.md, "PNG codec").
+ * Keeping them on the heap lets freed pieces be reused; what is held stays
+ * bounded by the pieces in flight (--memory). */
+static void keep_piece_memory(void) {
+#ifdef __GLIBC__
+  if (!mallopt(M_MMAP_THRESHOLD, 64 << 20) || !mallopt(M_TRIM_THRESHOLD, 1 << 30))
+    gs_log_debug("scale: mallopt failed; pieces stay on mmap");
+#endif
+}
+
 int gs_scale_run(const gs_comm *c, const gs_backend *b, int gpu, const char *cpuset, const gs_scale_opts *o, int argc,
                  char **argv) {
   plan p = {.o = o};
+  keep_piece_memory();
   if (plan_share(&p, c, argc, argv) || outdir_check(c, o)) {
     plan_free(&p);
     return GS_EXIT_USAGE;
