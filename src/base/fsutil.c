@@ -63,29 +63,37 @@ const char *gs_file_kind(unsigned mode) {
   return "a special file";
 }
 
-FILE *gs_fopen_regular(const char *path, gs_status *st, char *err, size_t errlen) {
-  if (st) *st = GS_ERR_IO;
+int gs_open_regular(const char *path, char *why, size_t whylen) {
   int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
-    snprintf(err, errlen, "%s: %s", path, strerror(errno));
-    return NULL;
+    snprintf(why, whylen, "%s", strerror(errno));
+    return -1;
   }
   struct stat sb;
-  const char *why = fstat(fd, &sb) != 0 ? strerror(errno) : NULL;
-  if (why || !S_ISREG(sb.st_mode)) {
-    if (why)
-      snprintf(err, errlen, "%s: %s", path, why);
-    else
-      snprintf(err, errlen, "%s: %s, not a regular file", path, gs_file_kind(sb.st_mode));
+  const char *failed = fstat(fd, &sb) != 0 ? strerror(errno) : NULL;
+  if (!failed && !S_ISREG(sb.st_mode)) {
+    snprintf(why, whylen, "%s, not a regular file", gs_file_kind(sb.st_mode));
     close(fd);
-    return NULL;
+    return -1;
   }
-  /* Regular files ignore O_NONBLOCK, but clear it so that the stream behaves as fopen's. */
-  int flags = fcntl(fd, F_GETFL);
-  FILE *f = flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0 ? NULL : fdopen(fd, "rb");
-  if (!f) {
-    snprintf(err, errlen, "%s: %s", path, strerror(errno));
+  /* Regular files ignore O_NONBLOCK, but clear it so that reads behave as after a plain open. */
+  int flags = failed ? -1 : fcntl(fd, F_GETFL);
+  if (failed || flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+    snprintf(why, whylen, "%s", failed ? failed : strerror(errno));
     close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+FILE *gs_fopen_regular(const char *path, gs_status *st, char *err, size_t errlen) {
+  if (st) *st = GS_ERR_IO;
+  char why[256];
+  int fd = gs_open_regular(path, why, sizeof why);
+  FILE *f = fd < 0 ? NULL : fdopen(fd, "rb");
+  if (!f) {
+    snprintf(err, errlen, "%s: %s", path, fd < 0 ? why : strerror(errno));
+    if (fd >= 0) close(fd);
     return NULL;
   }
   if (st) *st = GS_OK;

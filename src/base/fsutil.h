@@ -17,6 +17,9 @@ int gs_mkdirs(const char *path, int whole);
  * failure returns NULL with "PATH: reason" in err (GS_ERR_IO in *st when st
  * is not NULL; missing files say so as strerror does). */
 FILE *gs_fopen_regular(const char *path, gs_status *st, char *err, size_t errlen);
+/* The same as a file descriptor: >= 0, or -1 with only the reason in why
+ * ("a FIFO, not a regular file", "No such file or directory"). */
+int gs_open_regular(const char *path, char *why, size_t whylen);
 
 /* What kind of file system object mode is, for messages: "a FIFO",
  * "a folder", "a character device", ... */

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fsutil.h"
+
 #define GS_FAST_INBUF (256u << 10) /* file bytes read at once */
 /* Filtered bytes inflated per step: small enough that unfiltering and
  * converting them again find them in the L2 cache. */
@@ -227,9 +229,10 @@ gs_status gs_png_fast_open(const char *path, gs_png_fast **out, gs_png_format *f
     gs_png_fast_close(r);
     return fail(err, errlen, GS_ERR_NOMEM, "out of memory");
   }
-  r->fd = open(path, O_RDONLY | O_CLOEXEC);
+  char why[256];
+  r->fd = gs_open_regular(path, why, sizeof why);
   if (r->fd < 0) {
-    snprintf(err, errlen, "%s", strerror(errno));
+    snprintf(err, errlen, "%s", why);
     gs_png_fast_close(r);
     return GS_ERR_IO;
   }

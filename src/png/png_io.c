@@ -14,6 +14,7 @@
 #ifdef GS_HAVE_LIBDEFLATE
 #include <libdeflate.h>
 #endif
+#include "fsutil.h"
 #ifdef GS_HAVE_ISAL
 #include "png_fast.h"
 #include "png_isal.h"
@@ -32,6 +33,7 @@ struct gs_png_reader {
   size_t dec_row_bytes;
   uint8_t *rowbuf;   /* one decoded RGB(A) row */
   uint8_t *whole;    /* interlaced: the whole decoded image */
+  png_bytep *rows;   /* interlaced: row pointers into whole while libpng fills it */
   uint32_t next_row; /* rows handed out so far */
   gs_png_read_engine engine;
   char *path;
@@ -63,8 +65,13 @@ static gs_status fail(char *err, size_t errlen, gs_status st, const char *fmt, c
 
 gs_status gs_png_peek(const char *path, uint32_t *width, uint32_t *height, char *err, size_t errlen) {
   unsigned char h[33];
-  FILE *fp = fopen(path, "rb");
-  if (!fp) return fail(err, errlen, GS_ERR_IO, "%s", strerror(errno));
+  char why[256];
+  int fd = gs_open_regular(path, why, sizeof why);
+  FILE *fp = fd < 0 ? NULL : fdopen(fd, "rb");
+  if (!fp) {
+    if (fd >= 0) close(fd);
+    return fail(err, errlen, GS_ERR_IO, "%s", fd < 0 ? why : strerror(errno));
+  }
   size_t n = fread(h, 1, sizeof h, fp);
   fclose(fp);
   if (n < 8 || png_sig_cmp(h, 0, 8) != 0)
@@ -80,12 +87,31 @@ static int host_is_little_endian(void) {
   return *(const uint8_t *)&one == 1;
 }
 
+/* What libpng may hold for one file (docs/scale.md, "Limits"): without these a
+ * 44-byte file whose tEXt chunk claims 2 GiB made it allocate 2.1 GB before
+ * failing. Chunks the program does not use (text, ICC profiles, metadata) are
+ * skipped unread, so they cost neither memory nor time; what it keeps (IHDR,
+ * PLTE, tRNS, gAMA, sRGB, IDAT) is bounded by the chunk limit and the sides. */
+static void set_limits(png_structp png) {
+  static const png_byte unused[] = "bKGD\0cHRM\0eXIf\0hIST\0iCCP\0iTXt\0oFFs\0pCAL\0pHYs\0sBIT\0sCAL\0"
+                                   "sPLT\0sTER\0tEXt\0tIME\0zTXt";
+  png_set_user_limits(png, GS_PNG_MAX_SIDE, GS_PNG_MAX_SIDE);
+  png_set_chunk_cache_max(png, GS_PNG_MAX_CHUNKS);
+  png_set_chunk_malloc_max(png, GS_PNG_MAX_CHUNK_BYTES);
+  png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, 0);
+  png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, unused, (int)(sizeof unused / 5));
+}
+
 /* The libpng path: opens path for r (fresh, or left by the fast path) and
  * reads up to the image data. On failure r keeps what it holds for
  * gs_png_reader_close. */
 static gs_status lib_open(gs_png_reader *r, const char *path, char *err, size_t errlen) {
-  r->fp = fopen(path, "rb");
-  if (!r->fp) return fail(err, errlen, GS_ERR_IO, "%s", strerror(errno));
+  char why[256];
+  int fd = gs_open_regular(path, why, sizeof why);
+  if (fd < 0 || !(r->fp = fdopen(fd, "rb"))) {
+    if (fd >= 0) close(fd);
+    return fail(err, errlen, GS_ERR_IO, "%s", fd < 0 ? why : strerror(errno));
+  }
   unsigned char sig[8];
   size_t n = fread(sig, 1, 8, r->fp);
   if (n < 8 || png_sig_cmp(sig, 0, 8) != 0)
@@ -96,7 +122,7 @@ static gs_status lib_open(gs_png_reader *r, const char *path, char *err, size_t 
   if (setjmp(png_jmpbuf(r->png))) return fail(err, errlen, GS_ERR_FORMAT, "%s", r->msg);
   png_init_io(r->png, r->fp);
   png_set_sig_bytes(r->png, 8);
-  png_set_user_limits(r->png, GS_PNG_MAX_SIDE, GS_PNG_MAX_SIDE);
+  set_limits(r->png);
   png_read_info(r->png, r->info);
 
   png_uint_32 w = 0, h = 0;
@@ -138,16 +164,15 @@ static gs_status lib_open(gs_png_reader *r, const char *path, char *err, size_t 
                (unsigned long long)bytes);
       return GS_ERR_LIMIT;
     }
-    png_bytep *rows = malloc(sizeof *rows * h);
-    if (!rows || !(r->whole = malloc((size_t)bytes))) {
-      free(rows);
+    /* The row pointers live in r, so that a longjmp out of png_read_image
+     * (a truncated file) leaves them to gs_png_reader_close. */
+    if (!(r->rows = malloc(sizeof *r->rows * h)) || !(r->whole = malloc((size_t)bytes)))
       return fail(err, errlen, GS_ERR_NOMEM, "%s", "out of memory");
-    }
     for (png_uint_32 y = 0; y < h; ++y)
-      rows[y] = r->whole + (size_t)y * r->dec_row_bytes;
-    /* A longjmp from here leaks rows; acceptable on this error path only. */
-    png_read_image(r->png, rows);
-    free(rows);
+      r->rows[y] = r->whole + (size_t)y * r->dec_row_bytes;
+    png_read_image(r->png, r->rows);
+    free(r->rows);
+    r->rows = NULL;
   }
   return GS_OK;
 }
@@ -314,6 +339,7 @@ void gs_png_reader_close(gs_png_reader *r) {
   gs_png_fast_close(r->fast);
 #endif
   free(r->rowbuf);
+  free(r->rows);
   free(r->whole);
   free(r->path);
   free(r);

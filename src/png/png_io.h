@@ -24,6 +24,10 @@
  * at most 2^34 pixels in all. Interlaced images are decoded whole, so they are
  * limited to GS_PNG_MAX_INTERLACED_BYTES of decoded samples. */
 #define GS_PNG_MAX_SIDE 1000000u
+/* libpng's limits for one file: ancillary chunks it may keep, and the bytes
+ * of any one chunk it may allocate (docs/scale.md, "Limits"). */
+#define GS_PNG_MAX_CHUNKS 128
+#define GS_PNG_MAX_CHUNK_BYTES (8u << 20)
 #define GS_PNG_MAX_PIXELS (1ull << 34)
 #define GS_PNG_MAX_INTERLACED_BYTES (1ull << 30)
 

@@ -182,7 +182,7 @@ static int walk(plan *p, const char *dir, const char *rel, char *err, size_t err
       rc = -1;
     } else if (S_ISDIR(sb.st_mode)) {
       if (o->recursive) rc = walk(p, path, r, err, errlen);
-    } else if (S_ISREG(sb.st_mode) && has_png_ext(names[i])) {
+    } else if (has_png_ext(names[i])) { /* a FIFO or device named *.png fails as an input, with its reason */
       char *out = join(o->outdir, r);
       plan_add(p, path, out);
       free(out);
