@@ -37,7 +37,15 @@ if want bench; then
   [ "$ngpu" -gt 1 ] && mpirun -np "$ngpu" $bin bench fdtd --grid 16384x16384 --steps 500 2>&1 | tee "$out/bench_fdtd_n.txt"
   $bin bench scale --size 1024 --reps 20 2>&1 | tee "$out/bench_scale.txt"
 fi
-if want codec && [ -x scripts/bench_codec.sh ]; then
-  log "codec"
-  GS_BIN=$bin scripts/bench_codec.sh 2>&1 | tee "$out/codec.txt"
+if want codec; then
+  log "codec: one thread against the codec ceiling (ISA-L inflate + deflate of the same images)"
+  GS_BUILD_DIR=build-gpu COUNT=${GS_CODEC_COUNT:-8} REPS=3 scripts/bench_codec.sh grey8 grey16 rgb8 2>&1 | tee "$out/codec.txt"
+  log "scale end to end: ${GS_E2E_COUNT:-400} grey 8-bit images of 4096^2, 1 and $ngpu ranks"
+  e2e=/tmp/gs-e2e; mkdir -p "$e2e/in"
+  seq 1 "${GS_E2E_COUNT:-400}" | xargs -P "$(nproc)" -I{} build-gpu/tests/gs_mkpng "$e2e/in/img{}.png" 4096 4096 grey 8 seed={} level=6
+  du -sh "$e2e/in"
+  for n in 1 $ngpu; do
+    rm -rf "$e2e/out"
+    mpirun -np $n $bin scale -d 2 -o "$e2e/out" "$e2e/in" 2>&1 | tail -2 | tee -a "$out/e2e.txt"
+  done
 fi
