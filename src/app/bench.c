@@ -6,10 +6,14 @@
  *   bench fdtd: one rank: Mcells/s, bytes per cell and GB/s over the copy's;
  *   several ranks: the N-rank time over the 1-rank time of the same job.
  *   bench halo: the ghost exchange alone, GB/s over cudaMemcpyPeer's. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "commands.h"
 
@@ -166,11 +170,16 @@ static double copy_ceiling(const gs_backend *b, size_t bytes) {
 static void csv_row(const char *path, const char *header, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void csv_row(const char *path, const char *header, const char *fmt, ...) {
   if (!path) return;
-  FILE *fp = fopen(path, "a");
+  /* Non-blocking, and only a regular file: a FIFO with no reader must not hang the benchmark. */
+  int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0644);
+  struct stat sb;
+  FILE *fp = fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) ? fdopen(fd, "a") : NULL;
   if (!fp) {
-    gs_log_error("bench: --csv %s: cannot open for appending", path);
+    gs_log_error("bench: --csv %s: %s", path, fd < 0 ? strerror(errno) : "not a regular file to append to");
+    if (fd >= 0) close(fd);
     return;
   }
+  fseek(fp, 0, SEEK_END);
   if (ftell(fp) == 0) fprintf(fp, "%s\n", header);
   va_list ap;
   va_start(ap, fmt);
