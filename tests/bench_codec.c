@@ -76,55 +76,71 @@ static int inflate_one(image *im) {
   return rc == ISAL_DECOMP_OK && s.avail_out == 0 && s.block_state == ISAL_BLOCK_FINISH ? 0 : -1;
 }
 
-/* ISA-L's own levels 0..3 on the same pieces, whether or not a --png-level maps to them. */
-static void isal_levels(image *ims, int n, int reps, size_t piece, size_t in, uint8_t *out) {
-  for (int level = 0; level <= 3; ++level) {
-    size_t total = 0;
-    double t0 = now();
-    for (int r = 0; r < reps; ++r)
-      for (int i = 0; i < n; ++i)
-        for (size_t p = 0; p < ims[i].len; p += piece) {
-          size_t len = ims[i].len - p < piece ? ims[i].len - p : piece, olen = 0;
-          int rc = 0;
-          if (gs_png_isal_deflate(ims[i].rows + p, len, level, p + len == ims[i].len, out, gs_png_deflate_bound(piece),
-                                  &olen, &rc) != GS_OK) {
-            fprintf(stderr, "ISA-L level %d: compression failed (%d)\n", level, rc);
-            exit(1);
-          }
-          if (r == 0) total += olen;
+/* Compresses len bytes at in, a piece of a stream (first and last say which
+ * ends it holds), into out (cap bytes) at level; *olen its size. 0 on success. */
+typedef int (*compress_fn)(const uint8_t *in, size_t len, int level, int first, int last, uint8_t *out, size_t cap,
+                           size_t *olen);
+
+static int png_level(const uint8_t *in, size_t len, int level, int first, int last, uint8_t *out, size_t cap,
+                     size_t *olen) {
+  uint32_t adler;
+  return gs_png_deflate_piece(in, len, NULL, 0, level, first, last, out, olen, &adler) == GS_OK ? 0 : -1;
+}
+
+static int isal_level(const uint8_t *in, size_t len, int level, int first, int last, uint8_t *out, size_t cap,
+                      size_t *olen) {
+  int rc = 0;
+  if (gs_png_isal_deflate(in, len, level, last, out, cap, olen, &rc) == GS_OK) return 0;
+  return rc ? rc : -1; /* ISA-L's code where it gave one */
+}
+
+typedef struct pieces {
+  image *ims;
+  int n, reps;
+  size_t piece, in; /* piece size; bytes of rows of all images */
+  uint8_t *out;     /* gs_png_deflate_bound(piece) bytes */
+} pieces;
+
+/* Compresses every image's rows piece by piece with fn at level, reps times,
+ * and prints the speed and the output size under label. */
+static void time_level(const pieces *b, compress_fn fn, int level, const char *label) {
+  size_t total = 0;
+  double t0 = now();
+  for (int r = 0; r < b->reps; ++r)
+    for (int i = 0; i < b->n; ++i) {
+      const image *im = &b->ims[i];
+      for (size_t p = 0; p < im->len; p += b->piece) {
+        size_t len = im->len - p < b->piece ? im->len - p : b->piece, olen = 0;
+        int rc =
+            fn(im->rows + p, len, level, p == 0, p + len == im->len, b->out, gs_png_deflate_bound(b->piece), &olen);
+        if (rc != 0) {
+          fprintf(stderr, "%s: compression failed (%d)\n", label, rc);
+          exit(1);
         }
-    double secs = (now() - t0) / reps;
-    printf("  ISA-L level %d:             %8.1f MB/s of rows, output %6.2f%% of the rows\n", level,
-           (double)in / secs * 1e-6, 100.0 * (double)total / (double)in);
-  }
+        if (r == 0) total += olen;
+      }
+    }
+  double secs = (now() - t0) / b->reps;
+  printf("  %-26s: %8.1f MB/s of rows, output %6.2f%% of the rows\n", label, (double)b->in / secs * 1e-6,
+         100.0 * (double)total / (double)b->in);
 }
 
 static void levels(image *ims, int n, int reps) {
-  size_t piece = (size_t)4 << 20, in = 0;
+  pieces b = {ims, n, reps, (size_t)4 << 20, 0, NULL};
   for (int i = 0; i < n; ++i)
-    in += ims[i].len;
-  uint8_t *out = malloc(gs_png_deflate_bound(piece));
+    b.in += ims[i].len;
+  b.out = malloc(gs_png_deflate_bound(b.piece));
+  char label[64];
   for (int level = 0; level <= 9; ++level) {
-    size_t total = 0;
-    double t0 = now();
-    for (int r = 0; r < reps; ++r)
-      for (int i = 0; i < n; ++i)
-        for (size_t p = 0; p < ims[i].len; p += piece) {
-          size_t len = ims[i].len - p < piece ? ims[i].len - p : piece, olen = 0;
-          uint32_t adler;
-          if (gs_png_deflate_piece(ims[i].rows + p, len, NULL, 0, level, p == 0, p + len == ims[i].len, out, &olen,
-                                   &adler) != GS_OK) {
-            fprintf(stderr, "level %d: compression failed\n", level);
-            exit(1);
-          }
-          if (r == 0) total += olen;
-        }
-    double secs = (now() - t0) / reps;
-    printf("  --png-level %d (%-10s): %8.1f MB/s of rows, output %6.2f%% of the rows\n", level,
-           gs_png_deflate_engine_at(level), (double)in / secs * 1e-6, 100.0 * (double)total / (double)in);
+    snprintf(label, sizeof label, "--png-level %d (%-10s)", level, gs_png_deflate_engine_at(level));
+    time_level(&b, png_level, level, label);
   }
-  isal_levels(ims, n, reps, piece, in, out);
-  free(out);
+  /* ISA-L's own levels 0..3 on the same pieces, whether or not a --png-level maps to them. */
+  for (int level = 0; level <= 3; ++level) {
+    snprintf(label, sizeof label, "ISA-L level %d", level);
+    time_level(&b, isal_level, level, label);
+  }
+  free(b.out);
   gs_png_thread_cleanup();
 }
 

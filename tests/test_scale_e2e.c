@@ -12,43 +12,44 @@
 #include "kernels.h"
 #include "pnggen.h"
 
+/* img: w, h, colour type, depth, interlace, tRNS; main sets the seed,
+ * smoothness and zlib level. */
 typedef struct tcase {
   const char *name;
-  int ct, depth, interlace, trns;
-  uint32_t w, h;
+  gs_testimg img;
 } tcase;
 
 static const tcase cases[] = {
-    {"grey1", PNG_COLOR_TYPE_GRAY, 1, 0, 0, 37, 11},
-    {"grey2", PNG_COLOR_TYPE_GRAY, 2, 0, 0, 21, 9},
-    {"grey4", PNG_COLOR_TYPE_GRAY, 4, 0, 0, 19, 13},
-    {"grey8", PNG_COLOR_TYPE_GRAY, 8, 0, 0, 301, 77},
-    {"grey16", PNG_COLOR_TYPE_GRAY, 16, 0, 0, 33, 17},
-    {"grey8_trns", PNG_COLOR_TYPE_GRAY, 8, 0, 1, 17, 5},
-    {"grey2_trns", PNG_COLOR_TYPE_GRAY, 2, 0, 1, 17, 5},
-    {"grey16_trns", PNG_COLOR_TYPE_GRAY, 16, 0, 1, 9, 7},
-    {"greyalpha8", PNG_COLOR_TYPE_GRAY_ALPHA, 8, 0, 0, 31, 7},
-    {"greyalpha16", PNG_COLOR_TYPE_GRAY_ALPHA, 16, 0, 0, 15, 9},
-    {"rgb8", PNG_COLOR_TYPE_RGB, 8, 0, 0, 45, 21},
-    {"rgb16", PNG_COLOR_TYPE_RGB, 16, 0, 0, 23, 11},
-    {"rgb8_trns", PNG_COLOR_TYPE_RGB, 8, 0, 1, 13, 3},
-    {"rgba8", PNG_COLOR_TYPE_RGB_ALPHA, 8, 0, 0, 27, 19},
-    {"rgba16", PNG_COLOR_TYPE_RGB_ALPHA, 16, 0, 0, 11, 5},
-    {"pal1", PNG_COLOR_TYPE_PALETTE, 1, 0, 0, 29, 3},
-    {"pal2", PNG_COLOR_TYPE_PALETTE, 2, 0, 0, 29, 3},
-    {"pal4", PNG_COLOR_TYPE_PALETTE, 4, 0, 1, 29, 6},
-    {"pal8", PNG_COLOR_TYPE_PALETTE, 8, 0, 0, 64, 64},
-    {"pal8_trns", PNG_COLOR_TYPE_PALETTE, 8, 0, 1, 64, 3},
-    {"grey8_adam7", PNG_COLOR_TYPE_GRAY, 8, 1, 0, 37, 29},
-    {"grey1_adam7", PNG_COLOR_TYPE_GRAY, 1, 1, 0, 9, 9},
-    {"rgb16_adam7", PNG_COLOR_TYPE_RGB, 16, 1, 0, 13, 17},
-    {"pal4_adam7", PNG_COLOR_TYPE_PALETTE, 4, 1, 1, 7, 11},
-    {"greyalpha8_adam7", PNG_COLOR_TYPE_GRAY_ALPHA, 8, 1, 0, 5, 3},
-    {"one_by_one", PNG_COLOR_TYPE_GRAY, 8, 0, 0, 1, 1},
-    {"one_by_one16", PNG_COLOR_TYPE_GRAY, 16, 0, 0, 1, 1},
-    {"tall", PNG_COLOR_TYPE_GRAY, 8, 0, 0, 3, 3000},
+    {"grey1", {37, 11, PNG_COLOR_TYPE_GRAY, 1, 0, 0}},
+    {"grey2", {21, 9, PNG_COLOR_TYPE_GRAY, 2, 0, 0}},
+    {"grey4", {19, 13, PNG_COLOR_TYPE_GRAY, 4, 0, 0}},
+    {"grey8", {301, 77, PNG_COLOR_TYPE_GRAY, 8, 0, 0}},
+    {"grey16", {33, 17, PNG_COLOR_TYPE_GRAY, 16, 0, 0}},
+    {"grey8_trns", {17, 5, PNG_COLOR_TYPE_GRAY, 8, 0, 1}},
+    {"grey2_trns", {17, 5, PNG_COLOR_TYPE_GRAY, 2, 0, 1}},
+    {"grey16_trns", {9, 7, PNG_COLOR_TYPE_GRAY, 16, 0, 1}},
+    {"greyalpha8", {31, 7, PNG_COLOR_TYPE_GRAY_ALPHA, 8, 0, 0}},
+    {"greyalpha16", {15, 9, PNG_COLOR_TYPE_GRAY_ALPHA, 16, 0, 0}},
+    {"rgb8", {45, 21, PNG_COLOR_TYPE_RGB, 8, 0, 0}},
+    {"rgb16", {23, 11, PNG_COLOR_TYPE_RGB, 16, 0, 0}},
+    {"rgb8_trns", {13, 3, PNG_COLOR_TYPE_RGB, 8, 0, 1}},
+    {"rgba8", {27, 19, PNG_COLOR_TYPE_RGB_ALPHA, 8, 0, 0}},
+    {"rgba16", {11, 5, PNG_COLOR_TYPE_RGB_ALPHA, 16, 0, 0}},
+    {"pal1", {29, 3, PNG_COLOR_TYPE_PALETTE, 1, 0, 0}},
+    {"pal2", {29, 3, PNG_COLOR_TYPE_PALETTE, 2, 0, 0}},
+    {"pal4", {29, 6, PNG_COLOR_TYPE_PALETTE, 4, 0, 1}},
+    {"pal8", {64, 64, PNG_COLOR_TYPE_PALETTE, 8, 0, 0}},
+    {"pal8_trns", {64, 3, PNG_COLOR_TYPE_PALETTE, 8, 0, 1}},
+    {"grey8_adam7", {37, 29, PNG_COLOR_TYPE_GRAY, 8, 1, 0}},
+    {"grey1_adam7", {9, 9, PNG_COLOR_TYPE_GRAY, 1, 1, 0}},
+    {"rgb16_adam7", {13, 17, PNG_COLOR_TYPE_RGB, 16, 1, 0}},
+    {"pal4_adam7", {7, 11, PNG_COLOR_TYPE_PALETTE, 4, 1, 1}},
+    {"greyalpha8_adam7", {5, 3, PNG_COLOR_TYPE_GRAY_ALPHA, 8, 1, 0}},
+    {"one_by_one", {1, 1, PNG_COLOR_TYPE_GRAY, 8, 0, 0}},
+    {"one_by_one16", {1, 1, PNG_COLOR_TYPE_GRAY, 16, 0, 0}},
+    {"tall", {3, 3000, PNG_COLOR_TYPE_GRAY, 8, 0, 0}},
     /* Several strips: 4 MiB of samples per strip, so 2100 x 1100 x 2 spans 2 strips. */
-    {"two_strips", PNG_COLOR_TYPE_GRAY, 16, 0, 0, 2100, 1100},
+    {"two_strips", {2100, 1100, PNG_COLOR_TYPE_GRAY, 16, 0, 0}},
 };
 
 int main(int argc, char **argv) {
@@ -73,15 +74,10 @@ int main(int argc, char **argv) {
   size_t n = sizeof cases / sizeof *cases;
   gs_testimg t[sizeof cases / sizeof *cases];
   for (size_t i = 0; i < n; ++i) {
-    t[i] = (gs_testimg){.w = cases[i].w,
-                        .h = cases[i].h,
-                        .color_type = cases[i].ct,
-                        .depth = cases[i].depth,
-                        .interlace = cases[i].interlace,
-                        .trns = cases[i].trns,
-                        .seed = (uint32_t)i + 1,
-                        .smooth = (int)(i % 2),
-                        .level = 6};
+    t[i] = cases[i].img;
+    t[i].seed = (uint32_t)i + 1;
+    t[i].smooth = (int)(i % 2);
+    t[i].level = 6;
     snprintf(path, sizeof path, "%s/in/%s.png", dir, cases[i].name);
     CHECKF(gs_testimg_write(&t[i], path) == 0, "writing %s", path);
   }
@@ -98,12 +94,12 @@ int main(int argc, char **argv) {
       CHECKF(0, "%s: unreadable output", cases[i].name);
       continue;
     }
-    int want_depth = cases[i].depth == 16 ? 16 : 8;
+    int want_depth = t[i].depth == 16 ? 16 : 8;
     int want_alpha =
-        cases[i].trns || cases[i].ct == PNG_COLOR_TYPE_GRAY_ALPHA || cases[i].ct == PNG_COLOR_TYPE_RGB_ALPHA;
-    CHECKF(w == cases[i].w && h == cases[i].h, "%s: size %ux%u", cases[i].name, w, h);
+        t[i].trns || t[i].color_type == PNG_COLOR_TYPE_GRAY_ALPHA || t[i].color_type == PNG_COLOR_TYPE_RGB_ALPHA;
+    CHECKF(w == t[i].w && h == t[i].h, "%s: size %ux%u", cases[i].name, w, h);
     CHECKF(depth == want_depth && ch == 1 + want_alpha, "%s: depth %d channels %d", cases[i].name, depth, ch);
-    if (w != cases[i].w || h != cases[i].h || depth != want_depth || ch != 1 + want_alpha) {
+    if (w != t[i].w || h != t[i].h || depth != want_depth || ch != 1 + want_alpha) {
       free(pix);
       continue;
     }

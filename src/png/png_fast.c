@@ -268,24 +268,21 @@ void gs_png_fast_close(gs_png_fast *r) {
 /* ----------------------------------------------------------- image data */
 
 const char *gs_png_isal_inflate_reason(int rc) {
-  switch (rc) {
-  case ISAL_INVALID_BLOCK:
-    return "invalid deflate block";
-  case ISAL_INVALID_SYMBOL:
-    return "invalid Huffman code";
-  case ISAL_INVALID_LOOKBACK:
-    return "match distance too far back";
-  case ISAL_INVALID_WRAPPER:
-    return "bad zlib header";
-  case ISAL_UNSUPPORTED_METHOD:
-    return "zlib header names a method other than deflate";
-  case ISAL_INCORRECT_CHECKSUM:
-    return "Adler-32 check failed";
-  case ISAL_NEED_DICT:
-    return "zlib preset dictionary (not allowed in PNG)";
-  default:
-    return "inflate error";
-  }
+  static const struct {
+    int rc;
+    const char *text;
+  } reasons[] = {
+      {ISAL_INVALID_BLOCK, "invalid deflate block"},
+      {ISAL_INVALID_SYMBOL, "invalid Huffman code"},
+      {ISAL_INVALID_LOOKBACK, "match distance too far back"},
+      {ISAL_INVALID_WRAPPER, "bad zlib header"},
+      {ISAL_UNSUPPORTED_METHOD, "zlib header names a method other than deflate"},
+      {ISAL_INCORRECT_CHECKSUM, "Adler-32 check failed"},
+      {ISAL_NEED_DICT, "zlib preset dictionary (not allowed in PNG)"},
+  };
+  for (size_t i = 0; i < sizeof reasons / sizeof *reasons; ++i)
+    if (reasons[i].rc == rc) return reasons[i].text;
+  return "inflate error";
 }
 
 /* Gives the inflater the next bytes of IDAT data, reading chunk boundaries
@@ -405,27 +402,25 @@ GS_INLINE void unfilter_bpp(int type, uint8_t *restrict x, const uint8_t *restri
   }
 }
 
-static void unfilter(int type, uint8_t *restrict x, const uint8_t *restrict p, size_t n, int bpp) {
-  switch (bpp) {
-  case 1:
-    unfilter_bpp(type, x, p, n, 1);
-    break;
-  case 2:
-    unfilter_bpp(type, x, p, n, 2);
-    break;
-  case 3:
-    unfilter_bpp(type, x, p, n, 3);
-    break;
-  case 4:
-    unfilter_bpp(type, x, p, n, 4);
-    break;
-  case 6:
-    unfilter_bpp(type, x, p, n, 6);
-    break;
-  default:
-    unfilter_bpp(type, x, p, n, 8);
-    break;
+/* One specialised unfilter_bpp per bytes-per-pixel a supported format has. */
+#define GS_UNFILTER_FOR(B)                                                                                             \
+  static void unfilter_##B(int type, uint8_t *restrict x, const uint8_t *restrict p, size_t n) {                       \
+    unfilter_bpp(type, x, p, n, B);                                                                                    \
   }
+GS_UNFILTER_FOR(1)
+GS_UNFILTER_FOR(2)
+GS_UNFILTER_FOR(3)
+GS_UNFILTER_FOR(4)
+GS_UNFILTER_FOR(6)
+GS_UNFILTER_FOR(8)
+
+typedef void (*unfilter_fn)(int type, uint8_t *restrict x, const uint8_t *restrict p, size_t n);
+static const unfilter_fn unfilter_by_bpp[9] = {
+    [1] = unfilter_1, [2] = unfilter_2, [3] = unfilter_3, [4] = unfilter_4, [6] = unfilter_6, [8] = unfilter_8};
+
+/* bpp is one that parse_ihdr accepts: 1, 2, 3, 4, 6 or 8. */
+static void unfilter(int type, uint8_t *restrict x, const uint8_t *restrict p, size_t n, int bpp) {
+  unfilter_by_bpp[bpp](type, x, p, n);
 }
 
 /* Big-endian 16-bit samples to host order (the libpng path's png_set_swap). */
