@@ -18,6 +18,6 @@ export ASAN_OPTIONS=detect_leaks=0:abort_on_error=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 cd "$build"
 echo "gpustencil: the tests again with AddressSanitizer and UBSan ($build)"
-# scale_bounded_memory measures resident memory, which ASan's shadow and quarantine inflate.
+# scale_bounded_memory and png_limits measure resident memory, which ASan's shadow and quarantine inflate.
 ctest --output-on-failure -j "${GS_TEST_JOBS:-2}" -L 'unit|cli|mpi|scale|fdtd' -LE 'gpu|fuzz|slurm|lint' \
-  -E '^scale_bounded_memory$' "$@"
+  -E '^(scale_bounded_memory|png_limits)$' "$@"
