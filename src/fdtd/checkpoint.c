@@ -356,11 +356,11 @@ static gs_status ck_check_header(const gs_fdtd_sim *m, const ck_file *f, int64_t
   if (h->scene_hash != sc->hash) {
     snprintf(err, errlen, "%s: made from a different scene", p);
   } else if (h->nx != sc->nx || h->ny != sc->ny || h->iterations != sc->iterations || h->run != m->run) {
-    snprintf(err, errlen,
-             "%s: does not match this run (grid %lldx%lld, %lld iterations, run %" PRId32
-             "; this run: %lldx%lld, %lld, run %d)",
-             p, (long long)h->nx, (long long)h->ny, (long long)h->iterations, h->run + 1, (long long)sc->nx,
-             (long long)sc->ny, (long long)sc->iterations, m->run + 1);
+    snprintf(
+        err, errlen,
+        "%s: does not match this run (grid %lldx%lld, %lld iterations, run %lld; this run: %lldx%lld, %lld, run %d)", p,
+        (long long)h->nx, (long long)h->ny, (long long)h->iterations, (long long)h->run + 1, (long long)sc->nx,
+        (long long)sc->ny, (long long)sc->iterations, m->run + 1);
   } else if (f->step >= 0 ? h->step != f->step : h->step < 0 || h->step > sc->iterations) {
     snprintf(err, errlen, "%s: step %lld, expected %s%lld", p, (long long)h->step, f->step >= 0 ? "" : "0..",
              (long long)(f->step >= 0 ? f->step : sc->iterations));
@@ -455,6 +455,7 @@ static gs_status ck_read_fields(ck_restore *r, ck_file *f, gs_fdtd_region both) 
   float *row = gs_xmalloc(sizeof(float) * (size_t)h->pitch);
   int64_t bw = both.i1 - both.i0 > 0 ? both.i1 - both.i0 : 1;
   int64_t band_rows = GS_CK_BAND / (bw * (int64_t)sizeof(float));
+  if (band_rows > both.j1 - both.j0) band_rows = both.j1 - both.j0; /* no more than the rows taken */
   if (band_rows < 1) band_rows = 1;
   float *band = gs_xmalloc(sizeof(float) * (size_t)(bw * band_rows));
   for (int k = 0; k < 3 && st == GS_OK; ++k) {
