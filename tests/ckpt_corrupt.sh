@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Damaged checkpoints are refused cleanly (issue 16): header bytes flipped (a sample here;
 # tests/test_ckpt_header.c flips every one), fields changed with the header's CRC made to hold
-# (the step's top byte, a CPML box ending before it starts, a CPML side, an offset, the ghost
+# (the step's top byte, a CPML box ending before it starts (across and along), a CPML side, an offset, the ghost
 # layers, the receivers, the data length, the array pitch, the step), a truncated file, a FIFO
 # in place of the file or the manifest, a manifest claiming 2,000,000,000 ranks or a
 # decomposition that does not give its rank count, a missing file, on 1 and 2 ranks. Each must
@@ -47,9 +47,9 @@ b = bytearray(open(path, 'rb').read())
 v4 = b[:8] == b'GSCKPT04'
 # offset and size of each field: format 4 (docs/fdtd.md), format 3 (the struct of old gpustencils)
 off4 = dict(step=(24, 8), oi0=(64, 8), g=(60, 4), pitch=(96, 8), nrx=(112, 4), side0=(120, 4), side1=(124, 4),
-            box0lo=(136, 8), box0hi=(144, 8), data_bytes=(264, 8))
+            box0lo=(136, 8), box0hi=(144, 8), box0o0=(152, 8), box0o1=(160, 8), data_bytes=(264, 8))
 off3 = dict(step=(24, 8), oi0=(72, 8), g=(136, 4), pitch=(48, 8), nrx=(88, 4), side0=(144, 4), side1=(148, 4),
-            box0lo=(160, 8), box0hi=(168, 8), data_bytes=(104, 8))
+            box0lo=(160, 8), box0hi=(168, 8), box0o0=(176, 8), box0o1=(184, 8), data_bytes=(104, 8))
 o, n = (off4 if v4 else off3)[field]
 fmt = '<q' if n == 8 else '<i'
 x = struct.unpack_from(fmt, b, o)[0]
@@ -97,7 +97,7 @@ for ((k = 0; k < hdr; ++k)); do
 done
 
 # (b) Fields changed with the header CRC made to hold, on 1 rank and in rank 1's file on 2.
-cases=("step xorbyte 0x40" "box0hi from -3 box0lo" "side0 add 2" "side1 set 0" "oi0 add 2" "g set 0" "g set 1000"
+cases=("step xorbyte 0x40" "box0hi from -3 box0lo" "box0o1 from -1 box0o0" "box0o1 from -3 box0o0" "side0 add 2" "side1 set 0" "oi0 add 2" "g set 0" "g set 1000"
        "nrx add 1" "data_bytes add 4" "pitch add 32" "step add 1" "step set -1")
 for c in "${cases[@]}"; do
   for n in 1 2; do
