@@ -67,6 +67,18 @@ static void write_set(const char *seeds) {
   }
 }
 
+/* Removes the per-process folder at exit (libFuzzer ends with exit()). */
+static void remove_dir(void) {
+  const char *names[] = {"checkpoint.gsck", "checkpoint.manifest", "checkpoint.s0.r00000.gsck",
+                         "checkpoint.s0.r00001.gsck"};
+  char path[512];
+  for (int k = 0; k < 4; ++k) {
+    snprintf(path, sizeof path, "%s/%s", dir, names[k]);
+    unlink(path);
+  }
+  rmdir(dir);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc;
   (void)argv;
@@ -81,6 +93,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
   snprintf(dir, sizeof dir, "%s/gs-fuzz-ckpt-%ld", base, (long)getpid());
   mkdir(dir, 0700);
+  atexit(remove_dir);
   const char *seeds = getenv("GS_FUZZ_SEEDS");
   write_set(seeds);
   if (seeds) { /* a checkpoint after 30 steps, with CPML and receiver history */
