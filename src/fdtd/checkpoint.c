@@ -1,39 +1,220 @@
 /* FDTD checkpoints: one rank's file (header, fields, CPML auxiliaries,
- * receiver histories, CRC), the set several ranks write with its manifest,
- * and the restart that reads a set of any decomposition (docs/fdtd.md). */
+ * receiver histories), the set several ranks write with its manifest, and
+ * the restart that reads a set of any decomposition (docs/fdtd.md). Every
+ * byte a restart reads is checked before it is trusted: the header has a
+ * CRC of its own and each field is compared with what the scene and the
+ * decomposition say it must be before anything is allocated from it. */
 #include "checkpoint.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include "fdtd_internal.h"
 #include "fsutil.h"
+#include "log.h"
 
 #define GS_CK_BAND ((int64_t)64 << 20) /* bytes of rows staged on the host while reading */
+#define GS_CK_VERSION 4
+#define GS_CK_MAX_RANKS (1 << 20) /* a manifest naming more is refused before anything is allocated */
 
-/* ----------------------------------------------------------- checkpoints */
+/* ----------------------------------------------------------- the header */
 
+/* The header of one rank's file, in memory. On disk (GS_CKPT_HEADER_BYTES,
+ * little-endian, field by field; docs/fdtd.md has the offsets) it ends with
+ * the CRC-32 of the bytes before it, so that no field is trusted unchecked. */
 typedef struct ck_header {
-  char magic[8];
   uint32_t version, header_bytes;
   uint64_t scene_hash;
-  int64_t step, nx, ny, pitch, rows, iterations, oi0, oj0;
-  int32_t nrx, nsrc, run, npml;
-  uint64_t data_bytes;
-  uint32_t crc, reserved;
-  /* version 3: what a restart on another decomposition needs */
-  int64_t oi1, oj1;      /* owned nodes [oi0, oi1) x [oj0, oj1) */
-  int32_t g, spare;      /* ghost layers of the arrays */
-  int32_t pml_side[4];   /* scene side of each CPML slab part, then its extents */
+  int64_t step, iterations, nx, ny;
+  int32_t run, g;
+  int64_t oi0, oi1, oj0, oj1; /* owned nodes [oi0, oi1) x [oj0, oj1) */
+  int64_t pitch, rows;        /* the arrays: floats a row, rows (ghost layers included) */
+  int32_t nrx, npml;
+  int32_t pml_side[4];   /* scene side of each CPML slab part (-1: none), then its extents */
   int64_t pml_box[4][4]; /* lo, hi, o0, o1 */
+  uint64_t data_bytes;
+  uint32_t data_crc, header_crc;
 } ck_header;
 
-static const char ck_magic[8] = {'G', 'S', 'C', 'K', 'P', 'T', '0', '3'};
+static const char ck_magic[8] = {'G', 'S', 'C', 'K', 'P', 'T', '0', '4'};
+
+static uint8_t *put32(uint8_t *p, uint32_t v) {
+  for (int k = 0; k < 4; ++k)
+    p[k] = (uint8_t)(v >> (8 * k));
+  return p + 4;
+}
+
+static uint8_t *put64(uint8_t *p, uint64_t v) {
+  for (int k = 0; k < 8; ++k)
+    p[k] = (uint8_t)(v >> (8 * k));
+  return p + 8;
+}
+
+static uint32_t get32(const uint8_t **p) {
+  uint32_t v = 0;
+  for (int k = 0; k < 4; ++k)
+    v |= (uint32_t)(*p)[k] << (8 * k);
+  *p += 4;
+  return v;
+}
+
+static uint64_t get64(const uint8_t **p) {
+  uint64_t v = 0;
+  for (int k = 0; k < 8; ++k)
+    v |= (uint64_t)(*p)[k] << (8 * k);
+  *p += 8;
+  return v;
+}
+
+/* h as its bytes on disk, the header CRC computed here. */
+static void ck_encode(const ck_header *h, uint8_t out[GS_CKPT_HEADER_BYTES]) {
+  uint8_t *p = out;
+  memcpy(p, ck_magic, 8);
+  p = put32(p + 8, h->version);
+  p = put32(p, h->header_bytes);
+  p = put64(p, h->scene_hash);
+  const int64_t a[] = {h->step, h->iterations, h->nx, h->ny};
+  for (int k = 0; k < 4; ++k)
+    p = put64(p, (uint64_t)a[k]);
+  p = put32(p, (uint32_t)h->run);
+  p = put32(p, (uint32_t)h->g);
+  const int64_t b[] = {h->oi0, h->oi1, h->oj0, h->oj1, h->pitch, h->rows};
+  for (int k = 0; k < 6; ++k)
+    p = put64(p, (uint64_t)b[k]);
+  p = put32(p, (uint32_t)h->nrx);
+  p = put32(p, (uint32_t)h->npml);
+  for (int k = 0; k < 4; ++k)
+    p = put32(p, (uint32_t)h->pml_side[k]);
+  for (int k = 0; k < 4; ++k)
+    for (int e = 0; e < 4; ++e)
+      p = put64(p, (uint64_t)h->pml_box[k][e]);
+  p = put64(p, h->data_bytes);
+  p = put32(p, h->data_crc);
+  put32(p, (uint32_t)crc32(0L, out, (uInt)(p - out)));
+}
+
+/* The fields of the bytes in (which passed ck_header_bytes_ok). */
+static void ck_decode(const uint8_t in[GS_CKPT_HEADER_BYTES], ck_header *h) {
+  const uint8_t *p = in + 8;
+  h->version = get32(&p);
+  h->header_bytes = get32(&p);
+  h->scene_hash = get64(&p);
+  int64_t *a[] = {&h->step, &h->iterations, &h->nx, &h->ny};
+  for (int k = 0; k < 4; ++k)
+    *a[k] = (int64_t)get64(&p);
+  h->run = (int32_t)get32(&p);
+  h->g = (int32_t)get32(&p);
+  int64_t *b[] = {&h->oi0, &h->oi1, &h->oj0, &h->oj1, &h->pitch, &h->rows};
+  for (int k = 0; k < 6; ++k)
+    *b[k] = (int64_t)get64(&p);
+  h->nrx = (int32_t)get32(&p);
+  h->npml = (int32_t)get32(&p);
+  for (int k = 0; k < 4; ++k)
+    h->pml_side[k] = (int32_t)get32(&p);
+  for (int k = 0; k < 4; ++k)
+    for (int e = 0; e < 4; ++e)
+      h->pml_box[k][e] = (int64_t)get64(&p);
+  h->data_bytes = get64(&p);
+  h->data_crc = get32(&p);
+  h->header_crc = get32(&p);
+}
+
+/* Whether the header bytes are a checkpoint header of this version whose
+ * CRC holds; the reason in err when not. */
+static gs_status ck_header_bytes_ok(const char *path, const uint8_t in[GS_CKPT_HEADER_BYTES], char *err,
+                                    size_t errlen) {
+  const uint8_t *p = in + 8;
+  uint32_t version = get32(&p), bytes = get32(&p);
+  if (memcmp(in, ck_magic, 6) != 0) {
+    snprintf(err, errlen, "%s: not a gpustencil checkpoint", path);
+  } else if (version != GS_CK_VERSION || memcmp(in, ck_magic, 8) != 0) {
+    snprintf(err, errlen,
+             "%s: checkpoint format version %" PRIu32 "; this gpustencil reads version %d only (run again from the "
+             "start)",
+             path, version, GS_CK_VERSION);
+  } else if (bytes != GS_CKPT_HEADER_BYTES) {
+    snprintf(err, errlen, "%s: corrupt header (header size %" PRIu32 ", expected %d)", path, bytes,
+             GS_CKPT_HEADER_BYTES);
+  } else if (crc32(0L, in, GS_CKPT_HEADER_BYTES - 4) != (p = in + GS_CKPT_HEADER_BYTES - 4, get32(&p))) {
+    snprintf(err, errlen, "%s: corrupt header (CRC mismatch)", path);
+  } else {
+    return GS_OK;
+  }
+  return GS_ERR_FORMAT;
+}
+
+/* ----------------------------------------------------- the expected layout */
+
+/* What a file of the nodes own with g ghost layers must hold in run at
+ * step: the arrays' layout, the CPML slab parts (as init_slab in fdtd.c
+ * cuts them), the receivers and the data length. */
+typedef struct ck_layout {
+  int64_t pitch, rows;
+  int npml, side[4];
+  int64_t box[4][4];
+  int nrx;
+  uint64_t data_bytes;
+} ck_layout;
+
+/* The receivers' scene indices that the nodes [i0, i1) x [j0, j1) hold in
+ * run, in scene order (how a rank lists its receivers); out may be NULL. */
+static int rx_in_box(const gs_scene *sc, int run, gs_fdtd_part p, int *out) {
+  int n = 0;
+  for (int k = 0; k < sc->nrx; ++k) {
+    int64_t i = sc->rxs[k].i + (int64_t)run * sc->rx_di, j = sc->rxs[k].j + (int64_t)run * sc->rx_dj;
+    if (i >= p.i0 && i < p.i1 && j >= p.j0 && j < p.j1) {
+      if (out) out[n] = k;
+      ++n;
+    }
+  }
+  return n;
+}
+
+/* Adds a * b to *sum; 1 on overflow. */
+static int add_product(uint64_t *sum, uint64_t a, uint64_t b) {
+  uint64_t p;
+  return __builtin_mul_overflow(a, b, &p) || __builtin_add_overflow(*sum, p, sum);
+}
+
+/* Fills l for own (inside the grid, non-empty) and g (1..GS_FDTD_MAX_DEPTH);
+ * 0, or 1 when the data length does not fit 64 bits. */
+static int ck_layout_of(const gs_scene *sc, gs_fdtd_part own, int g, int run, int64_t step, ck_layout *l) {
+  memset(l, 0, sizeof *l);
+  l->pitch = (own.i1 - own.i0 + 2 * g + 31) / 32 * 32; /* as init_grid in fdtd.c */
+  l->rows = own.j1 - own.j0 + 2 * g;
+  int bad = add_product(&l->data_bytes, 3 * sizeof(float), (uint64_t)l->pitch * (uint64_t)l->rows);
+  for (int side = 0; side < 4; ++side) {
+    int64_t n = sc->pml[side];
+    if (n <= 0) continue;
+    int dir = side % 2, lower = side < 2;
+    int64_t extent = dir == 0 ? sc->nx : sc->ny, across = (dir == 0 ? sc->ny : sc->nx) + 1;
+    int64_t lo = lower ? 0 : extent - n, hi = lower ? n + 1 : extent;
+    int64_t alo = dir == 0 ? own.i0 : own.j0, ahi = dir == 0 ? own.i1 : own.j1;
+    int64_t olo = (dir == 0 ? own.j0 : own.i0) - (g - 1), ohi = (dir == 0 ? own.j1 : own.i1) + (g - 1);
+    lo = lo > alo ? lo : alo;
+    hi = hi < ahi ? hi : ahi;
+    if (hi <= lo) continue;
+    int64_t *b = l->box[l->npml];
+    b[0] = lo;
+    b[1] = hi;
+    b[2] = olo > 0 ? olo : 0;
+    b[3] = ohi < across ? ohi : across;
+    l->side[l->npml++] = side;
+    bad |= add_product(&l->data_bytes, 2 * sizeof(float), (uint64_t)(hi - lo) * (uint64_t)(b[3] - b[2]));
+  }
+  l->nrx = rx_in_box(sc, run, own, NULL);
+  bad |= add_product(&l->data_bytes, 3 * sizeof(float) * (uint64_t)l->nrx, (uint64_t)step);
+  return bad;
+}
+
+/* ------------------------------------------------------------- writing */
 
 typedef struct ck_part {
   void *dev; /* device pointer, or NULL for host */
@@ -54,42 +235,49 @@ static int ck_parts(gs_fdtd_sim *m, ck_part *parts) {
   return n;
 }
 
-gs_status gs_fdtd_checkpoint_write(gs_fdtd_sim *m, const char *path, char *err, size_t errlen) {
-  gs_fdtd_sim_sync(m);
-  ck_part parts[16];
-  int np = ck_parts(m, parts);
-  ck_header h = {.version = 3,
-                 .header_bytes = sizeof h,
+/* The header of m's file, data length and CRC still 0. */
+static ck_header ck_header_of(const gs_fdtd_sim *m) {
+  ck_header h = {.version = GS_CK_VERSION,
+                 .header_bytes = GS_CKPT_HEADER_BYTES,
                  .scene_hash = m->sc->hash,
                  .step = m->step,
+                 .iterations = m->sc->iterations,
                  .nx = m->grid.nx,
                  .ny = m->grid.ny,
+                 .run = m->run,
+                 .g = m->grid.g,
+                 .oi0 = m->grid.own.i0,
+                 .oi1 = m->grid.own.i1,
+                 .oj0 = m->grid.own.j0,
+                 .oj1 = m->grid.own.j1,
                  .pitch = m->grid.pitch,
                  .rows = m->grid.rows,
-                 .iterations = m->sc->iterations,
-                 .oi0 = m->grid.own.i0,
-                 .oj0 = m->grid.own.j0,
                  .nrx = m->rx.n,
-                 .nsrc = m->src.n,
-                 .run = m->run,
                  .npml = m->pml.n};
-  memcpy(h.magic, ck_magic, 8);
-  h.oi1 = m->grid.own.i1;
-  h.oj1 = m->grid.own.j1;
-  h.g = m->grid.g;
-  for (int k = 0; k < m->pml.n; ++k) {
-    h.pml_side[k] = m->pml.side[k];
+  for (int k = 0; k < 4; ++k) {
+    h.pml_side[k] = k < m->pml.n ? m->pml.side[k] : -1;
+    if (k >= m->pml.n) continue;
     const gs_fdtd_slab *p = &m->pml.slab[k];
     h.pml_box[k][0] = p->lo;
     h.pml_box[k][1] = p->hi;
     h.pml_box[k][2] = p->o0;
     h.pml_box[k][3] = p->o1;
   }
+  return h;
+}
+
+gs_status gs_fdtd_checkpoint_write(gs_fdtd_sim *m, const char *path, char *err, size_t errlen) {
+  gs_fdtd_sim_sync(m);
+  ck_part parts[16];
+  int np = ck_parts(m, parts);
+  ck_header h = ck_header_of(m);
+  uint8_t hb[GS_CKPT_HEADER_BYTES];
+  ck_encode(&h, hb); /* a placeholder until the data's length and CRC are known */
   gs_tmpfile t;
   gs_status st = gs_tmpfile_open(&t, path, err, errlen);
   if (st != GS_OK) return st;
   FILE *fp = t.fp;
-  int bad = fwrite(&h, sizeof h, 1, fp) != 1;
+  int bad = fwrite(hb, sizeof hb, 1, fp) != 1;
   uLong crc = crc32(0L, Z_NULL, 0);
   size_t chunk = 64u << 20;
   uint8_t *buf = gs_xmalloc(chunk);
@@ -110,39 +298,142 @@ gs_status gs_fdtd_checkpoint_write(gs_fdtd_sim *m, const char *path, char *err, 
     }
   }
   free(buf);
-  h.crc = (uint32_t)crc;
-  bad |= fseek(fp, 0, SEEK_SET) != 0 || fwrite(&h, sizeof h, 1, fp) != 1;
+  h.data_crc = (uint32_t)crc;
+  ck_encode(&h, hb);
+  bad |= fseek(fp, 0, SEEK_SET) != 0 || fwrite(hb, sizeof hb, 1, fp) != 1;
   return gs_tmpfile_commit(&t, bad, 1, err, errlen);
 }
 
-/* Reads count floats from fp into buf, adding them to the CRC; 0 or -1. */
-static int ck_take(FILE *fp, float *buf, size_t count, uLong *crc, uint64_t *bytes) {
-  if (count && fread(buf, sizeof(float), count, fp) != count) return -1;
-  *crc = crc32(*crc, (const Bytef *)buf, (uInt)(count * sizeof(float)));
-  *bytes += count * sizeof(float);
-  return 0;
-}
+/* ------------------------------------------------------------- reading */
 
-/* The receivers' scene indices that the nodes [i0, i1) x [j0, j1) hold in
- * run, in scene order (how a rank lists its receivers). */
-static int rx_in_box(const gs_scene *sc, int run, int64_t i0, int64_t i1, int64_t j0, int64_t j1, int *out) {
-  int n = 0;
-  for (int k = 0; k < sc->nrx; ++k) {
-    int64_t i = sc->rxs[k].i + (int64_t)run * sc->rx_di, j = sc->rxs[k].j + (int64_t)run * sc->rx_dj;
-    if (i >= i0 && i < i1 && j >= j0 && j < j1) out[n++] = k;
-  }
-  return n;
-}
-
-/* A file of the checkpoint set being read: its header and the CRC and
- * length of the data read so far. */
+/* A file of the checkpoint set being read: where it must lie in the
+ * decomposition and at which step, its header, and the CRC and length of
+ * the data read so far. */
 typedef struct ck_file {
   const char *path;
+  gs_fdtd_part want; /* the nodes its rank owned in the set's decomposition */
+  int64_t step;      /* the set's step (-1: any of 0..iterations) */
   FILE *fp;
   ck_header h;
   uLong crc;
   uint64_t bytes;
 } ck_file;
+
+/* The CPML slab parts of h against l's; GS_OK, or the reason in err. */
+static gs_status ck_check_slabs(const ck_file *f, const ck_layout *l, char *err, size_t errlen) {
+  const ck_header *h = &f->h;
+  if (h->npml != l->npml) {
+    snprintf(err, errlen, "%s: %" PRId32 " CPML slab parts, its nodes have %d", f->path, h->npml, l->npml);
+    return GS_ERR_FORMAT;
+  }
+  for (int k = 0; k < 4; ++k) {
+    int side = k < l->npml ? l->side[k] : -1;
+    int64_t zero[4] = {0, 0, 0, 0};
+    const int64_t *b = k < l->npml ? l->box[k] : zero;
+    if (h->pml_side[k] != side || memcmp(h->pml_box[k], b, sizeof zero) != 0) {
+      snprintf(err, errlen,
+               "%s: CPML slab part %d: side %" PRId32 ", nodes [%lld, %lld) x [%lld, %lld); its nodes give side %d, "
+               "[%lld, %lld) x [%lld, %lld)",
+               f->path, k, h->pml_side[k], (long long)h->pml_box[k][0], (long long)h->pml_box[k][1],
+               (long long)h->pml_box[k][2], (long long)h->pml_box[k][3], side, (long long)b[0], (long long)b[1],
+               (long long)b[2], (long long)b[3]);
+      return GS_ERR_FORMAT;
+    }
+  }
+  return GS_OK;
+}
+
+/* Every field of f's header (its CRC held) against the scene, this run and
+ * the file's place in the set, and the file's length (size) against the
+ * header: nothing is allocated or read from a file that fails. GS_OK, or
+ * the reason in err. */
+static gs_status ck_check_header(const gs_fdtd_sim *m, const ck_file *f, int64_t size, char *err, size_t errlen) {
+  const ck_header *h = &f->h;
+  const gs_scene *sc = m->sc;
+  const char *p = f->path;
+  const gs_fdtd_part *w = &f->want;
+  ck_layout l;
+  if (h->scene_hash != sc->hash) {
+    snprintf(err, errlen, "%s: made from a different scene", p);
+  } else if (h->nx != sc->nx || h->ny != sc->ny || h->iterations != sc->iterations || h->run != m->run) {
+    snprintf(
+        err, errlen,
+        "%s: does not match this run (grid %lldx%lld, %lld iterations, run %lld; this run: %lldx%lld, %lld, run %d)", p,
+        (long long)h->nx, (long long)h->ny, (long long)h->iterations, (long long)h->run + 1, (long long)sc->nx,
+        (long long)sc->ny, (long long)sc->iterations, m->run + 1);
+  } else if (f->step >= 0 ? h->step != f->step : h->step < 0 || h->step > sc->iterations) {
+    snprintf(err, errlen, "%s: step %lld, expected %s%lld", p, (long long)h->step, f->step >= 0 ? "" : "0..",
+             (long long)(f->step >= 0 ? f->step : sc->iterations));
+  } else if (h->oi0 != w->i0 || h->oi1 != w->i1 || h->oj0 != w->j0 || h->oj1 != w->j1) {
+    snprintf(err, errlen,
+             "%s: owns nodes [%lld, %lld) x [%lld, %lld); its place in the set's decomposition is "
+             "[%lld, %lld) x [%lld, %lld)",
+             p, (long long)h->oi0, (long long)h->oi1, (long long)h->oj0, (long long)h->oj1, (long long)w->i0,
+             (long long)w->i1, (long long)w->j0, (long long)w->j1);
+  } else if (h->g < 1 || h->g > GS_FDTD_MAX_DEPTH) {
+    snprintf(err, errlen, "%s: %" PRId32 " ghost layers (1..%d)", p, h->g, GS_FDTD_MAX_DEPTH);
+  } else if (ck_layout_of(sc, *w, h->g, m->run, h->step, &l)) {
+    snprintf(err, errlen, "%s: its size overflows", p);
+  } else if (h->pitch != l.pitch || h->rows != l.rows) {
+    snprintf(err, errlen, "%s: arrays of %lld x %lld floats; its nodes give %lld x %lld", p, (long long)h->pitch,
+             (long long)h->rows, (long long)l.pitch, (long long)l.rows);
+  } else if (ck_check_slabs(f, &l, err, errlen) != GS_OK) {
+    return GS_ERR_FORMAT;
+  } else if (h->nrx != l.nrx) {
+    snprintf(err, errlen, "%s: holds %" PRId32 " receivers, its nodes %d", p, h->nrx, l.nrx);
+  } else if (h->data_bytes != l.data_bytes) {
+    snprintf(err, errlen, "%s: %" PRIu64 " bytes of data; its nodes, CPML and receivers need %" PRIu64, p,
+             h->data_bytes, l.data_bytes);
+  } else if ((uint64_t)size != GS_CKPT_HEADER_BYTES + h->data_bytes) {
+    snprintf(err, errlen, "%s: %s (%lld bytes, its header says %" PRIu64 ")", p,
+             (uint64_t)size < GS_CKPT_HEADER_BYTES + h->data_bytes ? "truncated" : "longer than its header says",
+             (long long)size, GS_CKPT_HEADER_BYTES + h->data_bytes);
+  } else {
+    return GS_OK;
+  }
+  return GS_ERR_FORMAT;
+}
+
+/* Opens f->path (a regular file only: a FIFO cannot block the restart) and
+ * reads and checks its header: GS_OK with f->fp open at the data, or an
+ * error with the reason in err (f->fp closed). */
+static gs_status ck_open(const gs_fdtd_sim *m, ck_file *f, char *err, size_t errlen) {
+  gs_status st;
+  f->fp = gs_fopen_regular(f->path, &st, err, errlen);
+  if (!f->fp) return st;
+  struct stat sb;
+  uint8_t hb[GS_CKPT_HEADER_BYTES];
+  size_t got = 0;
+  if (fstat(fileno(f->fp), &sb) != 0) {
+    snprintf(err, errlen, "%s: %s", f->path, strerror(errno));
+    st = GS_ERR_IO;
+  } else if ((got = fread(hb, 1, sizeof hb, f->fp)) < 6 || memcmp(hb, ck_magic, 6) != 0) {
+    snprintf(err, errlen, "%s: not a gpustencil checkpoint", f->path);
+    st = GS_ERR_FORMAT;
+  } else if (got < sizeof hb) {
+    snprintf(err, errlen, "%s: truncated header (%zu bytes)", f->path, got);
+    st = GS_ERR_FORMAT;
+  } else {
+    st = ck_header_bytes_ok(f->path, hb, err, errlen);
+  }
+  if (st == GS_OK) {
+    ck_decode(hb, &f->h);
+    st = ck_check_header(m, f, (int64_t)sb.st_size, err, errlen);
+  }
+  if (st != GS_OK) {
+    fclose(f->fp);
+    f->fp = NULL;
+  }
+  return st;
+}
+
+/* Reads count floats from fp into buf, adding them to the CRC; 0 or -1. */
+static int ck_take(FILE *fp, float *buf, size_t count, uLong *crc, uint64_t *bytes) {
+  if (count && fread(buf, sizeof(float), count, fp) != count) return -1;
+  *crc = crc32_z(*crc, (const Bytef *)buf, count * sizeof(float));
+  *bytes += count * sizeof(float);
+  return 0;
+}
 
 /* What a restart gathers for this rank from the files of a set. */
 typedef struct ck_restore {
@@ -154,35 +445,6 @@ typedef struct ck_restore {
   int64_t covered;  /* owned nodes filled */
 } ck_restore;
 
-/* Opens f->path and reads its header: GS_OK when it is a checkpoint of this
- * version, scene, run and step (f->fp open), or an error with the reason in
- * err (f->fp closed). */
-static gs_status ck_open(const gs_fdtd_sim *m, int64_t step, ck_file *f, char *err, size_t errlen) {
-  const ck_header *h = &f->h;
-  f->fp = fopen(f->path, "rb");
-  if (!f->fp) {
-    snprintf(err, errlen, "%s: %s", f->path, strerror(errno));
-    return GS_ERR_IO;
-  }
-  gs_status st = GS_OK;
-  if (fread(&f->h, sizeof f->h, 1, f->fp) != 1 || memcmp(h->magic, ck_magic, 8) != 0 ||
-      h->header_bytes != sizeof f->h) {
-    snprintf(err, errlen, "%s: not a gpustencil checkpoint of this version (or truncated header)", f->path);
-    st = GS_ERR_FORMAT;
-  } else if (h->scene_hash != m->sc->hash) {
-    snprintf(err, errlen, "%s: made from a different scene", f->path);
-    st = GS_ERR_FORMAT;
-  } else if (h->nx != m->grid.nx || h->ny != m->grid.ny || h->iterations != m->sc->iterations || h->run != m->run ||
-             h->step != step || h->npml < 0 || h->npml > 4 || h->g < 1 || h->oi1 <= h->oi0 || h->oj1 <= h->oj0 ||
-             h->pitch < h->oi1 - h->oi0) {
-    snprintf(err, errlen, "%s: does not match this run or the rest of its set (grid %lldx%lld, run %d, step %lld)",
-             f->path, (long long)h->nx, (long long)h->ny, h->run, (long long)h->step);
-    st = GS_ERR_FORMAT;
-  }
-  if (st != GS_OK) fclose(f->fp);
-  return st;
-}
-
 /* The field arrays of f (Ez, Hx, Hy, each the file's rows in order): the
  * nodes of both (this rank's among the file's) go to the device in bands of
  * rows, at most GS_CK_BAND bytes staged. */
@@ -193,6 +455,7 @@ static gs_status ck_read_fields(ck_restore *r, ck_file *f, gs_fdtd_region both) 
   float *row = gs_xmalloc(sizeof(float) * (size_t)h->pitch);
   int64_t bw = both.i1 - both.i0 > 0 ? both.i1 - both.i0 : 1;
   int64_t band_rows = GS_CK_BAND / (bw * (int64_t)sizeof(float));
+  if (band_rows > both.j1 - both.j0) band_rows = both.j1 - both.j0; /* no more than the rows taken */
   if (band_rows < 1) band_rows = 1;
   float *band = gs_xmalloc(sizeof(float) * (size_t)(bw * band_rows));
   for (int k = 0; k < 3 && st == GS_OK; ++k) {
@@ -255,15 +518,11 @@ static gs_status ck_read_psi(ck_restore *r, ck_file *f) {
   return st;
 }
 
-/* The receiver histories of f, whose nodes hold the nold receivers
- * r->old_rx: those of this rank's receivers go to rx.hist. */
-static gs_status ck_read_history(ck_restore *r, ck_file *f, int nold, char *err, size_t errlen) {
+/* The receiver histories of f, whose nodes hold the receivers r->old_rx
+ * (h->nrx of them, checked): those of this rank's receivers go to rx.hist. */
+static gs_status ck_read_history(ck_restore *r, ck_file *f) {
   gs_fdtd_sim *m = r->m;
   const ck_header *h = &f->h;
-  if (h->nrx != nold) {
-    snprintf(err, errlen, "%s: holds %d receivers, its nodes %d", f->path, h->nrx, nold);
-    return GS_ERR_FORMAT;
-  }
   if (!h->nrx) return GS_OK;
   gs_status st = GS_OK;
   const int64_t step = r->step;
@@ -271,7 +530,7 @@ static gs_status ck_read_history(ck_restore *r, ck_file *f, int nold, char *err,
   float *hist = gs_xmalloc(sizeof(float) * per * (size_t)(step > 0 ? step : 1));
   if (ck_take(f->fp, hist, per * (size_t)step, &f->crc, &f->bytes)) st = GS_ERR_FORMAT;
   for (int q = 0; q < m->rx.n && st == GS_OK; ++q)
-    for (int k = 0; k < nold; ++k) {
+    for (int k = 0; k < h->nrx; ++k) {
       if (r->old_rx[k] != m->rx.global[q]) continue;
       r->found[q] = 1;
       for (int64_t t = 0; t < step; ++t)
@@ -282,33 +541,31 @@ static gs_status ck_read_history(ck_restore *r, ck_file *f, int nold, char *err,
   return st;
 }
 
-/* Reads the file at path into r if it holds some of this rank's nodes or
- * receivers, whole: fields, CPML auxiliaries, receiver histories, then the
- * check of its CRC and length. */
-static gs_status ck_read_file(ck_restore *r, const char *path, char *err, size_t errlen) {
+/* Reads the file at path, whose rank owned the nodes want, into r if it
+ * holds some of this rank's nodes or receivers: its header checked, then
+ * fields, CPML auxiliaries, receiver histories, and the data's CRC. */
+static gs_status ck_read_file(ck_restore *r, const char *path, gs_fdtd_part want, char *err, size_t errlen) {
   const gs_fdtd_sim *m = r->m;
-  ck_file f = {.path = path};
-  gs_status st = ck_open(m, r->step, &f, err, errlen);
-  if (st != GS_OK) return st;
-  const ck_header *h = &f.h;
   gs_fdtd_region mine = {m->grid.own.i0, m->grid.own.i1, m->grid.own.j0, m->grid.own.j1};
-  gs_fdtd_region theirs = {h->oi0, h->oi1, h->oj0, h->oj1}, both = gs_region_meet(mine, theirs);
-  int nold = rx_in_box(m->sc, m->run, h->oi0, h->oi1, h->oj0, h->oj1, r->old_rx);
+  gs_fdtd_region theirs = {want.i0, want.i1, want.j0, want.j1}, both = gs_region_meet(mine, theirs);
+  int nold = rx_in_box(m->sc, m->run, want, r->old_rx);
   int wanted = !gs_region_empty(both);
   for (int q = 0; q < m->rx.n; ++q)
     for (int k = 0; k < nold; ++k)
       wanted |= r->old_rx[k] == m->rx.global[q];
-  if (!wanted) {
-    fclose(f.fp);
-    return GS_OK;
-  }
+  if (!wanted) return GS_OK;
+  ck_file f = {.path = path, .want = want, .step = r->step};
+  gs_status st = ck_open(m, &f, err, errlen);
+  if (st != GS_OK) return st;
   f.crc = crc32(0L, Z_NULL, 0);
   st = ck_read_fields(r, &f, both);
   if (st == GS_OK) st = ck_read_psi(r, &f);
-  if (st == GS_OK) st = ck_read_history(r, &f, nold, err, errlen);
-  if (st == GS_ERR_FORMAT && !err[0]) snprintf(err, errlen, "%s: truncated", path);
-  if (st == GS_OK && (f.bytes != h->data_bytes || (uint32_t)f.crc != h->crc || fgetc(f.fp) != EOF)) st = GS_ERR_FORMAT;
-  if (st == GS_ERR_FORMAT && !err[0]) snprintf(err, errlen, "%s: corrupt (CRC or length mismatch)", path);
+  if (st == GS_OK) st = ck_read_history(r, &f);
+  if (st == GS_ERR_FORMAT) snprintf(err, errlen, "%s: truncated", path);
+  if (st == GS_OK && (f.bytes != f.h.data_bytes || (uint32_t)f.crc != f.h.data_crc || fgetc(f.fp) != EOF)) {
+    snprintf(err, errlen, "%s: corrupt (CRC or length mismatch)", path);
+    st = GS_ERR_FORMAT;
+  }
   fclose(f.fp);
   return st;
 }
@@ -332,14 +589,35 @@ static gs_status ck_check_complete(const ck_restore *r, char *err, size_t errlen
   return GS_OK;
 }
 
+/* Checkpoints of a run on several ranks: DIR/checkpoint.s<step>.r<rank>.gsck,
+ * one per rank, committed together by DIR/checkpoint.manifest (written last,
+ * atomically) naming the step and the decomposition; the previous set is
+ * removed after the new manifest is in place. One rank: DIR/checkpoint.gsck. */
+static void ck_rank_path(char *buf, size_t n, const char *dir, int64_t step, int rank) {
+  snprintf(buf, n, "%s/checkpoint.s%lld.r%05d.gsck", dir, (long long)step, rank);
+}
+
+/* What rank 0 found in a folder and every rank reads: kind (0 none, 1
+ * checkpoint.gsck, 2 a set), ranks, decomposition, step. */
+typedef struct ck_found {
+  long long kind, ranks, px, py, step;
+} ck_found;
+
+/* The nodes rank q of the set found owned (MPI_Cart_create's row-major
+ * order, as the fdtd command splits the grid). */
+static gs_fdtd_part ck_part_of(const gs_scene *sc, const ck_found *fd, long long q) {
+  int dims[2] = {(int)fd->px, (int)fd->py}, coords[2] = {(int)(q / fd->py), (int)(q % fd->py)};
+  return gs_fdtd_part_of(sc, dims, coords);
+}
+
 /* Fills this rank's nodes, CPML auxiliaries and receiver histories from the
- * checkpoint files paths[0..n) of one step, written by any decomposition and
- * halo depth: each file's header says which nodes it owns; only the files
- * holding some of this rank's nodes or receivers are read, each whole (its
- * CRC is checked). The ghost layers are left to gs_fdtd_sim_refresh. */
-static gs_status ck_read_any(gs_fdtd_sim *m, char **paths, int n, int64_t step, char *err, size_t errlen) {
+ * checkpoint fd found in dir, written by any decomposition and halo depth:
+ * only the files holding some of this rank's nodes or receivers are read,
+ * each whole (header checked first, then its data's CRC). The ghost layers
+ * are left to gs_fdtd_sim_refresh. */
+static gs_status ck_read_any(gs_fdtd_sim *m, const char *dir, const ck_found *fd, char *err, size_t errlen) {
   const gs_backend *b = m->b;
-  ck_restore r = {.m = m, .step = step};
+  ck_restore r = {.m = m, .step = fd->step};
   for (int k = 0; k < m->pml.n; ++k)
     for (int eh = 0; eh < 2; ++eh)
       r.psi[k][eh] = gs_xcalloc(m->pml.cells[k] + 1, sizeof(float));
@@ -347,16 +625,22 @@ static gs_status ck_read_any(gs_fdtd_sim *m, char **paths, int n, int64_t step, 
   r.found = gs_xcalloc((size_t)m->rx.n + 1, sizeof *r.found);
   err[0] = '\0';
   gs_status st = GS_OK;
-  for (int q = 0; q < n && st == GS_OK; ++q)
-    st = ck_read_file(&r, paths[q], err, errlen);
+  char path[1400];
+  for (long long q = 0; q < fd->ranks && st == GS_OK; ++q) {
+    if (fd->kind == 1)
+      snprintf(path, sizeof path, "%s/checkpoint.gsck", dir);
+    else
+      ck_rank_path(path, sizeof path, dir, fd->step, (int)q);
+    st = ck_read_file(&r, path, ck_part_of(m->sc, fd, q), err, errlen);
+  }
   if (st == GS_OK) st = ck_check_complete(&r, err, errlen);
   if (st == GS_OK) {
     for (int k = 0; k < m->pml.n; ++k)
       for (int eh = 0; eh < 2; ++eh)
         b->copy_h2d(m->pml.psi[k][m->fields.cur][eh], r.psi[k][eh], m->pml.cells[k] * sizeof(float), m->s);
     b->stream_sync(m->s);
-    m->step = step;
-    m->rx.flushed = step;
+    m->step = fd->step;
+    m->rx.flushed = fd->step;
   }
   for (int k = 0; k < m->pml.n; ++k)
     for (int eh = 0; eh < 2; ++eh)
@@ -366,13 +650,108 @@ static gs_status ck_read_any(gs_fdtd_sim *m, char **paths, int n, int64_t step, 
   return st;
 }
 
-/* Checkpoints of a run on several ranks: DIR/checkpoint.s<step>.r<rank>.gsck,
- * one per rank, committed together by DIR/checkpoint.manifest (written last,
- * atomically) naming the step and the decomposition; the previous set is
- * removed after the new manifest is in place. One rank: DIR/checkpoint.gsck. */
-static void ck_rank_path(char *buf, size_t n, const char *dir, int64_t step, int rank) {
-  snprintf(buf, n, "%s/checkpoint.s%lld.r%05d.gsck", dir, (long long)step, rank);
+/* Rank 0: DIR/checkpoint.gsck's header, checked as one rank's file of the
+ * whole grid at any step; fd filled. */
+static gs_status ck_probe_single(const gs_fdtd_sim *m, const char *path, ck_found *fd, char *err, size_t errlen) {
+  const gs_scene *sc = m->sc;
+  ck_file f = {.path = path, .want = {0, sc->nx + 1, 0, sc->ny + 1}, .step = -1};
+  gs_status st = ck_open(m, &f, err, errlen);
+  if (st != GS_OK) return st;
+  fclose(f.fp);
+  *fd = (ck_found){1, 1, 1, 1, f.h.step};
+  return GS_OK;
 }
+
+/* Rank 0: the manifest at path, refused unless it is exactly what
+ * gs_ckpt_save writes for this scene with a rank count of 1..GS_CK_MAX_RANKS
+ * equal to its decomposition's, a step of 0..iterations and every rank's
+ * file present; fd filled. Nothing is allocated from what it claims. */
+static gs_status ck_probe_manifest(const gs_fdtd_sim *m, const char *dir, const char *path, ck_found *fd, char *err,
+                                   size_t errlen) {
+  const gs_scene *sc = m->sc;
+  gs_status st;
+  FILE *fp = gs_fopen_regular(path, &st, err, errlen);
+  if (!fp) return st;
+  char text[512], canon[512];
+  size_t n = fread(text, 1, sizeof text - 1, fp);
+  int longer = fgetc(fp) != EOF;
+  fclose(fp);
+  text[n] = '\0';
+  unsigned long long hash = 0;
+  long long q[4] = {0, 0, 0, 0}; /* ranks, px, py, step */
+  int ok = !longer && strlen(text) == n &&
+           sscanf(text, "gpustencil checkpoint manifest 1 ranks %lld decomp %lldx%lld step %lld scene %llx", &q[0],
+                  &q[1], &q[2], &q[3], &hash) == 5;
+  if (ok) /* the numbers as the writer prints them, nothing else */
+    snprintf(canon, sizeof canon,
+             "gpustencil checkpoint manifest 1\nranks %lld\ndecomp %lldx%lld\nstep %lld\nscene %016llx\n", q[0], q[1],
+             q[2], q[3], hash);
+  if (!ok || strcmp(canon, text) != 0) {
+    snprintf(err, errlen, "%s: not a gpustencil checkpoint manifest", path);
+  } else if (hash != sc->hash) {
+    snprintf(err, errlen, "%s: made from a different scene", path);
+  } else if (q[0] < 1 || q[0] > GS_CK_MAX_RANKS) {
+    snprintf(err, errlen, "%s: names %lld ranks (1..%d)", path, q[0], GS_CK_MAX_RANKS);
+  } else if (q[1] < 1 || q[2] < 1 || q[1] > q[0] || q[2] > q[0] || q[1] * q[2] != q[0] || q[1] > sc->nx + 1 ||
+             q[2] > sc->ny + 1) {
+    snprintf(err, errlen, "%s: decomposition %lldx%lld does not split this grid into %lld ranks", path, q[1], q[2],
+             q[0]);
+  } else if (q[3] < 0 || q[3] > sc->iterations) {
+    snprintf(err, errlen, "%s: step %lld, expected 0..%lld", path, q[3], (long long)sc->iterations);
+  } else {
+    *fd = (ck_found){2, q[0], q[1], q[2], q[3]};
+    char rp[1400];
+    for (long long r = 0; r < q[0]; ++r) {
+      ck_rank_path(rp, sizeof rp, dir, q[3], (int)r);
+      if (access(rp, F_OK) != 0) {
+        snprintf(err, errlen, "%s: %s (a file of the set %s commits)", rp, strerror(errno), path);
+        return GS_ERR_FORMAT;
+      }
+    }
+    return GS_OK;
+  }
+  return GS_ERR_FORMAT;
+}
+
+/* Collective: loads the checkpoint in dir, written by any number of ranks,
+ * decomposition and halo depth (docs/fdtd.md): a set (DIR/checkpoint.manifest
+ * and one file per rank) or one file (DIR/checkpoint.gsck); a 1-rank run
+ * prefers the one file, several ranks the set. GS_OK on every rank or an
+ * error on every rank (the reason in err on the rank that found it); *old
+ * says what was read. */
+gs_status gs_ckpt_load(gs_fdtd_sim *m, const gs_comm *c, const char *dir, gs_ckpt_old *old, char *err, size_t errlen) {
+  char path[1400], single[1400];
+  gs_status st = GS_OK;
+  snprintf(single, sizeof single, "%s/checkpoint.gsck", dir);
+  snprintf(path, sizeof path, "%s/checkpoint.manifest", dir);
+  ck_found fd = {0, 0, 0, 0, -1};
+  err[0] = '\0';
+  if (c->rank == 0) {
+    int have_single = access(single, F_OK) == 0, have_set = access(path, F_OK) == 0;
+    if (have_single && (c->size == 1 || !have_set)) {
+      st = ck_probe_single(m, single, &fd, err, errlen);
+    } else if (have_set) {
+      st = ck_probe_manifest(m, dir, path, &fd, err, errlen);
+    } else {
+      snprintf(err, errlen, "%.900s: no checkpoint there (checkpoint.gsck or checkpoint.manifest)", dir);
+      st = GS_ERR_IO;
+    }
+    if (st != GS_OK) fd.kind = 0;
+  }
+  GS_MPI_CHECK(MPI_Bcast(&fd, 5, MPI_LONG_LONG, 0, c->world));
+  *old = (gs_ckpt_old){(int)fd.kind, (int)fd.ranks, fd.step};
+  if (fd.kind != 0)
+    st = ck_read_any(m, dir, &fd, err, errlen);
+  else if (c->rank != 0)
+    st = GS_ERR_FORMAT; /* rank 0 says why */
+  /* The lowest rank that failed says why. */
+  int me = st != GS_OK ? c->rank : c->size, first = c->size;
+  GS_MPI_CHECK(MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, c->world));
+  if (first < c->size && c->rank != first) err[0] = '\0';
+  return first < c->size ? (st != GS_OK ? st : GS_ERR_FORMAT) : GS_OK;
+}
+
+/* ------------------------------------------------------ saving, removing */
 
 void gs_ckpt_save(gs_fdtd_sim *m, const gs_comm *c, const int dims[2], const char *dir, int64_t *prev) {
   char path[1400], err[1024];
@@ -400,22 +779,54 @@ void gs_ckpt_save(gs_fdtd_sim *m, const gs_comm *c, const int dims[2], const cha
   *prev = m->step;
 }
 
-/* Removes the checkpoint of a completed run. */
+/* Whether name is a checkpoint file (sets 1: checkpoint.gsck, the manifest,
+ * a rank's file of any set) or a temporary one a killed run left behind. */
+static int ck_is_ours(const char *name, int sets) {
+  if (strncmp(name, "checkpoint.", 11) != 0) return 0;
+  if (strstr(name, ".gsck.tmp-") || strncmp(name, "checkpoint.manifest.tmp-", 24) == 0) return 1;
+  if (!sets) return 0;
+  if (strcmp(name, "checkpoint.gsck") == 0 || strcmp(name, "checkpoint.manifest") == 0) return 1;
+  long long s;
+  int r, end = 0;
+  return sscanf(name, "checkpoint.s%lld.r%d.gsck%n", &s, &r, &end) == 2 && end > 0 && name[end] == '\0';
+}
+
+/* Rank 0: removes the temporaries of killed runs in dir, and with sets every
+ * checkpoint there too. */
+static void ck_sweep(const char *dir, int sets) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  char path[1400];
+  for (struct dirent *e; (e = readdir(d)) != NULL;)
+    if (ck_is_ours(e->d_name, sets)) {
+      snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+      if (unlink(path) == 0) gs_log_debug("checkpoint: removed stale %s", path);
+    }
+  closedir(d);
+}
+
+/* Whether the folders a and b are one (not the same spelling: the same
+ * inode). */
+static int same_folder(const char *a, const char *b) {
+  struct stat sa, sb;
+  return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+void gs_ckpt_clean(const gs_comm *c, const char *dir, const char *restart) {
+  if (c->rank == 0) ck_sweep(dir, !restart || !same_folder(dir, restart));
+  GS_MPI_CHECK(MPI_Barrier(c->world)); /* nothing of this run is written before */
+}
+
 void gs_ckpt_remove(const gs_comm *c, const char *dir, int64_t step) {
   char path[1400];
-  if (c->size == 1) {
-    snprintf(path, sizeof path, "%s/checkpoint.gsck", dir);
-    unlink(path);
-    return;
-  }
-  if (c->rank == 0) {
-    snprintf(path, sizeof path, "%s/checkpoint.manifest", dir);
-    unlink(path);
-  }
-  if (step >= 0) {
+  if (c->size > 1 && step >= 0) {
     ck_rank_path(path, sizeof path, dir, step, c->rank);
     unlink(path);
   }
+  /* Everything else too: an older set a kill left behind, the set a restart
+   * read, temporaries. The next run writes only after this barrier. */
+  if (c->rank == 0) ck_sweep(dir, 1);
+  GS_MPI_CHECK(MPI_Barrier(c->world));
 }
 
 /* Removes an old checkpoint (collective: the files are shared out over the ranks). */
@@ -436,80 +847,4 @@ void gs_ckpt_drop(const gs_comm *c, const char *dir, gs_ckpt_old *old) {
     }
   }
   old->kind = 0;
-}
-
-/* Collective: loads the checkpoint in dir, written by any number of ranks,
- * decomposition and halo depth (docs/fdtd.md): a set (DIR/checkpoint.manifest
- * and one file per rank) or one file (DIR/checkpoint.gsck); a 1-rank run
- * prefers the one file, several ranks the set. GS_OK on every rank or an
- * error on every rank (the reason in err on the rank that found it); *old
- * says what was read. */
-gs_status gs_ckpt_load(gs_fdtd_sim *m, const gs_comm *c, const char *dir, gs_ckpt_old *old, char *err, size_t errlen) {
-  char path[1400], single[1400];
-  gs_status st = GS_OK;
-  snprintf(single, sizeof single, "%s/checkpoint.gsck", dir);
-  snprintf(path, sizeof path, "%s/checkpoint.manifest", dir);
-  long long info[3] = {0, 0, -1}; /* kind, ranks, step */
-  err[0] = '\0';
-  if (c->rank == 0) {
-    int have_single = access(single, F_OK) == 0, have_set = access(path, F_OK) == 0;
-    if (have_single && (c->size == 1 || !have_set)) {
-      FILE *fp = fopen(single, "rb");
-      ck_header h;
-      if (!fp || fread(&h, sizeof h, 1, fp) != 1 || memcmp(h.magic, ck_magic, 8) != 0) {
-        snprintf(err, errlen, "%.900s: not a gpustencil checkpoint of this version (or unreadable)", single);
-        st = GS_ERR_FORMAT;
-      } else {
-        info[0] = 1;
-        info[1] = 1;
-        info[2] = h.step;
-      }
-      if (fp) fclose(fp);
-    } else if (have_set) {
-      FILE *fp = fopen(path, "r");
-      unsigned long long hash = 0;
-      long long px, py;
-      if (!fp ||
-          fscanf(fp, "gpustencil checkpoint manifest 1 ranks %lld decomp %lldx%lld step %lld scene %llx", &info[1], &px,
-                 &py, &info[2], &hash) != 5 ||
-          info[1] < 1 || info[2] < 0) {
-        snprintf(err, errlen, "%.900s: not a gpustencil checkpoint manifest", path);
-        st = GS_ERR_FORMAT;
-      } else if (hash != m->sc->hash) {
-        snprintf(err, errlen, "%.900s: made from a different scene", path);
-        st = GS_ERR_FORMAT;
-      } else {
-        info[0] = 2;
-      }
-      if (fp) fclose(fp);
-    } else {
-      snprintf(err, errlen, "%.900s: no checkpoint there (checkpoint.gsck or checkpoint.manifest)", dir);
-      st = GS_ERR_IO;
-    }
-    if (st != GS_OK) info[0] = 0;
-  }
-  GS_MPI_CHECK(MPI_Bcast(info, 3, MPI_LONG_LONG, 0, c->world));
-  *old = (gs_ckpt_old){(int)info[0], (int)info[1], info[2]};
-  if (info[0] != 0) {
-    int n = (int)info[1];
-    char **paths = gs_xcalloc((size_t)n, sizeof *paths);
-    for (int r = 0; r < n; ++r) {
-      paths[r] = gs_xmalloc(1400);
-      if (info[0] == 1)
-        snprintf(paths[r], 1400, "%s", single);
-      else
-        ck_rank_path(paths[r], 1400, dir, info[2], r);
-    }
-    st = ck_read_any(m, paths, n, info[2], err, errlen);
-    for (int r = 0; r < n; ++r)
-      free(paths[r]);
-    free(paths);
-  } else if (c->rank != 0) {
-    st = GS_ERR_FORMAT; /* rank 0 says why */
-  }
-  /* The lowest rank that failed says why. */
-  int me = st != GS_OK ? c->rank : c->size, first = c->size;
-  GS_MPI_CHECK(MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, c->world));
-  if (first < c->size && c->rank != first) err[0] = '\0';
-  return first < c->size ? (st != GS_OK ? st : GS_ERR_FORMAT) : GS_OK;
 }

@@ -499,6 +499,7 @@ static void run_all(fdtd_job *j) {
   j->depth = gs_fdtd_agree_depth(sc, j->backend, &j->part, j->spread.depth, j->cart);
   if (memory_refused(j)) return;
   if (j->root && j->runs > 1 && sc->nrx) j->bscan = gs_xcalloc((size_t)j->runs * (size_t)sc->iterations, sizeof(float));
+  gs_ckpt_clean(j->c, j->outdir, j->o->restart); /* what killed runs left there */
   for (int64_t r = 0; r < j->runs && j->status == GS_EXIT_OK; ++r)
     if (run_once(j, r)) break;
   if (j->root && j->bscan && j->status == GS_EXIT_OK) {
