@@ -99,7 +99,8 @@ def main():
             values[(g, s)] = float(r["gbs"])
             peer = max(peer, float(r["peer_256m_gbs"]))
         lines = [(peer, f"cudaMemcpyPeer {peer:.0f}"), (0.9 * peer, "90%")] if peer else []
-        ymax = max([peer * 1.1] + [v * 1.1 for v in values.values()])
+        # Rates print with two decimals: a slow run (a sanitized build) can read 0.00 everywhere.
+        ymax = max([peer * 1.1] + [v * 1.1 for v in values.values()]) or 1.0
         svg = bars("bench halo: GB/s sent per rank and exchange", groups, series, values, "GB/s", ymax, lines)
         path = os.path.join(outdir, "halo.svg")
         open(path, "w").write(svg)
