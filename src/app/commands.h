@@ -8,7 +8,6 @@
 
 #include "backend.h"
 #include "comm.h"
-#include "config.h"
 #include "fdtd.h"
 #include "options.h"
 #include "placement.h"
@@ -18,7 +17,6 @@ typedef struct gs_run {
   gs_comm comm;
   const gs_backend *backend;
   gs_placement place;
-  gs_config config; /* the environment switches, read once */
 } gs_run;
 
 typedef struct gs_command {

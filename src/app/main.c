@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "config.h"
 #include "log.h"
 
 /* Options every command takes. */
@@ -93,13 +94,14 @@ static int run_command(gs_run *run, const gs_command *cmd, int argc, char **argv
     parsed_free(&p);
     return GS_EXIT_OK;
   }
-  gs_config_load(&run->config, cfg_err, sizeof cfg_err);
+  gs_config config; /* installed for everything below: gs_config_get() */
+  gs_config_load(&config, cfg_err, sizeof cfg_err);
   if (gs_comm_agree(cfg_err[0] != 0, run->comm.world)) {
     if (cfg_err[0]) gs_log_error("%s: %s", cmd->name, cfg_err);
     parsed_free(&p);
     return GS_EXIT_USAGE;
   }
-  gs_config_set(&run->config);
+  gs_config_set(&config);
   const common_opts *co = common_of(&p);
   char why[256] = "";
   run->backend = gs_backend_choose(co->backend, why, sizeof why);

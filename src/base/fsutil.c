@@ -86,16 +86,20 @@ int gs_open_regular(const char *path, char *why, size_t whylen) {
   return fd;
 }
 
-FILE *gs_fopen_regular(const char *path, gs_status *st, char *err, size_t errlen) {
-  if (st) *st = GS_ERR_IO;
-  char why[256];
-  int fd = gs_open_regular(path, why, sizeof why);
+FILE *gs_fopen_input(const char *path, char *why, size_t whylen) {
+  int fd = gs_open_regular(path, why, whylen);
   FILE *f = fd < 0 ? NULL : fdopen(fd, "rb");
-  if (!f) {
-    snprintf(err, errlen, "%s: %s", path, fd < 0 ? why : strerror(errno));
-    if (fd >= 0) close(fd);
-    return NULL;
+  if (!f && fd >= 0) {
+    snprintf(why, whylen, "%s", strerror(errno));
+    close(fd);
   }
-  if (st) *st = GS_OK;
+  return f;
+}
+
+FILE *gs_fopen_regular(const char *path, gs_status *st, char *err, size_t errlen) {
+  char why[256];
+  FILE *f = gs_fopen_input(path, why, sizeof why);
+  if (!f) snprintf(err, errlen, "%s: %s", path, why);
+  if (st) *st = f ? GS_OK : GS_ERR_IO;
   return f;
 }

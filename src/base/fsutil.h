@@ -17,6 +17,8 @@ int gs_mkdirs(const char *path, int whole);
  * failure returns NULL with "PATH: reason" in err (GS_ERR_IO in *st when st
  * is not NULL; missing files say so as strerror does). */
 FILE *gs_fopen_regular(const char *path, gs_status *st, char *err, size_t errlen);
+/* The same with only the reason in why, for callers that name the file themselves. */
+FILE *gs_fopen_input(const char *path, char *why, size_t whylen);
 /* The same as a file descriptor: >= 0, or -1 with only the reason in why
  * ("a FIFO, not a regular file", "No such file or directory"). */
 int gs_open_regular(const char *path, char *why, size_t whylen);

@@ -66,12 +66,8 @@ static gs_status fail(char *err, size_t errlen, gs_status st, const char *fmt, c
 gs_status gs_png_peek(const char *path, uint32_t *width, uint32_t *height, char *err, size_t errlen) {
   unsigned char h[33];
   char why[256];
-  int fd = gs_open_regular(path, why, sizeof why);
-  FILE *fp = fd < 0 ? NULL : fdopen(fd, "rb");
-  if (!fp) {
-    if (fd >= 0) close(fd);
-    return fail(err, errlen, GS_ERR_IO, "%s", fd < 0 ? why : strerror(errno));
-  }
+  FILE *fp = gs_fopen_input(path, why, sizeof why);
+  if (!fp) return fail(err, errlen, GS_ERR_IO, "%s", why);
   size_t n = fread(h, 1, sizeof h, fp);
   fclose(fp);
   if (n < 8 || png_sig_cmp(h, 0, 8) != 0)
@@ -107,11 +103,7 @@ static void set_limits(png_structp png) {
  * gs_png_reader_close. */
 static gs_status lib_open(gs_png_reader *r, const char *path, char *err, size_t errlen) {
   char why[256];
-  int fd = gs_open_regular(path, why, sizeof why);
-  if (fd < 0 || !(r->fp = fdopen(fd, "rb"))) {
-    if (fd >= 0) close(fd);
-    return fail(err, errlen, GS_ERR_IO, "%s", fd < 0 ? why : strerror(errno));
-  }
+  if (!(r->fp = gs_fopen_input(path, why, sizeof why))) return fail(err, errlen, GS_ERR_IO, "%s", why);
   unsigned char sig[8];
   size_t n = fread(sig, 1, 8, r->fp);
   if (n < 8 || png_sig_cmp(sig, 0, 8) != 0)
