@@ -41,6 +41,12 @@ typedef struct gs_fdtd_coef {
   float ca, cbx, cby, src;
 } gs_fdtd_coef;
 
+/* Magnetic update coefficients of one material (gprMax's DA, DBx, DBy):
+ * Hx = da Hx - dby dEz/dy-difference, Hy = da Hy + dbx dEz/dx-difference. */
+typedef struct gs_fdtd_hcoef {
+  float da, dbx, dby;
+} gs_fdtd_hcoef;
+
 /* One CPML slab normal to x (dir 0) or y (dir 1): nodes with the index along
  * dir in [lo, hi) and the other index in [o0, o1). Profiles (hi - lo values,
  * device memory) for E at nodes and for H at half nodes: b, a and k
@@ -65,6 +71,11 @@ typedef struct gs_fdtd_step_args {
   int64_t nx, ny; /* global Ez nodes 0..nx x 0..ny; Ez on the outer rows and columns stays 0 */
   float chx, chy;
   const gs_fdtd_coef *coef; /* GS_FDTD_MAX_MATERIALS entries */
+  /* Magnetic materials: the material of each node's Hx and Hy (same layout
+   * as mat) and their coefficients; NULL when every H node is free space
+   * (then chx, chy serve, and regions away from the CPML take the fast path). */
+  const uint8_t *hmx, *hmy;
+  const gs_fdtd_hcoef *hcoef;
   int nslab;                /* 0 for regions that touch no slab */
   gs_fdtd_slab slab[4];
   int concurrent; /* GPU: other streams share the device (overlapped exchange): see kernels/fdtd.cu, launch() */

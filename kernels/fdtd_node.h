@@ -27,14 +27,21 @@ GS_HD int64_t gs_fdtd_at(const gs_fdtd_step_args *a, int64_t i, int64_t j) {
 GS_HD float gs_fdtd_hx_new(const gs_fdtd_step_args *a, int64_t i, int64_t j, int own) {
   int64_t k = gs_fdtd_at(a, i, j);
   float d = a->ez[k + a->pitch] - a->ez[k];
-  float h = a->hx[k] - a->chy * d;
+  float cb = a->chy, h;
+  if (a->hmx) { /* gprMax's DA Hx - DBy dEz (DA is exactly 1 without magnetic loss) */
+    gs_fdtd_hcoef c = a->hcoef[a->hmx[k]];
+    cb = c.dby;
+    h = c.da * a->hx[k] - cb * d;
+  } else {
+    h = a->hx[k] - cb * d;
+  }
   for (int s = 0; s < a->nslab; ++s) {
     const gs_fdtd_slab *p = &a->slab[s];
     if (p->dir != 1 || j < p->lo || j >= p->hi || i < p->o0 || i >= p->o1) continue;
     int64_t q = j - p->lo, w = (q * (p->o1 - p->o0)) + (i - p->o0);
-    float psi = p->bh[q] * p->psi_h_in[w] + p->ah[q] * d;
-    if (own) p->psi_h_out[w] = psi;
-    h = h - a->chy * (p->kh[q] * d + psi);
+    float psi = p->psi_h_in[w];
+    if (own) p->psi_h_out[w] = p->bh[q] * psi + p->ah[q] * d;
+    h = h - cb * (p->kh[q] * d + psi);
   }
   return h;
 }
@@ -44,14 +51,21 @@ GS_HD float gs_fdtd_hx_new(const gs_fdtd_step_args *a, int64_t i, int64_t j, int
 GS_HD float gs_fdtd_hy_new(const gs_fdtd_step_args *a, int64_t i, int64_t j, int own) {
   int64_t k = gs_fdtd_at(a, i, j);
   float d = a->ez[k + 1] - a->ez[k];
-  float h = a->hy[k] + a->chx * d;
+  float cb = a->chx, h;
+  if (a->hmy) {
+    gs_fdtd_hcoef c = a->hcoef[a->hmy[k]];
+    cb = c.dbx;
+    h = c.da * a->hy[k] + cb * d;
+  } else {
+    h = a->hy[k] + cb * d;
+  }
   for (int s = 0; s < a->nslab; ++s) {
     const gs_fdtd_slab *p = &a->slab[s];
     if (p->dir != 0 || i < p->lo || i >= p->hi || j < p->o0 || j >= p->o1) continue;
     int64_t q = i - p->lo, w = (q * (p->o1 - p->o0)) + (j - p->o0);
-    float psi = p->bh[q] * p->psi_h_in[w] + p->ah[q] * d;
-    if (own) p->psi_h_out[w] = psi;
-    h = h + a->chx * (p->kh[q] * d + psi);
+    float psi = p->psi_h_in[w];
+    if (own) p->psi_h_out[w] = p->bh[q] * psi + p->ah[q] * d;
+    h = h + cb * (p->kh[q] * d + psi);
   }
   return h;
 }
@@ -71,8 +85,8 @@ GS_HD void gs_fdtd_e(const gs_fdtd_step_args *a, int64_t i, int64_t j, float hx,
     if (along < p->lo || along >= p->hi || other < p->o0 || other >= p->o1) continue;
     int64_t q = along - p->lo, w = (q * (p->o1 - p->o0)) + (other - p->o0);
     float d = p->dir == 0 ? dhy : dhx;
-    float psi = p->be[q] * p->psi_e_in[w] + p->ae[q] * d;
-    p->psi_e_out[w] = psi;
+    float psi = p->psi_e_in[w];
+    p->psi_e_out[w] = p->be[q] * psi + p->ae[q] * d;
     if (p->dir == 0)
       ez = ez + c.cbx * (p->ke[q] * d + psi);
     else
@@ -103,9 +117,11 @@ GS_HD void gs_fdtd_node(const gs_fdtd_step_args *a, int64_t i, int64_t j) {
 }
 
 /* 1 when no CPML slab is in reach of region r's updates: not at its nodes,
- * nor at the neighbours' H they recompute (one node lower in x and y). Such
- * regions take the plain update (the marching kernel, step_plain). */
+ * nor at the neighbours' H they recompute (one node lower in x and y), and H
+ * is free space everywhere. Such regions take the plain update (the marching
+ * kernel, step_plain). */
 GS_HD int gs_fdtd_slab_free(const gs_fdtd_step_args *a, gs_fdtd_region r) {
+  if (a->hmx) return 0;
   for (int q = 0; q < a->nslab; ++q) {
     const gs_fdtd_slab *p = &a->slab[q];
     int64_t al = p->dir == 0 ? r.i0 - 1 : r.j0 - 1, ah = p->dir == 0 ? r.i1 : r.j1;

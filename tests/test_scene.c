@@ -111,9 +111,10 @@ static void good_full_scene(void) {
   CHECK(s.nmaterials == 4 && strcmp(s.materials[0].name, "free_space") == 0 && s.materials[1].pec == 1);
   CHECK(strcmp(s.materials[2].name, "soil") == 0 && s.materials[2].er == 6 && s.materials[2].sigma == 0.005);
   CHECK(strcmp(s.materials[3].name, "water") == 0 && s.materials[3].pec == 0);
-  CHECK(s.nobjects == 2 && s.objects[0].type == GS_OBJ_BOX && s.objects[0].material == 2 && s.objects[0].x1 == 0.1 &&
-        s.objects[0].y1 == 0.04);
-  CHECK(s.objects[1].type == GS_OBJ_CYLINDER && s.objects[1].material == 3 && s.objects[1].r == 0.01);
+  /* gprMax's cells: the box covers cells [0, 50) x [0, 20), the cylinder is held in float. */
+  CHECK(s.nobjects == 2 && s.objects[0].type == GS_OBJ_BOX && s.objects[0].material == 2 && s.objects[0].ci1 == 50 &&
+        s.objects[0].cj1 == 20 && s.objects[0].averaging == 1);
+  CHECK(s.objects[1].type == GS_OBJ_CYLINDER && s.objects[1].material == 3 && s.objects[1].fr == 0.01f);
   CHECK(gs_scene_material_at(&s, 5, 5) == 2 && gs_scene_material_at(&s, 25, 10) == 3 &&
         gs_scene_material_at(&s, 25, 30) == 0);
   CHECK(s.nwaveforms == 2 && s.waveforms[0].type == GS_WAVE_RICKER && s.waveforms[0].freq == 1.5e9);
@@ -121,7 +122,8 @@ static void good_full_scene(void) {
   CHECK(s.nsources == 2 && s.sources[0].i == 10 && s.sources[0].j == 30 && s.sources[0].waveform == 0 &&
         s.sources[0].start == 0 && isinf(s.sources[0].stop));
   CHECK(s.sources[1].i == 15 && s.sources[1].waveform == 1 && s.sources[1].start == 1e-9 && s.sources[1].stop == 2e-9);
-  CHECK(s.nrx == 2 && strcmp(s.rxs[0].name, "rx1") == 0 && s.rxs[0].i == 20 && s.rxs[0].j == 30);
+  CHECK(s.nrx == 2 && strcmp(s.rxs[0].name, "Rx(20,30,0)") == 0 && s.rxs[0].i == 20 && s.rxs[0].j == 30);
+  CHECK(s.rxs[0].outputs == GS_OUT_DEFAULT && s.rxs[1].outputs == (1u << GS_OUT_EZ | 1u << GS_OUT_HX | 1u << GS_OUT_HY));
   CHECK(strcmp(s.rxs[1].name, "probe") == 0 && s.rxs[1].i == 30);
   CHECK(s.pml[0] == 5 && s.pml[1] == 5 && s.pml[2] == 5 && s.pml[3] == 5);
   CHECK(s.src_di == 2 && s.src_dj == 0 && s.rx_di == 1 && s.rx_dj == 1 && s.snapshot_every == 25);

@@ -15,13 +15,12 @@
 #include "comm.h"
 #include "config.h"
 #include "fdtd_internal.h"
+#include "geometry.h"
 #include "halo.h"
 #include "log.h"
 #include "options.h"
 
-#define GS_EPS0 8.8541878128e-12
-#define GS_MU0 1.25663706212e-6
-#define GS_Z0 376.730313668
+
 #define GS_RX_CHUNK 256
 /* --halo-depth auto: this depth for parts of at most this many nodes (GPU). */
 #define GS_FDTD_AUTO_DEPTH 4
@@ -55,9 +54,26 @@ static double profile(const gs_cfs_param *p, double depth, double max) {
 }
 
 /* CPML profiles of one slab: depth of index k's E node and H half node. */
-static void pml_profiles(const gs_scene *sc, double d, double er, int64_t n, int lower, int64_t nodes, float *out) {
-  double sigma_max =
-      sc->cfs_sigma.max >= 0 ? sc->cfs_sigma.max : 0.8 * (sc->cfs_sigma.order + 1) / (GS_Z0 * d * sqrt(er));
+/* gprMax's HORIPML (first order) in the kernels' form (kernels/fdtd_node.h):
+ * field += c (k d + psi), then psi = b psi + a d, with d the field
+ * difference and psi = RB Phi d_cell, so that k = RA - 1, b = RE and
+ * a = -RB RF, where tmp = 2 e0 kappa + dt (alpha kappa + sigma), RA = (2 e0 +
+ * dt alpha) / tmp, RB = 2 e0 kappa / tmp, RE = (2 e0 kappa - dt (alpha kappa +
+ * sigma)) / tmp, RF = 2 sigma dt / (kappa tmp). gprMax holds constant
+ * profiles in float, so 2 e0 kappa is rounded to float there. */
+static void horipml(const gs_scene *sc, double sigma, double kappa, double alpha, float *b, float *a, float *k) {
+  double e2 = 2 * GS_EPS0;
+  double e2k = sc->cfs_kappa.order == 0 ? (double)(float)(e2 * (double)(float)kappa) : e2 * kappa;
+  double e2a = sc->cfs_alpha.order == 0 ? (double)(float)(e2 + sc->dt * (double)(float)alpha) : e2 + sc->dt * alpha;
+  double loss = sc->dt * (alpha * kappa + sigma), tmp = e2k + loss;
+  float ra = (float)(e2a / tmp), rb = (float)(e2k / tmp), re = (float)((e2k - loss) / tmp);
+  float rf = (float)(2 * sigma * sc->dt / (kappa * tmp));
+  *b = re;
+  *a = -(rb * rf);
+  *k = ra - 1.0f;
+}
+
+static void pml_profiles(const gs_scene *sc, double sigma_max, int64_t n, int lower, int64_t nodes, float *out) {
   for (int half = 0; half < 2; ++half)
     for (int64_t k = 0; k < nodes; ++k) {
       /* lower slab: node k at depth (n - k) / n; upper: k / n (k from the inner face) */
@@ -67,28 +83,9 @@ static void pml_profiles(const gs_scene *sc, double d, double er, int64_t n, int
       double sigma = profile(&sc->cfs_sigma, depth, sigma_max);
       double kappa = profile(&sc->cfs_kappa, depth, sc->cfs_kappa.max);
       double alpha = profile(&sc->cfs_alpha, depth, sc->cfs_alpha.max);
-      if (depth == 0 && sc->cfs_sigma.min == 0) sigma = 0;
-      double b = exp(-(sigma / kappa + alpha) * sc->dt / GS_EPS0);
-      double a = (sigma == 0 && alpha == 0) ? 0 : sigma / (sigma * kappa + kappa * kappa * alpha) * (b - 1);
       float *base = out + (size_t)half * 3 * (size_t)nodes;
-      base[k] = (float)b;
-      base[nodes + k] = (float)a;
-      base[2 * nodes + k] = (float)(1 / kappa - 1);
+      horipml(sc, sigma, kappa, alpha, &base[k], &base[nodes + k], &base[2 * nodes + k]);
     }
-}
-
-static double slab_permittivity(const gs_scene *sc, int dir, int64_t lo, int64_t hi) {
-  double sum = 0;
-  int64_t n = 0;
-  int64_t o1 = dir == 0 ? sc->ny : sc->nx;
-  for (int64_t a = lo; a < hi; ++a)
-    for (int64_t o = 1; o < o1; o += (o1 > 64 ? o1 / 64 : 1)) {
-      int m = dir == 0 ? gs_scene_material_at(sc, a, o) : gs_scene_material_at(sc, o, a);
-      if (sc->materials[m].pec) continue;
-      sum += sc->materials[m].er;
-      ++n;
-    }
-  return n ? sum / (double)n : 1.0;
 }
 
 void gs_fdtd_sim_init(gs_fdtd_sim *m, const gs_scene *sc, const gs_backend *b, int run) {
@@ -177,33 +174,73 @@ static void init_fields(gs_fdtd_sim *m) {
   m->fields.v.g = m->grid.g;
 }
 
-/* The material of every node of the arrays (ghosts included; 0 outside the
- * grid), on the host and the device, and the update coefficients. */
-static void init_materials(gs_fdtd_sim *m) {
+/* gprMax's update coefficients of material mt (float64, stored as float):
+ * E: CA, CBx, CBy, srce (pec: zero); H: DA, DBx, DBy. */
+static gs_fdtd_coef e_coef(const gs_scene *sc, const gs_material *mt) {
+  if (mt->pec) return (gs_fdtd_coef){0, 0, 0, 0};
+  double ea = GS_EPS0 * mt->er / sc->dt + 0.5 * mt->sigma, eb = GS_EPS0 * mt->er / sc->dt - 0.5 * mt->sigma;
+  return (gs_fdtd_coef){(float)(eb / ea), (float)(1 / sc->dx * 1 / ea), (float)(1 / sc->dy * 1 / ea), (float)(1 / ea)};
+}
+
+static gs_fdtd_hcoef h_coef(const gs_scene *sc, const gs_material *mt) {
+  double ha = GS_MU0 * mt->mr / sc->dt + 0.5 * mt->sm, hb = GS_MU0 * mt->mr / sc->dt - 0.5 * mt->sm;
+  return (gs_fdtd_hcoef){(float)(hb / ha), (float)(1 / sc->dx * 1 / ha), (float)(1 / sc->dy * 1 / ha)};
+}
+
+/* One byte per node of the arrays (0, pec's coefficients, outside the grid)
+ * from the geometry's node materials, to the device. */
+static uint8_t *node_bytes(gs_fdtd_sim *m, const gs_geometry *geo, const uint16_t *ids, uint8_t **dev) {
+  const gs_fdtd_part *own = &m->grid.own;
+  const int g = m->grid.g;
+  uint8_t *host = gs_xcalloc(m->grid.nelem, 1);
+  for (int64_t j = own->j0 - g; j < own->j1 + g; ++j)
+    for (int64_t i = own->i0 - g; i < own->i1 + g; ++i)
+      if (i >= 0 && i <= m->sc->nx && j >= 0 && j <= m->sc->ny)
+        host[gs_fdtd_index(m, i, j)] = (uint8_t)ids[gs_geometry_node(geo, i, j)];
+  *dev = m->b->dev_alloc(m->grid.nelem);
+  m->b->copy_h2d(*dev, host, m->grid.nelem, m->s);
+  return host;
+}
+
+/* The materials of every node of the arrays (ghosts included) as gprMax
+ * builds them (src/fdtd/geometry.c), and their update coefficients. H takes
+ * per-node materials only when some node's are magnetic; otherwise the
+ * kernels use free space's two numbers. */
+static gs_status init_materials(gs_fdtd_sim *m, char *err, size_t errlen) {
   const gs_scene *sc = m->sc;
   const gs_backend *b = m->b;
   const gs_fdtd_part *own = &m->grid.own;
-  const int g = m->grid.g;
-  uint8_t *mat = gs_xcalloc(m->grid.nelem, 1);
-  for (int64_t j = own->j0 - g; j < own->j1 + g; ++j)
-    for (int64_t i = own->i0 - g; i < own->i1 + g; ++i)
-      if (i >= 0 && i <= sc->nx && j >= 0 && j <= sc->ny)
-        mat[gs_fdtd_index(m, i, j)] = (uint8_t)gs_scene_material_at(sc, i, j);
-  m->mat.host = mat;
-  uint8_t *mat_dev = b->dev_alloc(m->grid.nelem);
-  b->copy_h2d(mat_dev, mat, m->grid.nelem, m->s);
-  m->fields.v.mat = mat_dev;
-  for (int k = 0; k < sc->nmaterials; ++k) {
-    const gs_material *mt = &sc->materials[k];
-    if (mt->pec) continue; /* all zero: Ez stays 0 */
-    double ea = GS_EPS0 * mt->er / sc->dt + 0.5 * mt->sigma, eb = GS_EPS0 * mt->er / sc->dt - 0.5 * mt->sigma;
-    m->mat.coef_host[k] =
-        (gs_fdtd_coef){(float)(eb / ea), (float)(1 / (sc->dx * ea)), (float)(1 / (sc->dy * ea)), (float)(1 / ea)};
+  gs_geometry geo;
+  gs_geometry_build(&geo, sc, own->i0 - m->grid.g, own->i1 + m->grid.g, own->j0 - m->grid.g, own->j1 + m->grid.g);
+  if (geo.nmat > GS_FDTD_MAX_MATERIALS) {
+    snprintf(err, errlen, "%s: %d materials with the averaged ones (dielectric smoothing) in one rank's part; at most %d",
+             sc->path, geo.nmat, GS_FDTD_MAX_MATERIALS);
+    gs_geometry_free(&geo);
+    return GS_ERR_USAGE;
   }
+  uint8_t *dev;
+  m->mat.host = node_bytes(m, &geo, geo.ez, &dev);
+  m->fields.v.mat = dev;
+  for (int k = 0; k < geo.nmat; ++k) {
+    m->mat.coef_host[k] = e_coef(sc, &geo.mat[k]);
+    m->mat.hcoef_host[k] = h_coef(sc, &geo.mat[k]);
+  }
+  m->mat.chx = m->mat.hcoef_host[0].dbx; /* free space */
+  m->mat.chy = m->mat.hcoef_host[0].dby;
   m->mat.coef = b->dev_alloc(sizeof m->mat.coef_host);
   b->copy_h2d(m->mat.coef, m->mat.coef_host, sizeof m->mat.coef_host, m->s);
-  m->mat.chx = (float)(sc->dt / (GS_MU0 * sc->dx));
-  m->mat.chy = (float)(sc->dt / (GS_MU0 * sc->dy));
+  if (geo.magnetic) {
+    uint8_t *hx, *hy;
+    free(node_bytes(m, &geo, geo.hx, &hx));
+    free(node_bytes(m, &geo, geo.hy, &hy));
+    m->mat.hmx = hx;
+    m->mat.hmy = hy;
+    m->mat.hcoef = b->dev_alloc(sizeof m->mat.hcoef_host);
+    b->copy_h2d(m->mat.hcoef, m->mat.hcoef_host, sizeof m->mat.hcoef_host, m->s);
+  }
+  b->stream_sync(m->s);
+  gs_geometry_free(&geo);
+  return GS_OK;
 }
 
 /* The profiles of slab p's nodes [lo, hi) (this rank's part of them), from
@@ -211,8 +248,9 @@ static void init_materials(gs_fdtd_sim *m) {
 static float *slab_part_profiles(const gs_scene *sc, const gs_fdtd_slab *p, int n, int lower, int64_t lo, int64_t hi) {
   int64_t gnodes = p->hi - p->lo, nodes = hi - lo;
   float *gprof = gs_xmalloc(6 * (size_t)gnodes * sizeof(float));
-  double er = slab_permittivity(sc, p->dir, p->lo, p->hi);
-  pml_profiles(sc, p->dir == 0 ? sc->dx : sc->dy, er, n, lower, gnodes, gprof);
+  /* gprMax: one sigma_max for every slab, fixed by the first one built. */
+  double sigma_max = sc->cfs_sigma.max >= 0 ? sc->cfs_sigma.max : gs_geometry_sigma_max(sc);
+  pml_profiles(sc, sigma_max, n, lower, gnodes, gprof);
   float *prof = gs_xmalloc(6 * (size_t)nodes * sizeof(float));
   for (int c = 0; c < 6; ++c)
     memcpy(prof + (size_t)c * (size_t)nodes, gprof + (size_t)c * (size_t)gnodes + (size_t)(lo - p->lo),
@@ -323,12 +361,15 @@ static void upload_sources(gs_fdtd_sim *m, const int *cls) {
       const gs_source *src = &sc->sources[q];
       int64_t i = src->i + (int64_t)m->run * sc->src_di, j = src->j + (int64_t)m->run * sc->src_dj;
       off[k] = (int64_t)gs_fdtd_index(m, i, j);
-      double srce = m->mat.coef_host[m->mat.host[off[k]]].src, scale = srce / (sc->dx * sc->dy);
+      /* gprMax: the current of the node's (averaged) material, srce I(t) dl / (dx dy dz),
+       * with I at (n + 1/2) dt (gprMax 3: n dt), float as gprMax rounds it. */
+      float srce = m->mat.coef_host[m->mat.host[off[k]]].src;
+      double late = sc->gprmax3_timing ? 0 : 0.5 * sc->dt, per_volume = sc->dz * (1 / (sc->dx * sc->dy * sc->dz));
       for (int64_t s = 0; s < sc->iterations; ++s) {
         double t = (double)s * sc->dt;
         if (t < src->start || t > src->stop) continue;
-        val[(size_t)s * n + (size_t)k] =
-            (float)(scale * gs_waveform_value(&sc->waveforms[src->waveform], t - src->start + 0.5 * sc->dt));
+        float wave = (float)gs_waveform_value(&sc->waveforms[src->waveform], t - src->start + late);
+        val[(size_t)s * n + (size_t)k] = (float)((double)(srce * wave) * per_volume);
       }
       ++k;
     }
@@ -404,7 +445,8 @@ gs_status gs_fdtd_sim_init_part(gs_fdtd_sim *m, const gs_scene *sc, const gs_bac
   if (!m->graph.allowed) gs_log_debug("fdtd: CUDA graphs off: the %s backend has none", b->name);
   m->pdl = gs_config_get()->pdl;
   init_fields(m);
-  init_materials(m);
+  st = init_materials(m, err, errlen);
+  if (st != GS_OK) return st;
   init_cpml(m);
   init_regions(m);
   init_sources(m);
@@ -425,6 +467,11 @@ void gs_fdtd_sim_free(gs_fdtd_sim *m) {
       b->dev_free(m->fields.buf[buf][k]);
   b->dev_free((void *)m->fields.v.mat);
   b->dev_free(m->mat.coef);
+  if (m->mat.hmx) {
+    b->dev_free((void *)m->mat.hmx);
+    b->dev_free((void *)m->mat.hmy);
+    b->dev_free(m->mat.hcoef);
+  }
   for (int k = 0; k < m->pml.n; ++k) {
     b->dev_free(m->pml.prof[k]);
     for (int buf = 0; buf < 2; ++buf)
@@ -528,6 +575,9 @@ static gs_fdtd_step_args step_args(const gs_fdtd_sim *m, int in, int out) {
                          .chx = m->mat.chx,
                          .chy = m->mat.chy,
                          .coef = m->mat.coef,
+                         .hmx = m->mat.hmx,
+                         .hmy = m->mat.hmy,
+                         .hcoef = m->mat.hcoef,
                          .nslab = m->pml.n,
                          .concurrent = m->dist.hi && m->dist.hi != m->s,
                          .pdl = m->pdl};

@@ -1,6 +1,7 @@
 /* The fdtd command: options, the run loop over -n runs, receivers.csv,
  * snapshots, B-scans, checkpoints and restarts, progress (docs/fdtd.md). */
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "fsutil.h"
 #include "log.h"
 #include "progress.h"
+#include "rx_output.h"
 #include "snapshot.h"
 
 static double now_s(void) {
@@ -101,30 +103,6 @@ int gs_fdtd_check(const void *opts, int argc, char **argv, char *err, size_t err
   return 0;
 }
 
-/* rx: [receiver][step][Ez, Hx, Hy] for every receiver of the scene. */
-static gs_status write_receivers(const gs_scene *sc, const float *rx, int64_t steps, const char *path, char *err,
-                                 size_t errlen) {
-  gs_tmpfile t;
-  gs_status st = gs_tmpfile_open(&t, path, err, errlen);
-  if (st != GS_OK) return st;
-  FILE *fp = t.fp;
-  fprintf(fp, "time_s");
-  for (int k = 0; k < sc->nrx; ++k) {
-    const char *n = sc->rxs[k].name;
-    fprintf(fp, ",%s_Ez,%s_Hx,%s_Hy", n, n, n);
-  }
-  fputc('\n', fp);
-  for (int64_t s = 0; s < steps; ++s) {
-    fprintf(fp, "%.10e", (double)s * sc->dt);
-    for (int k = 0; k < sc->nrx; ++k) {
-      const float *v = rx + ((size_t)k * (size_t)steps + (size_t)s) * 3;
-      fprintf(fp, ",%.9g,%.9g,%.9g", v[0], v[1], v[2]);
-    }
-    fputc('\n', fp);
-  }
-  return gs_tmpfile_commit(&t, 0, 0, err, errlen);
-}
-
 /* Collective: every receiver's history (steps x 3 floats), sent to rank 0
  * by the rank that holds it in this run; NULL on the other ranks. */
 static float *gather_receivers(const gs_fdtd_sim *m, const gs_comm *c, const int64_t *parts, int run) {
@@ -195,10 +173,13 @@ static int check_positions(const fdtd_job *j) {
       int is_src = k < sc->nsources;
       int64_t i = is_src ? sc->sources[k].i + r * sc->src_di : sc->rxs[k - sc->nsources].i + r * sc->rx_di;
       int64_t jj = is_src ? sc->sources[k].j + r * sc->src_dj : sc->rxs[k - sc->nsources].j + r * sc->rx_dj;
-      if (i < 1 || i >= sc->nx || jj < 1 || jj >= sc->ny) {
+      /* Receivers may sit on the outer boundary (gprMax records 0 there);
+       * sources must be inside it, where the field is updated. */
+      int edge = is_src ? 1 : 0;
+      if (i < edge || i > sc->nx - edge || jj < edge || jj > sc->ny - edge) {
         if (j->root)
-          gs_log_error("%s: run %lld moves a %s outside the domain (#src_steps/#rx_steps)", j->scene_path,
-                       (long long)r + 1, is_src ? "source" : "receiver");
+          gs_log_error("%s: run %lld moves a %s %s (#src_steps/#rx_steps)", j->scene_path, (long long)r + 1,
+                       is_src ? "source" : "receiver", is_src ? "onto or past the domain's boundary" : "outside the domain");
         return 1;
       }
     }
@@ -415,16 +396,31 @@ static void stop_run(const fdtd_job *j, gs_fdtd_sim *m, run_ckpt *ck) {
            (long long)j->sc.iterations, j->outdir);
 }
 
+/* The scene file's name without its folder and its extension (gprMax
+ * names its outputs after it). */
+static void model_name(const char *path, char *out, size_t n) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  const char *dot = strrchr(base, '.');
+  snprintf(out, n, "%.*s", (int)(dot && dot != base ? dot - base : (ptrdiff_t)strlen(base)), base);
+}
+
 /* Rank 0: run r's receivers (rx: [receiver][step][Ez, Hx, Hy], steps long)
- * as receivers.csv (receivers_runNNN.csv with several runs), and the first
- * one's Ez as the run's B-scan column. */
+ * as receivers.csv (receivers_runNNN.csv with several runs) and gprMax's
+ * MODEL.h5 (MODEL1.h5 ... MODELN.h5 with several runs, as gprMax 4 names
+ * them), and the first one's Ez as the run's B-scan column. */
 static void save_receivers(fdtd_job *j, const float *rx, int64_t steps, int64_t r) {
-  char rp[1300], err[1024];
-  if (j->runs > 1)
+  char rp[1300], hp[1600], model[512], err[1024];
+  model_name(j->scene_path, model, sizeof model);
+  if (j->runs > 1) {
     snprintf(rp, sizeof rp, "%s/receivers_run%03lld.csv", j->outdir, (long long)r + 1);
-  else
+    snprintf(hp, sizeof hp, "%s/%s%lld.h5", j->outdir, model, (long long)r + 1);
+  } else {
     snprintf(rp, sizeof rp, "%s/receivers.csv", j->outdir);
-  if (write_receivers(&j->sc, rx, steps, rp, err, sizeof err) != GS_OK) {
+    snprintf(hp, sizeof hp, "%s/%s.h5", j->outdir, model);
+  }
+  if (gs_rx_write_csv(&j->sc, rx, steps, rp, err, sizeof err) != GS_OK ||
+      gs_rx_write_h5(&j->sc, rx, steps, (int)r, hp, err, sizeof err) != GS_OK) {
     gs_log_error("fdtd: %s", err);
     j->status = GS_EXIT_PARTIAL;
   }

@@ -5,6 +5,7 @@
  * that sees only well-shaped arguments. Supporting another gprMax command is one
  * handler and one entry. */
 #include "scene.h"
+#include "scene_internal.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -18,33 +19,10 @@
 #include "png_io.h"
 
 #define GS_C0 299792458.0
-/* Parameters of a command line past this many are dropped, which makes every
- * such line fail its command's argument count. */
-#define MAX_ARGS 32
-
-typedef struct parser {
-  const char *file;
-  int line;
-  char *err;
-  size_t errlen;
-  gs_scene *s;
-  int have_domain, have_dxdydz, have_tw;
-  double domain[3], tw;
-  int tw_is_iterations;
-  char base_dir[1024];
-  int has_pml_cfs;
-} parser;
-
-typedef struct scene_command scene_command;
-
-/* One "#name: parameters" line, its parameters split at blanks. */
-typedef struct command_call {
-  const scene_command *def;
-  const char *name; /* without the '#' */
-  char **arg;
-  int nargs;
-  const char *text; /* the parameters as written, for #title */
-} command_call;
+#define MAX_ARGS GS_SCENE_MAX_ARGS
+typedef gs_parser parser;
+typedef gs_command_call command_call;
+typedef gs_scene_command scene_command;
 
 /* Whether a command places something on the grid, so that #domain and
  * #dx_dy_dz must come first, and which error a missing grid gives when the
@@ -56,7 +34,7 @@ typedef enum grid_need {
   GRID_AS_SYNTAX,    /* a missing grid is reported as "expected SYNTAX" (what #rx and #material_map always did) */
 } grid_need;
 
-struct scene_command {
+struct gs_scene_command {
   const char *name;
   /* Accepted argument counts: min_args, min_args + arg_step, ... up to
    * max_args (a step of 0 means 1). Other counts give "#name: expected SYNTAX". */
@@ -66,8 +44,7 @@ struct scene_command {
   int (*handle)(parser *p, const command_call *c);
 };
 
-static int perr(parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int perr(parser *p, const char *fmt, ...) {
+int gs_perr(parser *p, const char *fmt, ...) {
   char msg[512];
   va_list ap;
   va_start(ap, fmt);
@@ -101,13 +78,13 @@ static int is_plain_number(const char *tok) {
  * them stay finite. */
 #define GS_SCENE_MAX_NUMBER 1e30
 
-static int parse_double(parser *p, const char *tok, double *out, const char *what) {
+int gs_parse_double(parser *p, const char *tok, double *out, const char *what) {
   char *end;
   errno = 0;
   double v = is_plain_number(tok) ? strtod(tok, &end) : NAN;
   if (!is_plain_number(tok) || end == tok || *end || errno == ERANGE || !isfinite(v))
-    return perr(p, "#%s: '%s' is not a number", what, tok);
-  if (fabs(v) > GS_SCENE_MAX_NUMBER) return perr(p, "#%s: %s is out of range (at most 1e30 in magnitude)", what, tok);
+    return gs_perr(p, "#%s: '%s' is not a number", what, tok);
+  if (fabs(v) > GS_SCENE_MAX_NUMBER) return gs_perr(p, "#%s: %s is out of range (at most 1e30 in magnitude)", what, tok);
   *out = v;
   return 0;
 }
@@ -119,30 +96,36 @@ static int parse_count(parser *p, const char *tok, int64_t min, int64_t max, int
   long long v = strtoll(tok, &end, 10);
   int digits = *tok >= '0' && *tok <= '9';
   if (!digits || end == tok || *end || errno == ERANGE || v < min || v > max)
-    return perr(p, "#%s: '%s' is not a whole number in %lld..%lld", what, tok, (long long)min, (long long)max);
+    return gs_perr(p, "#%s: '%s' is not a whole number in %lld..%lld", what, tok, (long long)min, (long long)max);
   *out = v;
   return 0;
 }
 
 /* Copies a name given in the scene, refusing one too long for the field
  * rather than cutting it (a cut name would then not match its uses). */
-static int copy_name(parser *p, char *dst, size_t size, const char *name, const char *what) {
+int gs_copy_name(parser *p, char *dst, size_t size, const char *name, const char *what) {
   if (strlen(name) >= size)
-    return perr(p, "#%s: name '%.40s...' is longer than %d characters", what, name, (int)size - 1);
+    return gs_perr(p, "#%s: name '%.40s...' is longer than %d characters", what, name, (int)size - 1);
   memcpy(dst, name, strlen(name) + 1);
   return 0;
 }
 
 /* Parses count consecutive arguments from first on, stopping at the first bad one. */
-static int parse_args(parser *p, const command_call *c, int first, int count, double *out) {
+int gs_parse_args(parser *p, const command_call *c, int first, int count, double *out) {
   for (int k = 0; k < count; ++k)
-    if (parse_double(p, c->arg[first + k], &out[k], c->name)) return -1;
+    if (gs_parse_double(p, c->arg[first + k], &out[k], c->name)) return -1;
   return 0;
 }
 
-/* gprMax rounds metres to cells half up. */
+int64_t gs_round_cells(double v) {
+  double t = trunc(v);
+  return (int64_t)(fabs(v - t) > 0.5 ? t + (v < 0 ? -1 : 1) : t);
+}
+
+/* gprMax's conversion of metres to cells: the float64 quotient, rounded to
+ * the nearest whole number with exact halves toward zero. */
 static int64_t to_cells(double metres, double d) {
-  return (int64_t)floor(metres / d + 0.5 + 1e-9);
+  return gs_round_cells(metres / d);
 }
 
 /* Positions and lengths further than this many cells from the origin are
@@ -152,11 +135,11 @@ static int64_t to_cells(double metres, double d) {
 
 static int cells_in_range(parser *p, double metres, double d, const char *what) {
   if (fabs(metres / d) > GS_SCENE_MAX_CELLS)
-    return perr(p, "#%s: %g m is more than 2^40 cells of %g m from the origin", what, metres, d);
+    return gs_perr(p, "#%s: %g m is more than 2^40 cells of %g m from the origin", what, metres, d);
   return 0;
 }
 
-static int find_material(const gs_scene *s, const char *name) {
+int gs_find_material(const gs_scene *s, const char *name) {
   for (int i = 0; i < s->nmaterials; ++i)
     if (strcmp(s->materials[i].name, name) == 0) return i;
   return -1;
@@ -176,16 +159,42 @@ static int have_geometry(const parser *p) {
 
 static int need_geometry(parser *p, const char *cmd) {
   if (!have_geometry(p))
-    return perr(p, "#%s: #domain and #dx_dy_dz must come before objects, sources and receivers", cmd);
+    return gs_perr(p, "#%s: #domain and #dx_dy_dz must come before objects, sources and receivers", cmd);
   return 0;
 }
 
-static int node_of(parser *p, double x, double y, int64_t *i, int64_t *j, const char *cmd) {
-  if (cells_in_range(p, x, p->s->dx, cmd) || cells_in_range(p, y, p->s->dy, cmd)) return -1;
-  *i = to_cells(x, p->s->dx);
-  *j = to_cells(y, p->s->dy);
-  if (*i < 1 || *i >= p->s->nx || *j < 1 || *j >= p->s->ny)
-    return perr(p, "#%s: (%g, %g) m is outside the domain's interior", cmd, x, y);
+int gs_point_cells(parser *p, const double xyz[3], int64_t cell[3], int inside, const char *what) {
+  static const char axes[] = "xyz";
+  for (int k = 0; k < 3; ++k) {
+    if (cells_in_range(p, xyz[k], p->d[k], what)) return -1;
+    cell[k] = to_cells(xyz[k], p->d[k]);
+    if (inside && (cell[k] < 0 || cell[k] > p->n[k]))
+      return gs_perr(p, "#%s: %c = %g m is outside the domain (0 to %g m)", what, axes[k], xyz[k],
+                     (double)p->n[k] * p->d[k]);
+  }
+  return 0;
+}
+
+void gs_frame_of(const gs_scene *s, const int64_t cell[3], int64_t *a, int64_t *b, int64_t *c) {
+  *a = cell[s->axis[0]];
+  *b = cell[s->axis[1]];
+  *c = cell[s->axis[2]];
+}
+
+/* The frame node of a source or receiver at xyz (metres): anywhere in the
+ * domain (interior: not on its outer boundary, where the field is held at 0),
+ * in the model's plane. */
+static int node_of(parser *p, const double xyz[3], int64_t *i, int64_t *j, int interior, const char *cmd) {
+  int64_t cell[3], c;
+  if (gs_point_cells(p, xyz, cell, 1, cmd)) return -1;
+  gs_frame_of(p->s, cell, i, j, &c);
+  static const char axes[] = "xyz";
+  if (c != 0)
+    return gs_perr(p, "#%s: %c = %g m is not in the plane of this 2D model (%c = 0)", cmd, axes[p->s->axis[2]],
+                   xyz[p->s->axis[2]], axes[p->s->axis[2]]);
+  if (interior && (*i < 1 || *i >= p->s->nx || *j < 1 || *j >= p->s->ny))
+    return gs_perr(p, "#%s: (%g, %g, %g) m is on the domain's outer boundary, where the field is held at 0", cmd,
+                   xyz[0], xyz[1], xyz[2]);
   return 0;
 }
 
@@ -197,11 +206,11 @@ static int load_map(parser *p, gs_object *o, const char *file) {
     snprintf(path, sizeof path, "%s%s", p->base_dir, file);
   gs_png_reader *r = NULL;
   char why[512];
-  if (gs_png_reader_open(path, &r, why, sizeof why) != GS_OK) return perr(p, "#material_map: %s: %s", path, why);
+  if (gs_png_reader_open(path, &r, why, sizeof why) != GS_OK) return gs_perr(p, "#material_map: %s: %s", path, why);
   const gs_png_format *f = gs_png_reader_format(r);
   if ((uint64_t)f->width * f->height > (1ull << 30)) {
     gs_png_reader_close(r);
-    return perr(p, "#material_map: %s: larger than 2^30 pixels", path);
+    return gs_perr(p, "#material_map: %s: larger than 2^30 pixels", path);
   }
   size_t row = gs_png_row_bytes(f);
   uint8_t *buf = gs_xmalloc(row * f->height);
@@ -210,7 +219,7 @@ static int load_map(parser *p, gs_object *o, const char *file) {
   if (st != GS_OK) {
     free(buf);
     gs_png_reader_close(r);
-    return perr(p, "#material_map: %s: %s", path, why);
+    return gs_perr(p, "#material_map: %s: %s", path, why);
   }
   o->mw = f->width;
   o->mh = f->height;
@@ -229,13 +238,13 @@ static int parse_profile(parser *p, char **t, gs_cfs_param *out, int allow_none)
   out->order = -1;
   for (int k = 0; k < 7; ++k)
     if (strcmp(t[0], orders[k]) == 0) out->order = k;
-  if (out->order < 0) return perr(p, "#pml_cfs: unknown scaling '%s'", t[0]);
-  if (strcmp(t[1], "forward") && strcmp(t[1], "reverse")) return perr(p, "#pml_cfs: '%s' is not forward|reverse", t[1]);
+  if (out->order < 0) return gs_perr(p, "#pml_cfs: unknown scaling '%s'", t[0]);
+  if (strcmp(t[1], "forward") && strcmp(t[1], "reverse")) return gs_perr(p, "#pml_cfs: '%s' is not forward|reverse", t[1]);
   out->reverse = strcmp(t[1], "reverse") == 0;
-  if (parse_double(p, t[2], &out->min, "pml_cfs")) return -1;
+  if (gs_parse_double(p, t[2], &out->min, "pml_cfs")) return -1;
   if (allow_none && strcmp(t[3], "None") == 0)
     out->max = -1;
-  else if (parse_double(p, t[3], &out->max, "pml_cfs"))
+  else if (gs_parse_double(p, t[3], &out->max, "pml_cfs"))
     return -1;
   return 0;
 }
@@ -248,15 +257,15 @@ static int cmd_title(parser *p, const command_call *c) {
 }
 
 static int cmd_messages(parser *p, const command_call *c) {
-  if (strcmp(c->arg[0], "y") && strcmp(c->arg[0], "n")) return perr(p, "#messages: '%s' is not y or n", c->arg[0]);
+  if (strcmp(c->arg[0], "y") && strcmp(c->arg[0], "n")) return gs_perr(p, "#messages: '%s' is not y or n", c->arg[0]);
   p->s->messages = c->arg[0][0] == 'y';
   return 0;
 }
 
 static int parse_lengths(parser *p, const command_call *c, double v[3]) {
   for (int k = 0; k < 3; ++k) {
-    if (parse_double(p, c->arg[k], &v[k], c->name)) return -1;
-    if (!(v[k] > 0)) return perr(p, "#%s: lengths must be > 0", c->name);
+    if (gs_parse_double(p, c->arg[k], &v[k], c->name)) return -1;
+    if (!(v[k] > 0)) return gs_perr(p, "#%s: lengths must be > 0", c->name);
   }
   return 0;
 }
@@ -265,15 +274,26 @@ static int parse_lengths(parser *p, const command_call *c, double v[3]) {
 static int size_grid(parser *p) {
   gs_scene *s = p->s;
   if (!have_geometry(p)) return 0;
-  for (int k = 0; k < 3; ++k)
-    if (cells_in_range(p, p->domain[k], k == 0 ? s->dx : k == 1 ? s->dy : s->dz, "domain")) return -1;
-  s->nx = to_cells(p->domain[0], s->dx);
-  s->ny = to_cells(p->domain[1], s->dy);
-  int64_t nz = to_cells(p->domain[2], s->dz);
-  if (nz != 1)
-    return perr(p, "3D models are not supported: the domain is %lld cells in z (a 2D TMz model has 1)", (long long)nz);
-  if (s->nx < 3 || s->ny < 3) return perr(p, "the domain must be at least 3 x 3 cells");
-  if (s->nx > 2000000 || s->ny > 2000000) return perr(p, "the domain exceeds 2,000,000 cells on a side");
+  for (int k = 0; k < 3; ++k) {
+    if (cells_in_range(p, p->domain[k], p->d[k], "domain")) return -1;
+    p->n[k] = to_cells(p->domain[k], p->d[k]);
+  }
+  /* gprMax's order of the tests: one cell in x, else in y, else in z. */
+  static const int frames[3][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}};
+  s->mode = p->n[0] == 1 ? GS_MODE_TMX : p->n[1] == 1 ? GS_MODE_TMY : p->n[2] == 1 ? GS_MODE_TMZ : -1;
+  if (s->mode < 0)
+    return gs_perr(p,
+                   "3D models are not supported (yet): the domain is %lld x %lld x %lld cells; a 2D model is one "
+                   "cell thick in x, y or z",
+                   (long long)p->n[0], (long long)p->n[1], (long long)p->n[2]);
+  memcpy(s->axis, frames[s->mode == GS_MODE_TMZ ? 0 : s->mode == GS_MODE_TMX ? 1 : 2], sizeof s->axis);
+  s->nx = p->n[s->axis[0]];
+  s->ny = p->n[s->axis[1]];
+  s->dx = p->d[s->axis[0]];
+  s->dy = p->d[s->axis[1]];
+  s->dz = p->d[s->axis[2]];
+  if (s->nx < 3 || s->ny < 3) return gs_perr(p, "the domain must be at least 3 x 3 cells across the model");
+  if (s->nx > 2000000 || s->ny > 2000000) return gs_perr(p, "the domain exceeds 2,000,000 cells on a side");
   return 0;
 }
 
@@ -286,9 +306,7 @@ static int cmd_domain(parser *p, const command_call *c) {
 static int cmd_dx_dy_dz(parser *p, const command_call *c) {
   double d[3];
   if (parse_lengths(p, c, d)) return -1;
-  p->s->dx = d[0];
-  p->s->dy = d[1];
-  p->s->dz = d[2];
+  memcpy(p->d, d, sizeof d);
   p->have_dxdydz = 1;
   return size_grid(p);
 }
@@ -296,19 +314,19 @@ static int cmd_dx_dy_dz(parser *p, const command_call *c) {
 static int cmd_time_window(parser *p, const command_call *c) {
   /* gprMax: a number written as an integer counts iterations, any other is seconds. */
   p->tw_is_iterations = !strpbrk(c->arg[0], ".eE");
-  if (parse_double(p, c->arg[0], &p->tw, c->name)) return -1;
-  if (!(p->tw > 0)) return perr(p, "#time_window must be > 0");
+  if (gs_parse_double(p, c->arg[0], &p->tw, c->name)) return -1;
+  if (!(p->tw > 0)) return gs_perr(p, "#time_window must be > 0");
   if (p->tw_is_iterations && p->tw > GS_SCENE_MAX_ITERATIONS)
-    return perr(p, "#time_window: %s iterations is more than 2^40", c->arg[0]);
+    return gs_perr(p, "#time_window: %s iterations is more than 2^40", c->arg[0]);
   p->have_tw = 1;
   return 0;
 }
 
 static int cmd_time_step_stability_factor(parser *p, const command_call *c) {
   gs_scene *s = p->s;
-  if (parse_double(p, c->arg[0], &s->stability, c->name)) return -1;
+  if (gs_parse_double(p, c->arg[0], &s->stability, c->name)) return -1;
   if (!(s->stability > 0) || s->stability > 1)
-    return perr(p, "#time_step_stability_factor: %g is outside (0, 1]: above 1 the scheme is unstable", s->stability);
+    return gs_perr(p, "#time_step_stability_factor: %g is outside (0, 1]: above 1 the scheme is unstable", s->stability);
   return 0;
 }
 
@@ -316,18 +334,19 @@ static int cmd_material(parser *p, const command_call *c) {
   gs_scene *s = p->s;
   const char *name = c->arg[4];
   double v[4]; /* er, sigma, mu_r, magnetic loss */
-  if (parse_args(p, c, 0, 4, v)) return -1;
-  gs_material m = {.er = v[0], .sigma = v[1]};
-  if (m.er < 1) return perr(p, "#material %s: relative permittivity %g is below 1", name, m.er);
-  if (m.sigma < 0) return perr(p, "#material %s: negative conductivity", name);
-  if (v[2] != 1 || v[3] != 0)
-    return perr(p,
-                "#material %s: magnetic materials (mu_r %g, magnetic loss %g) are not supported: TMz here has "
-                "mu_r = 1 and no magnetic loss",
-                name, v[2], v[3]);
-  if (find_material(s, name) >= 0) return perr(p, "#material: '%s' is already defined", name);
-  if (s->nmaterials >= 256) return perr(p, "#material: more than 256 materials");
-  if (copy_name(p, m.name, sizeof m.name, name, c->name)) return -1;
+  /* gprMax takes "inf" for a perfect conductor (never averaged, like pec). */
+  int inf = !strcmp(c->arg[1], "inf");
+  if (inf) c->arg[1] = "0";
+  if (gs_parse_args(p, c, 0, 4, v)) return -1;
+  gs_material m = {.er = v[0], .sigma = v[1], .mr = v[2], .sm = v[3], .pec = inf};
+  if (m.er < 1) return gs_perr(p, "#material %s: relative permittivity %g is below 1", name, m.er);
+  if (m.sigma < 0) return gs_perr(p, "#material %s: negative conductivity", name);
+  if (m.mr < 1) return gs_perr(p, "#material %s: relative permeability %g is below 1", name, m.mr);
+  if (m.sm < 0) return gs_perr(p, "#material %s: negative magnetic loss", name);
+  if (gs_find_material(s, name) >= 0) return gs_perr(p, "#material: '%s' is already defined", name);
+  if (s->nmaterials >= 200) return gs_perr(p, "#material: more than 200 materials");
+  if (strchr(name, '+')) return gs_perr(p, "#material: '%s': '+' is kept for averaged materials' names", name);
+  if (gs_copy_name(p, m.name, sizeof m.name, name, c->name)) return -1;
   GROW(s->materials, s->nmaterials);
   s->materials[s->nmaterials++] = m;
   return 0;
@@ -343,14 +362,14 @@ static int cmd_waveform(parser *p, const command_call *c) {
   gs_waveform w = {.type = -1};
   for (int k = 0; k < 8; ++k)
     if (!strcmp(c->arg[0], types[k])) w.type = k;
-  if (w.type < 0) return perr(p, "#waveform: unknown type '%s'", c->arg[0]);
+  if (w.type < 0) return gs_perr(p, "#waveform: unknown type '%s'", c->arg[0]);
   double v[2]; /* amplitude, frequency */
-  if (parse_args(p, c, 1, 2, v)) return -1;
+  if (gs_parse_args(p, c, 1, 2, v)) return -1;
   w.amp = v[0];
   w.freq = v[1];
-  if (!(w.freq > 0)) return perr(p, "#waveform %s: frequency must be > 0", name);
-  if (find_waveform(s, name) >= 0) return perr(p, "#waveform: '%s' is already defined", name);
-  if (copy_name(p, w.name, sizeof w.name, name, c->name)) return -1;
+  if (!(w.freq > 0)) return gs_perr(p, "#waveform %s: frequency must be > 0", name);
+  if (find_waveform(s, name) >= 0) return gs_perr(p, "#waveform: '%s' is already defined", name);
+  if (gs_copy_name(p, w.name, sizeof w.name, name, c->name)) return -1;
   GROW(s->waveforms, s->nwaveforms);
   s->waveforms[s->nwaveforms++] = w;
   return 0;
@@ -358,85 +377,132 @@ static int cmd_waveform(parser *p, const command_call *c) {
 
 static int cmd_hertzian_dipole(parser *p, const command_call *c) {
   gs_scene *s = p->s;
-  if (strcmp(c->arg[0], "z"))
-    return perr(p, "#hertzian_dipole: polarisation '%s': a 2D TMz model has only z", c->arg[0]);
+  static const char *const pol[] = {"x", "y", "z"}, *const modes[] = {"TMz", "TMx", "TMy"};
+  if (strcmp(c->arg[0], pol[s->axis[2]]))
+    return gs_perr(p, "#hertzian_dipole: polarisation '%s': this 2D %s model has only %s", c->arg[0], modes[s->mode],
+                   pol[s->axis[2]]);
   gs_source src = {.start = 0, .stop = INFINITY};
   double xyz[3];
-  if (parse_args(p, c, 1, 3, xyz) || node_of(p, xyz[0], xyz[1], &src.i, &src.j, c->name)) return -1;
+  if (gs_parse_args(p, c, 1, 3, xyz) || node_of(p, xyz, &src.i, &src.j, 1, c->name)) return -1;
   src.waveform = find_waveform(s, c->arg[4]);
-  if (src.waveform < 0) return perr(p, "#hertzian_dipole: waveform '%s' is not defined (yet)", c->arg[4]);
-  if (c->nargs >= 6 && parse_double(p, c->arg[5], &src.start, c->name)) return -1;
-  if (c->nargs == 7 && parse_double(p, c->arg[6], &src.stop, c->name)) return -1;
-  if (c->nargs == 6) return perr(p, "#hertzian_dipole: give both the delay and the removal time, or neither");
+  if (src.waveform < 0) return gs_perr(p, "#hertzian_dipole: waveform '%s' is not defined (yet)", c->arg[4]);
+  if (c->nargs >= 6 && gs_parse_double(p, c->arg[5], &src.start, c->name)) return -1;
+  if (c->nargs == 7 && gs_parse_double(p, c->arg[6], &src.stop, c->name)) return -1;
+  if (c->nargs == 6) return gs_perr(p, "#hertzian_dipole: give both the delay and the removal time, or neither");
   for (int k = 0; k < s->nsources; ++k)
     if (s->sources[k].i == src.i && s->sources[k].j == src.j)
-      return perr(p, "#hertzian_dipole: two sources on the same cell");
+      return gs_perr(p, "#hertzian_dipole: two sources on the same cell");
   GROW(s->sources, s->nsources);
   s->sources[s->nsources++] = src;
   return 0;
 }
 
-static int cmd_rx(parser *p, const command_call *c) {
-  gs_scene *s = p->s;
-  gs_rx rx = {0};
-  double xyz[3];
-  if (parse_args(p, c, 0, 3, xyz) || node_of(p, xyz[0], xyz[1], &rx.i, &rx.j, c->name)) return -1;
-  if (c->nargs == 5) {
-    const char *outputs = c->arg[4];
-    if (strcmp(outputs, "Ez") && strcmp(outputs, "Ez,Hx,Hy") && strcmp(outputs, "Ex,Ey,Ez,Hx,Hy,Hz"))
-      return perr(p, "#rx: outputs '%s': receivers here record Ez, Hx and Hy", outputs);
-    if (copy_name(p, rx.name, sizeof rx.name, c->arg[3], c->name)) return -1;
-  } else {
-    snprintf(rx.name, sizeof rx.name, "rx%d", s->nrx + 1);
+/* Adds one receiver output named tok (gprMax's names; commas also
+ * separate names, as earlier versions of gpustencil wrote them). */
+static int parse_outputs(parser *p, const char *tok, unsigned *outputs) {
+  static const char *const names[GS_OUT_N] = {"Ex", "Ey", "Ez", "Hx", "Hy", "Hz", "Ix", "Iy", "Iz"};
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", tok);
+  for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    int k = 0;
+    while (k < GS_OUT_N && strcmp(t, names[k]))
+      ++k;
+    if (k == GS_OUT_N) return gs_perr(p, "#rx: unknown output '%s' (Ex Ey Ez Hx Hy Hz Ix Iy Iz)", t);
+    *outputs |= 1u << k;
   }
+  return 0;
+}
+
+/* One receiver at xyz (metres), anywhere in the domain including its outer
+ * boundary (as gprMax); name NULL: gprMax's default name Rx(i,j,k). */
+static int add_rx(parser *p, const double xyz[3], const char *name, unsigned outputs, const char *cmd) {
+  gs_scene *s = p->s;
+  gs_rx rx = {.outputs = outputs, .line = s->nrx};
+  int64_t cell[3], c;
+  if (gs_point_cells(p, xyz, cell, 1, cmd)) return -1;
+  /* gprMax also takes the far face of the thin axis, where every field
+   * component it records stays 0. */
+  gs_frame_of(s, cell, &rx.i, &rx.j, &c);
+  rx.offplane = c != 0;
+  if (name && gs_copy_name(p, rx.name, sizeof rx.name, name, cmd)) return -1;
+  if (!name)
+    snprintf(rx.name, sizeof rx.name, "Rx(%lld,%lld,%lld)", (long long)cell[0], (long long)cell[1],
+             (long long)cell[2]);
+  if (s->nrx >= 100000) return gs_perr(p, "#%s: more than 100000 receivers", cmd);
+  rx.below = rx.left = -1;
   GROW(s->rxs, s->nrx);
   s->rxs[s->nrx++] = rx;
+  /* The current along the thin axis is H's circulation around the node
+   * (gprMax's Ix/Iy/Iz; 0 on the first row and column): it needs Hx one node
+   * below and Hy one node left, sampled by two hidden receivers. */
+  if ((outputs >> (GS_OUT_IX + s->axis[2]) & 1) && rx.i > 0 && rx.j > 0 && !rx.offplane) {
+    int me = s->nrx - 1;
+    GROW(s->rxs, s->nrx + 1);
+    s->rxs[s->nrx] = (gs_rx){.i = rx.i, .j = rx.j - 1, .hidden = 1, .below = -1, .left = -1, .line = rx.line};
+    s->rxs[s->nrx + 1] = (gs_rx){.i = rx.i - 1, .j = rx.j, .hidden = 1, .below = -1, .left = -1, .line = rx.line};
+    snprintf(s->rxs[s->nrx].name, sizeof rx.name, "(helper)");
+    snprintf(s->rxs[s->nrx + 1].name, sizeof rx.name, "(helper)");
+    s->rxs[me].below = s->nrx;
+    s->rxs[me].left = s->nrx + 1;
+    s->nrx += 2;
+  }
   return 0;
 }
 
-static int object_material(parser *p, const command_call *c, const char *name, int *material) {
-  *material = find_material(p->s, name);
-  if (*material < 0) return perr(p, "#%s: material '%s' is not defined (yet)", c->name, name);
+/* #rx: x y z [name output ...] (gprMax 4: outputs separated by blanks). */
+static int cmd_rx(parser *p, const command_call *c) {
+  double xyz[3];
+  if (c->nargs == 4) return gs_perr(p, "#rx: expected x y z [name output ...]: a name needs at least one output");
+  unsigned outputs = c->nargs > 3 ? 0 : GS_OUT_DEFAULT;
+  if (gs_parse_args(p, c, 0, 3, xyz)) return -1;
+  for (int k = 4; k < c->nargs; ++k)
+    if (parse_outputs(p, c->arg[k], &outputs)) return -1;
+  return add_rx(p, xyz, c->nargs > 3 ? c->arg[3] : NULL, outputs, c->name);
+}
+
+/* #rx_array: x1 y1 z1 x2 y2 z2 dx dy dz: receivers from the first corner to
+ * the second in steps (gprMax: all three steps non-zero; each receiver
+ * takes the default outputs and name). The points are gprMax's: the steps
+ * rounded to cells, then metres x1, x1 + dx, ... while below x2 + dl. */
+static int cmd_rx_array(parser *p, const command_call *c) {
+  double v[9];
+  int64_t lo[3], hi[3], st[3];
+  if (gs_parse_args(p, c, 0, 9, v) || gs_point_cells(p, v, lo, 1, c->name) || gs_point_cells(p, v + 3, hi, 1, c->name) ||
+      gs_point_cells(p, v + 6, st, 0, c->name))
+    return -1;
+  double from[3], count[3];
+  for (int k = 0; k < 3; ++k) {
+    if (st[k] <= 0) return gs_perr(p, "#rx_array: the steps must be at least one cell and positive");
+    if (hi[k] < lo[k]) return gs_perr(p, "#rx_array: the second corner is below the first");
+    from[k] = (double)lo[k] * p->d[k];
+    double step = (double)st[k] * p->d[k], to = (double)hi[k] * p->d[k] + p->d[k];
+    count[k] = ceil((to - from[k]) / step); /* numpy.arange's length */
+  }
+  if (count[0] * count[1] * count[2] > 100000) return gs_perr(p, "#rx_array: more than 100000 receivers");
+  for (double a = 0; a < count[0]; ++a)
+    for (double b = 0; b < count[1]; ++b)
+      for (double e = 0; e < count[2]; ++e) {
+        double xyz[3] = {from[0] + a * (double)st[0] * p->d[0], from[1] + b * (double)st[1] * p->d[1],
+                         from[2] + e * (double)st[2] * p->d[2]};
+        if (add_rx(p, xyz, NULL, GS_OUT_DEFAULT, c->name)) return -1;
+      }
   return 0;
 }
 
-static void add_object(gs_scene *s, const gs_object *o) {
+void gs_scene_add_object(gs_scene *s, const gs_object *o) {
   GROW(s->objects, s->nobjects);
   s->objects[s->nobjects++] = *o;
-}
-
-static int cmd_box(parser *p, const command_call *c) {
-  double v[6]; /* x0 y0 z0 x1 y1 z1 */
-  int material;
-  if (parse_args(p, c, 0, 6, v) || object_material(p, c, c->arg[6], &material)) return -1;
-  if (v[3] < v[0] || v[4] < v[1]) return perr(p, "#box: the upper corner is below the lower one");
-  gs_object box = {.type = GS_OBJ_BOX, .material = material, .x0 = v[0], .y0 = v[1], .x1 = v[3], .y1 = v[4]};
-  add_object(p->s, &box);
-  return 0;
-}
-
-static int cmd_cylinder(parser *p, const command_call *c) {
-  double v[7]; /* x0 y0 z0 x1 y1 z1 r */
-  gs_object o = {.type = GS_OBJ_CYLINDER};
-  if (parse_args(p, c, 0, 7, v) || object_material(p, c, c->arg[7], &o.material)) return -1;
-  if (fabs(v[0] - v[3]) > 1e-12 || fabs(v[1] - v[4]) > 1e-12)
-    return perr(p, "#cylinder: only cylinders along z are supported in a 2D TMz model");
-  if (!(v[6] > 0)) return perr(p, "#cylinder: radius must be > 0");
-  o.x0 = v[0];
-  o.y0 = v[1];
-  o.r = v[6];
-  add_object(p->s, &o);
-  return 0;
 }
 
 static int cmd_material_map(parser *p, const command_call *c) {
   gs_object o = {.type = GS_OBJ_MAP};
   double corner[2];
-  if (parse_args(p, c, 1, 2, corner) || cells_in_range(p, corner[0], p->s->dx, c->name) ||
+  if (gs_parse_args(p, c, 1, 2, corner) || cells_in_range(p, corner[0], p->s->dx, c->name) ||
       cells_in_range(p, corner[1], p->s->dy, c->name))
     return -1;
   o.mi0 = to_cells(corner[0], p->s->dx);
   o.mj0 = to_cells(corner[1], p->s->dy);
+  o.averaging = 1;
   for (int k = 0; k < 256; ++k)
     o.lut[k] = -1;
   for (int k = 3; k + 1 < c->nargs; k += 2) {
@@ -444,13 +510,13 @@ static int cmd_material_map(parser *p, const command_call *c) {
     errno = 0;
     long grey = strtol(c->arg[k], &end, 10);
     if (*end || end == c->arg[k] || errno || grey < 0 || grey > 255)
-      return perr(p, "#material_map: grey level '%s' is not 0..255", c->arg[k]);
-    int m = find_material(p->s, c->arg[k + 1]);
-    if (m < 0) return perr(p, "#material_map: material '%s' is not defined (yet)", c->arg[k + 1]);
+      return gs_perr(p, "#material_map: grey level '%s' is not 0..255", c->arg[k]);
+    int m = gs_find_material(p->s, c->arg[k + 1]);
+    if (m < 0) return gs_perr(p, "#material_map: material '%s' is not defined (yet)", c->arg[k + 1]);
     o.lut[grey] = (int16_t)m;
   }
   if (load_map(p, &o, c->arg[0])) return -1;
-  add_object(p->s, &o);
+  gs_scene_add_object(p->s, &o);
   return 0;
 }
 
@@ -461,23 +527,21 @@ static int cmd_pml_cells(parser *p, const command_call *c) {
     errno = 0;
     v[k] = strtoll(c->arg[k], &end, 10);
     if (*end || end == c->arg[k] || errno || v[k] < 0 || v[k] > 1000)
-      return perr(p, "#pml_cells: '%s' is not a count 0..1000", c->arg[k]);
+      return gs_perr(p, "#pml_cells: '%s' is not a count 0..1000", c->arg[k]);
   }
-  if (c->nargs == 1) v[1] = v[3] = v[4] = v[0];
-  p->s->pml[0] = (int)v[0];
-  p->s->pml[1] = (int)v[1];
-  p->s->pml[2] = (int)v[3];
-  p->s->pml[3] = (int)v[4];
+  if (c->nargs == 1) v[1] = v[2] = v[3] = v[4] = v[5] = v[0];
+  for (int k = 0; k < 6; ++k)
+    p->pml6[k] = (int)v[k];
   return 0;
 }
 
 static int cmd_pml_cfs(parser *p, const command_call *c) {
   gs_scene *s = p->s;
-  if (p->has_pml_cfs++) return perr(p, "#pml_cfs: only a first-order CFS PML (one #pml_cfs) is supported");
+  if (p->has_pml_cfs++) return gs_perr(p, "#pml_cfs: only a first-order CFS PML (one #pml_cfs) is supported");
   if (parse_profile(p, c->arg, &s->cfs_alpha, 0) || parse_profile(p, c->arg + 4, &s->cfs_kappa, 0) ||
       parse_profile(p, c->arg + 8, &s->cfs_sigma, 1))
     return -1;
-  if (s->cfs_kappa.min < 1) return perr(p, "#pml_cfs: kappa must be >= 1");
+  if (s->cfs_kappa.min < 1) return gs_perr(p, "#pml_cfs: kappa must be >= 1");
   return 0;
 }
 
@@ -492,7 +556,7 @@ static int64_t to_step_cells(double metres, double d) {
 /* Cells moved per run: x and y in metres rounded to cells (z is ignored). */
 static int parse_steps(parser *p, const command_call *c, int64_t *di, int64_t *dj) {
   double v[3];
-  if (parse_args(p, c, 0, 3, v) || cells_in_range(p, v[0], p->s->dx, c->name) ||
+  if (gs_parse_args(p, c, 0, 3, v) || cells_in_range(p, v[0], p->s->dx, c->name) ||
       cells_in_range(p, v[1], p->s->dy, c->name))
     return -1;
   *di = to_step_cells(v[0], p->s->dx);
@@ -512,10 +576,30 @@ static int cmd_snapshot_png(parser *p, const command_call *c) {
   return parse_count(p, c->arg[0], 1, (int64_t)GS_SCENE_MAX_ITERATIONS, &p->s->snapshot_every, c->name);
 }
 
-/* gprMax expands these (Python blocks, included files) before parsing; here
- * the scene must spell its commands out. */
-static int cmd_refuse_scripting(parser *p, const command_call *c) {
-  return perr(p, "#%s: not supported (write the commands out)", c->name);
+/* gprMax runs Python blocks while it reads the file; gpustencil runs no
+ * Python, and gprMax itself can write the expanded file. */
+static int cmd_refuse_python(parser *p, const command_call *c) {
+  return gs_perr(p,
+                 "#%s: Python blocks are not run here: expand the file with gprMax (python -m gprMax MODEL.in "
+                 "--write-processed writes MODEL_processed.in, the commands the block printed) and run that",
+                 c->name);
+}
+
+static int cmd_refuse_include(parser *p, const command_call *c) {
+  return gs_perr(p,
+                 "#%s: not supported: paste the included commands in, or let gprMax expand the file "
+                 "(python -m gprMax MODEL.in --write-processed)",
+                 c->name);
+}
+
+/* gpustencil addition: when the source current is evaluated. gprMax 4
+ * evaluates it half a step after the E update's time ((n + 1/2) dt), gprMax
+ * 3 at n dt; docs/fdtd.md says what the difference does. */
+static int cmd_source_timing(parser *p, const command_call *c) {
+  if (strcmp(c->arg[0], "gprmax3") && strcmp(c->arg[0], "gprmax4"))
+    return gs_perr(p, "#source_timing: '%s' is not gprmax3 or gprmax4", c->arg[0]);
+  p->s->gprmax3_timing = !strcmp(c->arg[0], "gprmax3");
+  return 0;
 }
 
 /* The commands gpustencil understands (docs/fdtd.md, "Scenes"); any other is
@@ -530,9 +614,16 @@ static const scene_command commands[] = {
     {"material", 5, 5, 0, "er sigma mu_r sigma_m name", GRID_NOT_NEEDED, cmd_material},
     {"waveform", 4, 4, 0, "type amplitude frequency name", GRID_NOT_NEEDED, cmd_waveform},
     {"hertzian_dipole", 5, 7, 0, "z x y z waveform [delay remove]", GRID_AFTER_COUNT, cmd_hertzian_dipole},
-    {"rx", 3, 5, 2, "x y z [name outputs]", GRID_AS_SYNTAX, cmd_rx},
-    {"box", 7, 8, 0, "x0 y0 z0 x1 y1 z1 material [c1]", GRID_BEFORE_COUNT, cmd_box},
-    {"cylinder", 8, 9, 0, "x0 y0 z0 x1 y1 z1 r material [c1]", GRID_BEFORE_COUNT, cmd_cylinder},
+    {"rx", 3, 12, 0, "x y z [name output ...]", GRID_AS_SYNTAX, cmd_rx},
+    {"rx_array", 9, 9, 0, "x1 y1 z1 x2 y2 z2 dx dy dz", GRID_BEFORE_COUNT, cmd_rx_array},
+    {"box", 7, 10, 0, "x1 y1 z1 x2 y2 z2 material [y|n]", GRID_BEFORE_COUNT, gs_cmd_box},
+    {"cylinder", 8, 11, 0, "x1 y1 z1 x2 y2 z2 r material [y|n]", GRID_BEFORE_COUNT, gs_cmd_cylinder},
+    {"edge", 7, 7, 0, "x1 y1 z1 x2 y2 z2 material", GRID_BEFORE_COUNT, gs_cmd_edge},
+    {"plate", 7, 8, 0, "x1 y1 z1 x2 y2 z2 material", GRID_BEFORE_COUNT, gs_cmd_plate},
+    {"triangle", 11, 14, 0, "x1 y1 z1 x2 y2 z2 x3 y3 z3 thickness material [y|n]", GRID_BEFORE_COUNT,
+     gs_cmd_triangle},
+    {"cylindrical_sector", 9, 12, 0, "normal ctr1 ctr2 extent1 extent2 r start angle material [y|n]",
+     GRID_BEFORE_COUNT, gs_cmd_cylindrical_sector},
     {"material_map", 5, MAX_ARGS, 2, "file.png x0 y0 grey material [grey material ...]", GRID_AS_SYNTAX,
      cmd_material_map},
     {"pml_cells", 1, 6, 5, "one count or six (x- y- z- x+ y+ z+)", GRID_NOT_NEEDED, cmd_pml_cells},
@@ -541,8 +632,10 @@ static const scene_command commands[] = {
     {"src_steps", 3, 3, 0, "dx dy dz in metres", GRID_AFTER_COUNT, cmd_src_steps},
     {"rx_steps", 3, 3, 0, "dx dy dz in metres", GRID_AFTER_COUNT, cmd_rx_steps},
     {"snapshot_png", 1, 1, 0, "every_n_steps", GRID_NOT_NEEDED, cmd_snapshot_png},
-    {"python", 0, MAX_ARGS, 0, NULL, GRID_NOT_NEEDED, cmd_refuse_scripting},
-    {"include_file", 0, MAX_ARGS, 0, NULL, GRID_NOT_NEEDED, cmd_refuse_scripting},
+    {"python", 0, MAX_ARGS, 0, NULL, GRID_NOT_NEEDED, cmd_refuse_python},
+    {"end_python", 0, MAX_ARGS, 0, NULL, GRID_NOT_NEEDED, cmd_refuse_python},
+    {"include_file", 0, MAX_ARGS, 0, NULL, GRID_NOT_NEEDED, cmd_refuse_include},
+    {"source_timing", 1, 1, 0, "gprmax3 or gprmax4", GRID_NOT_NEEDED, cmd_source_timing},
 };
 
 static const scene_command *find_command(const char *name) {
@@ -561,7 +654,7 @@ static int check_call(parser *p, const command_call *c) {
   const scene_command *d = c->def;
   if (d->grid == GRID_BEFORE_COUNT && need_geometry(p, c->name)) return -1;
   if (!args_fit(d, c->nargs) || (d->grid == GRID_AS_SYNTAX && !have_geometry(p)))
-    return perr(p, "#%s: expected %s", c->name, d->syntax);
+    return gs_perr(p, "#%s: expected %s", c->name, d->syntax);
   if (d->grid == GRID_AFTER_COUNT && need_geometry(p, c->name)) return -1;
   return 0;
 }
@@ -571,7 +664,7 @@ static int check_call(parser *p, const command_call *c) {
 static int parse_line(parser *p, char *line) {
   if (line[0] != '#') return 0;
   char *colon = strchr(line, ':');
-  if (!colon) return perr(p, "'%s': a command is '#name: parameters'", line);
+  if (!colon) return gs_perr(p, "'%s': a command is '#name: parameters'", line);
   *colon = '\0';
   char *rest = colon + 1;
   while (isspace((unsigned char)*rest))
@@ -583,7 +676,7 @@ static int parse_line(parser *p, char *line) {
   for (char *tok = strtok(rest, " \t"); tok && nargs < MAX_ARGS; tok = strtok(NULL, " \t"))
     args[nargs++] = tok;
   command_call c = {.def = find_command(line + 1), .name = line + 1, .arg = args, .nargs = nargs, .text = text};
-  if (!c.def) return perr(p, "#%s: not supported (2D TMz subset: see docs/fdtd.md)", c.name);
+  if (!c.def) return gs_perr(p, "#%s: not supported (2D TMz subset: see docs/fdtd.md)", c.name);
   if (check_call(p, &c)) return -1;
   return c.def->handle(p, &c);
 }
@@ -595,7 +688,7 @@ static int parse_file(parser *p, FILE *fp) {
     size_t len = strlen(line);
     p->s->hash = fnv1a(p->s->hash, line, len);
     if (len == sizeof line - 1 && line[len - 1] != '\n')
-      return perr(p, "line longer than %zu characters", sizeof line - 2);
+      return gs_perr(p, "line longer than %zu characters", sizeof line - 2);
     while (len && isspace((unsigned char)line[len - 1]))
       line[--len] = '\0';
     if (parse_line(p, line)) return -1;
@@ -614,9 +707,21 @@ static void set_defaults(gs_scene *s, const char *path) {
   s->cfs_sigma = (gs_cfs_param){4, 0, 0, -1};
   s->hash = 0xCBF29CE484222325ull;
   s->materials = gs_xcalloc(2, sizeof *s->materials);
-  s->materials[0] = (gs_material){"free_space", 1.0, 0.0, 0};
-  s->materials[1] = (gs_material){"pec", 1.0, 0.0, 1};
+  s->materials[0] = (gs_material){.name = "free_space", .er = 1, .mr = 1};
+  s->materials[1] = (gs_material){.name = "pec", .er = 1, .mr = 1, .pec = 1};
   s->nmaterials = 2;
+}
+
+/* gprMax's time step: the 2D Courant limit, its exact binary value cut
+ * (not rounded) to 27 decimals and read back (Decimal.quantize with
+ * ROUND_FLOOR), then the stability factor. */
+static double courant_dt(const gs_scene *s) {
+  double dt = 1 / (GS_C0 * sqrt(1 / (s->dx * s->dx) + 1 / (s->dy * s->dy)));
+  char digits[128];
+  snprintf(digits, sizeof digits, "%.40f", dt); /* glibc prints the exact value */
+  char *point = strchr(digits, '.');
+  if (point && strlen(point) > 28) point[28] = '\0';
+  return strtod(digits, NULL) * s->stability;
 }
 
 /* What needs the whole file: required commands, the time step, the PML's fit. */
@@ -630,8 +735,11 @@ static gs_status finish_scene(const parser *p, const char *path, char *err, size
     snprintf(err, errlen, "%s: %s is missing", path, missing);
     return GS_ERR_FORMAT;
   }
-  /* 2D CFL limit, as gprMax uses for 2D models. */
-  s->dt = s->stability / (GS_C0 * sqrt(1.0 / (s->dx * s->dx) + 1.0 / (s->dy * s->dy)));
+  s->dt = courant_dt(s);
+  /* #pml_cells counts in the file's axes (x- y- z- x+ y+ z+), kept in the frame's. */
+  const int *ax = s->axis;
+  int frame[4] = {p->pml6[ax[0]], p->pml6[ax[1]], p->pml6[ax[0] + 3], p->pml6[ax[1] + 3]};
+  memcpy(s->pml, frame, sizeof frame);
   double steps = p->tw_is_iterations ? p->tw : ceil(p->tw / s->dt) + 1;
   if (!(steps <= GS_SCENE_MAX_ITERATIONS)) {
     snprintf(err, errlen, "%s: #time_window: %.3g iterations of %g s is more than 2^40", path, steps, s->dt);
@@ -653,7 +761,7 @@ static gs_status finish_scene(const parser *p, const char *path, char *err, size
 
 gs_status gs_scene_load(const char *path, gs_scene *s, char *err, size_t errlen) {
   set_defaults(s, path);
-  parser p = {.file = path, .err = err, .errlen = errlen, .s = s};
+  parser p = {.file = path, .err = err, .errlen = errlen, .s = s, .pml6 = {10, 10, 10, 10, 10, 10}};
   const char *slash = strrchr(path, '/');
   if (slash) snprintf(p.base_dir, sizeof p.base_dir, "%.*s", (int)(slash - path + 1), path);
   gs_status st = GS_OK;
@@ -686,27 +794,12 @@ void gs_scene_free(gs_scene *s) {
   memset(s, 0, sizeof *s);
 }
 
-int gs_scene_material_at(const gs_scene *s, int64_t i, int64_t j) {
-  int m = 0;
-  double x = (double)i * s->dx, y = (double)j * s->dy;
-  for (int k = 0; k < s->nobjects; ++k) {
-    const gs_object *o = &s->objects[k];
-    if (o->type == GS_OBJ_BOX) {
-      if (i >= to_cells(o->x0, s->dx) && i <= to_cells(o->x1, s->dx) && j >= to_cells(o->y0, s->dy) &&
-          j <= to_cells(o->y1, s->dy))
-        m = o->material;
-    } else if (o->type == GS_OBJ_CYLINDER) {
-      double ddx = x - o->x0, ddy = y - o->y0;
-      if (ddx * ddx + ddy * ddy <= o->r * o->r * (1 + 1e-12)) m = o->material;
-    } else {
-      int64_t px = i - o->mi0, py = (int64_t)o->mh - 1 - (j - o->mj0);
-      if (px >= 0 && px < (int64_t)o->mw && py >= 0 && py < (int64_t)o->mh) {
-        int v = o->lut[o->grey[(size_t)py * o->mw + (size_t)px]];
-        if (v >= 0) m = v;
-      }
-    }
-  }
-  return m;
+void gs_scene_components(const gs_scene *s, int out[3]) {
+  /* Ez, Hx, Hy of the frame are the file's E along the thin axis and H along
+   * the frame's a and b axes. */
+  out[0] = GS_OUT_EX + s->axis[2];
+  out[1] = GS_OUT_HX + s->axis[0];
+  out[2] = GS_OUT_HX + s->axis[1];
 }
 
 double gs_waveform_value(const gs_waveform *w, double t) {
@@ -751,20 +844,23 @@ void gs_scene_synthetic(gs_scene *s, int64_t nx, int64_t ny, int64_t iterations)
   s->stability = 1.0;
   s->nx = nx;
   s->ny = ny;
-  s->dt = 1.0 / (GS_C0 * sqrt(2.0 / (s->dx * s->dx)));
+  s->axis[0] = 0;
+  s->axis[1] = 1;
+  s->axis[2] = 2;
+  s->dt = courant_dt(s);
   s->iterations = iterations;
   s->pml[0] = s->pml[1] = s->pml[2] = s->pml[3] = 10;
   s->cfs_alpha = (gs_cfs_param){0, 0, 0, 0};
   s->cfs_kappa = (gs_cfs_param){0, 0, 1, 1};
   s->cfs_sigma = (gs_cfs_param){4, 0, 0, -1};
   s->materials = gs_xcalloc(3, sizeof *s->materials);
-  s->materials[0] = (gs_material){"free_space", 1.0, 0.0, 0};
-  s->materials[1] = (gs_material){"pec", 1.0, 0.0, 1};
-  s->materials[2] = (gs_material){"soil", 6.0, 0.005, 0};
+  s->materials[0] = (gs_material){.name = "free_space", .er = 1, .mr = 1};
+  s->materials[1] = (gs_material){.name = "pec", .er = 1, .mr = 1, .pec = 1};
+  s->materials[2] = (gs_material){.name = "soil", .er = 6, .sigma = 0.005, .mr = 1};
   s->nmaterials = 3;
   s->objects = gs_xcalloc(1, sizeof *s->objects);
-  s->objects[0] = (gs_object){
-      .type = GS_OBJ_BOX, .material = 2, .x0 = 0, .y0 = 0, .x1 = (double)nx * s->dx, .y1 = 0.5 * (double)ny * s->dy};
+  s->objects[0] =
+      (gs_object){.type = GS_OBJ_BOX, .material = 2, .averaging = 1, .ci0 = 0, .ci1 = nx, .cj0 = 0, .cj1 = ny / 2};
   s->nobjects = 1;
   s->waveforms = gs_xcalloc(1, sizeof *s->waveforms);
   s->waveforms[0] = (gs_waveform){"pulse", GS_WAVE_RICKER, 1.0, 10e9};
@@ -773,7 +869,7 @@ void gs_scene_synthetic(gs_scene *s, int64_t nx, int64_t ny, int64_t iterations)
   s->sources[0] = (gs_source){.i = nx / 2, .j = ny / 2 + 5, .waveform = 0, .start = 0, .stop = INFINITY};
   s->nsources = 1;
   s->rxs = gs_xcalloc(1, sizeof *s->rxs);
-  s->rxs[0] = (gs_rx){.i = nx / 2 + 10, .j = ny / 2 + 5, .name = "rx1"};
+  s->rxs[0] = (gs_rx){.i = nx / 2 + 10, .j = ny / 2 + 5, .name = "rx1", .outputs = GS_OUT_DEFAULT, .below = -1, .left = -1};
   s->nrx = 1;
   s->hash = 1;
 }

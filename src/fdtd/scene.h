@@ -1,5 +1,12 @@
-/* gprMax-compatible scene files for 2D TMz models (docs/fdtd.md lists the
- * commands and their meaning here). */
+/* gprMax-compatible scene files for 2D models (docs/fdtd.md lists the
+ * commands and their meaning here).
+ *
+ * A 2D model is one cell thick along one axis (z: TMz, x: TMx, y: TMy). The
+ * scene holds it in the engine's frame, where the thin axis is always the
+ * third: (a, b, c) = (x, y, z) for TMz, (y, z, x) for TMx and (z, x, y) for
+ * TMy (cyclic, so the curl keeps its signs). The engine's Ez, Hx, Hy are then
+ * the field along the thin axis and the two H components across it; `axis`
+ * maps the frame back to the file's axes for outputs. */
 #ifndef GS_SCENE_H
 #define GS_SCENE_H
 
@@ -19,9 +26,13 @@ enum {
   GS_WAVE_CONTSINE
 };
 
+/* gprMax material: pec (or sigma = inf) is never averaged and gives zero
+ * update coefficients. Compound materials (gprMax's dielectric smoothing,
+ * "a+b+c+d") are made by src/fdtd/geometry.c, not by the scene. */
 typedef struct gs_material {
-  char name[64];
+  char name[160];
   double er, sigma; /* relative permittivity, conductivity (S/m) */
+  double mr, sm;    /* relative permeability, magnetic loss (Ohm/m) */
   int pec;
 } gs_material;
 
@@ -32,27 +43,51 @@ typedef struct gs_waveform {
 } gs_waveform;
 
 typedef struct gs_source {
-  int64_t i, j; /* Ez node, first run */
+  int64_t i, j; /* node in the engine's frame, first run */
   int waveform;
   double start, stop; /* seconds */
 } gs_source;
 
+/* Receiver outputs: bits of these, in gprMax's (alphabetical) order. */
+enum { GS_OUT_EX, GS_OUT_EY, GS_OUT_EZ, GS_OUT_HX, GS_OUT_HY, GS_OUT_HZ, GS_OUT_IX, GS_OUT_IY, GS_OUT_IZ, GS_OUT_N };
+#define GS_OUT_DEFAULT 0x3f
+/* The constants gprMax 4 takes from scipy (CODATA 2018). */
+#define GS_EPS0 8.8541878128e-12
+#define GS_MU0 1.25663706212e-6
+#define GS_PI 3.14159265358979323846 /* Ex Ey Ez Hx Hy Hz */
+
 typedef struct gs_rx {
-  int64_t i, j;
+  int64_t i, j; /* node in the engine's frame, first run */
   char name[64];
+  unsigned outputs; /* GS_OUT_ bits */
+  int line;         /* file order (receivers.csv) */
+  int offplane;     /* on the thin axis' far face: gprMax records 0 there */
+  int hidden;       /* a helper: samples the H a current needs, not an output */
+  int below, left;  /* helpers at (i, j - 1) and (i - 1, j) for the current along the thin axis, or -1 */
 } gs_rx;
 
-enum { GS_OBJ_BOX, GS_OBJ_CYLINDER, GS_OBJ_MAP };
+/* Objects, in file order, with gprMax's rounding already applied (cells and
+ * nodes in the engine's frame; docs/fdtd.md, "Geometry"). */
+enum { GS_OBJ_BOX, GS_OBJ_CYLINDER, GS_OBJ_MAP, GS_OBJ_EDGE, GS_OBJ_PLATE, GS_OBJ_TRIANGLE, GS_OBJ_SECTOR };
 
 typedef struct gs_object {
   int type;
-  int material;             /* box, cylinder */
-  double x0, y0, x1, y1, r; /* metres: box corners; cylinder centre (x0, y0) and radius */
-  int64_t mi0, mj0;         /* map: lower-left node */
+  int material;
+  int averaging;            /* dielectric smoothing: the flag and the material allow it */
+  int64_t ci0, ci1, cj0, cj1; /* cells [ci0, ci1) x [cj0, cj1) it may paint (box: exactly those;
+                                 edge and plate: nodes [ci0, ci1] x [cj0, cj1]) */
+  float fx[3], fy[3], fr;   /* cylinder centre (fx[0], fy[0]) and radius; triangle vertices; sector
+                               centre (fx[0], fy[0]), radius, start angle fx[1], angle fx[2] (radians) */
+  float fdx, fdy;           /* cell sizes as gprMax's geometry code holds them (float) */
+  int swap;                 /* triangle, sector: cells (f, g) in gprMax's axis order are the frame's (b, a) (TMy) */
+  int64_t mi0, mj0;         /* map: lower-left cell */
   uint32_t mw, mh;          /* map: picture size */
   uint8_t *grey;            /* map: picture, top row first */
   int16_t lut[256];         /* map: grey level -> material, -1 keeps */
 } gs_object;
+
+/* The model's orientation (see the top of this file). */
+enum { GS_MODE_TMZ, GS_MODE_TMX, GS_MODE_TMY };
 
 /* CFS-CPML parameter profile: value(d) = min + (max - min) * d^order with d
  * the depth into the PML (0 at its inner face, 1 at the wall; reversed:
@@ -66,15 +101,18 @@ typedef struct gs_cfs_param {
 typedef struct gs_scene {
   char path[1024];
   char title[256];
-  double dx, dy, dz, dt, stability;
+  int mode;                /* GS_MODE_ */
+  int axis[3];             /* file axis (0 x, 1 y, 2 z) of the frame's a, b, c */
+  double dx, dy, dz, dt, stability; /* dx, dy: across the model (frame a, b); dz: its thickness */
   int64_t nx, ny; /* cells; Ez nodes 0..nx x 0..ny */
+  int gprmax3_timing;      /* sources evaluated at n dt (gprMax 3) instead of (n + 1/2) dt */
   int64_t iterations;
   int pml[4]; /* cells at x-, y-, x+, y+ */
   gs_cfs_param cfs_alpha, cfs_kappa, cfs_sigma;
   int messages;
   int64_t snapshot_every;               /* 0: none */
   int64_t src_di, src_dj, rx_di, rx_dj; /* cells moved per run */
-  gs_material *materials;               /* [0] free_space, [1] pec */
+  gs_material *materials;               /* [0] free_space, [1] pec, then #material in file order */
   int nmaterials;
   gs_waveform *waveforms;
   int nwaveforms;
@@ -102,8 +140,17 @@ void gs_scene_free(gs_scene *s);
  * CPML, a Ricker source and a receiver near the centre. */
 void gs_scene_synthetic(gs_scene *s, int64_t nx, int64_t ny, int64_t iterations);
 
-/* Material index of Ez node (i, j) after painting every object in order. */
+/* Material of cell (i, j) (clamped to the grid) after painting every object
+ * in order (gprMax's `solid`); compound materials never appear here. */
 int gs_scene_material_at(const gs_scene *s, int64_t i, int64_t j);
+
+/* gprMax's rounding of a coordinate to a whole number of cells: to the
+ * nearest, an exact half toward zero. */
+int64_t gs_round_cells(double v);
+
+/* The names of the engine's three field components in the file's axes
+ * (TMz: Ez Hx Hy; TMx: Ex Hy Hz; TMy: Ey Hz Hx), as GS_OUT_ indices. */
+void gs_scene_components(const gs_scene *s, int out[3]);
 
 /* Waveform value at time t (seconds), gprMax's definitions. */
 double gs_waveform_value(const gs_waveform *w, double t);

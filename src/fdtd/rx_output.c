@@ -1,0 +1,147 @@
+/* Receiver outputs (rx_output.h). */
+#include "rx_output.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fsutil.h"
+#include "gprmax_out.h"
+
+static const char *const out_names[GS_OUT_N] = {"Ex", "Ey", "Ez", "Hx", "Hy", "Hz", "Ix", "Iy", "Iz"};
+
+/* Which of the frame's Ez, Hx, Hy (0-2) output o is, 3 for the current
+ * along the thin axis, or -1 (not computed in this 2D model: always 0). */
+static int frame_component(const gs_scene *sc, int o) {
+  int comp[3];
+  gs_scene_components(sc, comp);
+  for (int k = 0; k < 3; ++k)
+    if (comp[k] == o) return k;
+  return o == GS_OUT_IX + sc->axis[2] ? 3 : -1;
+}
+
+/* Receiver k's value of frame component f (0-2 fields, 3 the current) at
+ * step s: gprMax's Iz = dx (Hx(i, j-1) - Hx(i, j)) + dy (Hy(i, j) - Hy(i-1, j)),
+ * float differences, double sum, stored as float; 0 on the first row and
+ * column and off the plane. */
+static float value(const gs_scene *sc, const float *rx, int64_t steps, int k, int f, int64_t s) {
+  const gs_rx *r = &sc->rxs[k];
+  if (r->offplane) return 0;
+#define AT(q, c) rx[((size_t)(q) * (size_t)steps + (size_t)s) * 3 + (c)]
+  if (f < 3) return AT(k, (size_t)f);
+  if (r->below < 0) return 0;
+  float dhx = AT(r->below, 1) - AT(k, 1), dhy = AT(k, 2) - AT(r->left, 2);
+#undef AT
+  return (float)(sc->dx * (double)dhx + sc->dy * (double)dhy);
+}
+
+/* A CSV field: quoted when the name holds a separator or a quote. */
+static void put_field(FILE *fp, const char *name, const char *comp) {
+  if (!strpbrk(name, ",\"\n\r")) {
+    fprintf(fp, ",%s_%s", name, comp);
+    return;
+  }
+  fputs(",\"", fp);
+  for (const char *c = name; *c; ++c)
+    fputs(*c == '"' ? "\"\"" : (char[]){*c, 0}, fp);
+  fprintf(fp, "_%s\"", comp);
+}
+
+gs_status gs_rx_write_csv(const gs_scene *sc, const float *rx, int64_t steps, const char *path, char *err,
+                          size_t errlen) {
+  gs_tmpfile t;
+  gs_status st = gs_tmpfile_open(&t, path, err, errlen);
+  if (st != GS_OK) return st;
+  FILE *fp = t.fp;
+  fprintf(fp, "time_s");
+  for (int k = 0; k < sc->nrx; ++k)
+    for (int o = 0; o < GS_OUT_N; ++o)
+      if ((sc->rxs[k].outputs >> o & 1) && frame_component(sc, o) >= 0) put_field(fp, sc->rxs[k].name, out_names[o]);
+  /* (hidden helper receivers have no outputs) */
+  fputc('\n', fp);
+  for (int64_t s = 0; s < steps; ++s) {
+    fprintf(fp, "%.10e", (double)s * sc->dt);
+    for (int k = 0; k < sc->nrx; ++k)
+      for (int o = 0; o < GS_OUT_N; ++o) {
+        int f = frame_component(sc, o);
+        if ((sc->rxs[k].outputs >> o & 1) && f >= 0) fprintf(fp, ",%.9g", value(sc, rx, steps, k, f, s));
+      }
+    fputc('\n', fp);
+  }
+  return gs_tmpfile_commit(&t, 0, 0, err, errlen);
+}
+
+static const gs_scene *sort_scene;
+static int by_name(const void *a, const void *b) {
+  return strcmp(sort_scene->rxs[*(const int *)a].name, sort_scene->rxs[*(const int *)b].name);
+}
+
+/* Metres of frame node (i, j) in the file's axes (the thin axis at 0, or at
+ * its far face for a receiver there). */
+static void position(const gs_scene *sc, int64_t i, int64_t j, int far, double pos[3]) {
+  pos[sc->axis[0]] = (double)i * sc->dx;
+  pos[sc->axis[1]] = (double)j * sc->dy;
+  pos[sc->axis[2]] = far ? sc->dz : 0;
+}
+
+/* The columns of one receiver: its requested outputs, sorted (gprMax's
+ * order), zeros where the model computes none. */
+static void rx_columns(const gs_scene *sc, const float *rx, int64_t steps, int k, float *zeros, float **cols,
+                       gs_gpr_rx *out) {
+  out->ncomp = 0;
+  for (int o = 0; o < GS_OUT_N; ++o) {
+    if (!(sc->rxs[k].outputs >> o & 1)) continue;
+    int f = frame_component(sc, o);
+    float *col = zeros;
+    if (f >= 0 && !sc->rxs[k].offplane) {
+      col = cols[4 * k + f] = gs_xmalloc(sizeof(float) * (size_t)steps + 1);
+      for (int64_t s = 0; s < steps; ++s)
+        col[s] = value(sc, rx, steps, k, f, s);
+    }
+    out->comp[out->ncomp] = out_names[o];
+    out->data[out->ncomp++] = col;
+  }
+}
+
+gs_status gs_rx_write_h5(const gs_scene *sc, const float *rx, int64_t steps, int run, const char *path, char *err,
+                         size_t errlen) {
+  int *order = gs_xmalloc(sizeof(int) * (size_t)sc->nrx + 1), nrx = 0;
+  for (int k = 0; k < sc->nrx; ++k)
+    if (!sc->rxs[k].hidden) order[nrx++] = k;
+  sort_scene = sc;
+  qsort(order, (size_t)nrx, sizeof(int), by_name);
+  float *zeros = gs_xcalloc((size_t)steps + 1, sizeof(float));
+  float **cols = gs_xcalloc(4 * (size_t)sc->nrx + 1, sizeof(float *));
+  gs_gpr_rx *rxs = gs_xcalloc((size_t)sc->nrx + 1, sizeof *rxs);
+  gs_gpr_src *srcs = gs_xcalloc((size_t)sc->nsources + 1, sizeof *srcs);
+  for (int n = 0; n < nrx; ++n) {
+    const gs_rx *r = &sc->rxs[order[n]];
+    rxs[n].name = r->name;
+    position(sc, r->i + (int64_t)run * sc->rx_di, r->j + (int64_t)run * sc->rx_dj, r->offplane, rxs[n].pos);
+    rx_columns(sc, rx, steps, order[n], zeros, cols, &rxs[n]);
+  }
+  for (int n = 0; n < sc->nsources; ++n) {
+    srcs[n].type = "HertzianDipole";
+    position(sc, sc->sources[n].i + (int64_t)run * sc->src_di, sc->sources[n].j + (int64_t)run * sc->src_dj, 0,
+             srcs[n].pos);
+  }
+  gs_gpr_model m = {.title = sc->title, .iterations = steps, .dt = sc->dt, .nsrc = sc->nsources, .nrx = nrx,
+                    .src = srcs, .rx = rxs};
+  const double d[3] = {sc->dx, sc->dy, sc->dz};
+  const int64_t n[3] = {sc->nx, sc->ny, 1}, step_src[3] = {sc->src_di, sc->src_dj, 0}, step_rx[3] = {sc->rx_di, sc->rx_dj, 0};
+  for (int k = 0; k < 3; ++k) {
+    m.dxdydz[sc->axis[k]] = d[k];
+    m.nxnynz[sc->axis[k]] = n[k];
+    m.srcsteps[sc->axis[k]] = (int32_t)step_src[k];
+    m.rxsteps[sc->axis[k]] = (int32_t)step_rx[k];
+  }
+  gs_status st = gs_gpr_write_receivers(path, &m, err, errlen);
+  for (size_t k = 0; k < 4 * (size_t)sc->nrx; ++k)
+    free(cols[k]);
+  free(cols);
+  free(zeros);
+  free(rxs);
+  free(srcs);
+  free(order);
+  return st;
+}

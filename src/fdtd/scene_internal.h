@@ -1,0 +1,66 @@
+/* What the scene parser's files share (scene.c: the command table, the grid,
+ * materials, sources; scene_objects.c: the geometry commands; scene_outputs.c:
+ * receivers, snapshots, geometry views). Not for use outside the parser. */
+#ifndef GS_SCENE_INTERNAL_H
+#define GS_SCENE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "scene.h"
+
+/* Parameters of a command line past this many are dropped, which makes every
+ * such line fail its command's argument count. */
+#define GS_SCENE_MAX_ARGS 32
+
+typedef struct gs_parser {
+  const char *file;
+  int line;
+  char *err;
+  size_t errlen;
+  gs_scene *s;
+  int have_domain, have_dxdydz, have_tw;
+  double domain[3], tw;
+  int tw_is_iterations;
+  char base_dir[1024];
+  int has_pml_cfs;
+  double d[3];  /* cell size along the file's x, y, z */
+  int64_t n[3]; /* cells along the file's x, y, z */
+  int pml6[6];  /* #pml_cells: x- y- z- x+ y+ z+ */
+} gs_parser;
+
+typedef struct gs_scene_command gs_scene_command;
+
+/* One "#name: parameters" line, its parameters split at blanks. */
+typedef struct gs_command_call {
+  const gs_scene_command *def;
+  const char *name; /* without the '#' */
+  char **arg;
+  int nargs;
+  const char *text; /* the parameters as written, for #title */
+} gs_command_call;
+
+int gs_perr(gs_parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int gs_parse_double(gs_parser *p, const char *tok, double *out, const char *what);
+int gs_parse_args(gs_parser *p, const gs_command_call *c, int first, int count, double *out);
+int gs_copy_name(gs_parser *p, char *dst, size_t size, const char *name, const char *what);
+int gs_find_material(const gs_scene *s, const char *name);
+/* The cell indices (file axes) of a point given in metres, gprMax's rounding;
+ * -1 with the reason when a coordinate is out of range or, with inside, outside
+ * [0, n] on its axis. */
+int gs_point_cells(gs_parser *p, const double xyz[3], int64_t cell[3], int inside, const char *what);
+/* The trailing dielectric-smoothing flag of an object (y or n; absent: y). */
+int gs_parse_averaging(gs_parser *p, const gs_command_call *c, int at, int *flag);
+void gs_scene_add_object(gs_scene *s, const gs_object *o);
+/* Frame (a, b) node of a point in file cells, and whether the point lies
+ * in the model's plane (its thin-axis index is 0). */
+void gs_frame_of(const gs_scene *s, const int64_t cell[3], int64_t *a, int64_t *b, int64_t *c);
+
+int gs_cmd_box(gs_parser *p, const gs_command_call *c);
+int gs_cmd_cylinder(gs_parser *p, const gs_command_call *c);
+int gs_cmd_edge(gs_parser *p, const gs_command_call *c);
+int gs_cmd_plate(gs_parser *p, const gs_command_call *c);
+int gs_cmd_triangle(gs_parser *p, const gs_command_call *c);
+int gs_cmd_cylindrical_sector(gs_parser *p, const gs_command_call *c);
+
+#endif
