@@ -15,7 +15,7 @@ LAYERS = {
     "png": ("src/png", ["base", "kernels"], ["hwloc.h", "hdf5.h"]),
     "fdtd": ("src/fdtd", ["png", "mpi", "base", "kernels"], ["hwloc.h"]),
     "scale": ("src/scale", ["png", "mpi", "base", "kernels"], ["hwloc.h", "hdf5.h"]),
-    "app": ("src/app", ["fdtd", "scale", "png", "mpi", "base", "kernels"], []),
+    "app": ("src/app", ["fdtd", "scale", "png", "mpi", "base", "kernels"], ["hdf5.h"]),
 }
 SOURCE = (".c", ".h", ".cu", ".cuh")
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]')

@@ -7,9 +7,11 @@
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${GS_BUILD_DIR:-$here/build}
-# The lint tests need Debian 12's clang-format (version 14), the fuzz tests clang and libFuzzer;
-# the program needs neither.
-GS_EXTRA_PKGS="${GS_EXTRA_PKGS:-} clang-format-14 clang-14 libclang-rt-14-dev" "$here/scripts/setup.sh"
+# The lint tests need Debian 12's clang-format (version 14), the fuzz tests clang and libFuzzer,
+# gprmax_out_read h5py and numpy (it reads our gprMax files as gprMax's tools do); the program
+# needs none of them.
+GS_EXTRA_PKGS="${GS_EXTRA_PKGS:-} clang-format-14 clang-14 libclang-rt-14-dev python3-h5py python3-numpy" \
+  "$here/scripts/setup.sh"
 # Open MPI refuses to start as root without these.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 (cd "$build" && ctest --output-on-failure -j "${GS_TEST_JOBS:-2}" "$@")

@@ -1,0 +1,634 @@
+/* gprMax 4's output files (gprmax_out.h): HDF5 through libhdf5's C API with
+ * the types h5py gives gprMax's Python values, VTK XML written as text. */
+#include "gprmax_out.h"
+
+#include <errno.h>
+#include <hdf5.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+
+/* The version gprMax 4 writes in its files (readers only display it). */
+#define GPR_VERSION "4.0.0b0"
+/* Floats transposed at a time for the x-slowest datasets of .h5 snapshots. */
+#define GPR_BLOCK_FLOATS ((int64_t)1 << 22)
+
+static const char *const field_names[6] = {"Ex", "Ey", "Ez", "Hx", "Hy", "Hz"};
+
+/* ---- HDF5 files --------------------------------------------------------- */
+
+/* One HDF5 output being written: its temporary file and the first failure. */
+typedef struct h5out {
+  const char *path; /* the final name, for messages */
+  char *tmp;        /* PATH.tmp-PID */
+  hid_t file;
+  gs_status st;
+  char *err;
+  size_t errlen;
+  H5E_auto2_t old_func; /* the error printer to restore */
+  void *old_data;
+  int restore;
+} h5out;
+
+/* H5Ewalk2 callback: the innermost error's description; of a failed open,
+ * only the system's reason ("... error message = 'Permission denied', ..."). */
+static herr_t innermost(unsigned n, const H5E_error2_t *e, void *data) {
+  char *why = data;
+  if (n != 0 || !e->desc) return 0;
+  const char *sys = strstr(e->desc, "error message = '");
+  if (sys) {
+    sys += strlen("error message = '");
+    const char *end = strchr(sys, '\'');
+    snprintf(why, 256, "%.*s", end ? (int)(end - sys) : 200, sys);
+  } else {
+    snprintf(why, 256, "%s", e->desc);
+  }
+  return 0;
+}
+
+/* Records the first failure: "PATH: CALL failed: REASON [gprmax_out.c:LINE]",
+ * with the reason from HDF5's error stack, which it then clears. Returns -1. */
+static int h5_fail(h5out *o, const char *call, int line) {
+  if (o->st != GS_OK) return -1;
+  char why[256] = "";
+  if (H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, innermost, why) < 0 || !why[0]) snprintf(why, sizeof why, "HDF5 error");
+  H5Eclear2(H5E_DEFAULT); /* nothing left to report if this fails too */
+  const char *file = strrchr(__FILE__, '/');
+  snprintf(o->err, o->errlen, "%s: %s failed: %s [%s:%d]", o->path, call, why, file ? file + 1 : __FILE__, line);
+  o->st = GS_ERR_IO;
+  return -1;
+}
+#define FAIL(o, call) h5_fail((o), (call), __LINE__)
+
+/* Creates PATH.tmp-PID with HDF5's printing off (restored by h5_close):
+ * superblock of the earliest version as h5py writes, no file locking (the
+ * temporary is ours alone; some parallel file systems refuse locks), and
+ * every object closed with the file. */
+static gs_status h5_open(h5out *o, const char *path, char *err, size_t errlen) {
+  *o = (h5out){.path = path, .file = -1, .err = err, .errlen = errlen};
+  size_t len = strlen(path) + 32;
+  o->tmp = malloc(len);
+  if (!o->tmp) {
+    snprintf(err, errlen, "%s: out of memory", path);
+    return o->st = GS_ERR_NOMEM;
+  }
+  snprintf(o->tmp, len, "%s.tmp-%ld", path, (long)getpid());
+  if (H5Eget_auto2(H5E_DEFAULT, &o->old_func, &o->old_data) < 0) {
+    FAIL(o, "H5Eget_auto2");
+    return o->st;
+  }
+  if (H5Eset_auto2(H5E_DEFAULT, NULL, NULL) < 0) {
+    FAIL(o, "H5Eset_auto2");
+    return o->st;
+  }
+  o->restore = 1;
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  if (fapl < 0) {
+    FAIL(o, "H5Pcreate");
+    return o->st;
+  }
+  if (H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0) FAIL(o, "H5Pset_fclose_degree");
+#if H5_VERSION_GE(1, 10, 7)
+  if (o->st == GS_OK && H5Pset_file_locking(fapl, 0, 1) < 0) FAIL(o, "H5Pset_file_locking");
+#endif
+  if (o->st == GS_OK) {
+    o->file = H5Fcreate(o->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    if (o->file < 0) FAIL(o, "H5Fcreate");
+  }
+  if (H5Pclose(fapl) < 0) FAIL(o, "H5Pclose");
+  return o->st;
+}
+
+/* Closes the file and renames it into place, or removes it after a failure;
+ * restores HDF5's printing; frees the name. The status of the whole write. */
+static gs_status h5_close(h5out *o) {
+  if (o->file >= 0 && H5Fclose(o->file) < 0) FAIL(o, "H5Fclose");
+  if (o->tmp && o->st == GS_OK && rename(o->tmp, o->path) != 0) {
+    snprintf(o->err, o->errlen, "%s: rename from %s failed: %s", o->path, o->tmp, strerror(errno));
+    o->st = GS_ERR_IO;
+  }
+  if (o->tmp && o->st != GS_OK) unlink(o->tmp); /* may not exist: nothing to do then */
+  if (o->restore && H5Eset_auto2(H5E_DEFAULT, o->old_func, o->old_data) < 0) FAIL(o, "H5Eset_auto2");
+  free(o->tmp);
+  o->tmp = NULL;
+  return o->st;
+}
+
+/* A dataspace: a scalar for rank 0. */
+static hid_t h5_space(h5out *o, int rank, const hsize_t *dims) {
+  hid_t s = rank ? H5Screate_simple(rank, dims, NULL) : H5Screate(H5S_SCALAR);
+  if (s < 0) FAIL(o, rank ? "H5Screate_simple" : "H5Screate");
+  return s;
+}
+
+/* Writes attribute name of loc: n values (n 0: a scalar) of file type ftype
+ * from memory type mtype. 0 or -1. */
+static int put_attr(h5out *o, hid_t loc, const char *name, hid_t ftype, hid_t mtype, hsize_t n, const void *data) {
+  hid_t space = h5_space(o, n ? 1 : 0, &n);
+  if (space < 0) return -1;
+  hid_t a = H5Acreate2(loc, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT);
+  int rc = a < 0 ? FAIL(o, "H5Acreate2") : 0;
+  if (rc == 0 && H5Awrite(a, mtype, data) < 0) rc = FAIL(o, "H5Awrite");
+  if (a >= 0 && H5Aclose(a) < 0) rc = FAIL(o, "H5Aclose");
+  if (H5Sclose(space) < 0) rc = FAIL(o, "H5Sclose");
+  return rc;
+}
+
+static int put_f64(h5out *o, hid_t loc, const char *name, hsize_t n, const double *v) {
+  return put_attr(o, loc, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, n, v);
+}
+static int put_i64(h5out *o, hid_t loc, const char *name, hsize_t n, const int64_t *v) {
+  return put_attr(o, loc, name, H5T_STD_I64LE, H5T_NATIVE_INT64, n, v);
+}
+static int put_i32(h5out *o, hid_t loc, const char *name, hsize_t n, const int32_t *v) {
+  return put_attr(o, loc, name, H5T_STD_I32LE, H5T_NATIVE_INT32, n, v);
+}
+
+/* A string type: variable length (len 0) or len bytes null-padded. */
+static hid_t str_type(h5out *o, size_t len, H5T_cset_t cset) {
+  hid_t t = H5Tcopy(H5T_C_S1);
+  if (t < 0) return FAIL(o, "H5Tcopy");
+  int bad = H5Tset_size(t, len ? len : H5T_VARIABLE) < 0 ? FAIL(o, "H5Tset_size") : 0;
+  if (!bad && H5Tset_cset(t, cset) < 0) bad = FAIL(o, "H5Tset_cset");
+  if (!bad && len && H5Tset_strpad(t, H5T_STR_NULLPAD) < 0) bad = FAIL(o, "H5Tset_strpad");
+  if (bad && H5Tclose(t) < 0) FAIL(o, "H5Tclose");
+  return bad ? -1 : t;
+}
+
+/* A scalar string attribute as h5py writes a Python str: variable-length UTF-8. */
+static int put_str(h5out *o, hid_t loc, const char *name, const char *s) {
+  hid_t t = str_type(o, 0, H5T_CSET_UTF8);
+  if (t < 0) return -1;
+  int rc = put_attr(o, loc, name, t, t, 0, &s);
+  if (H5Tclose(t) < 0) rc = FAIL(o, "H5Tclose");
+  return rc;
+}
+
+/* Object creation properties as h5py's: no modification times (files
+ * written twice from the same data are identical). */
+static hid_t no_times(h5out *o, hid_t cls) {
+  hid_t p = H5Pcreate(cls);
+  if (p < 0) return FAIL(o, "H5Pcreate");
+  if (H5Pset_obj_track_times(p, 0) < 0) {
+    FAIL(o, "H5Pset_obj_track_times");
+    if (H5Pclose(p) < 0) FAIL(o, "H5Pclose");
+    return -1;
+  }
+  return p;
+}
+
+/* Creates group name in loc (close it with close_group). */
+static hid_t make_group(h5out *o, hid_t loc, const char *name) {
+  hid_t p = no_times(o, H5P_GROUP_CREATE);
+  if (p < 0) return -1;
+  hid_t g = H5Gcreate2(loc, name, H5P_DEFAULT, p, H5P_DEFAULT);
+  if (g < 0) FAIL(o, "H5Gcreate2");
+  if (H5Pclose(p) < 0) FAIL(o, "H5Pclose");
+  return g;
+}
+
+static int close_group(h5out *o, hid_t g) {
+  return g >= 0 && H5Gclose(g) < 0 ? FAIL(o, "H5Gclose") : 0;
+}
+
+/* Creates dataset name in loc, contiguous, of ftype and dims (close it with
+ * close_dset). */
+static hid_t make_dset(h5out *o, hid_t loc, const char *name, hid_t ftype, int rank, const hsize_t *dims) {
+  hid_t space = h5_space(o, rank, dims);
+  hid_t dcpl = space < 0 ? -1 : no_times(o, H5P_DATASET_CREATE);
+  hid_t d = dcpl < 0 ? -1 : H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  if (dcpl >= 0 && d < 0) FAIL(o, "H5Dcreate2");
+  if (dcpl >= 0 && H5Pclose(dcpl) < 0) FAIL(o, "H5Pclose");
+  if (space >= 0 && H5Sclose(space) < 0) FAIL(o, "H5Sclose");
+  return d;
+}
+
+static int close_dset(h5out *o, hid_t d) {
+  return d >= 0 && H5Dclose(d) < 0 ? FAIL(o, "H5Dclose") : 0;
+}
+
+/* Dataset name in loc (as make_dset) holding data of memory type mtype. */
+static int put_dset(h5out *o, hid_t loc, const char *name, hid_t ftype, hid_t mtype, int rank, const hsize_t *dims,
+                    const void *data) {
+  hsize_t n = 1;
+  for (int a = 0; a < rank; a++)
+    n *= dims[a];
+  hid_t d = make_dset(o, loc, name, ftype, rank, dims);
+  if (d >= 0 && n > 0 && H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) FAIL(o, "H5Dwrite");
+  close_dset(o, d);
+  return o->st == GS_OK ? 0 : -1;
+}
+
+/* A 1-D dataset of n variable-length ASCII strings (VTKHDF field data). */
+static int put_strings(h5out *o, hid_t loc, const char *name, hsize_t n, const char *const *s) {
+  hid_t t = str_type(o, 0, H5T_CSET_ASCII);
+  if (t < 0) return -1;
+  int rc = put_dset(o, loc, name, t, t, 1, &n, s);
+  if (H5Tclose(t) < 0) rc = FAIL(o, "H5Tclose");
+  return rc;
+}
+
+/* ---- the receiver file ---------------------------------------------------- */
+
+static gs_status bad_input(const char *path, const char *what, char *err, size_t errlen) {
+  snprintf(err, errlen, "%s: not written: %s", path, what);
+  return GS_ERR_USAGE;
+}
+
+static gs_status check_model(const char *path, const gs_gpr_model *m, char *err, size_t errlen) {
+  if (m->iterations < 0 || m->nsrc < 0 || m->nrx < 0) return bad_input(path, "negative count", err, errlen);
+  if ((m->nsrc && !m->src) || (m->nrx && !m->rx)) return bad_input(path, "no source or receiver array", err, errlen);
+  for (int s = 0; s < m->nsrc; s++)
+    if (!m->src[s].type) return bad_input(path, "a source without a type", err, errlen);
+  for (int r = 0; r < m->nrx; r++) {
+    const gs_gpr_rx *rx = &m->rx[r];
+    if (!rx->name) return bad_input(path, "a receiver without a name", err, errlen);
+    if (rx->ncomp < 1 || rx->ncomp > 9) return bad_input(path, "a receiver's components not 1..9", err, errlen);
+    for (int c = 0; c < rx->ncomp; c++)
+      if (!rx->comp[c] || !rx->comp[c][0] || (!rx->data[c] && m->iterations > 0))
+        return bad_input(path, "a receiver component without a name or data", err, errlen);
+  }
+  return GS_OK;
+}
+
+/* Root attributes of MODEL.h5. */
+static int put_model_attrs(h5out *o, const gs_gpr_model *m) {
+  hid_t r = o->file;
+  int64_t nsrc = m->nsrc, nrx = m->nrx;
+  if (put_str(o, r, "gprMax", GPR_VERSION) || put_str(o, r, "Title", m->title ? m->title : "") ||
+      put_i64(o, r, "Iterations", 0, &m->iterations) || put_i32(o, r, "srcsteps", 3, m->srcsteps) ||
+      put_i32(o, r, "rxsteps", 3, m->rxsteps) || put_i64(o, r, "nx_ny_nz", 3, m->nxnynz) ||
+      put_f64(o, r, "dx_dy_dz", 3, m->dxdydz) || put_f64(o, r, "dt", 0, &m->dt) || put_i64(o, r, "nsrc", 0, &nsrc) ||
+      put_i64(o, r, "nrx", 0, &nrx))
+    return -1;
+  return 0;
+}
+
+/* srcs/srcN (N from 1), when there are sources. */
+static int put_sources(h5out *o, const gs_gpr_model *m) {
+  if (m->nsrc == 0) return 0;
+  char name[32];
+  hid_t top = make_group(o, o->file, "srcs");
+  for (int s = 0; s < m->nsrc && top >= 0 && o->st == GS_OK; s++) {
+    snprintf(name, sizeof name, "src%d", s + 1);
+    hid_t g = make_group(o, top, name);
+    if (g >= 0) (void)(put_str(o, g, "Type", m->src[s].type) || put_f64(o, g, "Position", 3, m->src[s].pos));
+    close_group(o, g);
+  }
+  close_group(o, top);
+  return o->st == GS_OK ? 0 : -1;
+}
+
+/* rxs/rxN (N from 1), when there are receivers. */
+static int put_receivers(h5out *o, const gs_gpr_model *m) {
+  if (m->nrx == 0) return 0;
+  char name[32];
+  hsize_t n = (hsize_t)m->iterations;
+  hid_t top = make_group(o, o->file, "rxs");
+  for (int r = 0; r < m->nrx && top >= 0 && o->st == GS_OK; r++) {
+    const gs_gpr_rx *rx = &m->rx[r];
+    snprintf(name, sizeof name, "rx%d", r + 1);
+    hid_t g = make_group(o, top, name);
+    if (g >= 0) (void)(put_str(o, g, "Name", rx->name) || put_f64(o, g, "Position", 3, rx->pos));
+    for (int c = 0; c < rx->ncomp && g >= 0 && o->st == GS_OK; c++)
+      put_dset(o, g, rx->comp[c], H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, 1, &n, rx->data[c]);
+    close_group(o, g);
+  }
+  close_group(o, top);
+  return o->st == GS_OK ? 0 : -1;
+}
+
+gs_status gs_gpr_write_receivers(const char *path, const gs_gpr_model *m, char *err, size_t errlen) {
+  gs_status st = check_model(path, m, err, errlen);
+  if (st != GS_OK) return st;
+  h5out o;
+  if (h5_open(&o, path, err, errlen) == GS_OK && put_model_attrs(&o, m) == 0 && put_sources(&o, m) == 0)
+    put_receivers(&o, m);
+  return h5_close(&o);
+}
+
+/* ---- snapshots and geometry views: HDF5 ------------------------------------ */
+
+/* Checks a box; *cells = its number of cells. */
+static gs_status check_box(const char *path, const gs_gpr_box *b, int64_t *cells, char *err, size_t errlen) {
+  int64_t n = 1;
+  for (int a = 0; a < 3; a++) {
+    if (b->size[a] < 1 || b->size[a] > INT32_MAX) return bad_input(path, "a size outside 1..2^31-1 cells", err, errlen);
+    if (n > INT64_MAX / 8 / b->size[a]) return bad_input(path, "too many cells", err, errlen);
+    n *= b->size[a];
+  }
+  *cells = n;
+  return GS_OK;
+}
+
+static int has_ext(const char *path, const char *ext) {
+  size_t n = strlen(path), e = strlen(ext);
+  return n > e && strcmp(path + n - e, ext) == 0;
+}
+
+/* The VTKHDF group of an ImageData file with its attributes (close it with
+ * close_group), as gprMax's VtkImageData writes them. */
+static hid_t put_image_group(h5out *o, const gs_gpr_box *b) {
+  static const float direction[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  static const int64_t version[2] = {2, 2};
+  int32_t extent[6] = {0, (int32_t)b->size[0], 0, (int32_t)b->size[1], 0, (int32_t)b->size[2]};
+  hid_t g = make_group(o, o->file, "VTKHDF");
+  if (g < 0) return -1;
+  hid_t type = str_type(o, strlen("ImageData"), H5T_CSET_ASCII);
+  if (type >= 0) {
+    put_attr(o, g, "Type", type, type, 0, "ImageData");
+    if (H5Tclose(type) < 0) FAIL(o, "H5Tclose");
+  }
+  if (o->st == GS_OK)
+    (void)(put_i64(o, g, "Version", 2, version) || put_i32(o, g, "WholeExtent", 6, extent) ||
+           put_f64(o, g, "Origin", 3, b->origin) || put_f64(o, g, "Spacing", 3, b->spacing) ||
+           put_attr(o, g, "Direction", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, 9, direction));
+  if (o->st == GS_OK) return g;
+  close_group(o, g);
+  return -1;
+}
+
+/* Dataset name of shape (sx, sy, sz) from x-fastest src, written in blocks
+ * of x-planes transposed through buf (bx * sy * sz floats). */
+static int put_xslow(h5out *o, const char *name, const int64_t size[3], const float *src, float *buf, int64_t bx) {
+  const hsize_t dims[3] = {(hsize_t)size[0], (hsize_t)size[1], (hsize_t)size[2]};
+  int64_t sx = size[0], sy = size[1], sz = size[2];
+  hid_t d = make_dset(o, o->file, name, H5T_IEEE_F32LE, 3, dims);
+  hid_t fs = d < 0 ? -1 : H5Dget_space(d);
+  if (d >= 0 && fs < 0) FAIL(o, "H5Dget_space");
+  for (int64_t x0 = 0; x0 < sx && fs >= 0 && o->st == GS_OK; x0 += bx) {
+    int64_t n = sx - x0 < bx ? sx - x0 : bx;
+    for (int64_t k = 0; k < sz; k++)
+      for (int64_t j = 0; j < sy; j++) {
+        const float *row = src + (k * sy + j) * sx + x0;
+        for (int64_t i = 0; i < n; i++)
+          buf[(i * sy + j) * sz + k] = row[i];
+      }
+    hsize_t start[3] = {(hsize_t)x0, 0, 0}, count[3] = {(hsize_t)n, dims[1], dims[2]};
+    hid_t ms = h5_space(o, 3, count);
+    if (ms < 0) break;
+    if (H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0)
+      FAIL(o, "H5Sselect_hyperslab");
+    else if (H5Dwrite(d, H5T_NATIVE_FLOAT, ms, fs, H5P_DEFAULT, buf) < 0)
+      FAIL(o, "H5Dwrite");
+    if (H5Sclose(ms) < 0) FAIL(o, "H5Sclose");
+  }
+  if (fs >= 0 && H5Sclose(fs) < 0) FAIL(o, "H5Sclose");
+  close_dset(o, d);
+  return o->st == GS_OK ? 0 : -1;
+}
+
+/* gprMax's .h5 snapshot. */
+static int put_snapshot_h5(h5out *o, const gs_gpr_box *b, double time, const float *const fields[6]) {
+  int32_t size[3] = {(int32_t)b->size[0], (int32_t)b->size[1], (int32_t)b->size[2]};
+  if (put_str(o, o->file, "gprMax", GPR_VERSION) || put_i32(o, o->file, "nx_ny_nz", 3, size) ||
+      put_f64(o, o->file, "dx_dy_dz", 3, b->spacing) || put_f64(o, o->file, "time", 0, &time))
+    return -1;
+  int64_t plane = b->size[1] * b->size[2];
+  int64_t bx = GPR_BLOCK_FLOATS / plane < 1 ? 1 : GPR_BLOCK_FLOATS / plane;
+  if (bx > b->size[0]) bx = b->size[0];
+  float *buf = malloc((size_t)(bx * plane) * sizeof *buf);
+  if (!buf) {
+    snprintf(o->err, o->errlen, "%s: out of memory (%" PRId64 " floats)", o->path, bx * plane);
+    o->st = GS_ERR_NOMEM;
+    return -1;
+  }
+  for (int c = 0; c < 6 && o->st == GS_OK; c++)
+    if (fields[c]) put_xslow(o, field_names[c], b->size, fields[c], buf, bx);
+  free(buf);
+  return o->st == GS_OK ? 0 : -1;
+}
+
+/* A VTKHDF snapshot: CellData/Ex.. of shape (sz, sy, sx). */
+static int put_snapshot_vtkhdf(h5out *o, const gs_gpr_box *b, const float *const fields[6]) {
+  const hsize_t dims[3] = {(hsize_t)b->size[2], (hsize_t)b->size[1], (hsize_t)b->size[0]};
+  hid_t vtk = put_image_group(o, b);
+  hid_t cells = vtk < 0 ? -1 : make_group(o, vtk, "CellData");
+  for (int c = 0; c < 6 && cells >= 0 && o->st == GS_OK; c++)
+    if (fields[c]) put_dset(o, cells, field_names[c], H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, 3, dims, fields[c]);
+  close_group(o, cells);
+  close_group(o, vtk);
+  return o->st == GS_OK ? 0 : -1;
+}
+
+/* FieldData of a geometry view, as gprMax's Metadata.write_to_vtkhdf. */
+static int put_geometry_fields(h5out *o, hid_t vtk, const gs_gpr_geometry *g) {
+  hid_t fd = make_group(o, vtk, "FieldData");
+  if (fd < 0) return -1;
+  const char *version = GPR_VERSION;
+  hsize_t one = 1, three = 3, six = 6, nm = (hsize_t)g->nmaterials;
+  hsize_t src[2] = {(hsize_t)g->nsrc, 3}, rx[2] = {(hsize_t)g->nrx, 3};
+  int pml = 0;
+  for (int a = 0; a < 6; a++)
+    pml |= g->pml[a] != 0;
+  (void)(put_strings(o, fd, "gprMax_version", one, &version) ||
+         put_dset(o, fd, "dx_dy_dz", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, &three, g->dxdydz) ||
+         put_dset(o, fd, "nx_ny_nz", H5T_STD_I64LE, H5T_NATIVE_INT64, 1, &three, g->nxnynz) ||
+         put_strings(o, fd, "material_ids", nm, g->material_names) ||
+         (pml && put_dset(o, fd, "pml_thickness", H5T_STD_I64LE, H5T_NATIVE_INT64, 1, &six, g->pml)) ||
+         (g->nsrc && (put_strings(o, fd, "source_ids", src[0], g->src_ids) ||
+                      put_dset(o, fd, "sources", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 2, src, g->src_pos))) ||
+         (g->nrx && (put_strings(o, fd, "receiver_ids", rx[0], g->rx_ids) ||
+                     put_dset(o, fd, "receivers", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 2, rx, g->rx_pos))));
+  close_group(o, fd);
+  return o->st == GS_OK ? 0 : -1;
+}
+
+static int put_geometry_vtkhdf(h5out *o, const gs_gpr_geometry *g) {
+  const hsize_t dims[3] = {(hsize_t)g->box.size[2], (hsize_t)g->box.size[1], (hsize_t)g->box.size[0]};
+  hid_t vtk = put_image_group(o, &g->box);
+  hid_t cells = vtk < 0 ? -1 : make_group(o, vtk, "CellData");
+  if (cells >= 0) put_dset(o, cells, "Material", H5T_STD_U32LE, H5T_NATIVE_UINT32, 3, dims, g->material);
+  close_group(o, cells);
+  if (vtk >= 0 && o->st == GS_OK) put_geometry_fields(o, vtk, g);
+  close_group(o, vtk);
+  return o->st == GS_OK ? 0 : -1;
+}
+
+/* ---- VTK XML ImageData (.vti) ---------------------------------------------- */
+
+static const char *byte_order(void) {
+  const uint16_t one = 1;
+  unsigned char first;
+  memcpy(&first, &one, 1);
+  return first ? "LittleEndian" : "BigEndian";
+}
+
+/* The shortest of %.15g..%.17g that reads back as v (null when not finite). */
+static void put_num(FILE *f, double v) {
+  char s[40];
+  if (!isfinite(v)) {
+    fputs("null", f);
+    return;
+  }
+  for (int p = 15; p <= 17; p++) {
+    snprintf(s, sizeof s, "%.*g", p, v);
+    if (strtod(s, NULL) == v) break;
+  }
+  fputs(s, f);
+}
+
+static void put_nums(FILE *f, const double *v, int n, const char *sep) {
+  for (int i = 0; i < n; i++) {
+    if (i) fputs(sep, f);
+    put_num(f, v[i]);
+  }
+}
+
+/* s as a JSON string inside an XML comment: quotes, backslashes and control
+ * characters escaped, and a '-' after a '-' too (a comment may not hold "--"). */
+static void put_json_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '"' || *p == '\\')
+      fprintf(f, "\\%c", *p);
+    else if (*p < 0x20 || (*p == '-' && p != (const unsigned char *)s && p[-1] == '-'))
+      fprintf(f, "\\u%04x", *p);
+    else
+      fputc(*p, f);
+  }
+  fputc('"', f);
+}
+
+static void put_json_list(FILE *f, const char *key, int n, const char *const *ids, const double *pos) {
+  fprintf(f, ", \"%s\": [", key);
+  for (int i = 0; i < n; i++) {
+    fputs(i ? ", {\"name\": " : "{\"name\": ", f);
+    put_json_str(f, ids[i]);
+    fputs(", \"position\": [", f);
+    put_nums(f, pos + 3 * i, 3, ", ");
+    fputs("]}", f);
+  }
+  fputc(']', f);
+}
+
+/* gprMax 3's metadata comment of a geometry view. */
+static void put_geometry_comment(FILE *f, const gs_gpr_geometry *g) {
+  fputs("<!-- {\"gprMax_version\": \"" GPR_VERSION "\", \"dx_dy_dz\": [", f);
+  put_nums(f, g->dxdydz, 3, ", ");
+  fprintf(f, "], \"nx_ny_nz\": [%" PRId64 ", %" PRId64 ", %" PRId64 "], \"Materials\": [", g->nxnynz[0], g->nxnynz[1],
+          g->nxnynz[2]);
+  for (int m = 0; m < g->nmaterials; m++) {
+    if (m) fputs(", ", f);
+    put_json_str(f, g->material_names[m]);
+  }
+  fputs("], \"PMLthickness\": [", f);
+  for (int a = 0; a < 6; a++)
+    fprintf(f, "%s%" PRId64, a ? ", " : "", g->pml[a]);
+  fputc(']', f);
+  put_json_list(f, "Sources", g->nsrc, g->src_ids, g->src_pos);
+  put_json_list(f, "Receivers", g->nrx, g->rx_ids, g->rx_pos);
+  fputs("} -->\n", f);
+}
+
+/* The XML before the CellData arrays. */
+static void put_vti_head(FILE *f, const gs_gpr_box *b, const gs_gpr_geometry *g, const double *time) {
+  fprintf(f,
+          "<?xml version=\"1.0\"?>\n<VTKFile type=\"ImageData\" version=\"1.0\" byte_order=\"%s\" "
+          "header_type=\"UInt64\">\n",
+          byte_order());
+  if (g) put_geometry_comment(f, g);
+  char extent[80];
+  snprintf(extent, sizeof extent, "0 %" PRId64 " 0 %" PRId64 " 0 %" PRId64, b->size[0], b->size[1], b->size[2]);
+  fprintf(f, "<ImageData WholeExtent=\"%s\" Origin=\"", extent);
+  put_nums(f, b->origin, 3, " ");
+  fputs("\" Spacing=\"", f);
+  put_nums(f, b->spacing, 3, " ");
+  fputs("\">\n", f);
+  if (time) {
+    fputs("<FieldData>\n<DataArray type=\"Float64\" Name=\"TimeValue\" NumberOfTuples=\"1\" format=\"ascii\">", f);
+    put_num(f, *time);
+    fputs("</DataArray>\n</FieldData>\n", f);
+  }
+  fprintf(f, "<Piece Extent=\"%s\">\n<CellData%s>\n", extent, g ? " Scalars=\"Material\"" : "");
+}
+
+/* A .vti file of n arrays (names, VTK type, bytes per value, data) of cells
+ * values each, through a temporary file. */
+static gs_status write_vti(const char *path, const gs_gpr_box *b, const gs_gpr_geometry *g, const double *time, int n,
+                           const char *const *names, const char *type, size_t vsize, const void *const *data,
+                           int64_t cells, char *err, size_t errlen) {
+  gs_tmpfile t;
+  gs_status st = gs_tmpfile_open(&t, path, err, errlen);
+  if (st != GS_OK) return st;
+  put_vti_head(t.fp, b, g, time);
+  uint64_t bytes = (uint64_t)cells * vsize, offset = 0;
+  for (int a = 0; a < n; a++) {
+    if (!data[a]) continue;
+    fprintf(t.fp,
+            "<DataArray type=\"%s\" Name=\"%s\" NumberOfComponents=\"1\" format=\"appended\" offset=\"%" PRIu64
+            "\"/>\n",
+            type, names[a], offset);
+    offset += sizeof bytes + bytes;
+  }
+  fputs("</CellData>\n</Piece>\n</ImageData>\n<AppendedData encoding=\"raw\">\n_", t.fp);
+  int failed = 0;
+  for (int a = 0; a < n && !failed; a++)
+    if (data[a])
+      failed =
+          fwrite(&bytes, sizeof bytes, 1, t.fp) != 1 || fwrite(data[a], vsize, (size_t)cells, t.fp) != (size_t)cells;
+  failed |= fputs("\n</AppendedData>\n</VTKFile>\n", t.fp) < 0;
+  return gs_tmpfile_commit(&t, failed, 0, err, errlen);
+}
+
+/* ---- the entry points -------------------------------------------------------- */
+
+gs_status gs_gpr_write_snapshot(const char *path, const gs_gpr_box *b, double time, const float *const fields[6],
+                                char *err, size_t errlen) {
+  int64_t cells = 0;
+  gs_status st = check_box(path, b, &cells, err, errlen);
+  if (st != GS_OK) return st;
+  int any = 0;
+  for (int c = 0; c < 6; c++)
+    any |= fields[c] != NULL;
+  if (!any) return bad_input(path, "no field", err, errlen);
+  if (has_ext(path, ".vti"))
+    return write_vti(path, b, NULL, &time, 6, field_names, "Float32", sizeof(float), (const void *const *)fields, cells,
+                     err, errlen);
+  int h5 = has_ext(path, ".h5");
+  if (!h5 && !has_ext(path, ".vtkhdf")) return bad_input(path, "a snapshot is .h5, .vtkhdf or .vti", err, errlen);
+  h5out o;
+  if (h5_open(&o, path, err, errlen) == GS_OK) {
+    if (h5)
+      put_snapshot_h5(&o, b, time, fields);
+    else
+      put_snapshot_vtkhdf(&o, b, fields);
+  }
+  return h5_close(&o);
+}
+
+static gs_status check_geometry(const char *path, const gs_gpr_geometry *g, int64_t *cells, char *err, size_t errlen) {
+  gs_status st = check_box(path, &g->box, cells, err, errlen);
+  if (st != GS_OK) return st;
+  if (!g->material || g->nmaterials < 0 || (g->nmaterials && !g->material_names))
+    return bad_input(path, "no material array or names", err, errlen);
+  for (int m = 0; m < g->nmaterials; m++)
+    if (!g->material_names[m]) return bad_input(path, "a material without a name", err, errlen);
+  if (g->nsrc < 0 || g->nrx < 0 || (g->nsrc && (!g->src_ids || !g->src_pos)) || (g->nrx && (!g->rx_ids || !g->rx_pos)))
+    return bad_input(path, "no source or receiver arrays", err, errlen);
+  for (int s = 0; s < g->nsrc; s++)
+    if (!g->src_ids[s]) return bad_input(path, "a source without a name", err, errlen);
+  for (int r = 0; r < g->nrx; r++)
+    if (!g->rx_ids[r]) return bad_input(path, "a receiver without a name", err, errlen);
+  return GS_OK;
+}
+
+gs_status gs_gpr_write_geometry(const char *path, const gs_gpr_geometry *g, char *err, size_t errlen) {
+  int64_t cells = 0;
+  gs_status st = check_geometry(path, g, &cells, err, errlen);
+  if (st != GS_OK) return st;
+  if (has_ext(path, ".vti")) {
+    static const char *const name[1] = {"Material"};
+    const void *data[1] = {g->material};
+    return write_vti(path, &g->box, g, NULL, 1, name, "UInt32", sizeof(uint32_t), data, cells, err, errlen);
+  }
+  if (!has_ext(path, ".vtkhdf")) return bad_input(path, "a geometry view is .vtkhdf or .vti", err, errlen);
+  h5out o;
+  if (h5_open(&o, path, err, errlen) == GS_OK) put_geometry_vtkhdf(&o, g);
+  return h5_close(&o);
+}
