@@ -345,7 +345,8 @@ static void take_snapshot(fdtd_job *j, gs_fdtd_sim *m, int64_t r) {
     snprintf(sp, sizeof sp, "%s/snapshots/run%03lld_ez_%08lld.png", j->outdir, (long long)r + 1, (long long)m->step);
   else
     snprintf(sp, sizeof sp, "%s/snapshots/ez_%08lld.png", j->outdir, (long long)m->step);
-  if (gs_fdtd_snapshot(m, j->c, j->parts, sp, err, sizeof err) != GS_OK) {
+  gs_snapshot_label lab = {(double)m->step * j->sc.dt, m->step}; /* Ez after step n: the field at n dt */
+  if (gs_fdtd_snapshot(m, j->c, j->parts, &lab, sp, err, sizeof err) != GS_OK) {
     gs_log_error("fdtd: snapshot: %s", err);
     j->status = GS_EXIT_PARTIAL;
   }
