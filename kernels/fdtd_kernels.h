@@ -76,7 +76,7 @@ typedef struct gs_fdtd_step_args {
    * (then chx, chy serve, and regions away from the CPML take the fast path). */
   const uint8_t *hmx, *hmy;
   const gs_fdtd_hcoef *hcoef;
-  int nslab;                /* 0 for regions that touch no slab */
+  int nslab; /* 0 for regions that touch no slab */
   gs_fdtd_slab slab[4];
   int concurrent; /* GPU: other streams share the device (overlapped exchange): see kernels/fdtd.cu, launch() */
   int pdl;        /* GPU: programmatic dependent launch allowed (GPUSTENCIL_PDL, read by the caller) */

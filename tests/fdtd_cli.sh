@@ -47,9 +47,10 @@ bad_scene() { # NAME PATTERN LINES...
 }
 base=("#domain: 0.1 0.1 0.002" "#dx_dy_dz: 0.002 0.002 0.002" "#time_window: 10")
 bad_scene courant "courant.in:4: .*outside \(0, 1\]" "${base[@]}" "#time_step_stability_factor: 1.01"
-bad_scene unknown "unknown.in:4: #snapshot: not supported" "${base[@]}" "#snapshot: 0 0 0 1 1 1 0.1 0.1 0.1 1e-9 s"
+bad_scene unknown "unknown.in:4: #fractal_box: not supported" "${base[@]}" "#fractal_box: 0 0 0 0.1 0.1 0.002 1.5 1 1 1 50 soil mix"
 bad_scene threed "threed.in:2: 3D models are not supported" "#domain: 0.1 0.1 0.1" "#dx_dy_dz: 0.002 0.002 0.002"
-bad_scene magnetic "magnetic.in:4: .*magnetic materials" "${base[@]}" "#material: 4 0 2 0 ferrite"
+bad_scene magnetic "magnetic.in:4: #material ferrite: relative permeability 0.5 is below 1" "${base[@]}" "#material: 4 0 0.5 0 ferrite"
+bad_scene python "python.in:4: #python: Python blocks are not run here: expand the file with gprMax .*--write-processed" "${base[@]}" "#python:"
 bad_scene polar "polar.in:5: .*only z" "${base[@]}" "#waveform: ricker 1 1e9 w" "#hertzian_dipole: x 0.05 0.05 0 w"
 bad_scene nowave "nowave.in:4: .*waveform 'w' is not defined" "${base[@]}" "#hertzian_dipole: z 0.05 0.05 0 w"
 bad_scene nodomain "#domain is missing" "#dx_dy_dz: 0.002 0.002 0.002" "#time_window: 10"
@@ -64,7 +65,9 @@ for k in 001 002 003; do [ -s "$w/bscan/receivers_run$k.csv" ] || f "no receiver
 "${GS_MKPNG:?}" --check-any "$w/bscan/snapshots/run002_ez_00000300.png" || f "snapshot missing or not a valid PNG"
 cmp -s "$w/bscan/receivers_run001.csv" "$w/bscan/receivers_run002.csv" && f "runs 1 and 2 identical: sources did not move"
 lines=$(wc -l < "$w/full/receivers.csv"); [ "$lines" = 701 ] || f "receivers.csv has $lines lines, want 701"
-head -1 "$w/full/receivers.csv" | grep -q "^time_s,rx1_Ez,rx1_Hx,rx1_Hy$" || f "receivers.csv header"
+head -1 "$w/full/receivers.csv" | grep -q '^time_s,"Rx(96,240,0)_Ez","Rx(96,240,0)_Hx","Rx(96,240,0)_Hy"$' || f "receivers.csv header"
+[ -s "$w/full/gpr.h5" ] || f "no gpr.h5 (gprMax's receiver file)"
+for k in 1 2 3; do [ -s "$w/bscan/gpr$k.h5" ] || f "no gpr$k.h5"; done
 run "$src/inputs/material_map.in" --steps 100 -o "$w/map" > "$w/map.log" 2>&1 || f "material map: $(cat "$w/map.log")"
 echo "fdtd_cli ($b): $([ $fail = 0 ] && echo ok || echo FAILED)"
 exit $fail

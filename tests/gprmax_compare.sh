@@ -36,7 +36,7 @@ fi
 
 folders=("$@")
 if [ ${#folders[@]} = 0 ]; then
-  for d in "$data"/*/; do folders+=("$(basename "$d")"); done
+  for d in "$data"/*/; do compgen -G "$d*.in" >/dev/null && folders+=("$(basename "$d")"); done
 fi
 tag=$b; [ "$ranks" -gt 1 ] && tag=${b}_np$ranks
 work=${GS_WORK:-${TMPDIR:-/tmp}/gs_work_${USER:-$(id -u)}}/gprmax_compare_$tag

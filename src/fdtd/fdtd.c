@@ -20,7 +20,6 @@
 #include "log.h"
 #include "options.h"
 
-
 #define GS_RX_CHUNK 256
 /* --halo-depth auto: this depth for parts of at most this many nodes (GPU). */
 #define GS_FDTD_AUTO_DEPTH 4
@@ -213,8 +212,9 @@ static gs_status init_materials(gs_fdtd_sim *m, char *err, size_t errlen) {
   gs_geometry geo;
   gs_geometry_build(&geo, sc, own->i0 - m->grid.g, own->i1 + m->grid.g, own->j0 - m->grid.g, own->j1 + m->grid.g);
   if (geo.nmat > GS_FDTD_MAX_MATERIALS) {
-    snprintf(err, errlen, "%s: %d materials with the averaged ones (dielectric smoothing) in one rank's part; at most %d",
-             sc->path, geo.nmat, GS_FDTD_MAX_MATERIALS);
+    snprintf(err, errlen,
+             "%s: %d materials with the averaged ones (dielectric smoothing) in one rank's part; at most %d", sc->path,
+             geo.nmat, GS_FDTD_MAX_MATERIALS);
     gs_geometry_free(&geo);
     return GS_ERR_USAGE;
   }

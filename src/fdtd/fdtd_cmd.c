@@ -1,9 +1,9 @@
 /* The fdtd command: options, the run loop over -n runs, receivers.csv,
  * snapshots, B-scans, checkpoints and restarts, progress (docs/fdtd.md). */
 #include <errno.h>
-#include <stddef.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +14,7 @@
 #include "fdtd_cmd.h"
 #include "fdtd_internal.h"
 #include "fsutil.h"
+#include "gpr_views.h"
 #include "log.h"
 #include "progress.h"
 #include "rx_output.h"
@@ -179,7 +180,8 @@ static int check_positions(const fdtd_job *j) {
       if (i < edge || i > sc->nx - edge || jj < edge || jj > sc->ny - edge) {
         if (j->root)
           gs_log_error("%s: run %lld moves a %s %s (#src_steps/#rx_steps)", j->scene_path, (long long)r + 1,
-                       is_src ? "source" : "receiver", is_src ? "onto or past the domain's boundary" : "outside the domain");
+                       is_src ? "source" : "receiver",
+                       is_src ? "onto or past the domain's boundary" : "outside the domain");
         return 1;
       }
     }
@@ -333,6 +335,8 @@ static int64_t next_event(const fdtd_job *j, int64_t step, int64_t first_step, i
   int64_t next = j->sc.iterations, every[3] = {j->sc.snapshot_every, j->o->checkpoint_every, progress ? 64 : 0};
   for (int k = 0; k < 3; ++k)
     if (every[k] && (step / every[k] + 1) * every[k] < next) next = (step / every[k] + 1) * every[k];
+  for (int k = 0; k < j->sc.nsnaps; ++k) /* gprMax's snapshot T: after T - 1 steps */
+    if (j->sc.snaps[k].iteration - 1 > step && j->sc.snaps[k].iteration - 1 < next) next = j->sc.snaps[k].iteration - 1;
   if (j->o->stop_after && first_step + j->o->stop_after < next) next = first_step + j->o->stop_after;
   return next;
 }
@@ -352,6 +356,35 @@ static void take_snapshot(fdtd_job *j, gs_fdtd_sim *m, int64_t r) {
   }
 }
 
+/* The scene file's name without its folder and its extension (gprMax
+ * names its outputs after it). */
+static void model_name(const char *path, char *out, size_t n) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  const char *dot = strrchr(base, '.');
+  snprintf(out, n, "%.*s", (int)(dot && dot != base ? dot - base : (ptrdiff_t)strlen(base)), base);
+}
+
+/* gprMax's #snapshot files due now (after m->step steps), into
+ * OUTDIR/MODEL_snaps (MODELn_snaps with several runs, as gprMax). */
+static void take_gpr_snapshots(fdtd_job *j, gs_fdtd_sim *m, int64_t r) {
+  char model[512], dir[1700], path[2000], err[1024];
+  for (int k = 0; k < j->sc.nsnaps; ++k) {
+    if (j->sc.snaps[k].iteration - 1 != m->step) continue;
+    model_name(j->scene_path, model, sizeof model);
+    if (j->runs > 1)
+      snprintf(dir, sizeof dir, "%s/%s%lld_snaps", j->outdir, model, (long long)r + 1);
+    else
+      snprintf(dir, sizeof dir, "%s/%s_snaps", j->outdir, model);
+    snprintf(path, sizeof path, "%s/%s", dir, j->sc.snaps[k].file);
+    if (j->root && gs_mkdirs(dir, 1) != 0) gs_log_error("fdtd: %s: %s", dir, strerror(errno));
+    if (gs_gpr_take_snapshot(m, j->c, &j->sc.snaps[k], path, err, sizeof err) != GS_OK) {
+      gs_log_error("fdtd: snapshot: %s", err);
+      j->status = GS_EXIT_PARTIAL;
+    }
+  }
+}
+
 /* Steps run r to the end of the time window, or until --stop-after, with
  * the snapshots, checkpoints and progress due on the way. Returns 1 when
  * it stopped early; *secs: the time the steps took (between barriers). */
@@ -364,9 +397,11 @@ static int step_run(fdtd_job *j, gs_fdtd_sim *m, int64_t r, run_ckpt *ck, double
   GS_MPI_CHECK(MPI_Barrier(j->c->world));
   double t0 = now_s();
   int stopped = 0;
+  if (m->step == 0) take_gpr_snapshots(j, m, r);
   while (m->step < iterations) {
     gs_fdtd_sim_advance(m, next_event(j, m->step, first_step, prog != NULL) - m->step);
     if (j->sc.snapshot_every && m->step % j->sc.snapshot_every == 0) take_snapshot(j, m, r);
+    take_gpr_snapshots(j, m, r);
     if (o->checkpoint_every && m->step % o->checkpoint_every == 0 && m->step < iterations) {
       gs_ckpt_save(m, j->c, j->dims, j->outdir, &ck->prev);
       gs_ckpt_drop(j->c, j->outdir, &ck->drop);
@@ -397,21 +432,12 @@ static void stop_run(const fdtd_job *j, gs_fdtd_sim *m, run_ckpt *ck) {
            (long long)j->sc.iterations, j->outdir);
 }
 
-/* The scene file's name without its folder and its extension (gprMax
- * names its outputs after it). */
-static void model_name(const char *path, char *out, size_t n) {
-  const char *base = strrchr(path, '/');
-  base = base ? base + 1 : path;
-  const char *dot = strrchr(base, '.');
-  snprintf(out, n, "%.*s", (int)(dot && dot != base ? dot - base : (ptrdiff_t)strlen(base)), base);
-}
-
 /* Rank 0: run r's receivers (rx: [receiver][step][Ez, Hx, Hy], steps long)
  * as receivers.csv (receivers_runNNN.csv with several runs) and gprMax's
  * MODEL.h5 (MODEL1.h5 ... MODELN.h5 with several runs, as gprMax 4 names
  * them), and the first one's Ez as the run's B-scan column. */
 static void save_receivers(fdtd_job *j, const float *rx, int64_t steps, int64_t r) {
-  char rp[1300], hp[1600], model[512], err[1024];
+  char rp[1300], hp[1700], model[512], err[1024];
   model_name(j->scene_path, model, sizeof model);
   if (j->runs > 1) {
     snprintf(rp, sizeof rp, "%s/receivers_run%03lld.csv", j->outdir, (long long)r + 1);
@@ -459,6 +485,11 @@ static int run_once(fdtd_job *j, int64_t r) {
     return 1;
   }
   const int64_t first_step = m.step;
+  char err[1024];
+  if (j->root && gs_gpr_write_views(&j->sc, (int)r, (int)j->runs, j->outdir, err, sizeof err) != GS_OK) {
+    gs_log_error("fdtd: geometry view: %s", err);
+    j->status = GS_EXIT_PARTIAL;
+  }
   double secs;
   if (step_run(j, &m, r, &ck, &secs)) {
     stop_run(j, &m, &ck);

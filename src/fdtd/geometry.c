@@ -96,8 +96,10 @@ static int triangle_holds(const gs_object *o, int64_t p, int64_t q) {
   float area = (float)(0.5 * (double)(-y[1] * x[2] + y[0] * (-x[1] + x[2]) + x[0] * (y[1] - y[2]) + x[1] * y[2]));
   int sign = (area > 0) - (area < 0);
   double ir = ((double)p + 0.5) * (double)o->fdx, jr = ((double)q + 0.5) * (double)o->fdy;
-  float s = (float)(sign * ((double)(y[0] * x[2] - x[0] * y[2]) + (double)(y[2] - y[0]) * ir + (double)(x[0] - x[2]) * jr));
-  float t = (float)(sign * ((double)(x[0] * y[1] - y[0] * x[1]) + (double)(y[0] - y[1]) * ir + (double)(x[1] - x[0]) * jr));
+  float s =
+      (float)(sign * ((double)(y[0] * x[2] - x[0] * y[2]) + (double)(y[2] - y[0]) * ir + (double)(x[0] - x[2]) * jr));
+  float t =
+      (float)(sign * ((double)(x[0] * y[1] - y[0] * x[1]) + (double)(y[0] - y[1]) * ir + (double)(x[1] - x[0]) * jr));
   return s > 0 && t > 0 && s + t < 2 * area * (float)sign;
 }
 
@@ -327,7 +329,7 @@ double gs_geometry_sigma_max(const gs_scene *sc) {
   int side = -1;
   for (int key = 0; key < 6 && side < 0; ++key)
     for (int s = 0; s < 4; ++s)
-      if (sc->pml[s] && (s < 2 ? 0 : 3) + sc->axis[s % 2] == key) side = s;
+      if ((s < 2 ? 0 : 3) + sc->axis[s % 2] == key && sc->pml[s]) side = s;
   if (side < 0) return 0;
   int along_x = side % 2 == 0; /* a slab normal to x: one column of cells */
   int64_t at = side == 0 || side == 1 ? 0 : (along_x ? sc->nx : sc->ny) - sc->pml[side];

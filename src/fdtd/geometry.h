@@ -23,7 +23,7 @@ typedef struct gs_geometry {
   uint16_t *ez, *hx, *hy;     /* material of each node's Ez, Hx, Hy */
   gs_material *mat;           /* the scene's materials, then the compounds this window made */
   int nmat;
-  int magnetic;               /* some H node's material has mu_r != 1 or magnetic loss */
+  int magnetic; /* some H node's material has mu_r != 1 or magnetic loss */
 } gs_geometry;
 
 /* Builds the window of nodes [i0, i1) x [j0, j1) (clipped to the grid). */

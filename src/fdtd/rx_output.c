@@ -125,10 +125,11 @@ gs_status gs_rx_write_h5(const gs_scene *sc, const float *rx, int64_t steps, int
     position(sc, sc->sources[n].i + (int64_t)run * sc->src_di, sc->sources[n].j + (int64_t)run * sc->src_dj, 0,
              srcs[n].pos);
   }
-  gs_gpr_model m = {.title = sc->title, .iterations = steps, .dt = sc->dt, .nsrc = sc->nsources, .nrx = nrx,
-                    .src = srcs, .rx = rxs};
+  gs_gpr_model m = {
+      .title = sc->title, .iterations = steps, .dt = sc->dt, .nsrc = sc->nsources, .nrx = nrx, .src = srcs, .rx = rxs};
   const double d[3] = {sc->dx, sc->dy, sc->dz};
-  const int64_t n[3] = {sc->nx, sc->ny, 1}, step_src[3] = {sc->src_di, sc->src_dj, 0}, step_rx[3] = {sc->rx_di, sc->rx_dj, 0};
+  const int64_t n[3] = {sc->nx, sc->ny, 1}, step_src[3] = {sc->src_di, sc->src_dj, 0},
+                step_rx[3] = {sc->rx_di, sc->rx_dj, 0};
   for (int k = 0; k < 3; ++k) {
     m.dxdydz[sc->axis[k]] = d[k];
     m.nxnynz[sc->axis[k]] = n[k];

@@ -84,7 +84,8 @@ int gs_parse_double(parser *p, const char *tok, double *out, const char *what) {
   double v = is_plain_number(tok) ? strtod(tok, &end) : NAN;
   if (!is_plain_number(tok) || end == tok || *end || errno == ERANGE || !isfinite(v))
     return gs_perr(p, "#%s: '%s' is not a number", what, tok);
-  if (fabs(v) > GS_SCENE_MAX_NUMBER) return gs_perr(p, "#%s: %s is out of range (at most 1e30 in magnitude)", what, tok);
+  if (fabs(v) > GS_SCENE_MAX_NUMBER)
+    return gs_perr(p, "#%s: %s is out of range (at most 1e30 in magnitude)", what, tok);
   *out = v;
   return 0;
 }
@@ -239,7 +240,8 @@ static int parse_profile(parser *p, char **t, gs_cfs_param *out, int allow_none)
   for (int k = 0; k < 7; ++k)
     if (strcmp(t[0], orders[k]) == 0) out->order = k;
   if (out->order < 0) return gs_perr(p, "#pml_cfs: unknown scaling '%s'", t[0]);
-  if (strcmp(t[1], "forward") && strcmp(t[1], "reverse")) return gs_perr(p, "#pml_cfs: '%s' is not forward|reverse", t[1]);
+  if (strcmp(t[1], "forward") && strcmp(t[1], "reverse"))
+    return gs_perr(p, "#pml_cfs: '%s' is not forward|reverse", t[1]);
   out->reverse = strcmp(t[1], "reverse") == 0;
   if (gs_parse_double(p, t[2], &out->min, "pml_cfs")) return -1;
   if (allow_none && strcmp(t[3], "None") == 0)
@@ -326,7 +328,8 @@ static int cmd_time_step_stability_factor(parser *p, const command_call *c) {
   gs_scene *s = p->s;
   if (gs_parse_double(p, c->arg[0], &s->stability, c->name)) return -1;
   if (!(s->stability > 0) || s->stability > 1)
-    return gs_perr(p, "#time_step_stability_factor: %g is outside (0, 1]: above 1 the scheme is unstable", s->stability);
+    return gs_perr(p, "#time_step_stability_factor: %g is outside (0, 1]: above 1 the scheme is unstable",
+                   s->stability);
   return 0;
 }
 
@@ -346,7 +349,7 @@ static int cmd_material(parser *p, const command_call *c) {
   if (gs_find_material(s, name) >= 0) return gs_perr(p, "#material: '%s' is already defined", name);
   if (s->nmaterials >= 200) return gs_perr(p, "#material: more than 200 materials");
   if (strchr(name, '+')) return gs_perr(p, "#material: '%s': '+' is kept for averaged materials' names", name);
-  if (gs_copy_name(p, m.name, sizeof m.name, name, c->name)) return -1;
+  if (gs_copy_name(p, m.name, 64, name, c->name)) return -1; /* 63 characters, like every name */
   GROW(s->materials, s->nmaterials);
   s->materials[s->nmaterials++] = m;
   return 0;
@@ -426,8 +429,7 @@ static int add_rx(parser *p, const double xyz[3], const char *name, unsigned out
   rx.offplane = c != 0;
   if (name && gs_copy_name(p, rx.name, sizeof rx.name, name, cmd)) return -1;
   if (!name)
-    snprintf(rx.name, sizeof rx.name, "Rx(%lld,%lld,%lld)", (long long)cell[0], (long long)cell[1],
-             (long long)cell[2]);
+    snprintf(rx.name, sizeof rx.name, "Rx(%lld,%lld,%lld)", (long long)cell[0], (long long)cell[1], (long long)cell[2]);
   if (s->nrx >= 100000) return gs_perr(p, "#%s: more than 100000 receivers", cmd);
   rx.below = rx.left = -1;
   GROW(s->rxs, s->nrx);
@@ -467,8 +469,8 @@ static int cmd_rx(parser *p, const command_call *c) {
 static int cmd_rx_array(parser *p, const command_call *c) {
   double v[9];
   int64_t lo[3], hi[3], st[3];
-  if (gs_parse_args(p, c, 0, 9, v) || gs_point_cells(p, v, lo, 1, c->name) || gs_point_cells(p, v + 3, hi, 1, c->name) ||
-      gs_point_cells(p, v + 6, st, 0, c->name))
+  if (gs_parse_args(p, c, 0, 9, v) || gs_point_cells(p, v, lo, 1, c->name) ||
+      gs_point_cells(p, v + 3, hi, 1, c->name) || gs_point_cells(p, v + 6, st, 0, c->name))
     return -1;
   double from[3], count[3];
   for (int k = 0; k < 3; ++k) {
@@ -545,22 +547,15 @@ static int cmd_pml_cfs(parser *p, const command_call *c) {
   return 0;
 }
 
-/* Metres to whole cells, rounded half away from zero, so that a step and
- * its negative move the same number of cells. */
-static int64_t to_step_cells(double metres, double d) {
-  double q = fabs(metres / d);
-  int64_t n = (int64_t)floor(q + 0.5 + 1e-9);
-  return metres < 0 ? -n : n;
-}
-
-/* Cells moved per run: x and y in metres rounded to cells (z is ignored). */
+/* Cells moved per run along the frame's a and b axes: the file's steps
+ * rounded as gprMax rounds them (an exact half toward zero, so a step and
+ * its negative move equally far); a step along the thin axis is refused. */
 static int parse_steps(parser *p, const command_call *c, int64_t *di, int64_t *dj) {
   double v[3];
-  if (gs_parse_args(p, c, 0, 3, v) || cells_in_range(p, v[0], p->s->dx, c->name) ||
-      cells_in_range(p, v[1], p->s->dy, c->name))
-    return -1;
-  *di = to_step_cells(v[0], p->s->dx);
-  *dj = to_step_cells(v[1], p->s->dy);
+  int64_t cell[3], thin;
+  if (gs_parse_args(p, c, 0, 3, v) || gs_point_cells(p, v, cell, 0, c->name)) return -1;
+  gs_frame_of(p->s, cell, di, dj, &thin);
+  if (thin) return gs_perr(p, "#%s: a step along the thin axis leaves the plane of this 2D model", c->name);
   return 0;
 }
 
@@ -620,10 +615,9 @@ static const scene_command commands[] = {
     {"cylinder", 8, 11, 0, "x1 y1 z1 x2 y2 z2 r material [y|n]", GRID_BEFORE_COUNT, gs_cmd_cylinder},
     {"edge", 7, 7, 0, "x1 y1 z1 x2 y2 z2 material", GRID_BEFORE_COUNT, gs_cmd_edge},
     {"plate", 7, 8, 0, "x1 y1 z1 x2 y2 z2 material", GRID_BEFORE_COUNT, gs_cmd_plate},
-    {"triangle", 11, 14, 0, "x1 y1 z1 x2 y2 z2 x3 y3 z3 thickness material [y|n]", GRID_BEFORE_COUNT,
-     gs_cmd_triangle},
-    {"cylindrical_sector", 9, 12, 0, "normal ctr1 ctr2 extent1 extent2 r start angle material [y|n]",
-     GRID_BEFORE_COUNT, gs_cmd_cylindrical_sector},
+    {"triangle", 11, 14, 0, "x1 y1 z1 x2 y2 z2 x3 y3 z3 thickness material [y|n]", GRID_BEFORE_COUNT, gs_cmd_triangle},
+    {"cylindrical_sector", 9, 12, 0, "normal ctr1 ctr2 extent1 extent2 r start angle material [y|n]", GRID_BEFORE_COUNT,
+     gs_cmd_cylindrical_sector},
     {"material_map", 5, MAX_ARGS, 2, "file.png x0 y0 grey material [grey material ...]", GRID_AS_SYNTAX,
      cmd_material_map},
     {"pml_cells", 1, 6, 5, "one count or six (x- y- z- x+ y+ z+)", GRID_NOT_NEEDED, cmd_pml_cells},
@@ -636,6 +630,8 @@ static const scene_command commands[] = {
     {"end_python", 0, MAX_ARGS, 0, NULL, GRID_NOT_NEEDED, cmd_refuse_python},
     {"include_file", 0, MAX_ARGS, 0, NULL, GRID_NOT_NEEDED, cmd_refuse_include},
     {"source_timing", 1, 1, 0, "gprmax3 or gprmax4", GRID_NOT_NEEDED, cmd_source_timing},
+    {"snapshot", 11, 11, 0, "x1 y1 z1 x2 y2 z2 dx dy dz time file", GRID_BEFORE_COUNT, gs_cmd_snapshot},
+    {"geometry_view", 11, 11, 0, "x1 y1 z1 x2 y2 z2 dx dy dz file n|f", GRID_BEFORE_COUNT, gs_cmd_geometry_view},
 };
 
 static const scene_command *find_command(const char *name) {
@@ -667,6 +663,9 @@ static int parse_line(parser *p, char *line) {
   if (!colon) return gs_perr(p, "'%s': a command is '#name: parameters'", line);
   *colon = '\0';
   char *rest = colon + 1;
+  /* gprMax keeps only the text up to a second colon (it splits the line at colons). */
+  char *colon2 = strchr(rest, ':');
+  if (colon2) *colon2 = '\0';
   while (isspace((unsigned char)*rest))
     ++rest;
   char text[4096];
@@ -676,7 +675,7 @@ static int parse_line(parser *p, char *line) {
   for (char *tok = strtok(rest, " \t"); tok && nargs < MAX_ARGS; tok = strtok(NULL, " \t"))
     args[nargs++] = tok;
   command_call c = {.def = find_command(line + 1), .name = line + 1, .arg = args, .nargs = nargs, .text = text};
-  if (!c.def) return gs_perr(p, "#%s: not supported (2D TMz subset: see docs/fdtd.md)", c.name);
+  if (!c.def) return gs_perr(p, "#%s: not supported (gprMax's 2D commands that gpustencil runs: docs/fdtd.md)", c.name);
   if (check_call(p, &c)) return -1;
   return c.def->handle(p, &c);
 }
@@ -750,6 +749,7 @@ static gs_status finish_scene(const parser *p, const char *path, char *err, size
     snprintf(err, errlen, "%s: #time_window gives no iterations", path);
     return GS_ERR_FORMAT;
   }
+  if (gs_scene_resolve_snapshots(s, err, errlen)) return GS_ERR_FORMAT;
   for (int k = 0; k < 4; ++k)
     if (2 * (int64_t)s->pml[k] >= (k % 2 ? s->ny : s->nx)) {
       snprintf(err, errlen, "%s: #pml_cells: %d cells leave no interior in a %lld x %lld domain", path, s->pml[k],
@@ -791,6 +791,8 @@ void gs_scene_free(gs_scene *s) {
   free(s->sources);
   free(s->rxs);
   free(s->objects);
+  free(s->snaps);
+  free(s->views);
   memset(s, 0, sizeof *s);
 }
 
@@ -869,7 +871,8 @@ void gs_scene_synthetic(gs_scene *s, int64_t nx, int64_t ny, int64_t iterations)
   s->sources[0] = (gs_source){.i = nx / 2, .j = ny / 2 + 5, .waveform = 0, .start = 0, .stop = INFINITY};
   s->nsources = 1;
   s->rxs = gs_xcalloc(1, sizeof *s->rxs);
-  s->rxs[0] = (gs_rx){.i = nx / 2 + 10, .j = ny / 2 + 5, .name = "rx1", .outputs = GS_OUT_DEFAULT, .below = -1, .left = -1};
+  s->rxs[0] =
+      (gs_rx){.i = nx / 2 + 10, .j = ny / 2 + 5, .name = "rx1", .outputs = GS_OUT_DEFAULT, .below = -1, .left = -1};
   s->nrx = 1;
   s->hash = 1;
 }

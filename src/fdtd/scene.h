@@ -73,18 +73,33 @@ enum { GS_OBJ_BOX, GS_OBJ_CYLINDER, GS_OBJ_MAP, GS_OBJ_EDGE, GS_OBJ_PLATE, GS_OB
 typedef struct gs_object {
   int type;
   int material;
-  int averaging;            /* dielectric smoothing: the flag and the material allow it */
+  int averaging;              /* dielectric smoothing: the flag and the material allow it */
   int64_t ci0, ci1, cj0, cj1; /* cells [ci0, ci1) x [cj0, cj1) it may paint (box: exactly those;
                                  edge and plate: nodes [ci0, ci1] x [cj0, cj1]) */
-  float fx[3], fy[3], fr;   /* cylinder centre (fx[0], fy[0]) and radius; triangle vertices; sector
-                               centre (fx[0], fy[0]), radius, start angle fx[1], angle fx[2] (radians) */
-  float fdx, fdy;           /* cell sizes as gprMax's geometry code holds them (float) */
-  int swap;                 /* triangle, sector: cells (f, g) in gprMax's axis order are the frame's (b, a) (TMy) */
-  int64_t mi0, mj0;         /* map: lower-left cell */
-  uint32_t mw, mh;          /* map: picture size */
-  uint8_t *grey;            /* map: picture, top row first */
-  int16_t lut[256];         /* map: grey level -> material, -1 keeps */
+  float fx[3], fy[3], fr;     /* cylinder centre (fx[0], fy[0]) and radius; triangle vertices; sector
+                                 centre (fx[0], fy[0]), radius, start angle fx[1], angle fx[2] (radians) */
+  float fdx, fdy;             /* cell sizes as gprMax's geometry code holds them (float) */
+  int swap;                   /* triangle, sector: cells (f, g) in gprMax's axis order are the frame's (b, a) (TMy) */
+  int64_t mi0, mj0;           /* map: lower-left cell */
+  uint32_t mw, mh;            /* map: picture size */
+  uint8_t *grey;              /* map: picture, top row first */
+  int16_t lut[256];           /* map: grey level -> material, -1 keeps */
 } gs_object;
+
+/* #snapshot: the fields of a box of nodes, sampled every step[] nodes, at
+ * iteration `iteration` (gprMax's count: taken after iteration - 1 steps). */
+typedef struct gs_snapshot_req {
+  int64_t lo[3], step[3], size[3]; /* file axes: first node, stride, cells */
+  int64_t iteration;
+  double seconds; /* the time as given (< 0: an iteration count was given) */
+  char file[256]; /* name with extension (.h5, .vtkhdf or .vti) */
+} gs_snapshot_req;
+
+/* #geometry_view: the cells' materials of a box, every step[] cells. */
+typedef struct gs_geometry_view {
+  int64_t lo[3], step[3], size[3];
+  char file[256];
+} gs_geometry_view;
 
 /* The model's orientation (see the top of this file). */
 enum { GS_MODE_TMZ, GS_MODE_TMX, GS_MODE_TMY };
@@ -101,11 +116,11 @@ typedef struct gs_cfs_param {
 typedef struct gs_scene {
   char path[1024];
   char title[256];
-  int mode;                /* GS_MODE_ */
-  int axis[3];             /* file axis (0 x, 1 y, 2 z) of the frame's a, b, c */
+  int mode;                         /* GS_MODE_ */
+  int axis[3];                      /* file axis (0 x, 1 y, 2 z) of the frame's a, b, c */
   double dx, dy, dz, dt, stability; /* dx, dy: across the model (frame a, b); dz: its thickness */
-  int64_t nx, ny; /* cells; Ez nodes 0..nx x 0..ny */
-  int gprmax3_timing;      /* sources evaluated at n dt (gprMax 3) instead of (n + 1/2) dt */
+  int64_t nx, ny;                   /* cells; Ez nodes 0..nx x 0..ny */
+  int gprmax3_timing;               /* sources evaluated at n dt (gprMax 3) instead of (n + 1/2) dt */
   int64_t iterations;
   int pml[4]; /* cells at x-, y-, x+, y+ */
   gs_cfs_param cfs_alpha, cfs_kappa, cfs_sigma;
@@ -122,6 +137,10 @@ typedef struct gs_scene {
   int nrx;
   gs_object *objects;
   int nobjects;
+  gs_snapshot_req *snaps;
+  int nsnaps;
+  gs_geometry_view *views;
+  int nviews;
   uint64_t hash; /* FNV-1a of the scene and the files it reads */
 } gs_scene;
 

@@ -28,8 +28,7 @@ int gs_parse_averaging(gs_parser *p, const gs_command_call *c, int at, int *flag
 /* The material (one: anisotropic objects are refused) and smoothing of an
  * object whose material is argument `at`. */
 static int object_material_and_flag(gs_parser *p, const gs_command_call *c, int at, gs_object *o) {
-  if (c->nargs > at + 2)
-    return gs_perr(p, "#%s: anisotropic objects (several materials) are not supported", c->name);
+  if (c->nargs > at + 2) return gs_perr(p, "#%s: anisotropic objects (several materials) are not supported", c->name);
   int flag;
   if (object_material(p, c, c->arg[at], &o->material) || gs_parse_averaging(p, c, at + 1, &flag)) return -1;
   o->averaging = flag && !p->s->materials[o->material].pec;
@@ -42,7 +41,8 @@ static int corner_cells(gs_parser *p, const gs_command_call *c, const double v[6
   if (gs_point_cells(p, v, lo, 1, c->name) || gs_point_cells(p, v + 3, hi, 1, c->name)) return -1;
   int equal = 1;
   for (int k = 0; k < 3; ++k) {
-    if (lo[k] > hi[k]) return gs_perr(p, "#%s: the lower coordinates should be less than the upper coordinates", c->name);
+    if (lo[k] > hi[k])
+      return gs_perr(p, "#%s: the lower coordinates should be less than the upper coordinates", c->name);
     equal &= lo[k] == hi[k];
   }
   if (equal) return gs_perr(p, "#%s: the two points are the same cell", c->name);
@@ -75,8 +75,8 @@ int gs_cmd_cylinder(gs_parser *p, const gs_command_call *c) {
   double v[7];
   int64_t f1[3], f2[3];
   gs_object o = {.type = GS_OBJ_CYLINDER};
-  if (gs_parse_args(p, c, 0, 7, v) || gs_point_cells(p, v, f1, 1, c->name) || gs_point_cells(p, v + 3, f2, 1, c->name) ||
-      object_material_and_flag(p, c, 7, &o))
+  if (gs_parse_args(p, c, 0, 7, v) || gs_point_cells(p, v, f1, 1, c->name) ||
+      gs_point_cells(p, v + 3, f2, 1, c->name) || object_material_and_flag(p, c, 7, &o))
     return -1;
   if (!(v[6] > 0)) return gs_perr(p, "#cylinder: the radius must be > 0");
   const gs_scene *s = p->s;

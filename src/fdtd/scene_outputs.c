@@ -1,0 +1,94 @@
+/* #snapshot and #geometry_view (gprMax's output commands): boxes in the
+ * file's axes, gprMax's rounding; the files are written by
+ * src/fdtd/gpr_views.c. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "scene_internal.h"
+
+#define GROW(arr, n) ((arr) = gs_xrealloc((arr), sizeof *(arr) * (size_t)((n) + 1)))
+
+/* The box and sampling of an output command: corners and steps (metres) to
+ * cells, as gprMax checks them; cells along each axis = ceil(extent / step),
+ * fewer where the last sample would leave the grid. */
+static int output_box(gs_parser *p, const gs_command_call *c, const double v[9], int64_t lo[3], int64_t step[3],
+                      int64_t size[3]) {
+  int64_t hi[3];
+  if (gs_point_cells(p, v, lo, 1, c->name) || gs_point_cells(p, v + 3, hi, 1, c->name) ||
+      gs_point_cells(p, v + 6, step, 0, c->name))
+    return -1;
+  for (int k = 0; k < 3; ++k) {
+    if (lo[k] > hi[k])
+      return gs_perr(p, "#%s: the lower coordinates should be less than the upper coordinates", c->name);
+    if (step[k] < 1) step[k] = 1;
+    int64_t extent = hi[k] - lo[k];
+    size[k] = extent == 0 ? 1 : (extent + step[k] - 1) / step[k];
+    if (k != p->s->axis[2] && lo[k] + size[k] * step[k] > p->n[k]) size[k] = (p->n[k] - lo[k]) / step[k];
+    if (k == p->s->axis[2]) size[k] = step[k] = 1; /* a 2D model has one layer (gprMax clips the step to it) */
+    if (size[k] < 1) return gs_perr(p, "#%s: the box holds no whole step on the %c axis", c->name, "xyz"[k]);
+  }
+  return 0;
+}
+
+/* A file name with no folder in it; without an extension `dflt` is added. */
+static int output_file(gs_parser *p, const gs_command_call *c, const char *name, const char *dflt, char *out,
+                       size_t n) {
+  if (strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+    return gs_perr(p, "#%s: '%s': give a file name, not a path", c->name, name);
+  const char *dot = strrchr(name, '.');
+  if (dot && strcmp(dot, ".h5") && strcmp(dot, ".vtkhdf") && strcmp(dot, ".vti"))
+    return gs_perr(p, "#%s: '%s': the formats are .h5, .vtkhdf and .vti", c->name, name);
+  if (strlen(name) + strlen(dflt) >= n - 8) return gs_perr(p, "#%s: '%.40s...': name too long", c->name, name);
+  snprintf(out, n, "%s%s", name, dot ? "" : dflt);
+  return 0;
+}
+
+/* #snapshot: x1 y1 z1 x2 y2 z2 dx dy dz t file (t: seconds, or an
+ * iteration count written as an integer; resolved once dt is known). */
+int gs_cmd_snapshot(gs_parser *p, const gs_command_call *c) {
+  double v[10];
+  gs_snapshot_req q = {.seconds = -1};
+  if (gs_parse_args(p, c, 0, 10, v) || output_box(p, c, v, q.lo, q.step, q.size)) return -1;
+  if (!strpbrk(c->arg[9], ".eE")) {
+    if (!(v[9] >= 1) || v[9] > GS_SCENE_MAX_ITERATIONS)
+      return gs_perr(p, "#snapshot: iteration %s is not a count from 1", c->arg[9]);
+    q.iteration = (int64_t)v[9];
+  } else {
+    if (!(v[9] >= 0)) return gs_perr(p, "#snapshot: time %s is negative", c->arg[9]);
+    q.seconds = v[9];
+  }
+  if (output_file(p, c, c->arg[10], ".vtkhdf", q.file, sizeof q.file)) return -1;
+  if (p->s->nsnaps >= 1000) return gs_perr(p, "#snapshot: more than 1000 snapshots");
+  GROW(p->s->snaps, p->s->nsnaps);
+  p->s->snaps[p->s->nsnaps++] = q;
+  return 0;
+}
+
+/* #geometry_view: x1 y1 z1 x2 y2 z2 dx dy dz file n|f. */
+int gs_cmd_geometry_view(gs_parser *p, const gs_command_call *c) {
+  double v[9];
+  gs_geometry_view g;
+  memset(&g, 0, sizeof g);
+  if (gs_parse_args(p, c, 0, 9, v) || output_box(p, c, v, g.lo, g.step, g.size)) return -1;
+  if (strcmp(c->arg[10], "n") && strcmp(c->arg[10], "f"))
+    return gs_perr(p, "#geometry_view: '%s': the type is n (cells) or f (edges)", c->arg[10]);
+  if (output_file(p, c, c->arg[9], ".vtkhdf", g.file, sizeof g.file)) return -1;
+  if (p->s->nviews >= 100) return gs_perr(p, "#geometry_view: more than 100 views");
+  GROW(p->s->views, p->s->nviews);
+  p->s->views[p->s->nviews++] = g;
+  return 0;
+}
+
+int gs_scene_resolve_snapshots(gs_scene *s, char *err, size_t errlen) {
+  for (int k = 0; k < s->nsnaps; ++k) {
+    gs_snapshot_req *q = &s->snaps[k];
+    if (q->seconds >= 0) q->iteration = gs_round_cells(q->seconds / s->dt) + 1;
+    if (q->iteration < 1 || q->iteration > s->iterations) {
+      snprintf(err, errlen, "%s: #snapshot %s: its time is outside the time window (iteration %lld of %lld)", s->path,
+               q->file, (long long)q->iteration, (long long)s->iterations);
+      return -1;
+    }
+  }
+  return 0;
+}
