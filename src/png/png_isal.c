@@ -57,6 +57,7 @@ gs_status gs_png_isal_deflate(const uint8_t *data, size_t len, int isal_level, i
     s->next_out = out + pos;
     s->avail_out = cap - pos > 0xffffffffu ? 0xffffffffu : (uint32_t)(cap - pos);
     int rc = isal_deflate_stateless(s);
+    gs_png_isal_settle();
     if (rc != COMP_OK || s->avail_in != 0) {
       *isal_rc = rc;
       return GS_ERR_PNG;
@@ -70,7 +71,9 @@ gs_status gs_png_isal_deflate(const uint8_t *data, size_t len, int isal_level, i
 }
 
 uint32_t gs_png_isal_adler32(const uint8_t *data, size_t len) {
-  return isal_adler32(1, data, len);
+  uint32_t a = isal_adler32(1, data, len);
+  gs_png_isal_settle();
+  return a;
 }
 
 void gs_png_isal_thread_cleanup(void) {
