@@ -1,6 +1,7 @@
 /* ISA-L deflate for PNG pieces: see png_isal.h. */
 #include "png_isal.h"
 
+#include <isa-l/crc.h>
 #include <isa-l/igzip_lib.h>
 #include <stdlib.h>
 
@@ -74,6 +75,12 @@ uint32_t gs_png_isal_adler32(const uint8_t *data, size_t len) {
   uint32_t a = isal_adler32(1, data, len);
   gs_png_isal_settle();
   return a;
+}
+
+uint32_t gs_png_isal_crc32(uint32_t crc, const uint8_t *data, size_t len) {
+  crc = crc32_gzip_refl(crc, data, len);
+  gs_png_isal_settle();
+  return crc;
 }
 
 void gs_png_isal_thread_cleanup(void) {
