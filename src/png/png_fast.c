@@ -389,7 +389,6 @@ static gs_status inflate_to(gs_png_fast *r, uint8_t *dst, size_t n, char *err, s
 #define GS_AVX2_CLONE
 #endif
 
-
 GS_INLINE uint8_t paeth(int a, int b, int c) {
   int pa = abs(b - c), pb = abs(a - c), pc = abs(a + b - 2 * c);
   int m = pa <= pb ? a : b, pm = pa <= pb ? pa : pb;
@@ -509,8 +508,8 @@ GS_INLINE __m128i paeth8(__m128i a, __m128i b, __m128i c) {
 /* Rows rows[1..count] (count < GS_LANES; lanes past count repeat a row and
  * are not stored) of n bytes, filter types[k], rows[0] the unfiltered row
  * above; B bytes per pixel. */
-GS_INLINE void group_unfilter(uint8_t *const rows[GS_LANES], const uint8_t types[GS_LANES], int count, size_t n,
-                              int B, int with_paeth) {
+GS_INLINE void group_unfilter(uint8_t *const rows[GS_LANES], const uint8_t types[GS_LANES], int count, size_t n, int B,
+                              int with_paeth) {
   uint8_t ms[4][GS_LANES];
   for (int k = 0; k < GS_LANES; ++k)
     for (int t = 0; t < 4; ++t)
@@ -518,12 +517,14 @@ GS_INLINE void group_unfilter(uint8_t *const rows[GS_LANES], const uint8_t types
   const __m128i msub = _mm_loadu_si128((const void *)ms[0]), mup = _mm_loadu_si128((const void *)ms[1]);
   const __m128i mavg = _mm_loadu_si128((const void *)ms[2]), mpae = _mm_loadu_si128((const void *)ms[3]);
   const __m128i one = _mm_set1_epi8(1);
-  __m128i h[9]; /* h[i]: the lanes at step s0 - 1 - i */
-  for (int i = 0; i < 9; ++i)
-    h[i] = _mm_setzero_si128();
+  /* hy[GS_HIST + j]: the lanes at step s0 + j; the GS_HIST before: steps before s0 (zero at first) */
+  enum { GS_HIST = 9 };
+  __m128i hy[GS_HIST + GS_LANES];
+  for (int i = 0; i < GS_HIST; ++i)
+    hy[i] = _mm_setzero_si128();
   size_t end = n + (size_t)count; /* steps: lane count's last byte is at n - 1 + count */
   for (size_t s0 = 0; s0 < end; s0 += GS_LANES) {
-    __m128i x[GS_LANES], y[GS_LANES];
+    __m128i x[GS_LANES], *y = hy + GS_HIST;
     int fast = s0 >= GS_LANES - 1 && s0 + GS_LANES <= n;
     if (fast) {
       for (int k = 0; k < GS_LANES; ++k)
@@ -541,17 +542,16 @@ GS_INLINE void group_unfilter(uint8_t *const rows[GS_LANES], const uint8_t types
     transpose16(x);
 #pragma GCC unroll 16
     for (int j = 0; j < GS_LANES; ++j) {
-#define GS_Y(d) ((j) >= (d) ? y[(j) - (d)] : h[(d) - (j)-1]) /* the lanes d steps back */
-      __m128i left = GS_Y(B), up = _mm_slli_si128(GS_Y(1), 1);
+      __m128i left = hy[GS_HIST + j - B], up = _mm_slli_si128(hy[GS_HIST + j - 1], 1);
       __m128i avg = _mm_sub_epi8(_mm_avg_epu8(left, up), _mm_and_si128(_mm_xor_si128(left, up), one));
-      __m128i pred = _mm_or_si128(_mm_or_si128(_mm_and_si128(left, msub), _mm_and_si128(up, mup)),
-                                  _mm_and_si128(avg, mavg));
-      if (with_paeth) pred = _mm_or_si128(pred, _mm_and_si128(paeth8(left, up, _mm_slli_si128(GS_Y(B + 1), 1)), mpae));
-#undef GS_Y
+      __m128i pred =
+          _mm_or_si128(_mm_or_si128(_mm_and_si128(left, msub), _mm_and_si128(up, mup)), _mm_and_si128(avg, mavg));
+      if (with_paeth)
+        pred = _mm_or_si128(pred, _mm_and_si128(paeth8(left, up, _mm_slli_si128(hy[GS_HIST + j - B - 1], 1)), mpae));
       y[j] = _mm_add_epi8(x[rev4[j]], pred);
     }
-    for (int i = 0; i <= B; ++i)
-      h[i] = y[GS_LANES - 1 - i];
+    for (int i = 0; i < GS_HIST; ++i) /* the history of the next block */
+      hy[i] = hy[i + GS_LANES];
     transpose16(y);
     if (fast) {
       for (int k = 1; k <= count; ++k)
@@ -570,8 +570,8 @@ GS_INLINE void group_unfilter(uint8_t *const rows[GS_LANES], const uint8_t types
 }
 
 #define GS_GROUP_FOR(B)                                                                                                \
-  GS_AVX2_CLONE static void group_##B(uint8_t *const rows[GS_LANES], const uint8_t types[GS_LANES], int count, size_t n,             \
-                        int paeth) {                                                                                   \
+  GS_AVX2_CLONE static void group_##B(uint8_t *const rows[GS_LANES], const uint8_t types[GS_LANES], int count,         \
+                                      size_t n, int paeth) {                                                           \
     if (paeth)                                                                                                         \
       group_unfilter(rows, types, count, n, B, 1);                                                                     \
     else                                                                                                               \
@@ -585,8 +585,8 @@ GS_GROUP_FOR(6)
 GS_GROUP_FOR(8)
 
 typedef void (*group_fn)(uint8_t *const rows[GS_LANES], const uint8_t types[GS_LANES], int count, size_t n, int paeth);
-static const group_fn group_by_bpp[9] = {[1] = group_1, [2] = group_2, [3] = group_3,
-                                         [4] = group_4, [6] = group_6, [8] = group_8};
+static const group_fn group_by_bpp[9] = {
+    [1] = group_1, [2] = group_2, [3] = group_3, [4] = group_4, [6] = group_6, [8] = group_8};
 
 /* Rows narrower than this, or groups of fewer rows, go one by one. */
 #define GS_GROUP_MIN_BYTES 64
