@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "png_isal.h"
 
 #define GS_FAST_INBUF (256u << 10) /* file bytes read at once */
 /* Filtered bytes inflated per step: small enough that unfiltering and
@@ -20,6 +21,8 @@
 #define GS_FAST_STEP (128u << 10)
 /* libpng's limit on the length of a chunk other than IDAT (pnglibconf.h). */
 #define GS_FAST_CHUNK_MAX 8000000u
+/* Rows unfiltered together, with the row above them (unfilter_rows). */
+#define GS_LANES 16
 #define GS_GAMMA_SRGB 45455u
 
 /* How a decoded file row becomes an output row. */
@@ -95,6 +98,7 @@ static gs_status chunk_header(gs_png_fast *r, uint32_t *len, char type[5], char 
   memcpy(type, r->buf + r->pos + 4, 4);
   type[4] = 0;
   r->crc = crc32_gzip_refl(0, r->buf + r->pos + 4, 4);
+  gs_png_isal_settle();
   r->pos += 8;
   if (*len > 0x7fffffffu || !valid_type(type)) return fail(err, errlen, GS_ERR_FORMAT, "bad chunk length or type");
   return GS_OK;
@@ -117,6 +121,7 @@ static gs_status chunk_body(gs_png_fast *r, uint8_t *dst, uint32_t len, const ch
     if (need(r, 1)) return truncated(r, err, errlen);
     size_t n = r->len - r->pos < len ? r->len - r->pos : len;
     r->crc = crc32_gzip_refl(r->crc, r->buf + r->pos, n);
+    gs_png_isal_settle();
     if (dst) memcpy(dst, r->buf + r->pos, n), dst += n;
     r->pos += n;
     len -= (uint32_t)n;
@@ -240,6 +245,13 @@ gs_status gs_png_fast_open(const char *path, gs_png_fast **out, gs_png_format *f
   if (st == GS_OK) {
     size_t stride = r->raw_row + 1;
     r->zrows = stride >= GS_FAST_STEP ? 1 : (uint32_t)(GS_FAST_STEP / stride);
+#ifdef __SSE2__
+    /* whole groups for unfilter_rows (a step up to twice as long for one) */
+    if (r->zrows >= GS_LANES - 1)
+      r->zrows -= r->zrows % (GS_LANES - 1);
+    else if (stride * (GS_LANES - 1) <= 2 * GS_FAST_STEP)
+      r->zrows = GS_LANES - 1;
+#endif
     if (r->zrows > r->fmt.height) r->zrows = r->fmt.height;
     r->zbuf = malloc(stride * r->zrows);
     r->prev = calloc(1, r->raw_row);
@@ -313,6 +325,7 @@ static gs_status feed(gs_png_fast *r, int *more, char *err, size_t errlen) {
   if (need(r, 1)) return truncated(r, err, errlen);
   size_t n = r->len - r->pos < r->chunk_left ? r->len - r->pos : r->chunk_left;
   r->crc = crc32_gzip_refl(r->crc, r->buf + r->pos, n);
+  gs_png_isal_settle();
   r->inf.next_in = r->buf + r->pos;
   r->inf.avail_in = (uint32_t)n;
   r->pos += n;
@@ -344,6 +357,7 @@ static gs_status inflate_step(gs_png_fast *r, char *err, size_t errlen) {
   /* Called even without input: ISA-L may still hold decoded bytes. */
   uint32_t in0 = r->inf.avail_in, out0 = r->inf.avail_out;
   int rc = isal_inflate(&r->inf);
+  gs_png_isal_settle();
   if (rc < 0 || rc == ISAL_NEED_DICT) return inflate_failed(r, rc, err, errlen);
   if (r->inf.avail_in == in0 && r->inf.avail_out == out0 && r->inf.block_state != ISAL_BLOCK_FINISH)
     return fail(err, errlen, GS_ERR_FORMAT,
@@ -365,6 +379,15 @@ static gs_status inflate_to(gs_png_fast *r, uint8_t *dst, size_t n, char *err, s
 }
 
 #define GS_INLINE static inline __attribute__((always_inline))
+
+/* Some loops are also built for AVX2, chosen at load time (an ifunc; the
+ * build itself targets baseline x86-64): the RGB to grey conversions ran
+ * 2.4x faster so (docs/performance.md, "PNG codec"). */
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__)
+#define GS_AVX2_CLONE __attribute__((target_clones("avx2", "default")))
+#else
+#define GS_AVX2_CLONE
+#endif
 
 GS_INLINE uint8_t paeth(int a, int b, int c) {
   int pa = abs(b - c), pb = abs(a - c), pc = abs(a + b - 2 * c);
@@ -423,13 +446,195 @@ static void unfilter(int type, uint8_t *restrict x, const uint8_t *restrict p, s
   unfilter_by_bpp[bpp](type, x, p, n);
 }
 
+#ifdef __SSE2__
+/* Several rows at once, for avg and Paeth (and sub), whose byte-by-byte
+ * recurrence along a row costs about 4 cycles a byte one row at a time. Byte
+ * i of a row depends only on bytes left of it and on the row above at i and
+ * i - bpp, so 16 rows can advance together on a diagonal: one SSE2 lane per
+ * row, lane 0 the unfiltered row above the group and lane k row k of the
+ * group, lane k at byte s - k when the group is at step s. Each step then
+ * needs what the previous steps made: "left" is this lane bpp steps back,
+ * "up" the lane below one step back, "upper left" the lane below bpp + 1
+ * steps back. Blocks of 16 steps are loaded as 16 row vectors at skewed
+ * offsets and transposed (and back for the stores). Bytes before a row's
+ * start are zero, which is what every filter assumes there. */
+#include <emmintrin.h>
+
+/* 16 x 16 bytes: vector i of the result holds byte rev4(i) of every input
+ * vector (the four interleaving stages leave the bit-reversed order). */
+GS_INLINE void transpose16(__m128i x[GS_LANES]) {
+  __m128i t[GS_LANES];
+  for (int i = 0; i < 8; ++i) {
+    t[i] = _mm_unpacklo_epi8(x[2 * i], x[2 * i + 1]);
+    t[i + 8] = _mm_unpackhi_epi8(x[2 * i], x[2 * i + 1]);
+  }
+  for (int i = 0; i < 8; ++i) {
+    x[i] = _mm_unpacklo_epi16(t[2 * i], t[2 * i + 1]);
+    x[i + 8] = _mm_unpackhi_epi16(t[2 * i], t[2 * i + 1]);
+  }
+  for (int i = 0; i < 8; ++i) {
+    t[i] = _mm_unpacklo_epi32(x[2 * i], x[2 * i + 1]);
+    t[i + 8] = _mm_unpackhi_epi32(x[2 * i], x[2 * i + 1]);
+  }
+  for (int i = 0; i < 8; ++i) {
+    x[i] = _mm_unpacklo_epi64(t[2 * i], t[2 * i + 1]);
+    x[i + 8] = _mm_unpackhi_epi64(t[2 * i], t[2 * i + 1]);
+  }
+}
+
+static const uint8_t rev4[GS_LANES] = {0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15};
+
+GS_INLINE __m128i absdiff8(__m128i a, __m128i b) {
+  return _mm_or_si128(_mm_subs_epu8(a, b), _mm_subs_epu8(b, a));
+}
+GS_INLINE __m128i le8(__m128i a, __m128i b) { /* a <= b, unsigned */
+  return _mm_cmpeq_epi8(_mm_min_epu8(a, b), a);
+}
+GS_INLINE __m128i select8(__m128i m, __m128i a, __m128i b) {
+  return _mm_or_si128(_mm_and_si128(m, a), _mm_andnot_si128(m, b));
+}
+
+/* paeth() on 16 lanes of bytes: |a + b - 2c| is pa + pb when a - c and b - c
+ * have the same sign (saturated: it is only compared with values <= 255),
+ * else |pa - pb|. */
+GS_INLINE __m128i paeth8(__m128i a, __m128i b, __m128i c) {
+  __m128i pa = absdiff8(b, c), pb = absdiff8(a, c);
+  __m128i same = _mm_cmpeq_epi8(le8(c, a), le8(c, b));
+  __m128i pc = select8(same, _mm_adds_epu8(pa, pb), absdiff8(pa, pb));
+  __m128i m = select8(le8(pa, pb), a, b), pm = _mm_min_epu8(pa, pb);
+  return select8(le8(pm, pc), m, c);
+}
+
+/* Rows rows[1..count] (count < GS_LANES; lanes past count repeat a row and
+ * are not stored) of n bytes, filter types[k], rows[0] the unfiltered row
+ * above; B bytes per pixel. */
+GS_INLINE void group_unfilter(uint8_t *const rows[GS_LANES], const uint8_t types[GS_LANES], int count, size_t n, int B,
+                              int with_paeth) {
+  uint8_t ms[4][GS_LANES];
+  for (int k = 0; k < GS_LANES; ++k)
+    for (int t = 0; t < 4; ++t)
+      ms[t][k] = types[k] == t + 1 ? 0xff : 0;
+  const __m128i msub = _mm_loadu_si128((const void *)ms[0]), mup = _mm_loadu_si128((const void *)ms[1]);
+  const __m128i mavg = _mm_loadu_si128((const void *)ms[2]), mpae = _mm_loadu_si128((const void *)ms[3]);
+  const __m128i one = _mm_set1_epi8(1);
+  /* hy[GS_HIST + j]: the lanes at step s0 + j; the GS_HIST before: steps before s0 (zero at first) */
+  enum { GS_HIST = 9 };
+  __m128i hy[GS_HIST + GS_LANES];
+  for (int i = 0; i < GS_HIST; ++i)
+    hy[i] = _mm_setzero_si128();
+  size_t end = n + (size_t)count; /* steps: lane count's last byte is at n - 1 + count */
+  for (size_t s0 = 0; s0 < end; s0 += GS_LANES) {
+    __m128i x[GS_LANES], *y = hy + GS_HIST;
+    int fast = s0 >= GS_LANES - 1 && s0 + GS_LANES <= n;
+    if (fast) {
+      for (int k = 0; k < GS_LANES; ++k)
+        x[k] = _mm_loadu_si128((const void *)(rows[k] + s0 - (size_t)k));
+    } else {
+      uint8_t tmp[GS_LANES][GS_LANES];
+      for (int k = 0; k < GS_LANES; ++k) {
+        for (int j = 0; j < GS_LANES; ++j) {
+          size_t i = s0 + (size_t)j - (size_t)k; /* wraps below zero */
+          tmp[k][j] = s0 + (size_t)j >= (size_t)k && i < n ? rows[k][i] : 0;
+        }
+        x[k] = _mm_loadu_si128((const void *)tmp[k]);
+      }
+    }
+    transpose16(x);
+#pragma GCC unroll 16
+    for (int j = 0; j < GS_LANES; ++j) {
+      __m128i left = hy[GS_HIST + j - B], up = _mm_slli_si128(hy[GS_HIST + j - 1], 1);
+      __m128i avg = _mm_sub_epi8(_mm_avg_epu8(left, up), _mm_and_si128(_mm_xor_si128(left, up), one));
+      __m128i pred =
+          _mm_or_si128(_mm_or_si128(_mm_and_si128(left, msub), _mm_and_si128(up, mup)), _mm_and_si128(avg, mavg));
+      if (with_paeth)
+        pred = _mm_or_si128(pred, _mm_and_si128(paeth8(left, up, _mm_slli_si128(hy[GS_HIST + j - B - 1], 1)), mpae));
+      y[j] = _mm_add_epi8(x[rev4[j]], pred);
+    }
+    for (int i = 0; i < GS_HIST; ++i) /* the history of the next block */
+      hy[i] = hy[i + GS_LANES];
+    transpose16(y);
+    if (fast) {
+      for (int k = 1; k <= count; ++k)
+        _mm_storeu_si128((void *)(rows[k] + s0 - (size_t)k), y[rev4[k]]);
+    } else {
+      for (int k = 1; k <= count; ++k) {
+        uint8_t tmp[GS_LANES];
+        _mm_storeu_si128((void *)tmp, y[rev4[k]]);
+        for (int j = 0; j < GS_LANES; ++j) {
+          size_t i = s0 + (size_t)j - (size_t)k;
+          if (s0 + (size_t)j >= (size_t)k && i < n) rows[k][i] = tmp[j];
+        }
+      }
+    }
+  }
+}
+
+#define GS_GROUP_FOR(B)                                                                                                \
+  GS_AVX2_CLONE static void group_##B(uint8_t *const rows[GS_LANES], const uint8_t types[GS_LANES], int count,         \
+                                      size_t n, int paeth) {                                                           \
+    if (paeth)                                                                                                         \
+      group_unfilter(rows, types, count, n, B, 1);                                                                     \
+    else                                                                                                               \
+      group_unfilter(rows, types, count, n, B, 0);                                                                     \
+  }
+GS_GROUP_FOR(1)
+GS_GROUP_FOR(2)
+GS_GROUP_FOR(3)
+GS_GROUP_FOR(4)
+GS_GROUP_FOR(6)
+GS_GROUP_FOR(8)
+
+typedef void (*group_fn)(uint8_t *const rows[GS_LANES], const uint8_t types[GS_LANES], int count, size_t n, int paeth);
+static const group_fn group_by_bpp[9] = {
+    [1] = group_1, [2] = group_2, [3] = group_3, [4] = group_4, [6] = group_6, [8] = group_8};
+
+/* Rows narrower than this, or groups of fewer rows, go one by one. */
+#define GS_GROUP_MIN_BYTES 64
+#define GS_GROUP_MIN_ROWS 4
+#endif
+
+/* Unfilters the k filtered rows at z (stride n + 1, filter byte first; types
+ * already checked), above the unfiltered row over the first. */
+static void unfilter_rows(uint8_t *z, uint32_t k, const uint8_t *above, size_t n, int bpp) {
+  size_t stride = n + 1;
+  uint32_t j = 0;
+#ifdef __SSE2__
+  while (n >= GS_GROUP_MIN_BYTES && k - j >= GS_GROUP_MIN_ROWS) {
+    uint8_t *rows[GS_LANES], types[GS_LANES] = {0};
+    int count = k - j < GS_LANES - 1 ? (int)(k - j) : GS_LANES - 1, serial = 0, with_paeth = 0;
+    rows[0] = (uint8_t *)(uintptr_t)above;
+    for (int c = 1; c < GS_LANES; ++c) {
+      uint8_t *row = z + (size_t)(j + (uint32_t)(c <= count ? c : count) - 1) * stride;
+      rows[c] = row + 1;
+      if (c > count) continue;
+      types[c] = row[0];
+      serial |= row[0] == 1 || row[0] == 3 || row[0] == 4;
+      with_paeth |= row[0] == 4;
+    }
+    if (serial) {
+      group_by_bpp[bpp](rows, types, count, n, with_paeth);
+    } else { /* none and up: vectorised along the row */
+      for (int c = 1; c <= count; ++c)
+        unfilter(types[c], rows[c], rows[c - 1], n, bpp);
+    }
+    above = rows[count];
+    j += (uint32_t)count;
+  }
+#endif
+  for (; j < k; ++j) {
+    uint8_t *row = z + (size_t)j * stride;
+    unfilter(row[0], row + 1, above, n, bpp);
+    above = row + 1;
+  }
+}
+
 /* Big-endian 16-bit samples to host order (the libpng path's png_set_swap). */
-static void swap16(const uint8_t *restrict x, uint16_t *restrict d, size_t n) {
+GS_AVX2_CLONE static void swap16(const uint8_t *restrict x, uint16_t *restrict d, size_t n) {
   for (size_t i = 0; i < n; ++i)
     d[i] = (uint16_t)(x[2 * i] << 8 | x[2 * i + 1]);
 }
 
-static void rgb8(const uint8_t *restrict x, uint8_t *restrict d, uint32_t w, int alpha) {
+GS_AVX2_CLONE static void rgb8(const uint8_t *restrict x, uint8_t *restrict d, uint32_t w, int alpha) {
   if (alpha) {
     for (uint32_t i = 0; i < w; ++i, x += 4) {
       d[2 * i] = (uint8_t)((GS_WR * x[0] + GS_WG * x[1] + GS_WB * x[2] + 16384u) >> 15);
@@ -441,7 +646,7 @@ static void rgb8(const uint8_t *restrict x, uint8_t *restrict d, uint32_t w, int
   }
 }
 
-static void rgb16(const uint8_t *restrict x, uint16_t *restrict d, uint32_t w, int alpha) {
+GS_AVX2_CLONE static void rgb16(const uint8_t *restrict x, uint16_t *restrict d, uint32_t w, int alpha) {
   size_t in_ch = alpha ? 4 : 3, out_ch = alpha ? 2 : 1;
   for (uint32_t i = 0; i < w; ++i, x += 2 * in_ch) {
     uint32_t r = (uint32_t)x[0] << 8 | x[1], g = (uint32_t)x[2] << 8 | x[3], b = (uint32_t)x[4] << 8 | x[5];
@@ -486,15 +691,12 @@ gs_status gs_png_fast_rows(gs_png_fast *r, void *dst, uint32_t nrows, char *err,
     uint32_t k = nrows < r->zrows ? nrows : r->zrows;
     gs_status st = inflate_to(r, r->zbuf, stride * k, err, errlen);
     if (st != GS_OK) return st;
-    const uint8_t *above = r->prev;
-    for (uint32_t j = 0; j < k; ++j, d += out_row) {
-      uint8_t *row = r->zbuf + (size_t)j * stride;
-      if (row[0] > 4) return fail(err, errlen, GS_ERR_FORMAT, "bad adaptive filter value");
-      unfilter(row[0], row + 1, above, r->raw_row, r->bpp);
-      convert_row(r, row + 1, d);
-      above = row + 1;
-    }
-    memcpy(r->prev, above, r->raw_row);
+    for (uint32_t j = 0; j < k; ++j)
+      if (r->zbuf[(size_t)j * stride] > 4) return fail(err, errlen, GS_ERR_FORMAT, "bad adaptive filter value");
+    unfilter_rows(r->zbuf, k, r->prev, r->raw_row, r->bpp);
+    for (uint32_t j = 0; j < k; ++j, d += out_row)
+      convert_row(r, r->zbuf + (size_t)j * stride + 1, d);
+    memcpy(r->prev, r->zbuf + (size_t)(k - 1) * stride + 1, r->raw_row);
     r->next_row += k;
     nrows -= k;
   }

@@ -587,8 +587,13 @@ static atomic_uint g_tmp_counter;
 static int put_chunk(FILE *fp, const char type[4], const uint8_t *data, size_t len) {
   uint8_t hdr[8] = {(uint8_t)(len >> 24), (uint8_t)(len >> 16), (uint8_t)(len >> 8), (uint8_t)len,
                     (uint8_t)type[0],     (uint8_t)type[1],     (uint8_t)type[2],    (uint8_t)type[3]};
+#ifdef GS_HAVE_ISAL
+  uint32_t crc = gs_png_isal_crc32(0, (const uint8_t *)type, 4);
+  if (len) crc = gs_png_isal_crc32(crc, data, len);
+#else
   uLong crc = crc32(0L, (const Bytef *)type, 4);
   if (len) crc = crc32(crc, data, (uInt)len);
+#endif
   uint8_t c[4] = {(uint8_t)(crc >> 24), (uint8_t)(crc >> 16), (uint8_t)(crc >> 8), (uint8_t)crc};
   return fwrite(hdr, 1, 8, fp) == 8 && (len == 0 || fwrite(data, 1, len, fp) == len) && fwrite(c, 1, 4, fp) == 4 ? 0
                                                                                                                  : -1;

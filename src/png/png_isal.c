@@ -1,6 +1,7 @@
 /* ISA-L deflate for PNG pieces: see png_isal.h. */
 #include "png_isal.h"
 
+#include <isa-l/crc.h>
 #include <isa-l/igzip_lib.h>
 #include <stdlib.h>
 
@@ -57,6 +58,7 @@ gs_status gs_png_isal_deflate(const uint8_t *data, size_t len, int isal_level, i
     s->next_out = out + pos;
     s->avail_out = cap - pos > 0xffffffffu ? 0xffffffffu : (uint32_t)(cap - pos);
     int rc = isal_deflate_stateless(s);
+    gs_png_isal_settle();
     if (rc != COMP_OK || s->avail_in != 0) {
       *isal_rc = rc;
       return GS_ERR_PNG;
@@ -70,7 +72,15 @@ gs_status gs_png_isal_deflate(const uint8_t *data, size_t len, int isal_level, i
 }
 
 uint32_t gs_png_isal_adler32(const uint8_t *data, size_t len) {
-  return isal_adler32(1, data, len);
+  uint32_t a = isal_adler32(1, data, len);
+  gs_png_isal_settle();
+  return a;
+}
+
+uint32_t gs_png_isal_crc32(uint32_t crc, const uint8_t *data, size_t len) {
+  crc = crc32_gzip_refl(crc, data, len);
+  gs_png_isal_settle();
+  return crc;
 }
 
 void gs_png_isal_thread_cleanup(void) {
