@@ -256,6 +256,19 @@ static void refused_bad_numbers_and_limits(void) {
          "folder: '%s'", err);
 }
 
+/* #source_timing (ours) picks gprMax 3's source timing; gprMax 4's is the default. */
+static void good_source_timing(void) {
+  gs_scene s;
+  if (!accepted("timing3", HEAD "#source_timing: gprmax3\n", &s)) return;
+  CHECK(s.gprmax3_timing == 1);
+  gs_scene_free(&s);
+  if (!accepted("timing4", HEAD, &s)) return;
+  CHECK(s.gprmax3_timing == 0 && s.mode == GS_MODE_TMZ);
+  gs_scene_free(&s);
+  refused("timing", HEAD "#source_timing: gprmax2\n", GS_ERR_FORMAT,
+          ":4: #source_timing: 'gprmax2' is not gprmax3 or gprmax4");
+}
+
 /* Steps round as gprMax rounds (an exact half toward zero): a step and its
  * negative move as far. */
 static void good_negative_steps(void) {
@@ -287,6 +300,7 @@ int main(int argc, char **argv) {
   refused_table();
   refused_bad_numbers_and_limits();
   good_negative_steps();
+  good_source_timing();
   rmdir(dir);
   return gs_test_done("test_scene");
 }
