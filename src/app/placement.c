@@ -80,6 +80,17 @@ static void bind_process(const gs_comm *c, hwloc_topology_t topo, hwloc_const_cp
                          int bind, gs_placement *out) {
   if (!bind) {
     snprintf(out->note, sizeof out->note, "--bind none");
+    /* The launcher may have bound the rank already (Open MPI binds 1-2 ranks to a core each):
+     * then the cores it may use are those, and the thread default follows them. */
+    hwloc_bitmap_t cur = hwloc_bitmap_alloc();
+    GS_HWLOC_PTR_CHECK(cur);
+    if (hwloc_topology_is_thissystem(topo) && hwloc_get_cpubind(topo, cur, HWLOC_CPUBIND_PROCESS) == 0 &&
+        hwloc_bitmap_weight(cur) < hwloc_bitmap_weight(set)) {
+      hwloc_bitmap_list_snprintf(out->cpuset, sizeof out->cpuset, cur);
+      snprintf(out->note, sizeof out->note, "--bind none: the launcher bound this rank to %d CPU(s)",
+               hwloc_bitmap_weight(cur));
+    }
+    hwloc_bitmap_free(cur);
     return;
   }
   if (!hwloc_topology_is_thissystem(topo)) {
