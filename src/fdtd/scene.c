@@ -357,13 +357,13 @@ static int cmd_material(parser *p, const command_call *c) {
 
 static int cmd_waveform(parser *p, const command_call *c) {
   /* In the order of the GS_WAVE_ constants. */
-  static const char *const types[] = {
-      "gaussian", "gaussiandot", "gaussiandotnorm", "gaussiandotdot", "gaussiandotdotnorm",
-      "ricker",   "sine",        "contsine"};
+  static const char *const types[] = {"gaussian", "gaussiandot",   "gaussiandotnorm",     "gaussiandotdot",
+                                      "gaussiandotdotnorm", "ricker", "sine", "contsine", "gaussianprime",
+                                      "gaussiandoubleprime", "impulse"};
   gs_scene *s = p->s;
   const char *name = c->arg[3];
   gs_waveform w = {.type = -1};
-  for (int k = 0; k < 8; ++k)
+  for (int k = 0; k < (int)(sizeof types / sizeof types[0]); ++k)
     if (!strcmp(c->arg[0], types[k])) w.type = k;
   if (w.type < 0) return gs_perr(p, "#waveform: unknown type '%s'", c->arg[0]);
   double v[2]; /* amplitude, frequency */
@@ -735,6 +735,8 @@ static gs_status finish_scene(const parser *p, const char *path, char *err, size
     return GS_ERR_FORMAT;
   }
   s->dt = courant_dt(s);
+  for (int k = 0; k < s->nwaveforms; ++k)
+    s->waveforms[k].dt = s->dt;
   /* #pml_cells counts in the file's axes (x- y- z- x+ y+ z+), kept in the frame's. */
   const int *ax = s->axis;
   int frame[4] = {p->pml6[ax[0]], p->pml6[ax[1]], p->pml6[ax[0] + 3], p->pml6[ax[1] + 3]};
@@ -810,6 +812,7 @@ double gs_waveform_value(const gs_waveform *w, double t) {
   switch (w->type) {
   case GS_WAVE_GAUSSIAN:
   case GS_WAVE_GAUSSIANDOT:
+  case GS_WAVE_GAUSSIANPRIME:
   case GS_WAVE_GAUSSIANDOTNORM: {
     double chi = 1 / f, zeta = 2 * pi * pi * f * f, d = t - chi;
     if (w->type == GS_WAVE_GAUSSIAN)
@@ -818,6 +821,14 @@ double gs_waveform_value(const gs_waveform *w, double t) {
       v = -2 * zeta * d * exp(-zeta * d * d) * (w->type == GS_WAVE_GAUSSIANDOTNORM ? sqrt(exp(1) / (2 * zeta)) : 1);
     break;
   }
+  case GS_WAVE_GAUSSIANDOUBLEPRIME: {
+    double chi = 1 / f, zeta = 2 * pi * pi * f * f, d = t - chi;
+    v = 2 * zeta * (2 * zeta * d * d - 1) * exp(-zeta * d * d);
+    break;
+  }
+  case GS_WAVE_IMPULSE:
+    v = t == 0 || t < w->dt ? 1 : 0;
+    break;
   case GS_WAVE_GAUSSIANDOTDOT:
   case GS_WAVE_GAUSSIANDOTDOTNORM:
   case GS_WAVE_RICKER: {

@@ -23,7 +23,10 @@ enum {
   GS_WAVE_GAUSSIANDOTDOTNORM,
   GS_WAVE_RICKER,
   GS_WAVE_SINE,
-  GS_WAVE_CONTSINE
+  GS_WAVE_CONTSINE,
+  GS_WAVE_GAUSSIANPRIME,       /* gprMax: the same as gaussiandot */
+  GS_WAVE_GAUSSIANDOUBLEPRIME, /* gprMax: gaussiandotdot's shape with gaussian's chi and zeta */
+  GS_WAVE_IMPULSE              /* 1 while t < dt (gprMax) */
 };
 
 /* gprMax material: pec (or sigma = inf) is never averaged and gives zero
@@ -40,6 +43,7 @@ typedef struct gs_waveform {
   char name[64];
   int type;
   double amp, freq;
+  double dt; /* the model's time step (impulse) */
 } gs_waveform;
 
 typedef struct gs_source {
