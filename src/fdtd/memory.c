@@ -29,13 +29,24 @@ gs_fdtd_memory gs_fdtd_memory_need(const gs_scene *sc, const gs_fdtd_part *part,
     pml += 16.0 * sc->pml[k] * (k % 2 ? w : h);
   double nsrc, nrx;
   count_points(sc, part, &nsrc, &nrx);
+  int magnetic = 0; /* some material may give H nodes their own coefficients */
+  for (int k = 0; k < sc->nmaterials; ++k)
+    magnetic |= sc->materials[k].mr != 1 || sc->materials[k].sm != 0;
   gs_fdtd_memory need;
-  /* fields (two sets of Ez, Hx, Hy), material bytes, CPML, source values per step, receivers' ring */
-  need.device = 24.0 * nelem + nelem + pml + 4.0 * steps * nsrc + 12.0 * 256 * nrx;
-  /* set-up copies of one field and the materials, source values, receiver histories */
-  need.host = 4.0 * nelem + nelem + 4.0 * steps * nsrc + 12.0 * steps * nrx;
-  if (root_runs > 0) /* rank 0 gathers every receiver's history and keeps the B-scan */
+  /* fields (two sets of Ez, Hx, Hy), material bytes (and H's), CPML, source values per step, receivers' ring */
+  need.device = 24.0 * nelem + (magnetic ? 3.0 : 1.0) * nelem + pml + 4.0 * steps * nsrc + 12.0 * 256 * nrx;
+  /* set-up copies of one field and the materials, the geometry build (cells: material and rigid
+   * flags; nodes: Ez, Hx, Hy materials: 9 bytes a node), source values, receiver histories */
+  need.host = 4.0 * nelem + nelem + 9.0 * nelem + 4.0 * steps * nsrc + 12.0 * steps * nrx;
+  if (root_runs > 0) { /* rank 0 gathers every receiver's history and keeps the B-scan */
     need.host += 12.0 * steps * sc->nrx + (root_runs > 1 ? 4.0 * steps * (double)root_runs : 0);
+    /* geometry views build the whole grid's geometry on rank 0 */
+    if (sc->nviews) need.host += 13.0 * (double)(sc->nx + 1) * (double)(sc->ny + 1);
+    for (int k = 0; k < sc->nsnaps; ++k) { /* a snapshot's samples and cells, gathered on rank 0 */
+      const gs_snapshot_req *q = &sc->snaps[k];
+      need.host += 48.0 * (double)(q->size[0] + 1) * (double)(q->size[1] + 1) * (double)(q->size[2] + 1);
+    }
+  }
   return need;
 }
 
