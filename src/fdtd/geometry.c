@@ -81,30 +81,34 @@ static void paint_cylinder(const gs_geometry *g, const gs_object *o) {
   int64_t i0 = o->ci0, i1 = o->ci1, j0 = o->cj0, j1 = o->cj1;
   clip(&i0, &i1, g->ci0, g->ci1);
   clip(&j0, &j1, g->cj0, g->cj1);
+  /* gprMax's build contracts u^2 + w^2 to fma(u, u, w^2), u its lower axis (frame b in TMy). */
+  int swap = g->sc->axis[0] > g->sc->axis[1];
   for (int64_t i = i0; i < i1; ++i)
     for (int64_t j = j0; j < j1; ++j) {
       double a = (double)((float)i * o->fdx) + 0.5 * (double)o->fdx - (double)o->fx[0];
       double b = (double)((float)j * o->fdy) + 0.5 * (double)o->fdy - (double)o->fy[0];
-      if (sqrt(a * a + b * b) <= (double)o->fr) voxel(g, i, j, o->material, o->averaging);
+      double d = swap ? fma(b, b, a * a) : fma(a, a, b * b);
+      if (sqrt(d) <= (double)o->fr) voxel(g, i, j, o->material, o->averaging);
     }
 }
 
 /* gprMax's build_triangle (normal along the thin axis): cell centres
- * strictly inside, by its float barycentric test, in its axis order. */
+ * strictly inside, by its float barycentric test, in its axis order, with the
+ * multiply-adds its build fuses (the same as src/fdtd/geometry3d.c). */
 static int triangle_holds(const gs_object *o, int64_t p, int64_t q) {
-  const float *x = o->fx, *y = o->fy;
-  float area = (float)(0.5 * (double)(-y[1] * x[2] + y[0] * (-x[1] + x[2]) + x[0] * (y[1] - y[2]) + x[1] * y[2]));
+  const float *a = o->fx, *c = o->fy;
+  float area = 0.5f * fmaf(a[1], c[2], fmaf(a[0], c[1] - c[2], fmaf(-c[1], a[2], c[0] * (a[2] - a[1]))));
   int sign = (area > 0) - (area < 0);
   double ir = ((double)p + 0.5) * (double)o->fdx, jr = ((double)q + 0.5) * (double)o->fdy;
-  float s =
-      (float)(sign * ((double)(y[0] * x[2] - x[0] * y[2]) + (double)(y[2] - y[0]) * ir + (double)(x[0] - x[2]) * jr));
-  float t =
-      (float)(sign * ((double)(x[0] * y[1] - y[0] * x[1]) + (double)(y[0] - y[1]) * ir + (double)(x[1] - x[0]) * jr));
+  float s0 = fmaf(c[0], a[2], -(a[0] * c[2])), t0 = fmaf(a[0], c[1], -(c[0] * a[1]));
+  double sd = fma((double)(a[0] - a[2]), jr, fma((double)(c[2] - c[0]), ir, (double)s0));
+  double td = fma((double)(a[1] - a[0]), jr, fma((double)(c[0] - c[1]), ir, (double)t0));
+  float s = (float)(sign * sd), t = (float)(sign * td);
   return s > 0 && t > 0 && s + t < 2 * area * (float)sign;
 }
 
 static int clockwise(float v1x, float v1y, float v2x, float v2y) {
-  return -v1x * v2y + v1y * v2x > 0;
+  return fmaf(-v1x, v2y, v1y * v2x) > 0;
 }
 
 /* gprMax's is_inside_sector for the centre of cell (p, q). */
@@ -115,7 +119,7 @@ static int sector_holds(const gs_object *o, int64_t p, int64_t q) {
   float s1 = (float)((double)r * cos((double)start)), s2 = (float)((double)r * sin((double)start));
   float e1 = (float)((double)r * cos((double)(start + angle))), e2 = (float)((double)r * sin((double)(start + angle)));
   float rx = px - o->fx[0], ry = py - o->fy[0];
-  int within = rx * rx + ry * ry <= r * r;
+  int within = fmaf(rx, rx, ry * ry) <= r * r;
   if ((double)angle <= GS_PI) return !clockwise(s1, s2, rx, ry) && clockwise(e1, e2, rx, ry) && within;
   return (!clockwise(s1, s2, rx, ry) || clockwise(e1, e2, rx, ry)) && within;
 }

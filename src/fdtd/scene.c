@@ -357,9 +357,9 @@ static int cmd_material(parser *p, const command_call *c) {
 
 static int cmd_waveform(parser *p, const command_call *c) {
   /* In the order of the GS_WAVE_ constants. */
-  static const char *const types[] = {"gaussian", "gaussiandot",   "gaussiandotnorm",     "gaussiandotdot",
-                                      "gaussiandotdotnorm", "ricker", "sine", "contsine", "gaussianprime",
-                                      "gaussiandoubleprime", "impulse"};
+  static const char *const types[] = {
+      "gaussian", "gaussiandot",   "gaussiandotnorm",     "gaussiandotdot", "gaussiandotdotnorm", "ricker", "sine",
+      "contsine", "gaussianprime", "gaussiandoubleprime", "impulse"};
   gs_scene *s = p->s;
   const char *name = c->arg[3];
   gs_waveform w = {.type = -1};
@@ -876,7 +876,7 @@ void gs_scene_synthetic(gs_scene *s, int64_t nx, int64_t ny, int64_t iterations)
       (gs_object){.type = GS_OBJ_BOX, .material = 2, .averaging = 1, .ci0 = 0, .ci1 = nx, .cj0 = 0, .cj1 = ny / 2};
   s->nobjects = 1;
   s->waveforms = gs_xcalloc(1, sizeof *s->waveforms);
-  s->waveforms[0] = (gs_waveform){"pulse", GS_WAVE_RICKER, 1.0, 10e9};
+  s->waveforms[0] = (gs_waveform){.name = "pulse", .type = GS_WAVE_RICKER, .amp = 1.0, .freq = 10e9, .dt = s->dt};
   s->nwaveforms = 1;
   s->sources = gs_xcalloc(1, sizeof *s->sources);
   s->sources[0] = (gs_source){.i = nx / 2, .j = ny / 2 + 5, .waveform = 0, .start = 0, .stop = INFINITY};
