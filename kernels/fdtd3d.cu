@@ -1,0 +1,185 @@
+// 3D FDTD (Yee) kernels: the expressions of kernels/fdtd3d_node.h, shared
+// with the CPU twin, compiled with --fmad=false so CPU and GPU agree bit for
+// bit. Two kernels: one thread per node (any node, CPML and magnetic
+// materials included; recomputes the neighbours' H), and a fused marching
+// kernel for the box no slab reaches.
+#include <cuda_runtime.h>
+
+#include "fdtd3d_kernels.h"
+#include "fdtd3d_node.h"
+#include "sm_count.cuh"
+
+namespace {
+
+// One thread per node: tiles of 32 x 8 nodes in (i, j), one k per block row
+// of the grid.
+constexpr int kNodeRows = 8;
+__global__ void __launch_bounds__(32 * kNodeRows) node_kernel(const gs_fdtd3_step_args a, const gs_fdtd3_region r) {
+  const int64_t i = r.i0 + (int64_t)blockIdx.x * 32 + threadIdx.x;
+  const int64_t j = r.j0 + (int64_t)blockIdx.y * kNodeRows + threadIdx.y;
+  const int64_t k = r.k0 + blockIdx.z;
+  if (i < r.i1 && j < r.j1) gs_fdtd3_node(&a, i, j, k);
+}
+
+// The fused kernel: a block of 32 x kRows threads takes a tile of 32 x kRows
+// nodes in (i, j) and marches along k over a chunk of planes. Each thread
+// keeps its Ex, Ey of plane k (loaded as plane k + 1 the step before) and its
+// new Hx, Hy of plane k - 1 in registers; the new Hz, Hy of the node one
+// lower in i come from the lane to the left (shuffles), those of the node one
+// lower in j (Hz, Hx) from the row below through shared memory; lane 0 and
+// row 0 recompute theirs. Valid in the box gs_fdtd3_inner() gives, with
+// free-space H: there the expressions of fdtd3d_node.h have no slab term, so
+// the bits are those of the one-thread-per-node kernel.
+#ifndef GS_FDTD3_ROWS
+#define GS_FDTD3_ROWS 8
+#endif
+#ifndef GS_FDTD3_MINB
+#define GS_FDTD3_MINB 4
+#endif
+constexpr int kRows = GS_FDTD3_ROWS;
+
+struct Cols {
+  float ex, ey; // plane k (old)
+  float hx, hy; // new, plane k - 1
+};
+
+__global__ void __launch_bounds__(32 * kRows, GS_FDTD3_MINB)
+    march_kernel(const gs_fdtd3_step_args a, const gs_fdtd3_region r, int64_t chunk) {
+  __shared__ float s_hz[2][kRows][32], s_hx[2][kRows][32];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  // Tiles start at multiples of 32 in i (aligned rows); lanes before r.i0
+  // compute their node's plain update (unstored), which is what the first
+  // column's left neighbour needs.
+  const int64_t i = (r.i0 & ~(int64_t)31) + (int64_t)blockIdx.x * 32 + tx, j = r.j0 + (int64_t)blockIdx.y * kRows + ty;
+  const int64_t k0 = r.k0 + (int64_t)blockIdx.z * chunk, k1 = k0 + chunk < r.k1 ? k0 + chunk : r.k1;
+  const bool act = i >= r.i0 && i < r.i1 && j < r.j1, edge_r = tx == 31 || i + 1 >= r.i1;
+  const int64_t P = a.pitch, S = a.plane;
+  const float dbx = a.dbx, dby = a.dby, dbz = a.dbz;
+  const float *__restrict__ ex = a.ex, *__restrict__ ey = a.ey, *__restrict__ ez = a.ez;
+  const float *__restrict__ hx = a.hx, *__restrict__ hy = a.hy, *__restrict__ hz = a.hz;
+  const gs_fdtd3_coef *__restrict__ coef = a.coef;
+  int64_t o = gs_fdtd3_at(&a, i < r.i1 ? i : r.i1 - 1, j < r.j1 ? j : r.j1 - 1, k0);
+  Cols c;
+  c.ex = ex[o];
+  c.ey = ey[o];
+  {
+    const int64_t d = o - S; // new Hx, Hy of plane k0 - 1
+    c.hx = hx[d] - dby * (ez[d + P] - ez[d]) + dbz * (c.ey - ey[d]);
+    c.hy = hy[d] - dbz * (c.ex - ex[d]) + dbx * (ez[d + 1] - ez[d]);
+  }
+  const unsigned full = 0xFFFFFFFFu;
+  int p = 0;
+  for (int64_t k = k0; k < k1; ++k, o += S, p ^= 1) {
+    const float ex_n = ex[o + S], ey_n = ey[o + S], ez_c = ez[o];
+    float ez_r = __shfl_down_sync(full, ez_c, 1), ey_r = __shfl_down_sync(full, c.ey, 1);
+    if (edge_r) {
+      ez_r = ez[o + 1];
+      ey_r = ey[o + 1];
+    }
+    const float ex_u = ex[o + P], ez_u = ez[o + P];
+    const float hx_c = hx[o] - dby * (ez_u - ez_c) + dbz * (ey_n - c.ey);
+    const float hy_c = hy[o] - dbz * (ex_n - c.ex) + dbx * (ez_r - ez_c);
+    const float hz_c = hz[o] - dbx * (ey_r - c.ey) + dby * (ex_u - c.ex);
+    float hz_l = __shfl_up_sync(full, hz_c, 1), hy_l = __shfl_up_sync(full, hy_c, 1);
+    if (tx == 0 && i >= r.i0) {
+      const int64_t l = o - 1;
+      hz_l = hz[l] - dbx * (c.ey - ey[l]) + dby * (ex[l + P] - ex[l]);
+      hy_l = hy[l] - dbz * (ex[l + S] - ex[l]) + dbx * (ez_c - ez[l]);
+    }
+    s_hz[p][ty][tx] = hz_c;
+    s_hx[p][ty][tx] = hx_c;
+    __syncthreads();
+    float hz_d, hx_d;
+    if (ty > 0) {
+      hz_d = s_hz[p][ty - 1][tx];
+      hx_d = s_hx[p][ty - 1][tx];
+    } else {
+      const int64_t d = o - P;
+      hz_d = hz[d] - dbx * (ey[d + 1] - ey[d]) + dby * (c.ex - ex[d]);
+      hx_d = hx[d] - dby * (ez_c - ez[d]) + dbz * (ey[d + S] - ey[d]);
+    }
+    const gs_fdtd3_coef cx = coef[a.mex[o]], cy = coef[a.mey[o]], cz = coef[a.mez[o]];
+    const float ex_new = cx.ca * c.ex + cx.cby * (hz_c - hz_d) - cx.cbz * (hy_c - c.hy);
+    const float ey_new = cy.ca * c.ey + cy.cbz * (hx_c - c.hx) - cy.cbx * (hz_c - hz_l);
+    const float ez_new = cz.ca * ez_c + cz.cbx * (hy_c - hy_l) - cz.cby * (hx_c - hx_d);
+    if (act) {
+      a.hx_out[o] = hx_c;
+      a.hy_out[o] = hy_c;
+      a.hz_out[o] = hz_c;
+      a.ex_out[o] = ex_new;
+      a.ey_out[o] = ey_new;
+      a.ez_out[o] = ez_new;
+    }
+    c.hx = hx_c;
+    c.hy = hy_c;
+    c.ex = ex_n;
+    c.ey = ey_n;
+  }
+}
+
+__global__ void inject_kernel(float *f, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < n) f[off[k]] = f[off[k]] - val[gs_tick_value(t) * stride + k];
+}
+
+__global__ void sample_kernel(gs_fdtd3_fields v, const int64_t *off, int n, float *out, int64_t slots, gs_tick t) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n) return;
+  out += gs_tick_value(t) % slots * 6 * n;
+  for (int c = 0; c < 6; ++c)
+    out[6 * k + c] = v.f[c][off[k]];
+}
+
+int launch_node(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s) {
+  dim3 grid((unsigned)((r.i1 - r.i0 + 31) / 32), (unsigned)((r.j1 - r.j0 + kNodeRows - 1) / kNodeRows),
+            (unsigned)(r.k1 - r.k0));
+  node_kernel<<<grid, dim3(32, kNodeRows), 0, s>>>(*a, r);
+  return (int)cudaGetLastError();
+}
+
+// Planes per block: the whole depth, halved while the blocks would not give
+// every SM 8 of them (but at least 16 planes).
+int launch_march(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s) {
+  const int64_t bx = (r.i1 - (r.i0 & ~(int64_t)31) + 31) / 32, by = (r.j1 - r.j0 + kRows - 1) / kRows, nk = r.k1 - r.k0;
+  int64_t chunk = nk;
+  const int64_t want = 8 * (int64_t)gs_sm_count();
+  while (chunk > 16 && bx * by * ((nk + chunk - 1) / chunk) < want)
+    chunk = (chunk + 1) / 2;
+  dim3 grid((unsigned)bx, (unsigned)by, (unsigned)((nk + chunk - 1) / chunk));
+  march_kernel<<<grid, dim3(32, kRows), 0, s>>>(*a, r, chunk);
+  return (int)cudaGetLastError();
+}
+
+bool empty(const gs_fdtd3_region &r) {
+  return r.i1 <= r.i0 || r.j1 <= r.j0 || r.k1 <= r.k0;
+}
+
+} // namespace
+
+extern "C" int gs_fdtd3_step_cuda(const gs_fdtd3_step_args *a, const gs_fdtd3_region *r, int n, void *stream) {
+  cudaStream_t s = (cudaStream_t)stream;
+  for (int q = 0; q < n; ++q) {
+    gs_fdtd3_region part[7];
+    const int np = gs_fdtd3_split(a, r[q], part);
+    for (int w = 0; w < np; ++w) {
+      if (empty(part[w])) continue;
+      const int e = w == 0 ? launch_march(a, part[w], s) : launch_node(a, part[w], s);
+      if (e) return e;
+    }
+  }
+  return 0;
+}
+
+extern "C" int gs_fdtd3_inject_cuda(float *field, const int64_t *off, const float *val, int64_t stride, gs_tick t,
+                                    int n, void *stream) {
+  if (n <= 0) return 0;
+  inject_kernel<<<(n + 127) / 128, 128, 0, (cudaStream_t)stream>>>(field, off, val, stride, t, n);
+  return (int)cudaGetLastError();
+}
+
+extern "C" int gs_fdtd3_sample_cuda(gs_fdtd3_fields v, const int64_t *off, int n, float *out, int64_t slots, gs_tick t,
+                                    void *stream) {
+  if (n <= 0) return 0;
+  sample_kernel<<<(n + 127) / 128, 128, 0, (cudaStream_t)stream>>>(v, off, n, out, slots, t);
+  return (int)cudaGetLastError();
+}

@@ -1,0 +1,150 @@
+/* 3D FDTD (Yee) update kernels for one rank and their CPU twins, gprMax 4's
+ * update equations (docs/gprmax-rules.md sections a, d, g in 3D).
+ *
+ * Fields: Ex Ey Ez Hx Hy Hz, float32, one array each over the nodes (i, j, k),
+ * i in [0, nx], j in [0, ny], k in [0, nz]; Yee positions as gprMax: Ex at
+ * (i+1/2, j, k), Ey (i, j+1/2, k), Ez (i, j, k+1/2), Hx (i, j+1/2, k+1/2),
+ * Hy (i+1/2, j, k+1/2), Hz (i+1/2, j+1/2, k).
+ * Layout (every field, material array and H material array alike): x
+ * fastest; node (i, j, k) at (k * rows + j) * pitch + i, where pitch (floats
+ * per row) is a multiple of 32 at least nx + 1 and rows >= ny + 1 (so plane =
+ * rows * pitch elements). A warp takes 32 consecutive i of one row: loads of
+ * 128 aligned bytes, and the neighbours in j and k are whole rows and planes
+ * away (gs_fdtd3_layout() gives the sizes).
+ *
+ * Updated nodes (gprMax 4's 3D ranges; every other node keeps its value, 0):
+ *   Ex: i [0, nx), j [1, ny), k [1, nz)    Hx: i [1, nx], j [0, ny), k [0, nz)
+ *   Ey: i [1, nx), j [0, ny), k [1, nz)    Hy: i [0, nx), j [1, ny], k [0, nz)
+ *   Ez: i [1, nx), j [1, ny), k [0, nz)    Hz: i [0, nx), j [0, ny), k [1, nz]
+ *   Ex = CA Ex + CBy (Hz - Hz[j-1]) - CBz (Hy - Hy[k-1])   (left to right)
+ *   Ey = CA Ey + CBz (Hx - Hx[k-1]) - CBx (Hz - Hz[i-1])
+ *   Ez = CA Ez + CBx (Hy - Hy[i-1]) - CBy (Hx - Hx[j-1])
+ *   Hx = DA Hx - DBy (Ez[j+1] - Ez) + DBz (Ey[k+1] - Ey)
+ *   Hy = DA Hy - DBz (Ex[k+1] - Ex) + DBx (Ez[i+1] - Ez)
+ *   Hz = DA Hz - DBx (Ey[i+1] - Ey) + DBy (Ex[j+1] - Ex)
+ * (with free-space H, "DA Hx" is just Hx: the same bits as DA = 1.)
+ *
+ * CPML (gprMax's HORIPML, first order, in psi form): a slab normal to axis
+ * dir corrects the terms of the E and H updates that differ along dir, in
+ * the order the slabs are listed (gprMax's: x0, y0, z0, xmax, ymax, zmax):
+ * for a term +-c d of the field's update, field += +-c (k[q] d + psi),
+ * psi = b[q] psi + a[q] d (the field takes the old psi).
+ *
+ * Each GPU launcher gs_fdtd3_X_cuda() has a CPU twin gs_fdtd3_X_ref() with the
+ * same signature and the same expressions (fdtd3d_node.h) evaluated without
+ * fused multiply-add on both sides, so the two give the same bits. Pointers
+ * are device pointers for the GPU and host pointers for the CPU; stream is a
+ * cudaStream_t (ignored by the CPU). All return 0 or a backend error code. */
+#ifndef GS_FDTD3D_KERNELS_H
+#define GS_FDTD3D_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tick.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GS_FDTD3_MAX_MATERIALS 256
+
+/* Electric coefficients of one material (gprMax's updatecoeffsE row):
+ * CA, CBx, CBy, CBz and srce = 1 / (eps / dt + sigma / 2) (for sources;
+ * the kernels do not read it). */
+typedef struct gs_fdtd3_coef {
+  float ca, cbx, cby, cbz, src;
+} gs_fdtd3_coef;
+
+/* Magnetic coefficients of one material: DA, DBx, DBy, DBz. */
+typedef struct gs_fdtd3_hcoef {
+  float da, dbx, dby, dbz;
+} gs_fdtd3_hcoef;
+
+/* One CPML slab: the face normal to axis dir (0 x, 1 y, 2 z) at index 0
+ * (side 0) or at n_dir (side 1), t >= 1 cells thick. Node n along dir
+ * (n_dir = nx, ny or nz):
+ *   E (nodes at integer positions along dir): side 0: n in [1, t], depth
+ *     q = t - n; side 1: n in [n_dir - t, n_dir), q = n - (n_dir - t);
+ *   H (half nodes, n + 1/2): side 0: n in [0, t), q = t - 1 - n; side 1: as E.
+ * Profiles (t values each): be, ae, ke for E at depth q, bh, ah, kh for H at
+ * depth q + 1/2 (k = 1/kappa - 1 as gprMax's RA - 1). The slab corrects the
+ * two components other than dir, E and H, in x, y, z order: slot 0 and 1
+ * (x slab: Ey Ez, Hy Hz; y slab: Ex Ez, Hx Hz; z slab: Ex Ey, Hx Hy). psi
+ * arrays, one per slot, t x nb x na floats, element [(q nb + b) na + a],
+ * where (a, b) are the other two axes in x, y, z order with na, nb their cell
+ * counts (nodes at index n_a or n_b take no correction, as in gprMax); read
+ * from _in, written to _out (the two may not be the same array). */
+typedef struct gs_fdtd3_slab {
+  int dir, side;
+  int64_t t;
+  const float *be, *ae, *ke, *bh, *ah, *kh;
+  const float *psi_e_in[2], *psi_h_in[2];
+  float *psi_e_out[2], *psi_h_out[2];
+} gs_fdtd3_slab;
+
+/* Half-open node box [i0, i1) x [j0, j1) x [k0, k1). */
+typedef struct gs_fdtd3_region {
+  int64_t i0, i1, j0, j1, k0, k1;
+} gs_fdtd3_region;
+
+/* Everything one step reads and writes. */
+typedef struct gs_fdtd3_step_args {
+  const float *ex, *ey, *ez, *hx, *hy, *hz; /* in: E^n, H^{n-1/2} */
+  float *ex_out, *ey_out, *ez_out;          /* out: E^{n+1} */
+  float *hx_out, *hy_out, *hz_out;          /* out: H^{n+1/2} */
+  /* Material index of each Ex, Ey and Ez node, into coef (256 entries). */
+  const uint8_t *mex, *mey, *mez;
+  const gs_fdtd3_coef *coef;
+  int64_t pitch, plane; /* elements per row, per plane */
+  int64_t nx, ny, nz;   /* cells */
+  /* Free-space H: Hx -= dby dEz + ..., used when hmx is NULL. */
+  float dbx, dby, dbz;
+  /* Magnetic materials: the material of each Hx, Hy, Hz node and the table
+   * (256 entries); NULL when all H is free space. */
+  const uint8_t *hmx, *hmy, *hmz;
+  const gs_fdtd3_hcoef *hcoef;
+  int nslab;
+  gs_fdtd3_slab slab[6];
+} gs_fdtd3_step_args;
+
+/* The row pitch (elements, a multiple of 32) and plane size (elements) of a
+ * grid of nx x ny x nz cells, and the elements one array holds. */
+void gs_fdtd3_layout(int64_t nx, int64_t ny, int64_t nz, int64_t *pitch, int64_t *plane, int64_t *count);
+
+/* One time step over the nodes of n regions r[0..n) (disjoint; together
+ * usually the whole grid [0, nx] x [0, ny] x [0, nz]): every field node of a
+ * region gets its new H (with CPML) and its new E (with CPML). The in and out
+ * field sets must not overlap. The GPU launcher sends the part of a region
+ * that no slab reaches, with free-space H, to a fused marching kernel and the
+ * rest to a one-thread-per-node kernel. */
+typedef int (*gs_fdtd3_step_fn)(const gs_fdtd3_step_args *a, const gs_fdtd3_region *r, int n, void *stream);
+int gs_fdtd3_step_ref(const gs_fdtd3_step_args *a, const gs_fdtd3_region *r, int n, void *stream);
+int gs_fdtd3_step_cuda(const gs_fdtd3_step_args *a, const gs_fdtd3_region *r, int n, void *stream);
+
+/* Splits the node box r into at most 7 boxes: out[0] (possibly empty) where
+ * the fused kernel may run (no slab in reach, free-space H, interior) and
+ * the rest. Returns how many boxes were written. */
+int gs_fdtd3_split(const gs_fdtd3_step_args *a, gs_fdtd3_region r, gs_fdtd3_region out[7]);
+
+/* Hertzian dipoles: field[off[k]] -= val[t stride + k] (n distinct nodes,
+ * device memory; val already scaled by srce and the dipole length). */
+int gs_fdtd3_inject_ref(float *field, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n,
+                        void *stream);
+int gs_fdtd3_inject_cuda(float *field, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n,
+                         void *stream);
+
+/* Receivers: out[6 (t % slots) n + 6 k + c] = component c (Ex Ey Ez Hx Hy
+ * Hz) at off[k], from the six arrays f[0..6). */
+typedef struct gs_fdtd3_fields {
+  const float *f[6];
+} gs_fdtd3_fields;
+int gs_fdtd3_sample_ref(gs_fdtd3_fields v, const int64_t *off, int n, float *out, int64_t slots, gs_tick t,
+                        void *stream);
+int gs_fdtd3_sample_cuda(gs_fdtd3_fields v, const int64_t *off, int n, float *out, int64_t slots, gs_tick t,
+                         void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

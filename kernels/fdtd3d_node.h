@@ -1,0 +1,207 @@
+/* The 3D FDTD node update shared, as source, by the CPU twin (fdtd3d_ref.c)
+ * and the CUDA kernels (fdtd3d.cu): the same expressions in the same order,
+ * with no fused multiply-add on either side, give the same bits.
+ *
+ * Node (i, j, k) owns Ex Ey Ez Hx Hy Hz at (i, j, k). Its E update needs the
+ * new H of the nodes one lower in x, y or z; those are recomputed from the
+ * in fields where their owner's stored value is not at hand (the same bits),
+ * so a step can be one pass with no race. Only the owner writes H's psi. */
+#ifndef GS_FDTD3D_NODE_H
+#define GS_FDTD3D_NODE_H
+
+#include "fdtd3d_kernels.h"
+
+#ifdef __CUDACC__
+#define GS_HD3 __host__ __device__ __forceinline__
+#else
+#define GS_HD3 static inline
+#endif
+
+GS_HD3 int64_t gs_fdtd3_at(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k) {
+  return k * a->plane + j * a->pitch + i;
+}
+
+/* The CPML corrections of component comp (0 x, 1 y, 2 z) of E (e = 1) or H
+ * (e = 0) at node (i, j, k), value f, in slab order: a slab normal to axis
+ * dir adds cs[dir] (k d[dir] + psi) and stores the new psi (H: only if own). */
+GS_HD3 float gs_fdtd3_cpml(const gs_fdtd3_step_args *a, int e, int comp, int64_t i, int64_t j, int64_t k, float f,
+                           const float *cs, const float *d, int own) {
+  const int64_t n3[3] = {i, j, k}, N3[3] = {a->nx, a->ny, a->nz};
+  for (int s = 0; s < a->nslab; ++s) {
+    const gs_fdtd3_slab *p = &a->slab[s];
+    const int dir = p->dir;
+    if (dir == comp) continue;
+    const int64_t n = n3[dir];
+    const int64_t q = p->side ? n - (N3[dir] - p->t) : (e ? p->t - n : p->t - 1 - n);
+    if (q < 0 || q >= p->t) continue;
+    const int aa = dir == 0 ? 1 : 0, bb = dir == 2 ? 1 : 2;
+    if (n3[aa] >= N3[aa] || n3[bb] >= N3[bb]) continue;
+    const int slot = comp == aa ? 0 : 1;
+    const int64_t w = (q * N3[bb] + n3[bb]) * N3[aa] + n3[aa];
+    const float dd = d[dir];
+    if (e) {
+      const float psi = p->psi_e_in[slot][w];
+      p->psi_e_out[slot][w] = p->be[q] * psi + p->ae[q] * dd;
+      f = f + cs[dir] * (p->ke[q] * dd + psi);
+    } else {
+      const float psi = p->psi_h_in[slot][w];
+      if (own) p->psi_h_out[slot][w] = p->bh[q] * psi + p->ah[q] * dd;
+      f = f + cs[dir] * (p->kh[q] * dd + psi);
+    }
+  }
+  return f;
+}
+
+/* Where each component is updated (gprMax 4's ranges, fdtd3d_kernels.h). */
+GS_HD3 int gs_fdtd3_hx_ok(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k) {
+  return i >= 1 && i <= a->nx && j < a->ny && k < a->nz;
+}
+GS_HD3 int gs_fdtd3_hy_ok(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k) {
+  return i < a->nx && j >= 1 && j <= a->ny && k < a->nz;
+}
+GS_HD3 int gs_fdtd3_hz_ok(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k) {
+  return i < a->nx && j < a->ny && k >= 1 && k <= a->nz;
+}
+GS_HD3 int gs_fdtd3_ex_ok(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k) {
+  return i < a->nx && j >= 1 && j < a->ny && k >= 1 && k < a->nz;
+}
+GS_HD3 int gs_fdtd3_ey_ok(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k) {
+  return i >= 1 && i < a->nx && j < a->ny && k >= 1 && k < a->nz;
+}
+GS_HD3 int gs_fdtd3_ez_ok(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k) {
+  return i >= 1 && i < a->nx && j >= 1 && j < a->ny && k < a->nz;
+}
+
+/* New Hx, Hy, Hz at a node where they are updated; own: store H's psi. */
+GS_HD3 float gs_fdtd3_hx(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own) {
+  const int64_t o = gs_fdtd3_at(a, i, j, k);
+  const float dy = a->ez[o + a->pitch] - a->ez[o], dz = a->ey[o + a->plane] - a->ey[o];
+  float h, cy = a->dby, cz = a->dbz;
+  if (a->hmx) {
+    const gs_fdtd3_hcoef c = a->hcoef[a->hmx[o]];
+    cy = c.dby;
+    cz = c.dbz;
+    h = c.da * a->hx[o] - cy * dy + cz * dz;
+  } else {
+    h = a->hx[o] - cy * dy + cz * dz;
+  }
+  if (a->nslab) {
+    const float cs[3] = {0, -cy, cz}, d[3] = {0, dy, dz};
+    h = gs_fdtd3_cpml(a, 0, 0, i, j, k, h, cs, d, own);
+  }
+  return h;
+}
+
+GS_HD3 float gs_fdtd3_hy(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own) {
+  const int64_t o = gs_fdtd3_at(a, i, j, k);
+  const float dz = a->ex[o + a->plane] - a->ex[o], dx = a->ez[o + 1] - a->ez[o];
+  float h, cz = a->dbz, cx = a->dbx;
+  if (a->hmy) {
+    const gs_fdtd3_hcoef c = a->hcoef[a->hmy[o]];
+    cz = c.dbz;
+    cx = c.dbx;
+    h = c.da * a->hy[o] - cz * dz + cx * dx;
+  } else {
+    h = a->hy[o] - cz * dz + cx * dx;
+  }
+  if (a->nslab) {
+    const float cs[3] = {cx, 0, -cz}, d[3] = {dx, 0, dz};
+    h = gs_fdtd3_cpml(a, 0, 1, i, j, k, h, cs, d, own);
+  }
+  return h;
+}
+
+GS_HD3 float gs_fdtd3_hz(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own) {
+  const int64_t o = gs_fdtd3_at(a, i, j, k);
+  const float dx = a->ey[o + 1] - a->ey[o], dy = a->ex[o + a->pitch] - a->ex[o];
+  float h, cx = a->dbx, cy = a->dby;
+  if (a->hmz) {
+    const gs_fdtd3_hcoef c = a->hcoef[a->hmz[o]];
+    cx = c.dbx;
+    cy = c.dby;
+    h = c.da * a->hz[o] - cx * dx + cy * dy;
+  } else {
+    h = a->hz[o] - cx * dx + cy * dy;
+  }
+  if (a->nslab) {
+    const float cs[3] = {-cx, cy, 0}, d[3] = {dx, dy, 0};
+    h = gs_fdtd3_cpml(a, 0, 2, i, j, k, h, cs, d, own);
+  }
+  return h;
+}
+
+/* New Ex, Ey, Ez from the new H around the node (_im, _jm, _km: the H one
+ * node lower in x, y, z), with CPML. */
+GS_HD3 float gs_fdtd3_ex(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, float hz, float hz_jm, float hy,
+                         float hy_km) {
+  const int64_t o = gs_fdtd3_at(a, i, j, k);
+  const gs_fdtd3_coef c = a->coef[a->mex[o]];
+  const float dy = hz - hz_jm, dz = hy - hy_km;
+  float f = c.ca * a->ex[o] + c.cby * dy - c.cbz * dz;
+  if (a->nslab) {
+    const float cs[3] = {0, c.cby, -c.cbz}, d[3] = {0, dy, dz};
+    f = gs_fdtd3_cpml(a, 1, 0, i, j, k, f, cs, d, 1);
+  }
+  return f;
+}
+
+GS_HD3 float gs_fdtd3_ey(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, float hx, float hx_km, float hz,
+                         float hz_im) {
+  const int64_t o = gs_fdtd3_at(a, i, j, k);
+  const gs_fdtd3_coef c = a->coef[a->mey[o]];
+  const float dz = hx - hx_km, dx = hz - hz_im;
+  float f = c.ca * a->ey[o] + c.cbz * dz - c.cbx * dx;
+  if (a->nslab) {
+    const float cs[3] = {-c.cbx, 0, c.cbz}, d[3] = {dx, 0, dz};
+    f = gs_fdtd3_cpml(a, 1, 1, i, j, k, f, cs, d, 1);
+  }
+  return f;
+}
+
+GS_HD3 float gs_fdtd3_ez(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, float hy, float hy_im, float hx,
+                         float hx_jm) {
+  const int64_t o = gs_fdtd3_at(a, i, j, k);
+  const gs_fdtd3_coef c = a->coef[a->mez[o]];
+  const float dx = hy - hy_im, dy = hx - hx_jm;
+  float f = c.ca * a->ez[o] + c.cbx * dx - c.cby * dy;
+  if (a->nslab) {
+    const float cs[3] = {c.cbx, -c.cby, 0}, d[3] = {dx, dy, 0};
+    f = gs_fdtd3_cpml(a, 1, 2, i, j, k, f, cs, d, 1);
+  }
+  return f;
+}
+
+/* Everything node (i, j, k) owns, recomputing the neighbours' new H (the
+ * GPU's one-thread-per-node form). */
+GS_HD3 void gs_fdtd3_node(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k) {
+  const int64_t o = gs_fdtd3_at(a, i, j, k);
+  float hx = 0, hy = 0, hz = 0;
+  if (gs_fdtd3_hx_ok(a, i, j, k)) a->hx_out[o] = hx = gs_fdtd3_hx(a, i, j, k, 1);
+  if (gs_fdtd3_hy_ok(a, i, j, k)) a->hy_out[o] = hy = gs_fdtd3_hy(a, i, j, k, 1);
+  if (gs_fdtd3_hz_ok(a, i, j, k)) a->hz_out[o] = hz = gs_fdtd3_hz(a, i, j, k, 1);
+  if (gs_fdtd3_ex_ok(a, i, j, k))
+    a->ex_out[o] = gs_fdtd3_ex(a, i, j, k, hz, gs_fdtd3_hz(a, i, j - 1, k, 0), hy, gs_fdtd3_hy(a, i, j, k - 1, 0));
+  if (gs_fdtd3_ey_ok(a, i, j, k))
+    a->ey_out[o] = gs_fdtd3_ey(a, i, j, k, hx, gs_fdtd3_hx(a, i, j, k - 1, 0), hz, gs_fdtd3_hz(a, i - 1, j, k, 0));
+  if (gs_fdtd3_ez_ok(a, i, j, k))
+    a->ez_out[o] = gs_fdtd3_ez(a, i, j, k, hy, gs_fdtd3_hy(a, i - 1, j, k, 0), hx, gs_fdtd3_hx(a, i, j - 1, k, 0));
+}
+
+/* The box of nodes where no slab reaches a node's updates nor the
+ * neighbours' H it recomputes, and all six components are updated:
+ * i in [t_x0 + 1, nx - t_xmax), likewise j and k. */
+GS_HD3 gs_fdtd3_region gs_fdtd3_inner(const gs_fdtd3_step_args *a) {
+  int64_t lo[3] = {1, 1, 1}, hi[3] = {a->nx, a->ny, a->nz};
+  for (int s = 0; s < a->nslab; ++s) {
+    const gs_fdtd3_slab *p = &a->slab[s];
+    if (p->side == 0 && p->t + 1 > lo[p->dir]) lo[p->dir] = p->t + 1;
+    if (p->side == 1) {
+      const int64_t e = (p->dir == 0 ? a->nx : p->dir == 1 ? a->ny : a->nz) - p->t;
+      if (e < hi[p->dir]) hi[p->dir] = e;
+    }
+  }
+  gs_fdtd3_region r = {lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]};
+  return r;
+}
+
+#endif

@@ -1,0 +1,112 @@
+/* CPU twins of kernels/fdtd3d.cu (compiled with -ffp-contract=off). */
+#include "fdtd3d_kernels.h"
+#include "fdtd3d_node.h"
+
+void gs_fdtd3_layout(int64_t nx, int64_t ny, int64_t nz, int64_t *pitch, int64_t *plane, int64_t *count) {
+  *pitch = (nx + 1 + 31) / 32 * 32;
+  *plane = *pitch * (ny + 1);
+  *count = *plane * (nz + 1);
+}
+
+static int empty(gs_fdtd3_region r) {
+  return r.i1 <= r.i0 || r.j1 <= r.j0 || r.k1 <= r.k0;
+}
+
+static int64_t max64(int64_t x, int64_t y) {
+  return x > y ? x : y;
+}
+static int64_t min64(int64_t x, int64_t y) {
+  return x < y ? x : y;
+}
+
+int gs_fdtd3_split(const gs_fdtd3_step_args *a, gs_fdtd3_region r, gs_fdtd3_region out[7]) {
+  gs_fdtd3_region in = gs_fdtd3_inner(a), c;
+  int n = 1;
+  c.i0 = max64(r.i0, in.i0), c.i1 = min64(r.i1, in.i1);
+  c.j0 = max64(r.j0, in.j0), c.j1 = min64(r.j1, in.j1);
+  c.k0 = max64(r.k0, in.k0), c.k1 = min64(r.k1, in.k1);
+  if (a->hmx || a->hmy || a->hmz || empty(c) || empty(r)) {
+    gs_fdtd3_region none = {0, 0, 0, 0, 0, 0};
+    out[0] = none;
+    if (!empty(r)) out[n++] = r;
+    return n;
+  }
+  out[0] = c;
+  /* Below and above c in k (whole i, j), then in j (within c's k), then in i. */
+  gs_fdtd3_region p[6] = {
+      {r.i0, r.i1, r.j0, r.j1, r.k0, c.k0}, {r.i0, r.i1, r.j0, r.j1, c.k1, r.k1}, {r.i0, r.i1, r.j0, c.j0, c.k0, c.k1},
+      {r.i0, r.i1, c.j1, r.j1, c.k0, c.k1}, {r.i0, c.i0, c.j0, c.j1, c.k0, c.k1}, {c.i1, r.i1, c.j0, c.j1, c.k0, c.k1},
+  };
+  for (int q = 0; q < 6; ++q)
+    if (!empty(p[q])) out[n++] = p[q];
+  return n;
+}
+
+/* New H of every node of r (owners: psi stored). */
+static void h_pass(const gs_fdtd3_step_args *a, gs_fdtd3_region r) {
+  for (int64_t k = r.k0; k < r.k1; ++k)
+    for (int64_t j = r.j0; j < r.j1; ++j)
+      for (int64_t i = r.i0; i < r.i1; ++i) {
+        const int64_t o = gs_fdtd3_at(a, i, j, k);
+        if (gs_fdtd3_hx_ok(a, i, j, k)) a->hx_out[o] = gs_fdtd3_hx(a, i, j, k, 1);
+        if (gs_fdtd3_hy_ok(a, i, j, k)) a->hy_out[o] = gs_fdtd3_hy(a, i, j, k, 1);
+        if (gs_fdtd3_hz_ok(a, i, j, k)) a->hz_out[o] = gs_fdtd3_hz(a, i, j, k, 1);
+      }
+}
+
+/* New E of every node of r, from the new H stored by h_pass, or recomputed
+ * where the neighbour lies outside r (the same bits either way). */
+static void e_pass(const gs_fdtd3_step_args *a, gs_fdtd3_region r) {
+  const int64_t P = a->pitch, S = a->plane;
+  for (int64_t k = r.k0; k < r.k1; ++k)
+    for (int64_t j = r.j0; j < r.j1; ++j)
+      for (int64_t i = r.i0; i < r.i1; ++i) {
+        const int64_t o = gs_fdtd3_at(a, i, j, k);
+        if (gs_fdtd3_ex_ok(a, i, j, k)) {
+          float hz_jm = j - 1 >= r.j0 ? a->hz_out[o - P] : gs_fdtd3_hz(a, i, j - 1, k, 0);
+          float hy_km = k - 1 >= r.k0 ? a->hy_out[o - S] : gs_fdtd3_hy(a, i, j, k - 1, 0);
+          a->ex_out[o] = gs_fdtd3_ex(a, i, j, k, a->hz_out[o], hz_jm, a->hy_out[o], hy_km);
+        }
+        if (gs_fdtd3_ey_ok(a, i, j, k)) {
+          float hx_km = k - 1 >= r.k0 ? a->hx_out[o - S] : gs_fdtd3_hx(a, i, j, k - 1, 0);
+          float hz_im = i - 1 >= r.i0 ? a->hz_out[o - 1] : gs_fdtd3_hz(a, i - 1, j, k, 0);
+          a->ey_out[o] = gs_fdtd3_ey(a, i, j, k, a->hx_out[o], hx_km, a->hz_out[o], hz_im);
+        }
+        if (gs_fdtd3_ez_ok(a, i, j, k)) {
+          float hy_im = i - 1 >= r.i0 ? a->hy_out[o - 1] : gs_fdtd3_hy(a, i - 1, j, k, 0);
+          float hx_jm = j - 1 >= r.j0 ? a->hx_out[o - P] : gs_fdtd3_hx(a, i, j - 1, k, 0);
+          a->ez_out[o] = gs_fdtd3_ez(a, i, j, k, a->hy_out[o], hy_im, a->hx_out[o], hx_jm);
+        }
+      }
+}
+
+int gs_fdtd3_step_ref(const gs_fdtd3_step_args *args, const gs_fdtd3_region *r, int n, void *stream) {
+  (void)stream;
+  /* A private copy: stores through the field pointers cannot alias it. */
+  const gs_fdtd3_step_args local = *args, *a = &local;
+  for (int q = 0; q < n; ++q) {
+    if (empty(r[q])) continue;
+    h_pass(a, r[q]);
+    e_pass(a, r[q]);
+  }
+  return 0;
+}
+
+int gs_fdtd3_inject_ref(float *field, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n,
+                        void *stream) {
+  (void)stream;
+  const float *v = val + gs_tick_value(t) * stride;
+  for (int k = 0; k < n; ++k)
+    field[off[k]] = field[off[k]] - v[k];
+  return 0;
+}
+
+int gs_fdtd3_sample_ref(gs_fdtd3_fields v, const int64_t *off, int n, float *out, int64_t slots, gs_tick t,
+                        void *stream) {
+  (void)stream;
+  out += gs_tick_value(t) % slots * 6 * n;
+  for (int k = 0; k < n; ++k)
+    for (int c = 0; c < 6; ++c)
+      out[6 * k + c] = v.f[c][off[k]];
+  return 0;
+}
