@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "fdtd3d_kernels.h"
 #include "fdtd_kernels.h"
 #include "halo_kernels.h"
 #include "kernels.h"
@@ -105,6 +106,10 @@ typedef struct gs_backend {
   gs_fdtd_inject_fn fdtd_inject;
   gs_fdtd_sample_fn fdtd_sample;
   gs_fdtd_clock_fn fdtd_clock;
+  gs_fdtd3_step_fn fdtd3_step;
+  int (*fdtd3_inject)(float *field, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n,
+                      void *stream);
+  int (*fdtd3_sample)(gs_fdtd3_fields v, const int64_t *off, int n, float *out, int64_t slots, gs_tick t, void *stream);
   gs_halo_copy_fn halo_copy;
   gs_halo_signal_fn halo_signal;
   gs_halo_wait_fn halo_wait;

@@ -275,6 +275,19 @@ static int cu_fdtd_sample(gs_fdtd_view v, const int64_t *off, int n, float *out,
   GS_LAUNCH_CHECK(gs_fdtd_sample_cuda(v, off, n, out, slots, t, s));
   return 0;
 }
+static int cu_fdtd3_step(const gs_fdtd3_step_args *a, const gs_fdtd3_region *r, int n, void *s) {
+  GS_LAUNCH_CHECK(gs_fdtd3_step_cuda(a, r, n, s));
+  return 0;
+}
+static int cu_fdtd3_inject(float *f, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n, void *s) {
+  GS_LAUNCH_CHECK(gs_fdtd3_inject_cuda(f, off, val, stride, t, n, s));
+  return 0;
+}
+static int cu_fdtd3_sample(gs_fdtd3_fields v, const int64_t *off, int n, float *out, int64_t slots, gs_tick t,
+                           void *s) {
+  GS_LAUNCH_CHECK(gs_fdtd3_sample_cuda(v, off, n, out, slots, t, s));
+  return 0;
+}
 static int cu_fdtd_clock(int64_t *c, int64_t v0, int64_t v1, int add, void *s) {
   GS_LAUNCH_CHECK(gs_fdtd_clock_cuda(c, v0, v1, add, s));
   return 0;
@@ -341,6 +354,9 @@ const gs_backend gs_backend_cuda = {
     .fdtd_inject = cu_fdtd_inject,
     .fdtd_sample = cu_fdtd_sample,
     .fdtd_clock = cu_fdtd_clock,
+    .fdtd3_step = cu_fdtd3_step,
+    .fdtd3_inject = cu_fdtd3_inject,
+    .fdtd3_sample = cu_fdtd3_sample,
     .graph_begin = cu_graph_begin,
     .graph_end = cu_graph_end,
     .graph_launch = cu_graph_launch,

@@ -47,7 +47,7 @@ static gs_fdtd_region interior_box(const gs_fdtd_sim *m) {
 
 /* --------------------------------------------------------------- set-up */
 
-static double profile(const gs_cfs_param *p, double depth, double max) {
+double gs_fdtd_cfs_profile(const gs_cfs_param *p, double depth, double max) {
   double d = p->reverse ? 1 - depth : depth;
   return p->min + (max - p->min) * pow(d, p->order);
 }
@@ -60,7 +60,7 @@ static double profile(const gs_cfs_param *p, double depth, double max) {
  * dt alpha) / tmp, RB = 2 e0 kappa / tmp, RE = (2 e0 kappa - dt (alpha kappa +
  * sigma)) / tmp, RF = 2 sigma dt / (kappa tmp). gprMax holds constant
  * profiles in float, so 2 e0 kappa is rounded to float there. */
-static void horipml(const gs_scene *sc, double sigma, double kappa, double alpha, float *b, float *a, float *k) {
+void gs_fdtd_horipml(const gs_scene *sc, double sigma, double kappa, double alpha, float *b, float *a, float *k) {
   double e2 = 2 * GS_EPS0;
   double e2k = sc->cfs_kappa.order == 0 ? (double)(float)(e2 * (double)(float)kappa) : e2 * kappa;
   double e2a = sc->cfs_alpha.order == 0 ? (double)(float)(e2 + sc->dt * (double)(float)alpha) : e2 + sc->dt * alpha;
@@ -79,11 +79,11 @@ static void pml_profiles(const gs_scene *sc, double sigma_max, int64_t n, int lo
       double depth = lower ? ((double)n - (double)k - 0.5 * half) / (double)n : ((double)k + 0.5 * half) / (double)n;
       if (depth < 0) depth = 0;
       if (depth > 1) depth = 1;
-      double sigma = profile(&sc->cfs_sigma, depth, sigma_max);
-      double kappa = profile(&sc->cfs_kappa, depth, sc->cfs_kappa.max);
-      double alpha = profile(&sc->cfs_alpha, depth, sc->cfs_alpha.max);
+      double sigma = gs_fdtd_cfs_profile(&sc->cfs_sigma, depth, sigma_max);
+      double kappa = gs_fdtd_cfs_profile(&sc->cfs_kappa, depth, sc->cfs_kappa.max);
+      double alpha = gs_fdtd_cfs_profile(&sc->cfs_alpha, depth, sc->cfs_alpha.max);
       float *base = out + (size_t)half * 3 * (size_t)nodes;
-      horipml(sc, sigma, kappa, alpha, &base[k], &base[nodes + k], &base[2 * nodes + k]);
+      gs_fdtd_horipml(sc, sigma, kappa, alpha, &base[k], &base[nodes + k], &base[2 * nodes + k]);
     }
 }
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "checkpoint.h"
+#include "fdtd3d_cmd.h"
 #include "fdtd_cmd.h"
 #include "fdtd_internal.h"
 #include "fsutil.h"
@@ -198,7 +199,7 @@ static int load_scene(fdtd_job *j) {
   }
   if (j->o->steps) j->sc.iterations = j->o->steps;
   if (j->o->snapshot_every) j->sc.snapshot_every = j->o->snapshot_every;
-  if (check_positions(j)) {
+  if (j->sc.mode != GS_MODE_3D && check_positions(j)) {
     gs_scene_free(&j->sc);
     return 1;
   }
@@ -556,6 +557,11 @@ int gs_fdtd_run(const gs_comm *c, const gs_backend *backend, const gs_fdtd_opts 
     return GS_EXIT_USAGE;
   }
   if (load_scene(&job) != 0) return GS_EXIT_USAGE;
+  if (job.sc.mode == GS_MODE_3D) { /* the 3D engine (src/fdtd/fdtd3d_cmd.c) */
+    int st = make_outdir(&job) != 0 ? GS_EXIT_USAGE : gs_fdtd3_run(c, backend, o, &job.sc, job.outdir);
+    gs_scene_free(&job.sc);
+    return st;
+  }
   if (gs_fdtd_decomp(o->spread.decomp, c->size, job.sc.nx, job.sc.ny, job.dims) != 0) {
     if (job.root) gs_log_error("fdtd: --decomp '%s' is not PXxPY with PX * PY = %d ranks", o->spread.decomp, c->size);
     gs_scene_free(&job.sc);

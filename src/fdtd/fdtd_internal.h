@@ -18,6 +18,12 @@ static inline gs_fdtd_region gs_region_meet(gs_fdtd_region a, gs_fdtd_region b) 
   return r;
 }
 
+/* A CFS parameter's profile value at depth (0 at the PML's inner face, 1 at the wall). */
+double gs_fdtd_cfs_profile(const gs_cfs_param *p, double depth, double max);
+/* gprMax's HORIPML coefficients at one depth in the kernels' form (docs/fdtd.md, "CPML"):
+ * b = RE, a = -RB RF, k = RA - 1. */
+void gs_fdtd_horipml(const gs_scene *sc, double sigma, double kappa, double alpha, float *b, float *a, float *k);
+
 static inline int gs_region_empty(gs_fdtd_region r) {
   return r.i1 <= r.i0 || r.j1 <= r.j0;
 }

@@ -146,3 +146,79 @@ gs_status gs_rx_write_h5(const gs_scene *sc, const float *rx, int64_t steps, int
   free(order);
   return st;
 }
+
+/* ---- 3D models: six components per receiver, [step][receiver][6] ---- */
+
+gs_status gs_rx3_write_csv(const gs_scene *sc, const float *rx, int64_t steps, const char *path, char *err,
+                           size_t errlen) {
+  gs_tmpfile t;
+  gs_status st = gs_tmpfile_open(&t, path, err, errlen);
+  if (st != GS_OK) return st;
+  FILE *fp = t.fp;
+  fprintf(fp, "time_s");
+  for (int k = 0; k < sc->nrx; ++k)
+    for (int o = 0; o < 6; ++o)
+      if (sc->rxs[k].outputs >> o & 1) put_field(fp, sc->rxs[k].name, out_names[o]);
+  fputc('\n', fp);
+  for (int64_t s = 0; s < steps; ++s) {
+    fprintf(fp, "%.10e", (double)s * sc->dt);
+    for (int k = 0; k < sc->nrx; ++k)
+      for (int o = 0; o < 6; ++o)
+        if (sc->rxs[k].outputs >> o & 1)
+          fprintf(fp, ",%.9g", rx[((size_t)s * (size_t)sc->nrx + (size_t)k) * 6 + (size_t)o]);
+    fputc('\n', fp);
+  }
+  return gs_tmpfile_commit(&t, 0, 0, err, errlen);
+}
+
+gs_status gs_rx3_write_h5(const gs_scene *sc, const float *rx, int64_t steps, int run, const char *path, char *err,
+                          size_t errlen) {
+  int *order = gs_xmalloc(sizeof(int) * (size_t)sc->nrx + 1);
+  for (int k = 0; k < sc->nrx; ++k)
+    order[k] = k;
+  sort_scene = sc;
+  qsort(order, (size_t)sc->nrx, sizeof(int), by_name);
+  float *cols = gs_xmalloc(sizeof(float) * 6 * (size_t)sc->nrx * (size_t)steps + 1);
+  gs_gpr_rx *rxs = gs_xcalloc((size_t)sc->nrx + 1, sizeof *rxs);
+  gs_gpr_src *srcs = gs_xcalloc((size_t)sc->nsources + 1, sizeof *srcs);
+  const double d[3] = {sc->dx, sc->dy, sc->dz};
+  for (int n = 0; n < sc->nrx; ++n) {
+    const gs_rx *r = &sc->rxs[order[n]];
+    const int64_t p[3] = {r->i + run * sc->rx_di, r->j + run * sc->rx_dj, r->k + run * sc->rx_dk};
+    rxs[n].name = r->name;
+    for (int a = 0; a < 3; ++a)
+      rxs[n].pos[a] = (double)p[a] * d[a];
+    for (int o = 0; o < 6; ++o) {
+      if (!(r->outputs >> o & 1)) continue;
+      float *col = cols + ((size_t)order[n] * 6 + (size_t)o) * (size_t)steps;
+      for (int64_t s = 0; s < steps; ++s)
+        col[s] = rx[((size_t)s * (size_t)sc->nrx + (size_t)order[n]) * 6 + (size_t)o];
+      rxs[n].comp[rxs[n].ncomp] = out_names[o];
+      rxs[n].data[rxs[n].ncomp++] = col;
+    }
+  }
+  for (int n = 0; n < sc->nsources; ++n) {
+    const gs_source *s = &sc->sources[n];
+    const int64_t p[3] = {s->i + run * sc->src_di, s->j + run * sc->src_dj, s->k + run * sc->src_dk};
+    srcs[n].type = "HertzianDipole";
+    for (int a = 0; a < 3; ++a)
+      srcs[n].pos[a] = (double)p[a] * d[a];
+  }
+  gs_gpr_model m = {.title = sc->title,
+                    .iterations = steps,
+                    .dt = sc->dt,
+                    .nsrc = sc->nsources,
+                    .nrx = sc->nrx,
+                    .src = srcs,
+                    .rx = rxs,
+                    .dxdydz = {sc->dx, sc->dy, sc->dz},
+                    .nxnynz = {sc->nx, sc->ny, sc->nz},
+                    .srcsteps = {(int32_t)sc->src_di, (int32_t)sc->src_dj, (int32_t)sc->src_dk},
+                    .rxsteps = {(int32_t)sc->rx_di, (int32_t)sc->rx_dj, (int32_t)sc->rx_dk}};
+  gs_status st = gs_gpr_write_receivers(path, &m, err, errlen);
+  free(cols);
+  free(rxs);
+  free(srcs);
+  free(order);
+  return st;
+}

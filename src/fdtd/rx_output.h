@@ -23,4 +23,10 @@ gs_status gs_rx_write_csv(const gs_scene *sc, const float *rx, int64_t steps, co
 gs_status gs_rx_write_h5(const gs_scene *sc, const float *rx, int64_t steps, int run, const char *path, char *err,
                          size_t errlen);
 
+/* The same for a 3D model: rx is [step][receiver][Ex Ey Ez Hx Hy Hz]. */
+gs_status gs_rx3_write_csv(const gs_scene *sc, const float *rx, int64_t steps, const char *path, char *err,
+                           size_t errlen);
+gs_status gs_rx3_write_h5(const gs_scene *sc, const float *rx, int64_t steps, int run, const char *path, char *err,
+                          size_t errlen);
+
 #endif

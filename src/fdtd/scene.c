@@ -199,6 +199,22 @@ static int node_of(parser *p, const double xyz[3], int64_t *i, int64_t *j, int i
   return 0;
 }
 
+/* A 3D model's source node: inside the range gprMax updates for the
+ * component pol drives (along pol [0, n), across it [1, n)). */
+static int node3_of(parser *p, const double xyz[3], int pol, gs_source *src, const char *cmd) {
+  int64_t cell[3];
+  if (gs_point_cells(p, xyz, cell, 1, cmd)) return -1;
+  for (int a = 0; a < 3; ++a)
+    if (cell[a] < (a == pol ? 0 : 1) || cell[a] >= p->n[a])
+      return gs_perr(p, "#%s: (%g, %g, %g) m is on the domain's outer boundary, where the field is held at 0", cmd,
+                     xyz[0], xyz[1], xyz[2]);
+  src->i = cell[0];
+  src->j = cell[1];
+  src->k = cell[2];
+  src->pol = pol;
+  return 0;
+}
+
 static int load_map(parser *p, gs_object *o, const char *file) {
   char path[2200];
   if (file[0] == '/')
@@ -282,13 +298,13 @@ static int size_grid(parser *p) {
   }
   /* gprMax's order of the tests: one cell in x, else in y, else in z. */
   static const int frames[3][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}};
-  s->mode = p->n[0] == 1 ? GS_MODE_TMX : p->n[1] == 1 ? GS_MODE_TMY : p->n[2] == 1 ? GS_MODE_TMZ : -1;
-  if (s->mode < 0)
-    return gs_perr(p,
-                   "3D models are not supported (yet): the domain is %lld x %lld x %lld cells; a 2D model is one "
-                   "cell thick in x, y or z",
-                   (long long)p->n[0], (long long)p->n[1], (long long)p->n[2]);
-  memcpy(s->axis, frames[s->mode == GS_MODE_TMZ ? 0 : s->mode == GS_MODE_TMX ? 1 : 2], sizeof s->axis);
+  s->mode = p->n[0] == 1 ? GS_MODE_TMX : p->n[1] == 1 ? GS_MODE_TMY : p->n[2] == 1 ? GS_MODE_TMZ : GS_MODE_3D;
+  memcpy(s->axis, frames[s->mode == GS_MODE_TMX ? 1 : s->mode == GS_MODE_TMY ? 2 : 0], sizeof s->axis);
+  s->nz = s->mode == GS_MODE_3D ? p->n[2] : 1;
+  if (s->mode == GS_MODE_3D && (p->n[0] < 3 || p->n[1] < 3 || p->n[2] < 3))
+    return gs_perr(p, "the domain must be at least 3 x 3 x 3 cells (or one cell thick: a 2D model)");
+  if (s->mode == GS_MODE_3D && (double)p->n[0] * (double)p->n[1] * (double)p->n[2] > 1099511627776.0)
+    return gs_perr(p, "the domain has more than 2^40 cells");
   s->nx = p->n[s->axis[0]];
   s->ny = p->n[s->axis[1]];
   s->dx = p->d[s->axis[0]];
@@ -381,19 +397,24 @@ static int cmd_waveform(parser *p, const command_call *c) {
 static int cmd_hertzian_dipole(parser *p, const command_call *c) {
   gs_scene *s = p->s;
   static const char *const pol[] = {"x", "y", "z"}, *const modes[] = {"TMz", "TMx", "TMy"};
-  if (strcmp(c->arg[0], pol[s->axis[2]]))
+  int is3d = s->mode == GS_MODE_3D, axis = c->arg[0][0] - 'x';
+  if (is3d && (axis < 0 || axis > 2 || c->arg[0][1]))
+    return gs_perr(p, "#hertzian_dipole: polarisation '%s' is not x, y or z", c->arg[0]);
+  if (!is3d && strcmp(c->arg[0], pol[s->axis[2]]))
     return gs_perr(p, "#hertzian_dipole: polarisation '%s': this 2D %s model has only %s", c->arg[0], modes[s->mode],
                    pol[s->axis[2]]);
   gs_source src = {.start = 0, .stop = INFINITY};
   double xyz[3];
-  if (gs_parse_args(p, c, 1, 3, xyz) || node_of(p, xyz, &src.i, &src.j, 1, c->name)) return -1;
+  if (gs_parse_args(p, c, 1, 3, xyz)) return -1;
+  if (is3d ? node3_of(p, xyz, axis, &src, c->name) : node_of(p, xyz, &src.i, &src.j, 1, c->name)) return -1;
   src.waveform = find_waveform(s, c->arg[4]);
   if (src.waveform < 0) return gs_perr(p, "#hertzian_dipole: waveform '%s' is not defined (yet)", c->arg[4]);
   if (c->nargs >= 6 && gs_parse_double(p, c->arg[5], &src.start, c->name)) return -1;
   if (c->nargs == 7 && gs_parse_double(p, c->arg[6], &src.stop, c->name)) return -1;
   if (c->nargs == 6) return gs_perr(p, "#hertzian_dipole: give both the delay and the removal time, or neither");
   for (int k = 0; k < s->nsources; ++k)
-    if (s->sources[k].i == src.i && s->sources[k].j == src.j)
+    if (s->sources[k].i == src.i && s->sources[k].j == src.j && s->sources[k].k == src.k &&
+        s->sources[k].pol == src.pol)
       return gs_perr(p, "#hertzian_dipole: two sources on the same cell");
   GROW(s->sources, s->nsources);
   s->sources[s->nsources++] = src;
@@ -426,7 +447,10 @@ static int add_rx(parser *p, const double xyz[3], const char *name, unsigned out
   /* gprMax also takes the far face of the thin axis, where every field
    * component it records stays 0. */
   gs_frame_of(s, cell, &rx.i, &rx.j, &c);
-  rx.offplane = c != 0;
+  rx.offplane = c != 0 && s->mode != GS_MODE_3D;
+  if (s->mode == GS_MODE_3D) rx.k = c;
+  if (s->mode == GS_MODE_3D && (outputs & (7u << GS_OUT_IX)))
+    return gs_perr(p, "#%s: currents (Ix Iy Iz) are not recorded in 3D models yet", cmd);
   if (name && gs_copy_name(p, rx.name, sizeof rx.name, name, cmd)) return -1;
   if (!name)
     snprintf(rx.name, sizeof rx.name, "Rx(%lld,%lld,%lld)", (long long)cell[0], (long long)cell[1], (long long)cell[2]);
@@ -497,6 +521,7 @@ void gs_scene_add_object(gs_scene *s, const gs_object *o) {
 }
 
 static int cmd_material_map(parser *p, const command_call *c) {
+  if (p->s->mode == GS_MODE_3D) return gs_perr(p, "#material_map: not supported in 3D models");
   gs_object o = {.type = GS_OBJ_MAP};
   double corner[2];
   if (gs_parse_args(p, c, 1, 2, corner) || cells_in_range(p, corner[0], p->s->dx, c->name) ||
@@ -555,6 +580,11 @@ static int parse_steps(parser *p, const command_call *c, int64_t *di, int64_t *d
   int64_t cell[3], thin;
   if (gs_parse_args(p, c, 0, 3, v) || gs_point_cells(p, v, cell, 0, c->name)) return -1;
   gs_frame_of(p->s, cell, di, dj, &thin);
+  if (p->s->mode == GS_MODE_3D) { /* the frame is the file's axes */
+    int64_t *dk = c->name[0] == 's' ? &p->s->src_dk : &p->s->rx_dk;
+    *dk = thin;
+    return 0;
+  }
   if (thin) return gs_perr(p, "#%s: a step along the thin axis leaves the plane of this 2D model", c->name);
   return 0;
 }
@@ -614,6 +644,9 @@ static const scene_command commands[] = {
     {"box", 7, 10, 0, "x1 y1 z1 x2 y2 z2 material [y|n]", GRID_BEFORE_COUNT, gs_cmd_box},
     {"cylinder", 8, 11, 0, "x1 y1 z1 x2 y2 z2 r material [y|n]", GRID_BEFORE_COUNT, gs_cmd_cylinder},
     {"edge", 7, 7, 0, "x1 y1 z1 x2 y2 z2 material", GRID_BEFORE_COUNT, gs_cmd_edge},
+    {"sphere", 5, 6, 0, "x y z r material [y|n]", GRID_BEFORE_COUNT, gs_cmd_sphere},
+    {"cone", 9, 10, 0, "x1 y1 z1 x2 y2 z2 r1 r2 material [y|n]", GRID_BEFORE_COUNT, gs_cmd_cone},
+    {"ellipsoid", 7, 8, 0, "x y z xr yr zr material [y|n]", GRID_BEFORE_COUNT, gs_cmd_ellipsoid},
     {"plate", 7, 8, 0, "x1 y1 z1 x2 y2 z2 material", GRID_BEFORE_COUNT, gs_cmd_plate},
     {"triangle", 11, 14, 0, "x1 y1 z1 x2 y2 z2 x3 y3 z3 thickness material [y|n]", GRID_BEFORE_COUNT, gs_cmd_triangle},
     {"cylindrical_sector", 9, 12, 0, "normal ctr1 ctr2 extent1 extent2 r start angle material [y|n]", GRID_BEFORE_COUNT,
@@ -715,7 +748,9 @@ static void set_defaults(gs_scene *s, const char *path) {
  * (not rounded) to 27 decimals and read back (Decimal.quantize with
  * ROUND_FLOOR), then the stability factor. */
 static double courant_dt(const gs_scene *s) {
-  double dt = 1 / (GS_C0 * sqrt(1 / (s->dx * s->dx) + 1 / (s->dy * s->dy)));
+  double dt = s->mode == GS_MODE_3D
+                  ? 1 / (GS_C0 * sqrt(1 / (s->dx * s->dx) + 1 / (s->dy * s->dy) + 1 / (s->dz * s->dz)))
+                  : 1 / (GS_C0 * sqrt(1 / (s->dx * s->dx) + 1 / (s->dy * s->dy)));
   char digits[128];
   snprintf(digits, sizeof digits, "%.40f", dt); /* glibc prints the exact value */
   char *point = strchr(digits, '.');
@@ -741,6 +776,13 @@ static gs_status finish_scene(const parser *p, const char *path, char *err, size
   const int *ax = s->axis;
   int frame[4] = {p->pml6[ax[0]], p->pml6[ax[1]], p->pml6[ax[0] + 3], p->pml6[ax[1] + 3]};
   memcpy(s->pml, frame, sizeof frame);
+  memcpy(s->pml6, p->pml6, sizeof s->pml6);
+  if (s->mode == GS_MODE_3D)
+    for (int k = 0; k < 6; ++k)
+      if (2 * (int64_t)s->pml6[k] >= p->n[k % 3]) {
+        snprintf(err, errlen, "%s: #pml_cells: %d cells leave no interior along %c", path, s->pml6[k], "xyz"[k % 3]);
+        return GS_ERR_FORMAT;
+      }
   double steps = p->tw_is_iterations ? p->tw : ceil(p->tw / s->dt) + 1;
   if (!(steps <= GS_SCENE_MAX_ITERATIONS)) {
     snprintf(err, errlen, "%s: #time_window: %.3g iterations of %g s is more than 2^40", path, steps, s->dt);
@@ -752,6 +794,10 @@ static gs_status finish_scene(const parser *p, const char *path, char *err, size
     return GS_ERR_FORMAT;
   }
   if (gs_scene_resolve_snapshots(s, err, errlen)) return GS_ERR_FORMAT;
+  if (s->mode == GS_MODE_3D && s->snapshot_every) {
+    snprintf(err, errlen, "%s: #snapshot_png: not supported in 3D models yet", path);
+    return GS_ERR_FORMAT;
+  }
   for (int k = 0; k < 4; ++k)
     if (2 * (int64_t)s->pml[k] >= (k % 2 ? s->ny : s->nx)) {
       snprintf(err, errlen, "%s: #pml_cells: %d cells leave no interior in a %lld x %lld domain", path, s->pml[k],
@@ -795,6 +841,7 @@ void gs_scene_free(gs_scene *s) {
   free(s->objects);
   free(s->snaps);
   free(s->views);
+  free(s->objs3);
   memset(s, 0, sizeof *s);
 }
 

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "geometry3d.h"
 
 enum {
   GS_WAVE_GAUSSIAN,
@@ -48,6 +49,8 @@ typedef struct gs_waveform {
 
 typedef struct gs_source {
   int64_t i, j; /* node in the engine's frame, first run */
+  int64_t k;    /* 3D: the node's z */
+  int pol;      /* 3D: the component it drives (0 x, 1 y, 2 z) */
   int waveform;
   double start, stop; /* seconds */
 } gs_source;
@@ -62,6 +65,7 @@ enum { GS_OUT_EX, GS_OUT_EY, GS_OUT_EZ, GS_OUT_HX, GS_OUT_HY, GS_OUT_HZ, GS_OUT_
 
 typedef struct gs_rx {
   int64_t i, j; /* node in the engine's frame, first run */
+  int64_t k;    /* 3D: the node's z */
   char name[64];
   unsigned outputs; /* GS_OUT_ bits */
   int line;         /* file order (receivers.csv) */
@@ -106,7 +110,7 @@ typedef struct gs_geometry_view {
 } gs_geometry_view;
 
 /* The model's orientation (see the top of this file). */
-enum { GS_MODE_TMZ, GS_MODE_TMX, GS_MODE_TMY };
+enum { GS_MODE_TMZ, GS_MODE_TMX, GS_MODE_TMY, GS_MODE_3D };
 
 /* CFS-CPML parameter profile: value(d) = min + (max - min) * d^order with d
  * the depth into the PML (0 at its inner face, 1 at the wall; reversed:
@@ -124,7 +128,12 @@ typedef struct gs_scene {
   int axis[3];                      /* file axis (0 x, 1 y, 2 z) of the frame's a, b, c */
   double dx, dy, dz, dt, stability; /* dx, dy: across the model (frame a, b); dz: its thickness */
   int64_t nx, ny;                   /* cells; Ez nodes 0..nx x 0..ny */
-  int gprmax3_timing;               /* sources evaluated at n dt (gprMax 3) instead of (n + 1/2) dt */
+  int64_t nz;                       /* 3D: cells along z (1 in a 2D model) */
+  int pml6[6];                      /* 3D: #pml_cells x- y- z- x+ y+ z+ */
+  int64_t src_dk, rx_dk;            /* 3D: cells moved along z per run */
+  gs_obj3 *objs3;                   /* 3D: the geometry commands as written (src/fdtd/geometry3d.c builds them) */
+  int nobjs3;
+  int gprmax3_timing; /* sources evaluated at n dt (gprMax 3) instead of (n + 1/2) dt */
   int64_t iterations;
   int pml[4]; /* cells at x-, y-, x+, y+ */
   gs_cfs_param cfs_alpha, cfs_kappa, cfs_sigma;

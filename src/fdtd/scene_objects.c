@@ -10,6 +10,43 @@
 
 static const char axes[] = "xyz";
 
+#define GROW3(arr, n) ((arr) = gs_xrealloc((arr), sizeof *(arr) * (size_t)((n) + 1)))
+
+/* 3D models: the command as written (nnum numbers, then the material and
+ * an optional y/n), for src/fdtd/geometry3d.c, which applies gprMax's
+ * rounding and checks; materials numbered as gprMax numbers them (pec 0,
+ * free_space 1). */
+static int store3(gs_parser *p, const gs_command_call *c, int type, int first, int nnum, int smoothing) {
+  gs_obj3 o = {.type = type, .averaging = 1, .nv = nnum};
+  if (gs_parse_args(p, c, first, nnum, o.v)) return -1;
+  int at = first + nnum, m = gs_find_material(p->s, c->arg[at]);
+  if (m < 0) return gs_perr(p, "#%s: material '%s' is not defined (yet)", c->name, c->arg[at]);
+  if (c->nargs > at + 1 + (smoothing ? 1 : 0))
+    return gs_perr(p, "#%s: anisotropic objects (several materials) are not supported", c->name);
+  if (smoothing && gs_parse_averaging(p, c, at + 1, &o.averaging)) return -1;
+  o.material = m == 0 ? 1 : m == 1 ? 0 : m;
+  if (first) o.normal = c->arg[0][0];
+  if (p->s->nobjs3 >= 1000000) return gs_perr(p, "#%s: more than 10^6 objects", c->name);
+  GROW3(p->s->objs3, p->s->nobjs3);
+  p->s->objs3[p->s->nobjs3++] = o;
+  return 0;
+}
+
+int gs_cmd_sphere(gs_parser *p, const gs_command_call *c) {
+  if (p->s->mode != GS_MODE_3D) return gs_perr(p, "#sphere: only in 3D models here");
+  return store3(p, c, GS_O3_SPHERE, 0, 4, 1);
+}
+
+int gs_cmd_cone(gs_parser *p, const gs_command_call *c) {
+  if (p->s->mode != GS_MODE_3D) return gs_perr(p, "#cone: only in 3D models here");
+  return store3(p, c, GS_O3_CONE, 0, 8, 1);
+}
+
+int gs_cmd_ellipsoid(gs_parser *p, const gs_command_call *c) {
+  if (p->s->mode != GS_MODE_3D) return gs_perr(p, "#ellipsoid: only in 3D models here");
+  return store3(p, c, GS_O3_ELLIPSOID, 0, 6, 1);
+}
+
 static int object_material(gs_parser *p, const gs_command_call *c, const char *name, int *material) {
   *material = gs_find_material(p->s, name);
   if (*material < 0) return gs_perr(p, "#%s: material '%s' is not defined (yet)", c->name, name);
@@ -55,6 +92,7 @@ static int spans_plane(const gs_scene *s, const int64_t lo[3], const int64_t hi[
 }
 
 int gs_cmd_box(gs_parser *p, const gs_command_call *c) {
+  if (p->s->mode == GS_MODE_3D) return store3(p, c, GS_O3_BOX, 0, 6, 1);
   double v[6];
   int64_t lo[3], hi[3], c0, c1;
   gs_object o = {.type = GS_OBJ_BOX};
@@ -72,6 +110,7 @@ static int64_t round_f(float v) {
 }
 
 int gs_cmd_cylinder(gs_parser *p, const gs_command_call *c) {
+  if (p->s->mode == GS_MODE_3D) return store3(p, c, GS_O3_CYLINDER, 0, 7, 1);
   double v[7];
   int64_t f1[3], f2[3];
   gs_object o = {.type = GS_OBJ_CYLINDER};
@@ -117,6 +156,7 @@ static int odd_axis(const int64_t lo[3], const int64_t hi[3], int differ) {
 /* #edge: pins the E component along the edge to the material; in 2D only an
  * edge along the thin axis touches the model's field (one node). */
 int gs_cmd_edge(gs_parser *p, const gs_command_call *c) {
+  if (p->s->mode == GS_MODE_3D) return store3(p, c, GS_O3_EDGE, 0, 6, 0);
   double v[6];
   int64_t lo[3], hi[3], c0;
   gs_object o = {.type = GS_OBJ_EDGE};
@@ -136,6 +176,7 @@ int gs_cmd_edge(gs_parser *p, const gs_command_call *c) {
  * contains the thin axis touches the model's field: a line of nodes, both
  * ends included. */
 int gs_cmd_plate(gs_parser *p, const gs_command_call *c) {
+  if (p->s->mode == GS_MODE_3D) return store3(p, c, GS_O3_PLATE, 0, 6, 0);
   double v[6];
   int64_t lo[3], hi[3], c0, c1;
   gs_object o = {.type = GS_OBJ_PLATE};
@@ -178,6 +219,7 @@ static void plane_order(const gs_scene *s, int *first, int *second, int *swap) {
 }
 
 int gs_cmd_triangle(gs_parser *p, const gs_command_call *c) {
+  if (p->s->mode == GS_MODE_3D) return store3(p, c, GS_O3_TRIANGLE, 0, 10, 1);
   double v[10];
   int64_t cell[3][3], level, cells;
   gs_object o = {.type = GS_OBJ_TRIANGLE};
@@ -216,6 +258,7 @@ int gs_cmd_triangle(gs_parser *p, const gs_command_call *c) {
 
 /* #cylindrical_sector: normal ctr1 ctr2 extent1 extent2 r start angle mat [y|n]. */
 int gs_cmd_cylindrical_sector(gs_parser *p, const gs_command_call *c) {
+  if (p->s->mode == GS_MODE_3D) return store3(p, c, GS_O3_CYLINDRICAL_SECTOR, 1, 7, 1);
   double v[7];
   int64_t level, cells;
   gs_object o = {.type = GS_OBJ_SECTOR};

@@ -47,6 +47,7 @@ static int output_file(gs_parser *p, const gs_command_call *c, const char *name,
 /* #snapshot: x1 y1 z1 x2 y2 z2 dx dy dz t file (t: seconds, or an
  * iteration count written as an integer; resolved once dt is known). */
 int gs_cmd_snapshot(gs_parser *p, const gs_command_call *c) {
+  if (p->s->mode == GS_MODE_3D) return gs_perr(p, "#snapshot: not supported in 3D models yet");
   double v[10];
   gs_snapshot_req q = {.seconds = -1};
   if (gs_parse_args(p, c, 0, 10, v) || output_box(p, c, v, q.lo, q.step, q.size)) return -1;
@@ -67,6 +68,7 @@ int gs_cmd_snapshot(gs_parser *p, const gs_command_call *c) {
 
 /* #geometry_view: x1 y1 z1 x2 y2 z2 dx dy dz file n|f. */
 int gs_cmd_geometry_view(gs_parser *p, const gs_command_call *c) {
+  if (p->s->mode == GS_MODE_3D) return gs_perr(p, "#geometry_view: not supported in 3D models yet");
   double v[9];
   gs_geometry_view g;
   memset(&g, 0, sizeof g);

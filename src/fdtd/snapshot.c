@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fdtd_internal.h"
+#include "geometry.h"
 #include "png_io.h"
 
 /* ------------------------------------------------------------- colours */
@@ -327,9 +328,17 @@ static void gather_band(gs_fdtd_sim *m, const gs_comm *c, const int64_t *parts, 
  * field. */
 static void colour_band(const gs_scene *sc, snap_bufs *b, int64_t W, int64_t width, int64_t j0, int64_t j1,
                         float scale) {
-  for (int64_t j = (j0 > 0 ? j0 - 1 : 0); j < j1; ++j) /* the band's materials and the row below */
-    for (int64_t i = 0; i < W; ++i)
-      b->matrow[(size_t)(j - j0 + 1) * (size_t)W + (size_t)i] = (uint8_t)gs_scene_material_at(sc, i, j);
+  /* The band's cell materials and the row below (gprMax's `solid`, one geometry build per band;
+   * node (i, j) shows cell (i, j), the last row and column their neighbours'). */
+  int64_t jb = j0 > 0 ? j0 - 1 : 0;
+  gs_geometry g;
+  gs_geometry_build(&g, sc, 0, sc->nx + 1, jb, j1 + 1);
+  for (int64_t j = jb; j < j1; ++j)
+    for (int64_t i = 0; i < W; ++i) {
+      int64_t ci = i < sc->nx ? i : sc->nx - 1, cj = j < sc->ny ? j : sc->ny - 1;
+      b->matrow[(size_t)(j - j0 + 1) * (size_t)W + (size_t)i] = (uint8_t)gs_geometry_cell(&g, ci, cj);
+    }
+  gs_geometry_free(&g);
   for (int64_t y = 0; y < j1 - j0; ++y) {
     int64_t j = j1 - 1 - y;
     const uint8_t *mr = b->matrow + (size_t)(j - j0 + 1) * (size_t)W, *md = mr - W;

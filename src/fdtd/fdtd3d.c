@@ -1,0 +1,429 @@
+/* One rank's 3D FDTD model (fdtd3d.h). */
+#include "fdtd3d.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "fdtd_internal.h"
+#include "geometry3d.h"
+
+/* Device memory set to zero through a bounded host buffer. */
+static void zero_device(const gs_backend *b, void *dev, size_t bytes, gs_stream s) {
+  size_t chunk = bytes < ((size_t)64 << 20) ? bytes : ((size_t)64 << 20);
+  void *z = gs_xcalloc(chunk + 1, 1);
+  for (size_t at = 0; at < bytes; at += chunk)
+    b->copy_h2d((char *)dev + at, z, bytes - at < chunk ? bytes - at : chunk, s);
+  b->stream_sync(s);
+  free(z);
+}
+
+static void *device_zeros(const gs_backend *b, size_t bytes, gs_stream s) {
+  void *p = b->dev_alloc(bytes ? bytes : 1);
+  zero_device(b, p, bytes, s);
+  return p;
+}
+
+static int64_t node_at(const gs_fdtd3_sim *m, int64_t i, int64_t j, int64_t k) {
+  return k * m->plane + j * m->pitch + i;
+}
+
+/* gprMax's materials in its order (pec 0, free_space 1, then #material). */
+static gs_mat3 *gprmax_materials(const gs_scene *sc) {
+  gs_mat3 *mats = gs_xcalloc((size_t)sc->nmaterials + 1, sizeof *mats);
+  for (int k = 0; k < sc->nmaterials; ++k) {
+    const gs_material *m = &sc->materials[k];
+    gs_mat3 *o = &mats[k == 0 ? 1 : k == 1 ? 0 : k];
+    snprintf(o->name, sizeof o->name, "%s", m->name);
+    o->er = m->er;
+    o->se = m->pec ? INFINITY : m->sigma;
+    o->mr = m->mr;
+    o->sm = m->sm;
+    o->averagable = !m->pec;
+  }
+  return mats;
+}
+
+/* gprMax's update coefficients of every material (float64, stored float). */
+static void coefficients(gs_fdtd3_sim *m, const gs_geometry3 *g) {
+  const gs_scene *sc = m->sc;
+  for (int k = 0; k < g->nmat; ++k) {
+    const gs_mat3 *mt = &g->mat[k];
+    if (k != 0 && isfinite(mt->se)) {
+      double ea = GS_EPS0 * mt->er / sc->dt + 0.5 * mt->se, eb = GS_EPS0 * mt->er / sc->dt - 0.5 * mt->se;
+      m->coef_host[k] = (gs_fdtd3_coef){(float)(eb / ea), (float)(1 / sc->dx * 1 / ea), (float)(1 / sc->dy * 1 / ea),
+                                        (float)(1 / sc->dz * 1 / ea), (float)(1 / ea)};
+    }
+    double ha = GS_MU0 * mt->mr / sc->dt + 0.5 * mt->sm, hb = GS_MU0 * mt->mr / sc->dt - 0.5 * mt->sm;
+    m->hcoef_host[k] = (gs_fdtd3_hcoef){(float)(hb / ha), (float)(1 / sc->dx * 1 / ha), (float)(1 / sc->dy * 1 / ha),
+                                        (float)(1 / sc->dz * 1 / ha)};
+  }
+}
+
+/* One component's node materials in the kernels' layout, on the host and the device. */
+static uint8_t *node_materials(gs_fdtd3_sim *m, const gs_geometry3 *g, int c, uint8_t **dev) {
+  const gs_scene *sc = m->sc;
+  uint8_t *host = gs_xcalloc((size_t)m->count, 1);
+  for (int64_t k = 0; k <= sc->nz; ++k)
+    for (int64_t j = 0; j <= sc->ny; ++j)
+      for (int64_t i = 0; i <= sc->nx; ++i)
+        host[node_at(m, i, j, k)] = (uint8_t)g->id[c][gs_geometry3_node(g, i, j, k)];
+  *dev = m->b->dev_alloc((size_t)m->count);
+  m->b->copy_h2d(*dev, host, (size_t)m->count, m->s);
+  return host;
+}
+
+static int magnetic(const gs_geometry3 *g) {
+  size_t nodes = (size_t)((g->nx + 1) * (g->ny + 1) * (g->nz + 1));
+  for (int c = 3; c < 6; ++c)
+    for (size_t n = 0; n < nodes; ++n)
+      if (g->mat[g->id[c][n]].mr != 1 || g->mat[g->id[c][n]].sm != 0) return 1;
+  return 0;
+}
+
+static gs_status init_materials(gs_fdtd3_sim *m, const gs_geometry3 *g, char *err, size_t errlen) {
+  if (g->nmat > GS_FDTD3_MAX_MATERIALS) {
+    snprintf(err, errlen, "%s: %d materials with the averaged ones (dielectric smoothing); at most %d", m->sc->path,
+             g->nmat, GS_FDTD3_MAX_MATERIALS);
+    return GS_ERR_USAGE;
+  }
+  coefficients(m, g);
+  for (int c = 0; c < 3; ++c)
+    m->mat_host[c] = node_materials(m, g, c, &m->mat[c]);
+  if (magnetic(g)) {
+    for (int c = 0; c < 3; ++c)
+      free(node_materials(m, g, 3 + c, &m->hmat[c]));
+    m->hcoef = m->b->dev_alloc(sizeof m->hcoef_host);
+    m->b->copy_h2d(m->hcoef, m->hcoef_host, sizeof m->hcoef_host, m->s);
+  }
+  m->coef = m->b->dev_alloc(sizeof m->coef_host);
+  m->b->copy_h2d(m->coef, m->coef_host, sizeof m->coef_host, m->s);
+  m->b->stream_sync(m->s);
+  return GS_OK;
+}
+
+/* gprMax's sigma_max: from the first slab it builds (x0, y0, z0, xmax, ymax,
+ * zmax), er and mr averaged over one plane of its cells, shared by all. */
+static double sigma_max(const gs_scene *sc, const gs_geometry3 *g) {
+  const int64_t n[3] = {sc->nx, sc->ny, sc->nz};
+  const double d[3] = {sc->dx, sc->dy, sc->dz};
+  for (int s = 0; s < 6; ++s) {
+    int dir = s % 3, t = sc->pml6[s];
+    if (!t) continue;
+    int64_t at = s < 3 ? 0 : n[dir] - t, c[3];
+    int a = dir == 0 ? 1 : 0, b = dir == 2 ? 1 : 2;
+    double er = 0, mr = 0;
+    c[dir] = at;
+    for (c[b] = 0; c[b] < n[b]; ++c[b])
+      for (c[a] = 0; c[a] < n[a]; ++c[a]) {
+        const gs_mat3 *m = &g->mat[g->solid[gs_geometry3_cell(g, c[0], c[1], c[2])]];
+        er += m->er;
+        mr += m->mr;
+      }
+    er /= (double)(n[a] * n[b]);
+    mr /= (double)(n[a] * n[b]);
+    return 0.8 * (sc->cfs_sigma.order + 1) / (sqrt(GS_MU0 / GS_EPS0) * d[dir] * sqrt(er * mr));
+  }
+  return 0;
+}
+
+/* One slab's six profiles (E at depth q / t, H at (q + 1/2) / t) to the device. */
+static float *slab_profiles(gs_fdtd3_sim *m, int64_t t, double smax) {
+  const gs_scene *sc = m->sc;
+  float *h = gs_xmalloc(sizeof(float) * 6 * (size_t)t);
+  for (int half = 0; half < 2; ++half)
+    for (int64_t q = 0; q < t; ++q) {
+      double depth = ((double)q + 0.5 * half) / (double)t;
+      double sigma = gs_fdtd_cfs_profile(&sc->cfs_sigma, depth, smax);
+      double kappa = gs_fdtd_cfs_profile(&sc->cfs_kappa, depth, sc->cfs_kappa.max);
+      double alpha = gs_fdtd_cfs_profile(&sc->cfs_alpha, depth, sc->cfs_alpha.max);
+      float *base = h + (size_t)half * 3 * (size_t)t;
+      gs_fdtd_horipml(sc, sigma, kappa, alpha, &base[q], &base[t + q], &base[2 * t + q]);
+    }
+  float *dev = m->b->dev_alloc(sizeof(float) * 6 * (size_t)t);
+  m->b->copy_h2d(dev, h, sizeof(float) * 6 * (size_t)t, m->s);
+  m->b->stream_sync(m->s);
+  free(h);
+  return dev;
+}
+
+static void init_cpml(gs_fdtd3_sim *m, const gs_geometry3 *g) {
+  const gs_scene *sc = m->sc;
+  const int64_t n[3] = {sc->nx, sc->ny, sc->nz};
+  double smax = sc->cfs_sigma.max >= 0 ? sc->cfs_sigma.max : sigma_max(sc, g);
+  for (int s = 0; s < 6; ++s) {
+    int dir = s % 3;
+    int64_t t = sc->pml6[s];
+    if (!t) continue;
+    int a = dir == 0 ? 1 : 0, b = dir == 2 ? 1 : 2;
+    size_t cells = (size_t)t * (size_t)n[a] * (size_t)n[b];
+    gs_fdtd3_slab *p = &m->slab[m->nslab];
+    p->dir = dir;
+    p->side = s >= 3;
+    p->t = t;
+    float *prof = m->prof[m->nslab] = slab_profiles(m, t, smax);
+    p->be = prof;
+    p->ae = prof + t;
+    p->ke = prof + 2 * t;
+    p->bh = prof + 3 * t;
+    p->ah = prof + 4 * t;
+    p->kh = prof + 5 * t;
+    for (int set = 0; set < 2; ++set)
+      for (int slot = 0; slot < 4; ++slot)
+        m->psi[m->nslab][set][slot] = device_zeros(m->b, sizeof(float) * cells, m->s);
+    m->nslab++;
+  }
+}
+
+/* Hertzian dipoles grouped by the component they drive: offsets and the
+ * value of each at every step, as gprMax computes it (srce of the node's
+ * material, I at (n + 1/2) dt, dl / (dx dy dz)). */
+static void init_sources(gs_fdtd3_sim *m) {
+  const gs_scene *sc = m->sc;
+  const double d[3] = {sc->dx, sc->dy, sc->dz};
+  for (int c = 0; c < 3; ++c) {
+    int n = 0;
+    for (int q = 0; q < sc->nsources; ++q)
+      n += sc->sources[q].pol == c;
+    m->nsrc[c] = n;
+    if (!n) continue;
+    int64_t *off = gs_xmalloc(sizeof *off * (size_t)n);
+    float *val = gs_xcalloc((size_t)sc->iterations * (size_t)n, sizeof *val);
+    double late = sc->gprmax3_timing ? 0 : 0.5 * sc->dt, per_volume = d[c] * (1 / (sc->dx * sc->dy * sc->dz));
+    for (int q = 0, k = 0; q < sc->nsources; ++q) {
+      const gs_source *src = &sc->sources[q];
+      if (src->pol != c) continue;
+      off[k] = node_at(m, src->i + m->run * sc->src_di, src->j + m->run * sc->src_dj, src->k + m->run * sc->src_dk);
+      float srce = m->coef_host[m->mat_host[c][off[k]]].src;
+      for (int64_t s = 0; s < sc->iterations; ++s) {
+        double t = (double)s * sc->dt;
+        if (t < src->start || t > src->stop) continue;
+        float wave = (float)gs_waveform_value(&sc->waveforms[src->waveform], t - src->start + late);
+        val[(size_t)s * (size_t)n + (size_t)k] = (float)((double)(srce * wave) * per_volume);
+      }
+      ++k;
+    }
+    m->src_off[c] = m->b->dev_alloc(sizeof *off * (size_t)n);
+    m->src_val[c] = m->b->dev_alloc(sizeof *val * (size_t)sc->iterations * (size_t)n);
+    m->b->copy_h2d(m->src_off[c], off, sizeof *off * (size_t)n, m->s);
+    m->b->copy_h2d(m->src_val[c], val, sizeof *val * (size_t)sc->iterations * (size_t)n, m->s);
+    m->b->stream_sync(m->s);
+    free(off);
+    free(val);
+  }
+}
+
+static void init_receivers(gs_fdtd3_sim *m) {
+  const gs_scene *sc = m->sc;
+  m->nrx = sc->nrx;
+  if (!m->nrx) return;
+  int64_t *off = gs_xmalloc(sizeof *off * (size_t)m->nrx);
+  for (int q = 0; q < m->nrx; ++q) {
+    const gs_rx *r = &sc->rxs[q];
+    off[q] = node_at(m, r->i + m->run * sc->rx_di, r->j + m->run * sc->rx_dj, r->k + m->run * sc->rx_dk);
+  }
+  m->rx_off = m->b->dev_alloc(sizeof *off * (size_t)m->nrx);
+  m->b->copy_h2d(m->rx_off, off, sizeof *off * (size_t)m->nrx, m->s);
+  m->rx_ring = m->b->dev_alloc(sizeof(float) * 6 * (size_t)m->nrx * GS_RX3_CHUNK);
+  m->rx_hist = gs_xcalloc((size_t)sc->iterations * 6 * (size_t)m->nrx, sizeof(float));
+  m->b->stream_sync(m->s);
+  free(off);
+}
+
+gs_status gs_fdtd3_sim_init(gs_fdtd3_sim *m, const gs_scene *sc, const gs_backend *b, int run, char *err,
+                            size_t errlen) {
+  memset(m, 0, sizeof *m);
+  m->b = b;
+  m->sc = sc;
+  m->run = run;
+  m->s = b->stream_create(0);
+  gs_fdtd3_layout(sc->nx, sc->ny, sc->nz, &m->pitch, &m->plane, &m->count);
+  gs_mat3 *mats = gprmax_materials(sc);
+  gs_geometry3 g;
+  gs_status st = gs_geometry3_build(&g, sc->nx, sc->ny, sc->nz, sc->dx, sc->dy, sc->dz, mats, sc->nmaterials, sc->objs3,
+                                    sc->nobjs3, err, errlen);
+  free(mats);
+  if (st != GS_OK) {
+    b->stream_destroy(m->s);
+    return st;
+  }
+  st = init_materials(m, &g, err, errlen);
+  if (st == GS_OK) {
+    for (int set = 0; set < 2; ++set)
+      for (int c = 0; c < 6; ++c)
+        m->f[set][c] = device_zeros(b, sizeof(float) * (size_t)m->count, m->s);
+    init_cpml(m, &g);
+    init_sources(m);
+    init_receivers(m);
+  }
+  gs_geometry3_free(&g);
+  if (st != GS_OK) gs_fdtd3_sim_free(m);
+  return st;
+}
+
+/* The step's arguments: read set `in`, write the other. */
+static gs_fdtd3_step_args step_args(gs_fdtd3_sim *m, int in) {
+  const gs_scene *sc = m->sc;
+  float *const *fi = m->f[in], *const *fo = m->f[1 - in];
+  gs_fdtd3_step_args a = {.ex = fi[0],
+                          .ey = fi[1],
+                          .ez = fi[2],
+                          .hx = fi[3],
+                          .hy = fi[4],
+                          .hz = fi[5],
+                          .ex_out = fo[0],
+                          .ey_out = fo[1],
+                          .ez_out = fo[2],
+                          .hx_out = fo[3],
+                          .hy_out = fo[4],
+                          .hz_out = fo[5],
+                          .mex = m->mat[0],
+                          .mey = m->mat[1],
+                          .mez = m->mat[2],
+                          .coef = m->coef,
+                          .pitch = m->pitch,
+                          .plane = m->plane,
+                          .nx = sc->nx,
+                          .ny = sc->ny,
+                          .nz = sc->nz,
+                          .dbx = m->hcoef_host[1].dbx,
+                          .dby = m->hcoef_host[1].dby,
+                          .dbz = m->hcoef_host[1].dbz,
+                          .hmx = m->hmat[0],
+                          .hmy = m->hmat[1],
+                          .hmz = m->hmat[2],
+                          .hcoef = m->hcoef,
+                          .nslab = m->nslab};
+  for (int s = 0; s < m->nslab; ++s) {
+    a.slab[s] = m->slab[s];
+    for (int slot = 0; slot < 2; ++slot) {
+      a.slab[s].psi_e_in[slot] = m->psi[s][in][slot];
+      a.slab[s].psi_h_in[slot] = m->psi[s][in][2 + slot];
+      a.slab[s].psi_e_out[slot] = m->psi[s][1 - in][slot];
+      a.slab[s].psi_h_out[slot] = m->psi[s][1 - in][2 + slot];
+    }
+  }
+  return a;
+}
+
+static void flush_receivers(gs_fdtd3_sim *m) {
+  int64_t first = m->flushed, count = m->step - first;
+  if (!m->nrx || count <= 0) return;
+  size_t per = 6 * (size_t)m->nrx;
+  int64_t s0 = first % GS_RX3_CHUNK, n1 = count < GS_RX3_CHUNK - s0 ? count : GS_RX3_CHUNK - s0;
+  m->b->copy_d2h(m->rx_hist + (size_t)first * per, m->rx_ring + (size_t)s0 * per, sizeof(float) * per * (size_t)n1,
+                 m->s);
+  if (count > n1)
+    m->b->copy_d2h(m->rx_hist + (size_t)(first + n1) * per, m->rx_ring, sizeof(float) * per * (size_t)(count - n1),
+                   m->s);
+  m->b->stream_sync(m->s);
+  m->flushed = m->step;
+}
+
+/* One step: receivers see the fields before it (gprMax's order), then the
+ * update, then the dipoles' currents on the new E. */
+static void step_once(gs_fdtd3_sim *m) {
+  const gs_backend *b = m->b;
+  const gs_scene *sc = m->sc;
+  gs_tick t = gs_tick_at(m->step);
+  if (m->nrx) {
+    gs_fdtd3_fields v;
+    for (int c = 0; c < 6; ++c)
+      v.f[c] = m->f[m->cur][c];
+    b->fdtd3_sample(v, m->rx_off, m->nrx, m->rx_ring, GS_RX3_CHUNK, t, m->s);
+  }
+  gs_fdtd3_step_args a = step_args(m, m->cur);
+  gs_fdtd3_region all = {0, sc->nx + 1, 0, sc->ny + 1, 0, sc->nz + 1};
+  b->fdtd3_step(&a, &all, 1, m->s);
+  m->cur = 1 - m->cur;
+  for (int c = 0; c < 3; ++c)
+    if (m->nsrc[c]) b->fdtd3_inject(m->f[m->cur][c], m->src_off[c], m->src_val[c], m->nsrc[c], t, m->nsrc[c], m->s);
+  m->step++;
+  if (m->step - m->flushed == GS_RX3_CHUNK) flush_receivers(m);
+}
+
+void gs_fdtd3_sim_advance(gs_fdtd3_sim *m, int64_t count) {
+  for (int64_t k = 0; k < count; ++k)
+    step_once(m);
+}
+
+void gs_fdtd3_sim_sync(gs_fdtd3_sim *m) {
+  m->b->stream_sync(m->s);
+  flush_receivers(m);
+}
+
+static uint64_t mix64(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 27;
+  x *= 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+void gs_fdtd3_sim_checksum(gs_fdtd3_sim *m, uint64_t sum[2]) {
+  const gs_scene *sc = m->sc;
+  float *row = gs_xmalloc(sizeof(float) * (size_t)m->plane);
+  sum[0] = sum[1] = 0;
+  for (int c = 0; c < 6; ++c)
+    for (int64_t k = 0; k <= sc->nz; ++k) {
+      m->b->copy_d2h(row, m->f[m->cur][c] + k * m->plane, sizeof(float) * (size_t)m->plane, m->s);
+      m->b->stream_sync(m->s);
+      for (int64_t j = 0; j <= sc->ny; ++j)
+        for (int64_t i = 0; i <= sc->nx; ++i) {
+          uint32_t bits;
+          memcpy(&bits, &row[j * m->pitch + i], 4);
+          uint64_t g = (uint64_t)((k * (sc->ny + 1) + j) * (sc->nx + 1) + i);
+          sum[c / 3] += mix64(g * 0x9E3779B97F4A7C15ull ^ ((uint64_t)bits << 1 | (uint64_t)c << 40));
+        }
+    }
+  free(row);
+}
+
+void gs_fdtd3_sim_free(gs_fdtd3_sim *m) {
+  const gs_backend *b = m->b;
+  if (!b) return;
+  b->stream_sync(m->s);
+  for (int set = 0; set < 2; ++set)
+    for (int c = 0; c < 6; ++c)
+      if (m->f[set][c]) b->dev_free(m->f[set][c]);
+  for (int c = 0; c < 3; ++c) {
+    if (m->mat[c]) b->dev_free(m->mat[c]);
+    if (m->hmat[c]) b->dev_free(m->hmat[c]);
+    free(m->mat_host[c]);
+    if (m->src_off[c]) b->dev_free(m->src_off[c]);
+    if (m->src_val[c]) b->dev_free(m->src_val[c]);
+  }
+  for (int s = 0; s < m->nslab; ++s) {
+    b->dev_free(m->prof[s]);
+    for (int set = 0; set < 2; ++set)
+      for (int slot = 0; slot < 4; ++slot)
+        b->dev_free(m->psi[s][set][slot]);
+  }
+  if (m->coef) b->dev_free(m->coef);
+  if (m->hcoef) b->dev_free(m->hcoef);
+  if (m->rx_off) b->dev_free(m->rx_off);
+  if (m->rx_ring) b->dev_free(m->rx_ring);
+  free(m->rx_hist);
+  b->stream_destroy(m->s);
+  memset(m, 0, sizeof *m);
+}
+
+void gs_fdtd3_memory_need(const gs_scene *sc, double *device, double *host) {
+  int64_t pitch, plane, count;
+  gs_fdtd3_layout(sc->nx, sc->ny, sc->nz, &pitch, &plane, &count);
+  int magnetic = 0;
+  for (int k = 0; k < sc->nmaterials; ++k)
+    magnetic |= sc->materials[k].mr != 1 || sc->materials[k].sm != 0;
+  double nodes = (double)count, pml = 0, steps = (double)sc->iterations;
+  const double n[3] = {(double)sc->nx, (double)sc->ny, (double)sc->nz};
+  for (int s = 0; s < 6; ++s) /* four auxiliaries of t x n_a x n_b, two sets */
+    pml += 32.0 * sc->pml6[s] * n[(s % 3 + 1) % 3] * n[(s % 3 + 2) % 3];
+  /* fields (two sets of six), E (and H) materials, CPML, source values, the receivers' ring */
+  *device =
+      48.0 * nodes + (magnetic ? 6.0 : 3.0) * nodes + pml + 4.0 * steps * sc->nsources + 24.0 * GS_RX3_CHUNK * sc->nrx;
+  /* the geometry build (cells: material and edge flags; nodes: six 2-byte materials), host
+   * materials, receiver histories */
+  *host = 8.0 * n[0] * n[1] * n[2] + 12.0 * nodes + 3.0 * nodes + 24.0 * steps * sc->nrx + 4.0 * steps * sc->nsources;
+}
