@@ -71,6 +71,30 @@ struct Cols {
   float hx, hy; // new, plane k - 1
 };
 
+// What a thread reads of plane k (ex_n, ey_n: of plane k + 1; ex_u, ez_u:
+// of the row above), loaded one plane ahead so that the loads of the next
+// plane are in flight while this one is computed.
+struct Plane {
+  float ex_n, ey_n, ez, hx, hy, hz, ex_u, ez_u;
+  unsigned char mx, my, mz;
+};
+
+__device__ __forceinline__ Plane load_plane(const gs_fdtd3_step_args &a, int64_t o) {
+  Plane v;
+  v.ex_n = __ldg(a.ex + o + a.plane);
+  v.ey_n = __ldg(a.ey + o + a.plane);
+  v.ez = __ldg(a.ez + o);
+  v.hx = __ldg(a.hx + o);
+  v.hy = __ldg(a.hy + o);
+  v.hz = __ldg(a.hz + o);
+  v.ex_u = __ldg(a.ex + o + a.pitch);
+  v.ez_u = __ldg(a.ez + o + a.pitch);
+  v.mx = __ldg(a.mex + o);
+  v.my = __ldg(a.mey + o);
+  v.mz = __ldg(a.mez + o);
+  return v;
+}
+
 __global__ void __launch_bounds__(32 * kRows, GS_FDTD3_MINB)
     march_kernel(const gs_fdtd3_step_args a, const gs_fdtd3_region r, int64_t chunk) {
   __shared__ float s_hz[2][kRows][32], s_hx[2][kRows][32];
@@ -102,17 +126,19 @@ __global__ void __launch_bounds__(32 * kRows, GS_FDTD3_MINB)
   }
   const unsigned full = 0xFFFFFFFFu;
   int p = 0;
+  Plane cur = load_plane(a, o);
   for (int64_t k = k0; k < k1; ++k, o += S, p ^= 1) {
-    const float ex_n = ex[o + S], ey_n = ey[o + S], ez_c = ez[o];
+    Plane nxt = cur;
+    if (k + 1 < k1) nxt = load_plane(a, o + S);
+    const float ex_n = cur.ex_n, ey_n = cur.ey_n, ez_c = cur.ez;
     float ez_r = __shfl_down_sync(full, ez_c, 1), ey_r = __shfl_down_sync(full, c.ey, 1);
     if (edge_r) {
       ez_r = ez[o + 1];
       ey_r = ey[o + 1];
     }
-    const float ex_u = ex[o + P], ez_u = ez[o + P];
-    const float hx_c = hx[o] - dby * (ez_u - ez_c) + dbz * (ey_n - c.ey);
-    const float hy_c = hy[o] - dbz * (ex_n - c.ex) + dbx * (ez_r - ez_c);
-    const float hz_c = hz[o] - dbx * (ey_r - c.ey) + dby * (ex_u - c.ex);
+    const float hx_c = cur.hx - dby * (cur.ez_u - ez_c) + dbz * (ey_n - c.ey);
+    const float hy_c = cur.hy - dbz * (ex_n - c.ex) + dbx * (ez_r - ez_c);
+    const float hz_c = cur.hz - dbx * (ey_r - c.ey) + dby * (cur.ex_u - c.ex);
     float hz_l = __shfl_up_sync(full, hz_c, 1), hy_l = __shfl_up_sync(full, hy_c, 1);
     if (tx == 0 && i >= r.i0) {
       const int64_t l = o - 1;
@@ -131,7 +157,7 @@ __global__ void __launch_bounds__(32 * kRows, GS_FDTD3_MINB)
       hz_d = hz[d] - dbx * (ey[d + 1] - ey[d]) + dby * (c.ex - ex[d]);
       hx_d = hx[d] - dby * (ez_c - ez[d]) + dbz * (ey[d + S] - ey[d]);
     }
-    const float4 cx = s_coef[a.mex[o]], cy = s_coef[a.mey[o]], cz = s_coef[a.mez[o]]; // ca cbx cby cbz
+    const float4 cx = s_coef[cur.mx], cy = s_coef[cur.my], cz = s_coef[cur.mz]; // ca cbx cby cbz
     const float ex_new = cx.x * c.ex + cx.z * (hz_c - hz_d) - cx.w * (hy_c - c.hy);
     const float ey_new = cy.x * c.ey + cy.w * (hx_c - c.hx) - cy.y * (hz_c - hz_l);
     const float ez_new = cz.x * ez_c + cz.y * (hy_c - hy_l) - cz.z * (hx_c - hx_d);
@@ -147,6 +173,7 @@ __global__ void __launch_bounds__(32 * kRows, GS_FDTD3_MINB)
     c.hy = hy_c;
     c.ex = ex_n;
     c.ey = ey_n;
+    cur = nxt;
   }
 }
 
