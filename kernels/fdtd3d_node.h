@@ -38,7 +38,7 @@ GS_HD3 float gs_fdtd3_cpml(const gs_fdtd3_step_args *a, int e, int comp, int64_t
     const int64_t na = dir == 0 ? a->ny : a->nx, nb = dir == 2 ? a->ny : a->nz;
     if (ia >= na || ib >= nb) continue;
     const int slot = comp == (dir == 0 ? 1 : 0) ? 0 : 1;
-    const int64_t w = (q * nb + ib) * na + ia;
+    const int64_t w = dir == 0 ? (ib * na + ia) * p->t + q : (q * nb + ib) * na + ia; /* i fastest */
     const float dd = dir == 0 ? dx : dir == 1 ? dy : dz, c = dir == 0 ? cx : dir == 1 ? cy : cz;
     if (e) {
       const float psi = p->psi_e_in[slot][w];
