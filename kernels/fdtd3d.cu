@@ -1,8 +1,8 @@
 // 3D FDTD (Yee) kernels: the expressions of kernels/fdtd3d_node.h, shared
 // with the CPU twin, compiled with --fmad=false so CPU and GPU agree bit for
-// bit. Two kernels: one thread per node (any node, CPML and magnetic
-// materials included; recomputes the neighbours' H), and a fused marching
-// kernel for the box no slab reaches.
+// bit. A fused marching kernel takes the box no slab reaches (one pass per
+// step); the rest (CPML slabs, magnetic H, the outer nodes) takes two
+// one-thread-per-node kernels, new H then new E.
 #include <cuda_runtime.h>
 
 #include "fdtd3d_kernels.h"
@@ -11,14 +11,42 @@
 
 namespace {
 
-// One thread per node: tiles of 32 x 8 nodes in (i, j), one k per block row
-// of the grid.
+// The boxes the fused kernel does not take (CPML, magnetic H, outer nodes),
+// one launch for all of them: a 1D grid, box z taking blocks [first[z],
+// first[z + 1]), each block a tile of 32 x kNodeRows nodes of one plane.
 constexpr int kNodeRows = 8;
-__global__ void __launch_bounds__(32 * kNodeRows) node_kernel(const gs_fdtd3_step_args a, const gs_fdtd3_region r) {
-  const int64_t i = r.i0 + (int64_t)blockIdx.x * 32 + threadIdx.x;
-  const int64_t j = r.j0 + (int64_t)blockIdx.y * kNodeRows + threadIdx.y;
-  const int64_t k = r.k0 + blockIdx.z;
-  if (i < r.i1 && j < r.j1) gs_fdtd3_node(&a, i, j, k);
+struct Boxes {
+  int n;
+  gs_fdtd3_region r[7];
+  unsigned first[8], bx[7], by[7];
+};
+
+__device__ __forceinline__ bool box_node(const Boxes &b, int64_t &i, int64_t &j, int64_t &k) {
+  unsigned blk = blockIdx.x, z = 0;
+  while (z + 1 < (unsigned)b.n && blk >= b.first[z + 1])
+    ++z;
+  blk -= b.first[z];
+  const gs_fdtd3_region &r = b.r[z];
+  const unsigned plane = b.bx[z] * b.by[z];
+  k = r.k0 + blk / plane;
+  blk %= plane;
+  i = r.i0 + (int64_t)(blk % b.bx[z]) * 32 + threadIdx.x;
+  j = r.j0 + (int64_t)(blk / b.bx[z]) * kNodeRows + threadIdx.y;
+  return i < r.i1 && j < r.j1;
+}
+
+// New H of every node of the boxes (two passes: the E pass reads it).
+__global__ void __launch_bounds__(32 * kNodeRows) h_kernel(const gs_fdtd3_step_args a, const Boxes b) {
+  int64_t i, j, k;
+  if (box_node(b, i, j, k)) gs_fdtd3_h_node(&a, i, j, k);
+}
+
+// New E of every node of the boxes; r: the caller's region, whose new H is
+// all stored by now (fused kernel and h_kernel).
+__global__ void __launch_bounds__(32 * kNodeRows)
+    e_kernel(const gs_fdtd3_step_args a, const Boxes b, const gs_fdtd3_region r) {
+  int64_t i, j, k;
+  if (box_node(b, i, j, k)) gs_fdtd3_e_node(&a, r, i, j, k);
 }
 
 // The fused kernel: a block of 32 x kRows threads takes a tile of 32 x kRows
@@ -30,11 +58,18 @@ __global__ void __launch_bounds__(32 * kNodeRows) node_kernel(const gs_fdtd3_ste
 // row 0 recompute theirs. Valid in the box gs_fdtd3_inner() gives, with
 // free-space H: there the expressions of fdtd3d_node.h have no slab term, so
 // the bits are those of the one-thread-per-node kernel.
+// Rows per block and minimum resident blocks (register cap 64): measured on
+// an H200 at 1024^3 without PML (Mcells/s): 8 rows, 4 blocks: 36,000; 16, 2:
+// 38,400; 8, 2 (100 registers): 29,000; 4, 6: 34,900. ncu at 512^3 (8, 4):
+// 55 DRAM bytes per cell (51 ideal), 2.1 TB/s, stalls mostly on loads (long
+// scoreboard 65%) and the barrier (21%): latency-bound, not traffic-bound.
+// With 16, 2: 38,259 Mcells/s at 1024^3 (0.46 of the device copy), 32,036
+// with 10 PML cells per face; 39,019 at 512^3 (bench_fdtd3d, H200).
 #ifndef GS_FDTD3_ROWS
-#define GS_FDTD3_ROWS 8
+#define GS_FDTD3_ROWS 16
 #endif
 #ifndef GS_FDTD3_MINB
-#define GS_FDTD3_MINB 4
+#define GS_FDTD3_MINB 2
 #endif
 constexpr int kRows = GS_FDTD3_ROWS;
 
@@ -43,9 +78,34 @@ struct Cols {
   float hx, hy; // new, plane k - 1
 };
 
+// What a thread reads of plane k (ex_n, ey_n: of plane k + 1; ex_u, ez_u:
+// of the row above), loaded one plane ahead so that the loads of the next
+// plane are in flight while this one is computed.
+struct Plane {
+  float ex_n, ey_n, ez, hx, hy, hz, ex_u, ez_u;
+  unsigned char mx, my, mz;
+};
+
+__device__ __forceinline__ Plane load_plane(const gs_fdtd3_step_args &a, int64_t o) {
+  Plane v;
+  v.ex_n = __ldg(a.ex + o + a.plane);
+  v.ey_n = __ldg(a.ey + o + a.plane);
+  v.ez = __ldg(a.ez + o);
+  v.hx = __ldg(a.hx + o);
+  v.hy = __ldg(a.hy + o);
+  v.hz = __ldg(a.hz + o);
+  v.ex_u = __ldg(a.ex + o + a.pitch);
+  v.ez_u = __ldg(a.ez + o + a.pitch);
+  v.mx = __ldg(a.mex + o);
+  v.my = __ldg(a.mey + o);
+  v.mz = __ldg(a.mez + o);
+  return v;
+}
+
 __global__ void __launch_bounds__(32 * kRows, GS_FDTD3_MINB)
     march_kernel(const gs_fdtd3_step_args a, const gs_fdtd3_region r, int64_t chunk) {
   __shared__ float s_hz[2][kRows][32], s_hx[2][kRows][32];
+  __shared__ float4 s_coef[GS_FDTD3_MAX_MATERIALS];
   const int tx = threadIdx.x, ty = threadIdx.y;
   // Tiles start at multiples of 32 in i (aligned rows); lanes before r.i0
   // compute their node's plain update (unstored), which is what the first
@@ -57,7 +117,11 @@ __global__ void __launch_bounds__(32 * kRows, GS_FDTD3_MINB)
   const float dbx = a.dbx, dby = a.dby, dbz = a.dbz;
   const float *__restrict__ ex = a.ex, *__restrict__ ey = a.ey, *__restrict__ ez = a.ez;
   const float *__restrict__ hx = a.hx, *__restrict__ hy = a.hy, *__restrict__ hz = a.hz;
-  const gs_fdtd3_coef *__restrict__ coef = a.coef;
+  for (int q = ty * 32 + tx; q < GS_FDTD3_MAX_MATERIALS; q += 32 * kRows) {
+    const gs_fdtd3_coef c = a.coef[q];
+    s_coef[q] = make_float4(c.ca, c.cbx, c.cby, c.cbz);
+  }
+  __syncthreads();
   int64_t o = gs_fdtd3_at(&a, i < r.i1 ? i : r.i1 - 1, j < r.j1 ? j : r.j1 - 1, k0);
   Cols c;
   c.ex = ex[o];
@@ -69,17 +133,19 @@ __global__ void __launch_bounds__(32 * kRows, GS_FDTD3_MINB)
   }
   const unsigned full = 0xFFFFFFFFu;
   int p = 0;
+  Plane cur = load_plane(a, o);
   for (int64_t k = k0; k < k1; ++k, o += S, p ^= 1) {
-    const float ex_n = ex[o + S], ey_n = ey[o + S], ez_c = ez[o];
+    Plane nxt = cur;
+    if (k + 1 < k1) nxt = load_plane(a, o + S);
+    const float ex_n = cur.ex_n, ey_n = cur.ey_n, ez_c = cur.ez;
     float ez_r = __shfl_down_sync(full, ez_c, 1), ey_r = __shfl_down_sync(full, c.ey, 1);
     if (edge_r) {
       ez_r = ez[o + 1];
       ey_r = ey[o + 1];
     }
-    const float ex_u = ex[o + P], ez_u = ez[o + P];
-    const float hx_c = hx[o] - dby * (ez_u - ez_c) + dbz * (ey_n - c.ey);
-    const float hy_c = hy[o] - dbz * (ex_n - c.ex) + dbx * (ez_r - ez_c);
-    const float hz_c = hz[o] - dbx * (ey_r - c.ey) + dby * (ex_u - c.ex);
+    const float hx_c = cur.hx - dby * (cur.ez_u - ez_c) + dbz * (ey_n - c.ey);
+    const float hy_c = cur.hy - dbz * (ex_n - c.ex) + dbx * (ez_r - ez_c);
+    const float hz_c = cur.hz - dbx * (ey_r - c.ey) + dby * (cur.ex_u - c.ex);
     float hz_l = __shfl_up_sync(full, hz_c, 1), hy_l = __shfl_up_sync(full, hy_c, 1);
     if (tx == 0 && i >= r.i0) {
       const int64_t l = o - 1;
@@ -98,10 +164,10 @@ __global__ void __launch_bounds__(32 * kRows, GS_FDTD3_MINB)
       hz_d = hz[d] - dbx * (ey[d + 1] - ey[d]) + dby * (c.ex - ex[d]);
       hx_d = hx[d] - dby * (ez_c - ez[d]) + dbz * (ey[d + S] - ey[d]);
     }
-    const gs_fdtd3_coef cx = coef[a.mex[o]], cy = coef[a.mey[o]], cz = coef[a.mez[o]];
-    const float ex_new = cx.ca * c.ex + cx.cby * (hz_c - hz_d) - cx.cbz * (hy_c - c.hy);
-    const float ey_new = cy.ca * c.ey + cy.cbz * (hx_c - c.hx) - cy.cbx * (hz_c - hz_l);
-    const float ez_new = cz.ca * ez_c + cz.cbx * (hy_c - hy_l) - cz.cby * (hx_c - hx_d);
+    const float4 cx = s_coef[cur.mx], cy = s_coef[cur.my], cz = s_coef[cur.mz]; // ca cbx cby cbz
+    const float ex_new = cx.x * c.ex + cx.z * (hz_c - hz_d) - cx.w * (hy_c - c.hy);
+    const float ey_new = cy.x * c.ey + cy.w * (hx_c - c.hx) - cy.y * (hz_c - hz_l);
+    const float ez_new = cz.x * ez_c + cz.y * (hy_c - hy_l) - cz.z * (hx_c - hx_d);
     if (act) {
       a.hx_out[o] = hx_c;
       a.hy_out[o] = hy_c;
@@ -114,6 +180,7 @@ __global__ void __launch_bounds__(32 * kRows, GS_FDTD3_MINB)
     c.hy = hy_c;
     c.ex = ex_n;
     c.ey = ey_n;
+    cur = nxt;
   }
 }
 
@@ -130,10 +197,20 @@ __global__ void sample_kernel(gs_fdtd3_fields v, const int64_t *off, int n, floa
     out[6 * k + c] = v.f[c][off[k]];
 }
 
-int launch_node(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s) {
-  dim3 grid((unsigned)((r.i1 - r.i0 + 31) / 32), (unsigned)((r.j1 - r.j0 + kNodeRows - 1) / kNodeRows),
-            (unsigned)(r.k1 - r.k0));
-  node_kernel<<<grid, dim3(32, kNodeRows), 0, s>>>(*a, r);
+int launch_boxes(const gs_fdtd3_step_args *a, const gs_fdtd3_region *box, int n, gs_fdtd3_region r, cudaStream_t s) {
+  Boxes b = {};
+  unsigned blocks = 0;
+  for (int q = 0; q < n; ++q) {
+    b.r[b.n] = box[q];
+    b.first[b.n] = blocks;
+    b.bx[b.n] = (unsigned)((box[q].i1 - box[q].i0 + 31) / 32);
+    b.by[b.n] = (unsigned)((box[q].j1 - box[q].j0 + kNodeRows - 1) / kNodeRows);
+    blocks += b.bx[b.n] * b.by[b.n] * (unsigned)(box[q].k1 - box[q].k0);
+    ++b.n;
+  }
+  if (!blocks) return 0;
+  h_kernel<<<blocks, dim3(32, kNodeRows), 0, s>>>(*a, b);
+  e_kernel<<<blocks, dim3(32, kNodeRows), 0, s>>>(*a, b, r);
   return (int)cudaGetLastError();
 }
 
@@ -156,16 +233,16 @@ bool empty(const gs_fdtd3_region &r) {
 
 } // namespace
 
+// Per region: the fused kernel on the box no slab reaches, then new H and
+// new E on the other boxes (whose E reads the H the fused kernel stored).
 extern "C" int gs_fdtd3_step_cuda(const gs_fdtd3_step_args *a, const gs_fdtd3_region *r, int n, void *stream) {
   cudaStream_t s = (cudaStream_t)stream;
   for (int q = 0; q < n; ++q) {
     gs_fdtd3_region part[7];
     const int np = gs_fdtd3_split(a, r[q], part);
-    for (int w = 0; w < np; ++w) {
-      if (empty(part[w])) continue;
-      const int e = w == 0 ? launch_march(a, part[w], s) : launch_node(a, part[w], s);
-      if (e) return e;
-    }
+    int e = empty(part[0]) ? 0 : launch_march(a, part[0], s);
+    if (!e) e = launch_boxes(a, part + 1, np - 1, r[q], s);
+    if (e) return e;
   }
   return 0;
 }

@@ -71,10 +71,12 @@ typedef struct gs_fdtd3_hcoef {
  * depth q + 1/2 (k = 1/kappa - 1 as gprMax's RA - 1). The slab corrects the
  * two components other than dir, E and H, in x, y, z order: slot 0 and 1
  * (x slab: Ey Ez, Hy Hz; y slab: Ex Ez, Hx Hz; z slab: Ex Ey, Hx Hy). psi
- * arrays, one per slot, t x nb x na floats, element [(q nb + b) na + a],
- * where (a, b) are the other two axes in x, y, z order with na, nb their cell
- * counts (nodes at index n_a or n_b take no correction, as in gprMax); read
- * from _in, written to _out (the two may not be the same array). */
+ * arrays, one per slot, t x nb x na floats, where (a, b) are the other two
+ * axes in x, y, z order with na, nb their cell counts (nodes at index n_a or
+ * n_b take no correction, as in gprMax): element [(q nb + b) na + a] for y
+ * and z slabs, [(b na + a) t + q] for x slabs (i fastest, so that a warp's
+ * accesses are contiguous); read from _in, written to _out (the two may not
+ * be the same array). */
 typedef struct gs_fdtd3_slab {
   int dir, side;
   int64_t t;

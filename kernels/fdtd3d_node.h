@@ -23,30 +23,31 @@ GS_HD3 int64_t gs_fdtd3_at(const gs_fdtd3_step_args *a, int64_t i, int64_t j, in
 
 /* The CPML corrections of component comp (0 x, 1 y, 2 z) of E (e = 1) or H
  * (e = 0) at node (i, j, k), value f, in slab order: a slab normal to axis
- * dir adds cs[dir] (k d[dir] + psi) and stores the new psi (H: only if own). */
+ * dir adds c_dir (k d_dir + psi) and stores the new psi (H: only if own).
+ * (Selects rather than arrays indexed by dir: no local memory on the GPU.) */
 GS_HD3 float gs_fdtd3_cpml(const gs_fdtd3_step_args *a, int e, int comp, int64_t i, int64_t j, int64_t k, float f,
-                           const float *cs, const float *d, int own) {
-  const int64_t n3[3] = {i, j, k}, N3[3] = {a->nx, a->ny, a->nz};
+                           float cx, float cy, float cz, float dx, float dy, float dz, int own) {
   for (int s = 0; s < a->nslab; ++s) {
     const gs_fdtd3_slab *p = &a->slab[s];
     const int dir = p->dir;
     if (dir == comp) continue;
-    const int64_t n = n3[dir];
-    const int64_t q = p->side ? n - (N3[dir] - p->t) : (e ? p->t - n : p->t - 1 - n);
+    const int64_t n = dir == 0 ? i : dir == 1 ? j : k, N = dir == 0 ? a->nx : dir == 1 ? a->ny : a->nz;
+    const int64_t q = p->side ? n - (N - p->t) : (e ? p->t - n : p->t - 1 - n);
     if (q < 0 || q >= p->t) continue;
-    const int aa = dir == 0 ? 1 : 0, bb = dir == 2 ? 1 : 2;
-    if (n3[aa] >= N3[aa] || n3[bb] >= N3[bb]) continue;
-    const int slot = comp == aa ? 0 : 1;
-    const int64_t w = (q * N3[bb] + n3[bb]) * N3[aa] + n3[aa];
-    const float dd = d[dir];
+    const int64_t ia = dir == 0 ? j : i, ib = dir == 2 ? j : k;
+    const int64_t na = dir == 0 ? a->ny : a->nx, nb = dir == 2 ? a->ny : a->nz;
+    if (ia >= na || ib >= nb) continue;
+    const int slot = comp == (dir == 0 ? 1 : 0) ? 0 : 1;
+    const int64_t w = dir == 0 ? (ib * na + ia) * p->t + q : (q * nb + ib) * na + ia; /* i fastest */
+    const float dd = dir == 0 ? dx : dir == 1 ? dy : dz, c = dir == 0 ? cx : dir == 1 ? cy : cz;
     if (e) {
       const float psi = p->psi_e_in[slot][w];
       p->psi_e_out[slot][w] = p->be[q] * psi + p->ae[q] * dd;
-      f = f + cs[dir] * (p->ke[q] * dd + psi);
+      f = f + c * (p->ke[q] * dd + psi);
     } else {
       const float psi = p->psi_h_in[slot][w];
       if (own) p->psi_h_out[slot][w] = p->bh[q] * psi + p->ah[q] * dd;
-      f = f + cs[dir] * (p->kh[q] * dd + psi);
+      f = f + c * (p->kh[q] * dd + psi);
     }
   }
   return f;
@@ -85,10 +86,7 @@ GS_HD3 float gs_fdtd3_hx(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int6
   } else {
     h = a->hx[o] - cy * dy + cz * dz;
   }
-  if (a->nslab) {
-    const float cs[3] = {0, -cy, cz}, d[3] = {0, dy, dz};
-    h = gs_fdtd3_cpml(a, 0, 0, i, j, k, h, cs, d, own);
-  }
+  if (a->nslab) h = gs_fdtd3_cpml(a, 0, 0, i, j, k, h, 0, -cy, cz, 0, dy, dz, own);
   return h;
 }
 
@@ -104,10 +102,7 @@ GS_HD3 float gs_fdtd3_hy(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int6
   } else {
     h = a->hy[o] - cz * dz + cx * dx;
   }
-  if (a->nslab) {
-    const float cs[3] = {cx, 0, -cz}, d[3] = {dx, 0, dz};
-    h = gs_fdtd3_cpml(a, 0, 1, i, j, k, h, cs, d, own);
-  }
+  if (a->nslab) h = gs_fdtd3_cpml(a, 0, 1, i, j, k, h, cx, 0, -cz, dx, 0, dz, own);
   return h;
 }
 
@@ -123,10 +118,7 @@ GS_HD3 float gs_fdtd3_hz(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int6
   } else {
     h = a->hz[o] - cx * dx + cy * dy;
   }
-  if (a->nslab) {
-    const float cs[3] = {-cx, cy, 0}, d[3] = {dx, dy, 0};
-    h = gs_fdtd3_cpml(a, 0, 2, i, j, k, h, cs, d, own);
-  }
+  if (a->nslab) h = gs_fdtd3_cpml(a, 0, 2, i, j, k, h, -cx, cy, 0, dx, dy, 0, own);
   return h;
 }
 
@@ -138,10 +130,7 @@ GS_HD3 float gs_fdtd3_ex(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int6
   const gs_fdtd3_coef c = a->coef[a->mex[o]];
   const float dy = hz - hz_jm, dz = hy - hy_km;
   float f = c.ca * a->ex[o] + c.cby * dy - c.cbz * dz;
-  if (a->nslab) {
-    const float cs[3] = {0, c.cby, -c.cbz}, d[3] = {0, dy, dz};
-    f = gs_fdtd3_cpml(a, 1, 0, i, j, k, f, cs, d, 1);
-  }
+  if (a->nslab) f = gs_fdtd3_cpml(a, 1, 0, i, j, k, f, 0, c.cby, -c.cbz, 0, dy, dz, 1);
   return f;
 }
 
@@ -151,10 +140,7 @@ GS_HD3 float gs_fdtd3_ey(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int6
   const gs_fdtd3_coef c = a->coef[a->mey[o]];
   const float dz = hx - hx_km, dx = hz - hz_im;
   float f = c.ca * a->ey[o] + c.cbz * dz - c.cbx * dx;
-  if (a->nslab) {
-    const float cs[3] = {-c.cbx, 0, c.cbz}, d[3] = {dx, 0, dz};
-    f = gs_fdtd3_cpml(a, 1, 1, i, j, k, f, cs, d, 1);
-  }
+  if (a->nslab) f = gs_fdtd3_cpml(a, 1, 1, i, j, k, f, -c.cbx, 0, c.cbz, dx, 0, dz, 1);
   return f;
 }
 
@@ -164,10 +150,7 @@ GS_HD3 float gs_fdtd3_ez(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int6
   const gs_fdtd3_coef c = a->coef[a->mez[o]];
   const float dx = hy - hy_im, dy = hx - hx_jm;
   float f = c.ca * a->ez[o] + c.cbx * dx - c.cby * dy;
-  if (a->nslab) {
-    const float cs[3] = {c.cbx, -c.cby, 0}, d[3] = {dx, dy, 0};
-    f = gs_fdtd3_cpml(a, 1, 2, i, j, k, f, cs, d, 1);
-  }
+  if (a->nslab) f = gs_fdtd3_cpml(a, 1, 2, i, j, k, f, c.cbx, -c.cby, 0, dx, dy, 0, 1);
   return f;
 }
 
@@ -185,6 +168,36 @@ GS_HD3 void gs_fdtd3_node(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int
     a->ey_out[o] = gs_fdtd3_ey(a, i, j, k, hx, gs_fdtd3_hx(a, i, j, k - 1, 0), hz, gs_fdtd3_hz(a, i - 1, j, k, 0));
   if (gs_fdtd3_ez_ok(a, i, j, k))
     a->ez_out[o] = gs_fdtd3_ez(a, i, j, k, hy, gs_fdtd3_hy(a, i - 1, j, k, 0), hx, gs_fdtd3_hx(a, i, j - 1, k, 0));
+}
+
+/* New H of node (i, j, k), stored (its owner: psi stored too). */
+GS_HD3 void gs_fdtd3_h_node(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k) {
+  const int64_t o = gs_fdtd3_at(a, i, j, k);
+  if (gs_fdtd3_hx_ok(a, i, j, k)) a->hx_out[o] = gs_fdtd3_hx(a, i, j, k, 1);
+  if (gs_fdtd3_hy_ok(a, i, j, k)) a->hy_out[o] = gs_fdtd3_hy(a, i, j, k, 1);
+  if (gs_fdtd3_hz_ok(a, i, j, k)) a->hz_out[o] = gs_fdtd3_hz(a, i, j, k, 1);
+}
+
+/* New E of node (i, j, k) of box r, once the new H of every node of r is
+ * stored: reads the stored H of the neighbours in r and recomputes the
+ * others' (the same bits either way). */
+GS_HD3 void gs_fdtd3_e_node(const gs_fdtd3_step_args *a, gs_fdtd3_region r, int64_t i, int64_t j, int64_t k) {
+  const int64_t o = gs_fdtd3_at(a, i, j, k), P = a->pitch, S = a->plane;
+  if (gs_fdtd3_ex_ok(a, i, j, k)) {
+    const float hz_jm = j - 1 >= r.j0 ? a->hz_out[o - P] : gs_fdtd3_hz(a, i, j - 1, k, 0);
+    const float hy_km = k - 1 >= r.k0 ? a->hy_out[o - S] : gs_fdtd3_hy(a, i, j, k - 1, 0);
+    a->ex_out[o] = gs_fdtd3_ex(a, i, j, k, a->hz_out[o], hz_jm, a->hy_out[o], hy_km);
+  }
+  if (gs_fdtd3_ey_ok(a, i, j, k)) {
+    const float hx_km = k - 1 >= r.k0 ? a->hx_out[o - S] : gs_fdtd3_hx(a, i, j, k - 1, 0);
+    const float hz_im = i - 1 >= r.i0 ? a->hz_out[o - 1] : gs_fdtd3_hz(a, i - 1, j, k, 0);
+    a->ey_out[o] = gs_fdtd3_ey(a, i, j, k, a->hx_out[o], hx_km, a->hz_out[o], hz_im);
+  }
+  if (gs_fdtd3_ez_ok(a, i, j, k)) {
+    const float hy_im = i - 1 >= r.i0 ? a->hy_out[o - 1] : gs_fdtd3_hy(a, i - 1, j, k, 0);
+    const float hx_jm = j - 1 >= r.j0 ? a->hx_out[o - P] : gs_fdtd3_hx(a, i, j - 1, k, 0);
+    a->ez_out[o] = gs_fdtd3_ez(a, i, j, k, a->hy_out[o], hy_im, a->hx_out[o], hx_jm);
+  }
 }
 
 /* The box of nodes where no slab reaches a node's updates nor the

@@ -42,42 +42,19 @@ int gs_fdtd3_split(const gs_fdtd3_step_args *a, gs_fdtd3_region r, gs_fdtd3_regi
   return n;
 }
 
-/* New H of every node of r (owners: psi stored). */
+/* New H of every node of r, then new E (fdtd3d_node.h). */
 static void h_pass(const gs_fdtd3_step_args *a, gs_fdtd3_region r) {
   for (int64_t k = r.k0; k < r.k1; ++k)
     for (int64_t j = r.j0; j < r.j1; ++j)
-      for (int64_t i = r.i0; i < r.i1; ++i) {
-        const int64_t o = gs_fdtd3_at(a, i, j, k);
-        if (gs_fdtd3_hx_ok(a, i, j, k)) a->hx_out[o] = gs_fdtd3_hx(a, i, j, k, 1);
-        if (gs_fdtd3_hy_ok(a, i, j, k)) a->hy_out[o] = gs_fdtd3_hy(a, i, j, k, 1);
-        if (gs_fdtd3_hz_ok(a, i, j, k)) a->hz_out[o] = gs_fdtd3_hz(a, i, j, k, 1);
-      }
+      for (int64_t i = r.i0; i < r.i1; ++i)
+        gs_fdtd3_h_node(a, i, j, k);
 }
 
-/* New E of every node of r, from the new H stored by h_pass, or recomputed
- * where the neighbour lies outside r (the same bits either way). */
 static void e_pass(const gs_fdtd3_step_args *a, gs_fdtd3_region r) {
-  const int64_t P = a->pitch, S = a->plane;
   for (int64_t k = r.k0; k < r.k1; ++k)
     for (int64_t j = r.j0; j < r.j1; ++j)
-      for (int64_t i = r.i0; i < r.i1; ++i) {
-        const int64_t o = gs_fdtd3_at(a, i, j, k);
-        if (gs_fdtd3_ex_ok(a, i, j, k)) {
-          float hz_jm = j - 1 >= r.j0 ? a->hz_out[o - P] : gs_fdtd3_hz(a, i, j - 1, k, 0);
-          float hy_km = k - 1 >= r.k0 ? a->hy_out[o - S] : gs_fdtd3_hy(a, i, j, k - 1, 0);
-          a->ex_out[o] = gs_fdtd3_ex(a, i, j, k, a->hz_out[o], hz_jm, a->hy_out[o], hy_km);
-        }
-        if (gs_fdtd3_ey_ok(a, i, j, k)) {
-          float hx_km = k - 1 >= r.k0 ? a->hx_out[o - S] : gs_fdtd3_hx(a, i, j, k - 1, 0);
-          float hz_im = i - 1 >= r.i0 ? a->hz_out[o - 1] : gs_fdtd3_hz(a, i - 1, j, k, 0);
-          a->ey_out[o] = gs_fdtd3_ey(a, i, j, k, a->hx_out[o], hx_km, a->hz_out[o], hz_im);
-        }
-        if (gs_fdtd3_ez_ok(a, i, j, k)) {
-          float hy_im = i - 1 >= r.i0 ? a->hy_out[o - 1] : gs_fdtd3_hy(a, i - 1, j, k, 0);
-          float hx_jm = j - 1 >= r.j0 ? a->hx_out[o - P] : gs_fdtd3_hx(a, i, j - 1, k, 0);
-          a->ez_out[o] = gs_fdtd3_ez(a, i, j, k, a->hy_out[o], hy_im, a->hx_out[o], hx_jm);
-        }
-      }
+      for (int64_t i = r.i0; i < r.i1; ++i)
+        gs_fdtd3_e_node(a, r, i, j, k);
 }
 
 int gs_fdtd3_step_ref(const gs_fdtd3_step_args *args, const gs_fdtd3_region *r, int n, void *stream) {
