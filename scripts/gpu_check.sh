@@ -3,7 +3,7 @@
 # CPU and GPU give the same bits on the shipped scene (1 and 2 ranks, every transport the machine
 # has), and run the benchmarks whose figures docs/performance.md quotes. Logs go to $OUT (or
 # ./gpu-out). Debian packages the machine lacks (libdeflate, ISA-L) are unpacked from .carry/.
-# GS_SECTIONS picks parts (default all): tests bits bench codec
+# GS_SECTIONS picks parts (default all): tests bits bench codec 3d
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:-$here/gpu-out}; mkdir -p "$out"
@@ -36,6 +36,21 @@ if want bench; then
   $bin bench fdtd --grid 16384x16384 --steps 500 2>&1 | tee "$out/bench_fdtd1.txt"
   [ "$ngpu" -gt 1 ] && mpirun -np "$ngpu" $bin bench fdtd --grid 16384x16384 --steps 500 2>&1 | tee "$out/bench_fdtd_n.txt"
   $bin bench scale --size 1024 --reps 20 2>&1 | tee "$out/bench_scale.txt"
+fi
+if want 3d; then
+  log "3d: CPU and GPU bits on 3D scenes, then the 3D kernel bench"
+  for s in small_3d; do
+    for be in cpu cuda; do
+      $bin fdtd tests/data/gprmax/$s/$s.in --backend $be -o /tmp/3d-$s-$be 2>&1 | grep -E "checksum|Mcells"
+    done
+    python3 -c "
+import h5py, numpy as np, sys
+a = h5py.File('/tmp/3d-$s-cpu/$s.h5'); b = h5py.File('/tmp/3d-$s-cuda/$s.h5')
+same = all(np.array_equal(a['rxs'][r][c][()], b['rxs'][r][c][()]) for r in a['rxs'] for c in a['rxs'][r])
+print('$s: CPU and GPU receivers', 'bit-identical' if same else 'DIFFER')"
+    python3 scripts/gprmax/cmp.py --field-peak /tmp/3d-$s-cuda/$s.h5 tests/data/gprmax/$s/$s.h5 | tail -2
+  done 2>&1 | tee "$out/3d_bits.txt"
+  for n in 512 1024; do build-gpu/tests/bench_fdtd3d $n 200 0; build-gpu/tests/bench_fdtd3d $n 200 10; done 2>&1 | tee "$out/3d_bench.txt"
 fi
 if want codec; then
   log "codec: one thread against the codec ceiling (ISA-L inflate + deflate of the same images)"
