@@ -20,6 +20,7 @@
 #include <stddef.h>
 
 #include "fdtd.h"
+#include "fdtd3d.h"
 #include "log.h"
 
 const gs_bench_opts gs_bench_defaults = {.mib = 1024, .reps = 20, .steps = 200, .size = "8192x8192"};
@@ -28,7 +29,7 @@ const gs_bench_opts gs_bench_defaults = {.mib = 1024, .reps = 20, .steps = 200, 
 const gs_opt gs_bench_opt_table[] = {
     {"size",  0, GS_OPT_INT,    offsetof(gs_bench_opts, mib),   "MiB",  1, 1 << 20, "bytes per buffer for bench scale (default 1024)"},
     {"reps",  0, GS_OPT_INT,    offsetof(gs_bench_opts, reps),  "N",    1, 100000,  "timed repetitions; the median is reported (default 20)"},
-    {"grid",  0, GS_OPT_STRING, offsetof(gs_bench_opts, size),  "WxH",  0, 0,       "bench fdtd, halo: cells (default 8192x8192)"},
+    {"grid",  0, GS_OPT_STRING, offsetof(gs_bench_opts, size),  "WxH",  0, 0,       "bench fdtd, halo: cells (default 8192x8192; bench fdtd also NXxNYxNZ: 3D)"},
     {"steps", 0, GS_OPT_INT,    offsetof(gs_bench_opts, steps), "N",    1, 1e9,     "bench fdtd: timed steps (default 200)"},
     {"weak",  0, GS_OPT_FLAG,   offsetof(gs_bench_opts, weak),  NULL,   0, 0,       "bench fdtd on several ranks: --grid is per rank (weak scaling)"},
     {"csv",   0, GS_OPT_STRING, offsetof(gs_bench_opts, csv),   "FILE", 0, 0,       "fdtd, halo on several ranks: append the result as a CSV row"},
@@ -372,10 +373,66 @@ static int bench_halo(gs_run *run, const gs_bench_opts *o) {
   return GS_EXIT_OK;
 }
 
+/* Bytes a cell moves per step with the fused 3D kernel: six fields read and
+ * written, three E material bytes (docs/performance.md). */
+#define GS_FDTD3_BYTES_PER_CELL 51.0
+
+/* bench fdtd --grid NXxNYxNZ: the 3D engine (one rank) on a synthetic model. */
+static int bench_fdtd3(gs_run *run, const gs_bench_opts *o, int64_t nx, int64_t ny, int64_t nz) {
+  const gs_backend *b = run->backend;
+  gs_scene sc;
+  gs_scene_synthetic3(&sc, nx, ny, nz, WARMUP + o->steps);
+  double dev, host;
+  gs_fdtd3_memory_need(&sc, &dev, &host);
+  if (run->comm.size > 1 || dev > (double)b->mem_available() || host > (double)gs_host_mem_available()) {
+    if (run->comm.rank == 0)
+      gs_log_error("bench fdtd: --grid %lldx%lldx%lld: %s", (long long)nx, (long long)ny, (long long)nz,
+                   run->comm.size > 1 ? "3D runs on one rank so far" : "does not fit in this rank's memory");
+    gs_scene_free(&sc);
+    return GS_EXIT_USAGE;
+  }
+  double copy_gbs = copy_ceiling(b, (size_t)1 << 30);
+  gs_fdtd3_sim m;
+  char err[512];
+  if (gs_fdtd3_sim_init(&m, &sc, b, 0, err, sizeof err) != GS_OK)
+    gs_fatal("gs_fdtd3_sim_init", err, __FILE__, __LINE__);
+  gs_fdtd3_sim_advance(&m, WARMUP);
+  gs_fdtd3_sim_sync(&m);
+  gs_event e0 = b->event_create(1), e1 = b->event_create(1);
+  b->event_record(e0, m.s);
+  gs_fdtd3_sim_advance(&m, o->steps);
+  b->event_record(e1, m.s);
+  b->event_sync(e1);
+  double secs = b->event_elapsed_ms(e0, e1) * 1e-3;
+  double mcells = (double)nx * (double)ny * (double)nz * (double)o->steps / secs * 1e-6;
+  double gbs = mcells * 1e6 * GS_FDTD3_BYTES_PER_CELL * 1e-9;
+  printf("bench fdtd: backend %s on %s, 3D %lld x %lld x %lld cells, %lld steps after %d untimed, 10-cell CPML\n",
+         b->name, run->place.gpu >= 0 ? run->place.dev.name : "cpu", (long long)nx, (long long)ny, (long long)nz,
+         (long long)o->steps, WARMUP);
+  printf("  %.1f Mcells/s, %.3f ms per step, %.0f bytes per cell, %.1f GB/s = %.3f of the device-to-device copy "
+         "(%.1f GB/s)\n",
+         mcells, secs * 1e3 / (double)o->steps, GS_FDTD3_BYTES_PER_CELL, gbs, gbs / copy_gbs, copy_gbs);
+  fflush(stdout);
+  b->event_destroy(e0);
+  b->event_destroy(e1);
+  gs_fdtd3_sim_free(&m);
+  gs_scene_free(&sc);
+  return GS_EXIT_OK;
+}
+
 static int bench_fdtd(gs_run *run, const gs_bench_opts *o) {
   const gs_fdtd_spread spread = gs_fdtd_spread_of(&o->spread);
   const gs_backend *b = run->backend;
   int64_t w, h;
+  long long g3[3];
+  char tail;
+  if (sscanf(o->size, "%lldx%lldx%lld%c", &g3[0], &g3[1], &g3[2], &tail) == 3) {
+    if (g3[0] < 32 || g3[1] < 32 || g3[2] < 32 || g3[0] > 100000 || g3[1] > 100000 || g3[2] > 100000) {
+      if (run->comm.rank == 0) gs_log_error("bench fdtd: --grid '%s': 3D grids are 32 to 100000 cells a side", o->size);
+      return GS_EXIT_USAGE;
+    }
+    return bench_fdtd3(run, o, g3[0], g3[1], g3[2]);
+  }
   if (gs_parse_size2(o->size, &w, &h) != 0 || w < 32 || h < 32) {
     if (run->comm.rank == 0) gs_log_error("bench fdtd: --grid '%s' is not WxH (at least 32x32)", o->size);
     return GS_EXIT_USAGE;

@@ -897,11 +897,33 @@ double gs_waveform_value(const gs_waveform *w, double t) {
   return v * w->amp;
 }
 
+void gs_scene_synthetic3(gs_scene *s, int64_t nx, int64_t ny, int64_t nz, int64_t iterations) {
+  gs_scene_synthetic(s, nx, ny, iterations);
+  snprintf(s->title, sizeof s->title, "synthetic %lldx%lldx%lld", (long long)nx, (long long)ny, (long long)nz);
+  s->mode = GS_MODE_3D;
+  s->nz = nz;
+  for (int k = 0; k < 6; ++k)
+    s->pml6[k] = 10;
+  s->dt = courant_dt(s);
+  s->waveforms[0].dt = s->dt;
+  /* The soil box as a 3D object (gprMax's numbering: soil is material 2). */
+  s->objs3 = gs_xcalloc(1, sizeof *s->objs3);
+  s->objs3[0] = (gs_obj3){.type = GS_O3_BOX,
+                          .material = 2,
+                          .averaging = 1,
+                          .nv = 6,
+                          .v = {0, 0, 0, (double)nx * s->dx, (double)ny * s->dy, 0.5 * (double)nz * s->dz}};
+  s->nobjs3 = 1;
+  s->sources[0] = (gs_source){.i = nx / 2, .j = ny / 2, .k = nz / 2 + 5, .pol = 2, .stop = INFINITY};
+  s->rxs[0].k = nz / 2 + 5;
+}
+
 void gs_scene_synthetic(gs_scene *s, int64_t nx, int64_t ny, int64_t iterations) {
   memset(s, 0, sizeof *s);
   snprintf(s->title, sizeof s->title, "synthetic %lldx%lld", (long long)nx, (long long)ny);
   s->dx = s->dy = s->dz = 0.001;
   s->stability = 1.0;
+  s->nz = 1;
   s->nx = nx;
   s->ny = ny;
   s->axis[0] = 0;

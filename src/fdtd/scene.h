@@ -172,6 +172,10 @@ void gs_scene_free(gs_scene *s);
  * CPML, a Ricker source and a receiver near the centre. */
 void gs_scene_synthetic(gs_scene *s, int64_t nx, int64_t ny, int64_t iterations);
 
+/* The same in 3D: nx x ny x nz cells, soil in the lower half (z), 10-cell
+ * CPML on all faces, a z dipole and a receiver above the centre. */
+void gs_scene_synthetic3(gs_scene *s, int64_t nx, int64_t ny, int64_t nz, int64_t iterations);
+
 /* Material of cell (i, j) (clamped to the grid) after painting every object
  * in order (gprMax's `solid`); compound materials never appear here. */
 int gs_scene_material_at(const gs_scene *s, int64_t i, int64_t j);
