@@ -225,6 +225,8 @@ static void split_domain(fdtd_job *j) {
 static int make_outdir(fdtd_job *j) {
   if (j->o->outdir) {
     snprintf(j->outdir, sizeof j->outdir, "%s", j->o->outdir);
+  } else if (j->sc.output_dir[0]) { /* gprMax's #output_dir */
+    snprintf(j->outdir, sizeof j->outdir, "%s", j->sc.output_dir);
   } else {
     const char *base = strrchr(j->scene_path, '/');
     base = base ? base + 1 : j->scene_path;

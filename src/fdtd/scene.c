@@ -617,6 +617,31 @@ static int cmd_refuse_include(parser *p, const command_call *c) {
                  c->name);
 }
 
+/* gprMax's PML formulations: HORIPML (its default) is the one here. */
+static int cmd_pml_formulation(parser *p, const command_call *c) {
+  if (strcmp(c->arg[0], "HORIPML"))
+    return gs_perr(p, "#pml_formulation: '%s': only HORIPML (gprMax's default) is implemented", c->arg[0]);
+  return 0;
+}
+
+/* gprMax's OpenMP thread count: ours comes from the rank's cores (no effect). */
+static int cmd_num_threads(parser *p, const command_call *c) {
+  int64_t n;
+  return parse_count(p, c->arg[0], 1, 1 << 20, &n, c->name);
+}
+
+/* gprMax's output folder, relative to the input file's; -o overrides it. */
+static int cmd_output_dir(parser *p, const command_call *c) {
+  char dir[2200];
+  if (c->arg[0][0] == '/')
+    snprintf(dir, sizeof dir, "%s", c->arg[0]);
+  else
+    snprintf(dir, sizeof dir, "%s%s", p->base_dir, c->arg[0]);
+  if (strlen(dir) >= sizeof p->s->output_dir) return gs_perr(p, "#output_dir: '%.40s...' is too long", c->arg[0]);
+  snprintf(p->s->output_dir, sizeof p->s->output_dir, "%s", dir);
+  return 0;
+}
+
 /* gpustencil addition: when the source current is evaluated. gprMax 4
  * evaluates it half a step after the E update's time ((n + 1/2) dt), gprMax
  * 3 at n dt; docs/fdtd.md says what the difference does. */
@@ -663,6 +688,9 @@ static const scene_command commands[] = {
     {"end_python", 0, MAX_ARGS, 0, NULL, GRID_NOT_NEEDED, cmd_refuse_python},
     {"include_file", 0, MAX_ARGS, 0, NULL, GRID_NOT_NEEDED, cmd_refuse_include},
     {"source_timing", 1, 1, 0, "gprmax3 or gprmax4", GRID_NOT_NEEDED, cmd_source_timing},
+    {"pml_formulation", 1, 1, 0, "HORIPML", GRID_NOT_NEEDED, cmd_pml_formulation},
+    {"num_threads", 1, 1, 0, "a thread count", GRID_NOT_NEEDED, cmd_num_threads},
+    {"output_dir", 1, 1, 0, "a folder", GRID_NOT_NEEDED, cmd_output_dir},
     {"snapshot", 11, 11, 0, "x1 y1 z1 x2 y2 z2 dx dy dz time file", GRID_BEFORE_COUNT, gs_cmd_snapshot},
     {"geometry_view", 11, 11, 0, "x1 y1 z1 x2 y2 z2 dx dy dz file n|f", GRID_BEFORE_COUNT, gs_cmd_geometry_view},
 };

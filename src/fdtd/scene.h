@@ -124,6 +124,7 @@ typedef struct gs_cfs_param {
 typedef struct gs_scene {
   char path[1024];
   char title[256];
+  char output_dir[1024];            /* #output_dir (relative to the input file's folder), or "" */
   int mode;                         /* GS_MODE_ */
   int axis[3];                      /* file axis (0 x, 1 y, 2 z) of the frame's a, b, c */
   double dx, dy, dz, dt, stability; /* dx, dy: across the model (frame a, b); dz: its thickness */
