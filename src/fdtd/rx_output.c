@@ -47,8 +47,17 @@ static void put_field(FILE *fp, const char *name, const char *comp) {
   fprintf(fp, "_%s\"", comp);
 }
 
-gs_status gs_rx_write_csv(const gs_scene *sc, const float *rx, int64_t steps, const char *path, char *err,
-                          size_t errlen) {
+/* How a model's receivers give their columns: whether receiver k has a
+ * column for output o, and its value at step s. */
+typedef struct csv_source {
+  int (*has)(const gs_scene *sc, int k, int o);
+  float (*get)(const gs_scene *sc, const float *rx, int64_t steps, int k, int o, int64_t s);
+} csv_source;
+
+/* receivers.csv of either engine (rx_output.h); hidden helper receivers
+ * have no outputs, so no columns. */
+static gs_status write_csv(const gs_scene *sc, const csv_source *src, const float *rx, int64_t steps, const char *path,
+                           char *err, size_t errlen) {
   gs_tmpfile t;
   gs_status st = gs_tmpfile_open(&t, path, err, errlen);
   if (st != GS_OK) return st;
@@ -56,19 +65,30 @@ gs_status gs_rx_write_csv(const gs_scene *sc, const float *rx, int64_t steps, co
   fprintf(fp, "time_s");
   for (int k = 0; k < sc->nrx; ++k)
     for (int o = 0; o < GS_OUT_N; ++o)
-      if ((sc->rxs[k].outputs >> o & 1) && frame_component(sc, o) >= 0) put_field(fp, sc->rxs[k].name, out_names[o]);
-  /* (hidden helper receivers have no outputs) */
+      if (src->has(sc, k, o)) put_field(fp, sc->rxs[k].name, out_names[o]);
   fputc('\n', fp);
   for (int64_t s = 0; s < steps; ++s) {
     fprintf(fp, "%.10e", (double)s * sc->dt);
     for (int k = 0; k < sc->nrx; ++k)
-      for (int o = 0; o < GS_OUT_N; ++o) {
-        int f = frame_component(sc, o);
-        if ((sc->rxs[k].outputs >> o & 1) && f >= 0) fprintf(fp, ",%.9g", value(sc, rx, steps, k, f, s));
-      }
+      for (int o = 0; o < GS_OUT_N; ++o)
+        if (src->has(sc, k, o)) fprintf(fp, ",%.9g", src->get(sc, rx, steps, k, o, s));
     fputc('\n', fp);
   }
   return gs_tmpfile_commit(&t, 0, 0, err, errlen);
+}
+
+static int has2(const gs_scene *sc, int k, int o) {
+  return (sc->rxs[k].outputs >> o & 1) && frame_component(sc, o) >= 0;
+}
+
+static float get2(const gs_scene *sc, const float *rx, int64_t steps, int k, int o, int64_t s) {
+  return value(sc, rx, steps, k, frame_component(sc, o), s);
+}
+
+gs_status gs_rx_write_csv(const gs_scene *sc, const float *rx, int64_t steps, const char *path, char *err,
+                          size_t errlen) {
+  static const csv_source two = {has2, get2};
+  return write_csv(sc, &two, rx, steps, path, err, errlen);
 }
 
 static const gs_scene *sort_scene;
@@ -149,26 +169,19 @@ gs_status gs_rx_write_h5(const gs_scene *sc, const float *rx, int64_t steps, int
 
 /* ---- 3D models: six components per receiver, [step][receiver][6] ---- */
 
+static int has3(const gs_scene *sc, int k, int o) {
+  return o < 6 && (sc->rxs[k].outputs >> o & 1);
+}
+
+static float get3(const gs_scene *sc, const float *rx, int64_t steps, int k, int o, int64_t s) {
+  (void)steps;
+  return rx[((size_t)s * (size_t)sc->nrx + (size_t)k) * 6 + (size_t)o];
+}
+
 gs_status gs_rx3_write_csv(const gs_scene *sc, const float *rx, int64_t steps, const char *path, char *err,
                            size_t errlen) {
-  gs_tmpfile t;
-  gs_status st = gs_tmpfile_open(&t, path, err, errlen);
-  if (st != GS_OK) return st;
-  FILE *fp = t.fp;
-  fprintf(fp, "time_s");
-  for (int k = 0; k < sc->nrx; ++k)
-    for (int o = 0; o < 6; ++o)
-      if (sc->rxs[k].outputs >> o & 1) put_field(fp, sc->rxs[k].name, out_names[o]);
-  fputc('\n', fp);
-  for (int64_t s = 0; s < steps; ++s) {
-    fprintf(fp, "%.10e", (double)s * sc->dt);
-    for (int k = 0; k < sc->nrx; ++k)
-      for (int o = 0; o < 6; ++o)
-        if (sc->rxs[k].outputs >> o & 1)
-          fprintf(fp, ",%.9g", rx[((size_t)s * (size_t)sc->nrx + (size_t)k) * 6 + (size_t)o]);
-    fputc('\n', fp);
-  }
-  return gs_tmpfile_commit(&t, 0, 0, err, errlen);
+  static const csv_source three = {has3, get3};
+  return write_csv(sc, &three, rx, steps, path, err, errlen);
 }
 
 gs_status gs_rx3_write_h5(const gs_scene *sc, const float *rx, int64_t steps, int run, const char *path, char *err,
