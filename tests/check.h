@@ -1,6 +1,8 @@
 /* Minimal test harness: CHECK counts failures and prints where. */
 #ifndef GS_CHECK_H
 #define GS_CHECK_H
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -28,6 +30,18 @@ static int gs_test_checks = 0;
   } while (0)
 
 /* Ends a test program: 0 when every check passed. */
+/* max|a - ref| / max|ref| over n samples in dB (what a reflection or a
+ * comparison reads); *peak: max|ref|. */
+static inline double gs_test_db(const double *a, const double *ref, int64_t n, double *peak) {
+  double diff = 0;
+  *peak = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    diff = fmax(diff, fabs(a[k] - ref[k]));
+    *peak = fmax(*peak, fabs(ref[k]));
+  }
+  return 20 * log10(diff / *peak);
+}
+
 static inline int gs_test_done(const char *name) {
   printf("%s: %d checks, %d failed\n", name, gs_test_checks, gs_test_failures);
   return gs_test_failures ? 1 : 0;

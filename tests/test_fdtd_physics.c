@@ -221,12 +221,7 @@ static void test_cpml(const char *dir) {
   big.rxs[0].j = cells / 2 + grow;
   big.iterations = small.iterations;
   double *a = run_ez(&small), *b = run_ez(&big);
-  double diff = 0, ref = 0;
-  for (int64_t n = 0; n < small.iterations; ++n) {
-    diff = fmax(diff, fabs(a[n] - b[n]));
-    ref = fmax(ref, fabs(b[n]));
-  }
-  double db = 20 * log10(diff / ref);
+  double ref, db = gs_test_db(a, b, small.iterations, &ref);
   printf("cpml: %lld-cell CPML, receiver 5 cells from it: max reflection %.1f dB of the incident peak (limit -40 dB)\n",
          (long long)pml, db);
   CHECK(ref > 0);

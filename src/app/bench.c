@@ -377,6 +377,36 @@ static int bench_halo(gs_run *run, const gs_bench_opts *o) {
  * written, three E material bytes (docs/performance.md). */
 #define GS_FDTD3_BYTES_PER_CELL 51.0
 
+/* Seconds of the steps queued between two timing events on stream s. */
+typedef struct step_timer {
+  const gs_backend *b;
+  gs_event e0, e1;
+} step_timer;
+
+static step_timer timer_start(const gs_backend *b, gs_stream s) {
+  step_timer t = {b, b->event_create(1), b->event_create(1)};
+  b->event_record(t.e0, s);
+  return t;
+}
+
+static double timer_stop(step_timer *t, gs_stream s) {
+  t->b->event_record(t->e1, s);
+  t->b->event_sync(t->e1);
+  double secs = t->b->event_elapsed_ms(t->e0, t->e1) * 1e-3;
+  t->b->event_destroy(t->e0);
+  t->b->event_destroy(t->e1);
+  return secs;
+}
+
+/* The rate line both fdtd benchmarks print under their header. */
+static void print_rate(double cells, int64_t steps, double secs, double bytes_per_cell, double copy_gbs) {
+  double mcells = cells * (double)steps / secs * 1e-6, gbs = mcells * 1e6 * bytes_per_cell * 1e-9;
+  printf("  %.1f Mcells/s, %.3f ms per step, %.0f bytes per cell, %.1f GB/s = %.3f of the device-to-device copy "
+         "(%.1f GB/s)\n",
+         mcells, secs * 1e3 / (double)steps, bytes_per_cell, gbs, gbs / copy_gbs, copy_gbs);
+  fflush(stdout);
+}
+
 /* bench fdtd --grid NXxNYxNZ: the 3D engine (one rank) on a synthetic model. */
 static int bench_fdtd3(gs_run *run, const gs_bench_opts *o, int64_t nx, int64_t ny, int64_t nz) {
   const gs_backend *b = run->backend;
@@ -398,23 +428,13 @@ static int bench_fdtd3(gs_run *run, const gs_bench_opts *o, int64_t nx, int64_t 
     gs_fatal("gs_fdtd3_sim_init", err, __FILE__, __LINE__);
   gs_fdtd3_sim_advance(&m, WARMUP);
   gs_fdtd3_sim_sync(&m);
-  gs_event e0 = b->event_create(1), e1 = b->event_create(1);
-  b->event_record(e0, m.s);
+  step_timer t = timer_start(b, m.s);
   gs_fdtd3_sim_advance(&m, o->steps);
-  b->event_record(e1, m.s);
-  b->event_sync(e1);
-  double secs = b->event_elapsed_ms(e0, e1) * 1e-3;
-  double mcells = (double)nx * (double)ny * (double)nz * (double)o->steps / secs * 1e-6;
-  double gbs = mcells * 1e6 * GS_FDTD3_BYTES_PER_CELL * 1e-9;
+  double secs = timer_stop(&t, m.s);
   printf("bench fdtd: backend %s on %s, 3D %lld x %lld x %lld cells, %lld steps after %d untimed, 10-cell CPML\n",
          b->name, run->place.gpu >= 0 ? run->place.dev.name : "cpu", (long long)nx, (long long)ny, (long long)nz,
          (long long)o->steps, WARMUP);
-  printf("  %.1f Mcells/s, %.3f ms per step, %.0f bytes per cell, %.1f GB/s = %.3f of the device-to-device copy "
-         "(%.1f GB/s)\n",
-         mcells, secs * 1e3 / (double)o->steps, GS_FDTD3_BYTES_PER_CELL, gbs, gbs / copy_gbs, copy_gbs);
-  fflush(stdout);
-  b->event_destroy(e0);
-  b->event_destroy(e1);
+  print_rate((double)nx * (double)ny * (double)nz, o->steps, secs, GS_FDTD3_BYTES_PER_CELL, copy_gbs);
   gs_fdtd3_sim_free(&m);
   gs_scene_free(&sc);
   return GS_EXIT_OK;
@@ -448,27 +468,17 @@ static int bench_fdtd(gs_run *run, const gs_bench_opts *o) {
   m.graph.allowed = m.graph.allowed && spread.graphs;
   gs_fdtd_sim_advance(&m, WARMUP); /* captures the graph */
   gs_fdtd_sim_sync(&m);
-  gs_event e0 = b->event_create(1), e1 = b->event_create(1);
-  b->event_record(e0, m.s);
+  step_timer t = timer_start(b, m.s);
   gs_fdtd_sim_advance(&m, o->steps);
-  b->event_record(e1, m.s);
-  b->event_sync(e1);
-  double secs = b->event_elapsed_ms(e0, e1) * 1e-3;
+  double secs = timer_stop(&t, m.s);
   gs_fdtd_sim_sync(&m);
-  double mcells = (double)w * (double)h * (double)o->steps / secs * 1e-6;
-  double gbs = mcells * 1e6 * GS_FDTD_BYTES_PER_CELL * 1e-9;
   if (run->comm.rank == 0) {
     printf(
         "bench fdtd: backend %s on %s, %lld x %lld cells, %lld steps after %d untimed, 10-cell CPML, CUDA graphs %s\n",
         b->name, run->place.gpu >= 0 ? run->place.dev.name : "cpu", (long long)w, (long long)h, (long long)o->steps,
         WARMUP, m.graph.exec ? "on" : "off");
-    printf("  %.1f Mcells/s, %.3f ms per step, %.0f bytes per cell, %.1f GB/s = %.3f of the device-to-device copy "
-           "(%.1f GB/s)\n",
-           mcells, secs * 1e3 / (double)o->steps, GS_FDTD_BYTES_PER_CELL, gbs, gbs / copy_gbs, copy_gbs);
-    fflush(stdout);
+    print_rate((double)w * (double)h, o->steps, secs, GS_FDTD_BYTES_PER_CELL, copy_gbs);
   }
-  b->event_destroy(e0);
-  b->event_destroy(e1);
   gs_fdtd_sim_free(&m);
   gs_scene_free(&sc);
   return GS_EXIT_OK;

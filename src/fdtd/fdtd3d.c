@@ -257,6 +257,10 @@ gs_status gs_fdtd3_sim_init(gs_fdtd3_sim *m, const gs_scene *sc, const gs_backen
     init_cpml(m, &g);
     init_sources(m);
     init_receivers(m);
+    for (int c = 0; c < 3; ++c) { /* the sources had the last use of the host copies */
+      free(m->mat_host[c]);
+      m->mat_host[c] = NULL;
+    }
   }
   gs_geometry3_free(&g);
   if (st != GS_OK) gs_fdtd3_sim_free(m);

@@ -26,7 +26,7 @@ typedef struct gs_fdtd3_sim {
   gs_fdtd3_hcoef *hcoef;
   gs_fdtd3_coef coef_host[GS_FDTD3_MAX_MATERIALS];
   gs_fdtd3_hcoef hcoef_host[GS_FDTD3_MAX_MATERIALS];
-  uint8_t *mat_host[3]; /* host copies (sources read srce from them) */
+  uint8_t *mat_host[3]; /* host copies while the sources are set up (srce), then NULL */
   int nslab;
   gs_fdtd3_slab slab[6];
   float *prof[6];      /* device: be ae ke bh ah kh of each slab */

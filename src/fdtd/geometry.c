@@ -190,20 +190,15 @@ static void paint(const gs_geometry *g, const gs_object *o) {
 
 /* ---- dielectric smoothing: compound materials ---- */
 
-static int by_name(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* The material averaged from n (2 or 4) cell materials, made once per
  * window: gprMax names it by the four names sorted and joined by '+' (two
  * cells count twice) and takes the plain mean of each property. */
-static int compound(gs_geometry *g, const int *ids, int n) {
+static int compound(gs_geometry *g, const uint32_t *ids, int n) {
   const char *names[4];
-  for (int k = 0; k < 4; ++k)
-    names[k] = g->mat[ids[k % n]].name;
-  qsort(names, 4, sizeof names[0], by_name);
+  for (int k = 0; k < n; ++k)
+    names[k] = g->mat[ids[k]].name;
   char name[sizeof g->mat[0].name];
-  snprintf(name, sizeof name, "%s+%s+%s+%s", names[0], names[1], names[2], names[3]);
+  gs_compound_name(names, n, name, sizeof name);
   for (int k = g->sc->nmaterials; k < g->nmat; ++k)
     if (!strcmp(g->mat[k].name, name)) return k;
   if (g->nmat >= 65535) gs_fatal("geometry", "more than 65535 averaged materials", __FILE__, __LINE__);
@@ -224,26 +219,14 @@ static int compound(gs_geometry *g, const int *ids, int n) {
   return g->nmat++;
 }
 
-/* A small cache of the compounds already made, keyed by the cell materials
- * in gprMax's order (most interface nodes repeat a few combinations). */
-#define CACHE_SIZE 4096
-typedef struct compound_cache {
-  uint64_t key[CACHE_SIZE];
-  int value[CACHE_SIZE];
-} compound_cache;
+typedef gs_compound_cache compound_cache;
 
-static int cached_compound(gs_geometry *g, compound_cache *cache, const int *ids, int n) {
-  uint64_t key = 1;
-  for (int k = 0; k < n; ++k)
-    key = key << 16 | (uint64_t)ids[k];
-  size_t h = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 52);
-  for (;; h = (h + 1) % CACHE_SIZE) {
-    if (cache->key[h] == key) return cache->value[h];
-    if (cache->key[h] == 0) {
-      cache->key[h] = key;
-      return cache->value[h] = compound(g, ids, n);
-    }
-  }
+static int cached_compound(gs_geometry *g, compound_cache *cache, const uint32_t *ids, int n) {
+  int *slot = gs_compound_cache_slot(cache, ids, n);
+  if (slot && *slot >= 0) return *slot;
+  int m = compound(g, ids, n);
+  if (slot) *slot = m;
+  return m;
 }
 
 static int rigid_bit(const gs_geometry *g, int64_t i, int64_t j, unsigned bit) {
@@ -259,10 +242,10 @@ static void smooth_e(gs_geometry *g, compound_cache *cache) {
       if (rigid_bit(g, i, j, 1) || rigid_bit(g, i - 1, j, 2) || rigid_bit(g, i, j - 1, 4) ||
           rigid_bit(g, i - 1, j - 1, 8))
         continue;
-      int ids[4] = {gs_geometry_cell(g, i, j), gs_geometry_cell(g, i - 1, j), gs_geometry_cell(g, i - 1, j - 1),
-                    gs_geometry_cell(g, i, j - 1)};
+      uint32_t ids[4] = {gs_geometry_cell(g, i, j), gs_geometry_cell(g, i - 1, j), gs_geometry_cell(g, i - 1, j - 1),
+                         gs_geometry_cell(g, i, j - 1)};
       int same = ids[0] == ids[1] && ids[0] == ids[2] && ids[0] == ids[3];
-      g->ez[gs_geometry_node(g, i, j)] = (uint16_t)(same ? ids[0] : cached_compound(g, cache, ids, 4));
+      g->ez[gs_geometry_node(g, i, j)] = (uint16_t)(same ? (int)ids[0] : cached_compound(g, cache, ids, 4));
     }
 }
 
@@ -273,13 +256,13 @@ static void smooth_h(gs_geometry *g, compound_cache *cache) {
   const gs_scene *sc = g->sc;
   for (int64_t i = 1; i < sc->nx; ++i)
     if (node_in(g, i, 0) && !rigid_bit(g, i, 0, RIGID_H) && !rigid_bit(g, i - 1, 0, RIGID_H)) {
-      int ids[2] = {gs_geometry_cell(g, i, 0), gs_geometry_cell(g, i - 1, 0)};
-      g->hx[gs_geometry_node(g, i, 0)] = (uint16_t)(ids[0] == ids[1] ? ids[0] : cached_compound(g, cache, ids, 2));
+      uint32_t ids[2] = {gs_geometry_cell(g, i, 0), gs_geometry_cell(g, i - 1, 0)};
+      g->hx[gs_geometry_node(g, i, 0)] = (uint16_t)(ids[0] == ids[1] ? (int)ids[0] : cached_compound(g, cache, ids, 2));
     }
   for (int64_t j = 1; j < sc->ny; ++j)
     if (node_in(g, 0, j) && !rigid_bit(g, 0, j, RIGID_H) && !rigid_bit(g, 0, j - 1, RIGID_H)) {
-      int ids[2] = {gs_geometry_cell(g, 0, j), gs_geometry_cell(g, 0, j - 1)};
-      g->hy[gs_geometry_node(g, 0, j)] = (uint16_t)(ids[0] == ids[1] ? ids[0] : cached_compound(g, cache, ids, 2));
+      uint32_t ids[2] = {gs_geometry_cell(g, 0, j), gs_geometry_cell(g, 0, j - 1)};
+      g->hy[gs_geometry_node(g, 0, j)] = (uint16_t)(ids[0] == ids[1] ? (int)ids[0] : cached_compound(g, cache, ids, 2));
     }
 }
 

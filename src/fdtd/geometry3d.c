@@ -589,17 +589,40 @@ static int by_name(const void *x, const void *y) {
   return strcmp(*(const char *const *)x, *(const char *const *)y);
 }
 
+void gs_compound_name(const char *const *names, int n, char *out, size_t len) {
+  const char *sorted[4];
+  for (int k = 0; k < 4; ++k)
+    sorted[k] = names[k % n];
+  qsort(sorted, 4, sizeof sorted[0], by_name);
+  snprintf(out, len, "%s+%s+%s+%s", sorted[0], sorted[1], sorted[2], sorted[3]);
+}
+
+int *gs_compound_cache_slot(gs_compound_cache *c, const uint32_t *ids, int n) {
+  uint64_t key = 1;
+  for (int k = 0; k < n; ++k)
+    key = key << 16 | (uint64_t)ids[k];
+  size_t h = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 52);
+  for (int probe = 0; probe < GS_COMPOUND_CACHE; ++probe, h = (h + 1) % GS_COMPOUND_CACHE) {
+    if (c->key[h] == key) return &c->value[h];
+    if (c->key[h] == 0) {
+      c->key[h] = key;
+      c->value[h] = -1;
+      return &c->value[h];
+    }
+  }
+  return NULL;
+}
+
 /* create_compound_id and the material lookup by name: the n (2 or 4) cell
  * materials' names sorted and joined by '+' (2 count twice); a new material
  * takes numpy's mean of each property (a running sum, then / n). */
 static int compound(b3 *b, const uint32_t *ids, int n) {
   gs_geometry3 *g = b->g;
   const char *names[4];
-  for (int k = 0; k < 4; ++k)
-    names[k] = g->mat[ids[k % n]].name;
-  qsort(names, 4, sizeof names[0], by_name);
+  for (int k = 0; k < n; ++k)
+    names[k] = g->mat[ids[k]].name;
   char name[sizeof g->mat[0].name];
-  snprintf(name, sizeof name, "%s+%s+%s+%s", names[0], names[1], names[2], names[3]);
+  gs_compound_name(names, n, name, sizeof name);
   for (int k = 0; k < g->nmat; ++k)
     if (!strcmp(g->mat[k].name, name)) return k;
   if (g->nmat >= 65535) return -1;
@@ -621,25 +644,14 @@ static int compound(b3 *b, const uint32_t *ids, int n) {
   return g->nmat++;
 }
 
-#define CACHE_SIZE 4096
-typedef struct cache {
-  uint64_t key[CACHE_SIZE];
-  int value[CACHE_SIZE];
-} cache;
+typedef gs_compound_cache cache;
 
 static int cached_compound(b3 *b, cache *c, const uint32_t *ids, int n) {
-  uint64_t key = 1;
-  for (int k = 0; k < n; ++k)
-    key = key << 16 | (uint64_t)ids[k];
-  size_t h = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 52);
-  for (int probe = 0; probe < CACHE_SIZE; ++probe, h = (h + 1) % CACHE_SIZE) {
-    if (c->key[h] == key) return c->value[h];
-    if (c->key[h] == 0) {
-      c->key[h] = key;
-      return c->value[h] = compound(b, ids, n);
-    }
-  }
-  return compound(b, ids, n);
+  int *slot = gs_compound_cache_slot(c, ids, n);
+  if (slot && *slot >= 0) return *slot;
+  int m = compound(b, ids, n);
+  if (slot) *slot = m;
+  return m;
 }
 
 /* One E component of node (i, j, k) unless pinned: its 4 cells in gprMax's order. */

@@ -75,4 +75,21 @@ gs_status gs_geometry3_build(gs_geometry3 *g, int64_t nx, int64_t ny, int64_t nz
                              const gs_mat3 *mats, int nmats, const gs_obj3 *objs, int nobjs, char *err, size_t errlen);
 void gs_geometry3_free(gs_geometry3 *g);
 
+/* gprMax's name of the material averaged from n (2 or 4) cells' materials
+ * (create_compound_id): the names, each twice when n = 2, sorted and joined
+ * by '+'. Shared by the 2D and 3D geometry. */
+void gs_compound_name(const char *const *names, int n, char *out, size_t len);
+
+/* The compound materials a geometry build has made, keyed by their cells'
+ * materials in gprMax's order (most interface nodes repeat a few). */
+#define GS_COMPOUND_CACHE 4096
+typedef struct gs_compound_cache {
+  uint64_t key[GS_COMPOUND_CACHE];
+  int value[GS_COMPOUND_CACHE];
+} gs_compound_cache;
+/* The cache entry of cells ids[0..n): its material, or -1 until the caller
+ * stores one there; NULL when the cache is full (the caller then looks the
+ * name up without it). */
+int *gs_compound_cache_slot(gs_compound_cache *c, const uint32_t *ids, int n);
+
 #endif

@@ -653,7 +653,7 @@ static int cmd_source_timing(parser *p, const command_call *c) {
 }
 
 /* The commands gpustencil understands (docs/fdtd.md, "Scenes"); any other is
- * refused as outside the 2D TMz subset. */
+ * refused as not supported. */
 static const scene_command commands[] = {
     {"title", 0, MAX_ARGS, 0, NULL, GRID_NOT_NEEDED, cmd_title},
     {"messages", 1, 1, 0, "y or n", GRID_NOT_NEEDED, cmd_messages},
