@@ -69,6 +69,8 @@ typedef struct gs_backend {
   void (*copy_h2d)(void *dst, const void *src, size_t bytes, gs_stream s);
   void (*copy_d2h)(void *dst, const void *src, size_t bytes, gs_stream s);
   void (*copy_d2d)(void *dst, const void *src, size_t bytes, gs_stream s);
+  /* Sets bytes of device memory to zero (queued on s). */
+  void (*zero)(void *dst, size_t bytes, gs_stream s);
   /* Strided copies: height rows of width bytes, device rows spitch/dpitch
    * bytes apart, host rows packed (to_device 0: device to host). */
   void (*copy_2d)(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, int to_device,

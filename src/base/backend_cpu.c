@@ -43,6 +43,11 @@ static void cpu_copy(void *dst, const void *src, size_t bytes, gs_stream s) {
   (void)s;
   if (bytes) memmove(dst, src, bytes);
 }
+static void cpu_zero(void *dst, size_t bytes, gs_stream s) {
+  (void)s;
+  memset(dst, 0, bytes);
+}
+
 static void cpu_copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
                         int to_device, gs_stream s) {
   (void)s;
@@ -106,6 +111,7 @@ const gs_backend gs_backend_cpu = {
     .copy_h2d = cpu_copy,
     .copy_d2h = cpu_copy,
     .copy_d2d = cpu_copy,
+    .zero = cpu_zero,
     .copy_2d = cpu_copy_2d,
     .stream_create = cpu_stream_create,
     .stream_destroy = cpu_stream_destroy,

@@ -196,6 +196,9 @@ static void cu_copy_d2h(void *dst, const void *src, size_t bytes, gs_stream s) {
 static void cu_copy_d2d(void *dst, const void *src, size_t bytes, gs_stream s) {
   GS_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, (cudaStream_t)s));
 }
+static void cu_zero(void *dst, size_t bytes, gs_stream s) {
+  GS_CUDA_CHECK(cudaMemsetAsync(dst, 0, bytes, (cudaStream_t)s));
+}
 static void cu_copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
                        int to_device, gs_stream s) {
   GS_CUDA_CHECK(cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height,
@@ -337,6 +340,7 @@ const gs_backend gs_backend_cuda = {
     .copy_h2d = cu_copy_h2d,
     .copy_d2h = cu_copy_d2h,
     .copy_d2d = cu_copy_d2d,
+    .zero = cu_zero,
     .copy_2d = cu_copy_2d,
     .copy_2d_d2d = cu_copy_2d_d2d,
     .stream_create = cu_stream_create,

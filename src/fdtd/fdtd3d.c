@@ -9,15 +9,11 @@
 #include "error.h"
 #include "fdtd_internal.h"
 #include "geometry3d.h"
+#include "parallel.h"
 
-/* Device memory set to zero through a bounded host buffer. */
 static void zero_device(const gs_backend *b, void *dev, size_t bytes, gs_stream s) {
-  size_t chunk = bytes < ((size_t)64 << 20) ? bytes : ((size_t)64 << 20);
-  void *z = gs_xcalloc(chunk + 1, 1);
-  for (size_t at = 0; at < bytes; at += chunk)
-    b->copy_h2d((char *)dev + at, z, bytes - at < chunk ? bytes - at : chunk, s);
+  b->zero(dev, bytes, s);
   b->stream_sync(s);
-  free(z);
 }
 
 static void *device_zeros(const gs_backend *b, size_t bytes, gs_stream s) {
@@ -62,24 +58,51 @@ static void coefficients(gs_fdtd3_sim *m, const gs_geometry3 *g) {
   }
 }
 
+typedef struct node_copy {
+  const gs_fdtd3_sim *m;
+  const gs_geometry3 *g;
+  int c;
+  uint8_t *host;
+  int magnetic[GS_PARALLEL_MAX];
+} node_copy;
+
+/* z planes [k0, k1) of component c's materials into the kernels' layout. */
+static void copy_node_planes(void *ctx, int64_t k0, int64_t k1, int part) {
+  (void)part;
+  node_copy *nc = ctx;
+  for (int64_t k = k0; k < k1; ++k)
+    for (int64_t j = 0; j <= nc->g->ny; ++j)
+      for (int64_t i = 0; i <= nc->g->nx; ++i)
+        nc->host[node_at(nc->m, i, j, k)] = (uint8_t)nc->g->id[nc->c][gs_geometry3_node(nc->g, i, j, k)];
+}
+
 /* One component's node materials in the kernels' layout, on the host and the device. */
 static uint8_t *node_materials(gs_fdtd3_sim *m, const gs_geometry3 *g, int c, uint8_t **dev) {
-  const gs_scene *sc = m->sc;
-  uint8_t *host = gs_xcalloc((size_t)m->count, 1);
-  for (int64_t k = 0; k <= sc->nz; ++k)
-    for (int64_t j = 0; j <= sc->ny; ++j)
-      for (int64_t i = 0; i <= sc->nx; ++i)
-        host[node_at(m, i, j, k)] = (uint8_t)g->id[c][gs_geometry3_node(g, i, j, k)];
+  node_copy nc = {.m = m, .g = g, .c = c, .host = gs_xcalloc((size_t)m->count, 1)};
+  gs_parallel_for(g->nz + 1, gs_parallel_threads(), copy_node_planes, &nc);
   *dev = m->b->dev_alloc((size_t)m->count);
-  m->b->copy_h2d(*dev, host, (size_t)m->count, m->s);
-  return host;
+  m->b->copy_h2d(*dev, nc.host, (size_t)m->count, m->s);
+  return nc.host;
+}
+
+/* z planes [k0, k1): does any H component there have a magnetic material? */
+static void find_magnetic(void *ctx, int64_t k0, int64_t k1, int part) {
+  node_copy *nc = ctx;
+  const gs_geometry3 *g = nc->g;
+  const size_t plane = (size_t)((g->nx + 1) * (g->ny + 1));
+  for (int c = 3; c < 6 && !nc->magnetic[part]; ++c)
+    for (size_t n = (size_t)k0 * plane; n < (size_t)k1 * plane; ++n)
+      if (g->mat[g->id[c][n]].mr != 1 || g->mat[g->id[c][n]].sm != 0) {
+        nc->magnetic[part] = 1;
+        break;
+      }
 }
 
 static int magnetic(const gs_geometry3 *g) {
-  size_t nodes = (size_t)((g->nx + 1) * (g->ny + 1) * (g->nz + 1));
-  for (int c = 3; c < 6; ++c)
-    for (size_t n = 0; n < nodes; ++n)
-      if (g->mat[g->id[c][n]].mr != 1 || g->mat[g->id[c][n]].sm != 0) return 1;
+  node_copy nc = {.g = g};
+  gs_parallel_for(g->nz + 1, gs_parallel_threads(), find_magnetic, &nc);
+  for (int p = 0; p < GS_PARALLEL_MAX; ++p)
+    if (nc.magnetic[p]) return 1;
   return 0;
 }
 

@@ -7,6 +7,8 @@
  * flat C-order offset points, as it does in gprMax (no bounds check there). */
 #include "geometry3d.h"
 
+#include "parallel.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -644,71 +646,239 @@ static int compound(b3 *b, const uint32_t *ids, int n) {
   return g->nmat++;
 }
 
-typedef gs_compound_cache cache;
+/* Smoothing in two parallel sweeps with gprMax's numbering. gprMax visits
+ * the components in eight loops (E inside, E on the x0/y0/z0 faces, H
+ * inside, H on the three axes; see `smooth_phase`) and numbers a compound
+ * material when it first meets it. Sweep 1 finds, per distinct set of cell
+ * materials, where gprMax first meets it (its position in that visiting
+ * order) and the cells in the order met there; the compounds are then made
+ * in that order, so their indices, names and averaged properties (summed in
+ * that order) are gprMax's; sweep 2 writes every component. Both sweeps walk
+ * the arrays in memory order, each thread a range of z planes. */
 
-static int cached_compound(b3 *b, cache *c, const uint32_t *ids, int n) {
-  int *slot = gs_compound_cache_slot(c, ids, n);
-  if (slot && *slot >= 0) return *slot;
-  int m = compound(b, ids, n);
-  if (slot) *slot = m;
-  return m;
+/* Which of gprMax's smoothing loops visits component q (0-2 Ex Ey Ez, 3-5
+ * Hx Hy Hz) of node (i, j, k): 0-3 for E, 4-7 for H, -1 none. */
+static int smooth_phase(const b3 *b, int q, int64_t i, int64_t j, int64_t k) {
+  const int in_i = i >= 1 && i < b->nx, in_j = j >= 1 && j < b->ny, in_k = k >= 1 && k < b->nz;
+  const int c = q % 3, h = q >= 3;
+  if (in_i && in_j && in_k) return h ? 4 : 0;
+  if (!h) {
+    if (c == 0 && i == 0 && in_j && in_k) return 1;
+    if (c == 1 && j == 0 && in_i && in_k) return 2;
+    if (c == 2 && k == 0 && in_i && in_j) return 3;
+    return -1;
+  }
+  if (c == 0 && j == 0 && k == 0 && in_i) return 5;
+  if (c == 1 && i == 0 && k == 0 && in_j) return 6;
+  if (c == 2 && i == 0 && j == 0 && in_k) return 7;
+  return -1;
 }
 
-/* One E component of node (i, j, k) unless pinned: its 4 cells in gprMax's order. */
-static int smooth_e(b3 *b, cache *ch, int c, int64_t i, int64_t j, int64_t k) {
-  if (rigid_e(b, c, i, j, k)) return 0;
+/* The position of a visit in gprMax's order: loop number, then its indices
+ * (outer first: i, j, k, then the component inside the interior loops). */
+static uint64_t smooth_order(const b3 *b, int phase, int q, int64_t i, int64_t j, int64_t k) {
+  const uint64_t ny1 = (uint64_t)b->ny + 1, nz1 = (uint64_t)b->nz + 1, c = (uint64_t)(q % 3);
+  uint64_t at = 0;
+  switch (phase) {
+  case 0:
+  case 4:
+    at = (((uint64_t)i * ny1 + (uint64_t)j) * nz1 + (uint64_t)k) * 3 + c;
+    break;
+  case 1:
+    at = (uint64_t)j * nz1 + (uint64_t)k;
+    break;
+  case 2:
+    at = (uint64_t)i * nz1 + (uint64_t)k;
+    break;
+  case 3:
+    at = (uint64_t)i * ny1 + (uint64_t)j;
+    break;
+  default: /* 5, 6, 7: one index runs */
+    at = (uint64_t)(i + j + k);
+  }
+  return (uint64_t)phase << 58 | at;
+}
+
+/* The cells component q of node (i, j, k) averages, in gprMax's order (E 4,
+ * H 2); 0 when the component is pinned by a rigid edge. */
+static int smooth_cells(const b3 *b, int q, int64_t i, int64_t j, int64_t k, uint32_t ids[4]) {
   static const int d[3][3][3] = {{{0, -1, 0}, {0, -1, -1}, {0, 0, -1}},
                                  {{-1, 0, 0}, {-1, 0, -1}, {0, 0, -1}},
                                  {{-1, 0, 0}, {-1, -1, 0}, {0, -1, 0}}};
-  uint32_t ids[4] = {b->g->solid[cell(b, i, j, k)]};
-  for (int q = 0; q < 3; ++q)
-    ids[q + 1] = b->g->solid[cell(b, i + d[c][q][0], j + d[c][q][1], k + d[c][q][2])];
-  int m = (int)ids[0];
-  if (ids[1] != ids[0] || ids[2] != ids[0] || ids[3] != ids[0]) m = cached_compound(b, ch, ids, 4);
-  if (m < 0) return -1;
-  put_id(b, c, i, j, k, m);
-  return 0;
-}
-
-static int smooth_h(b3 *b, cache *ch, int c, int64_t i, int64_t j, int64_t k) {
+  const int c = q % 3;
+  const uint32_t *solid = b->g->solid;
+  if (q < 3) {
+    if (rigid_e(b, c, i, j, k)) return 0;
+    ids[0] = solid[cell(b, i, j, k)];
+    for (int n = 0; n < 3; ++n)
+      ids[n + 1] = solid[cell(b, i + d[c][n][0], j + d[c][n][1], k + d[c][n][2])];
+    return 4;
+  }
   if (rigid_h(b, c, i, j, k)) return 0;
-  uint32_t ids[2] = {b->g->solid[cell(b, i, j, k)], b->g->solid[cell(b, i - (c == 0), j - (c == 1), k - (c == 2))]};
-  int m = ids[0] == ids[1] ? (int)ids[0] : cached_compound(b, ch, ids, 2);
-  if (m < 0) return -1;
-  put_id(b, 3 + c, i, j, k, m);
-  return 0;
+  ids[0] = solid[cell(b, i, j, k)];
+  ids[1] = solid[cell(b, i - (c == 0), j - (c == 1), k - (c == 2))];
+  return 2;
 }
 
-/* build_electric_components then build_magnetic_components, in gprMax's
- * loop order (which decides the compounds' indices). */
-static int smooth(b3 *b, cache *ch) {
+/* A compound's key: its cells' materials as a sorted multiset of four (an H
+ * component's two count twice, as in gprMax's name), 16 bits each. Never 0:
+ * a compound has two different materials. */
+static uint64_t compound_key(const uint32_t *ids, int n) {
+  uint32_t s[4];
+  for (int m = 0; m < 4; ++m)
+    s[m] = ids[n == 4 ? m : m / 2];
+  for (int x = 1; x < 4; ++x)
+    for (int y = x; y > 0 && s[y - 1] > s[y]; --y) {
+      uint32_t t = s[y];
+      s[y] = s[y - 1];
+      s[y - 1] = t;
+    }
+  return (uint64_t)s[0] << 48 | (uint64_t)s[1] << 32 | (uint64_t)s[2] << 16 | s[3];
+}
+
+/* Open-addressing map from compound key to the first visit (sweep 1) or to
+ * the material index (sweep 2); grows at half full. */
+typedef struct first_visit {
+  uint64_t key, order;
+  uint32_t ids[4];
+  int n, material;
+} first_visit;
+
+typedef struct visit_map {
+  first_visit *e;
+  size_t cap, used;
+} visit_map;
+
+static first_visit *map_slot(visit_map *m, uint64_t key) {
+  size_t h = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (m->cap - 1);
+  while (m->e[h].key && m->e[h].key != key)
+    h = (h + 1) & (m->cap - 1);
+  return &m->e[h];
+}
+
+static void map_grow(visit_map *m) {
+  visit_map bigger = {gs_xcalloc(m->cap ? 2 * m->cap : 256, sizeof *m->e), m->cap ? 2 * m->cap : 256, m->used};
+  for (size_t h = 0; h < m->cap; ++h)
+    if (m->e[h].key) *map_slot(&bigger, m->e[h].key) = m->e[h];
+  free(m->e);
+  *m = bigger;
+}
+
+/* Keeps the earlier of v and the visit already known for v's key. */
+static void map_keep_first(visit_map *m, const first_visit *v) {
+  if (2 * (m->used + 1) > m->cap) map_grow(m);
+  first_visit *e = map_slot(m, v->key);
+  if (!e->key) {
+    *e = *v;
+    m->used++;
+  } else if (v->order < e->order) {
+    *e = *v;
+  }
+}
+
+typedef struct smooth_job {
+  b3 *b;
+  visit_map part[GS_PARALLEL_MAX]; /* sweep 1: one map per part */
+  const visit_map *index;          /* sweep 2: key -> material */
+} smooth_job;
+
+/* Sweep 1 over z planes [k0, k1): the first visit of every compound. */
+static void find_compounds(void *ctx, int64_t k0, int64_t k1, int part) {
+  smooth_job *job = ctx;
+  const b3 *b = job->b;
+  for (int64_t k = k0; k < k1; ++k)
+    for (int64_t j = 0; j <= b->ny; ++j)
+      for (int64_t i = 0; i <= b->nx; ++i)
+        for (int q = 0; q < 6; ++q) {
+          int phase = smooth_phase(b, q, i, j, k);
+          first_visit v = {0};
+          if (phase < 0 || !(v.n = smooth_cells(b, q, i, j, k, v.ids))) continue;
+          if (v.ids[1] == v.ids[0] && (v.n == 2 || (v.ids[2] == v.ids[0] && v.ids[3] == v.ids[0]))) continue;
+          v.key = compound_key(v.ids, v.n);
+          v.order = smooth_order(b, phase, q, i, j, k);
+          map_keep_first(&job->part[part], &v);
+        }
+}
+
+/* Sweep 2 over z planes [k0, k1): every visited component's material. */
+static void write_smoothed(void *ctx, int64_t k0, int64_t k1, int part) {
+  (void)part;
+  smooth_job *job = ctx;
+  const b3 *b = job->b;
+  visit_map *index = (visit_map *)job->index;
+  for (int64_t k = k0; k < k1; ++k)
+    for (int64_t j = 0; j <= b->ny; ++j)
+      for (int64_t i = 0; i <= b->nx; ++i)
+        for (int q = 0; q < 6; ++q) {
+          uint32_t ids[4];
+          int n;
+          if (smooth_phase(b, q, i, j, k) < 0 || !(n = smooth_cells(b, q, i, j, k, ids))) continue;
+          int same = ids[1] == ids[0] && (n == 2 || (ids[2] == ids[0] && ids[3] == ids[0]));
+          put_id(b, q, i, j, k, same ? (int)ids[0] : map_slot(index, compound_key(ids, n))->material);
+        }
+}
+
+static int by_order(const void *x, const void *y) {
+  const first_visit *a = x, *c = y;
+  return (a->order > c->order) - (a->order < c->order);
+}
+
+/* The compounds of all parts made in gprMax's order; their indices in
+ * `index`. Returns -1 past 65535 materials. */
+static int number_compounds(b3 *b, smooth_job *job, int parts, visit_map *index) {
+  visit_map all = {0};
+  for (int p = 0; p < parts; ++p) {
+    for (size_t h = 0; h < job->part[p].cap; ++h)
+      if (job->part[p].e[h].key) map_keep_first(&all, &job->part[p].e[h]);
+    free(job->part[p].e);
+  }
+  first_visit *list = gs_xcalloc(all.used + 1, sizeof *list);
+  size_t n = 0;
+  for (size_t h = 0; h < all.cap; ++h)
+    if (all.e[h].key) list[n++] = all.e[h];
+  qsort(list, n, sizeof *list, by_order);
   int bad = 0;
-  for (int64_t i = 1; i < b->nx; ++i)
-    for (int64_t j = 1; j < b->ny; ++j)
-      for (int64_t k = 1; k < b->nz; ++k)
-        for (int c = 0; c < 3; ++c)
-          bad |= smooth_e(b, ch, c, i, j, k);
-  for (int64_t j = 1; j < b->ny; ++j)
-    for (int64_t k = 1; k < b->nz; ++k)
-      bad |= smooth_e(b, ch, 0, 0, j, k);
-  for (int64_t i = 1; i < b->nx; ++i)
-    for (int64_t k = 1; k < b->nz; ++k)
-      bad |= smooth_e(b, ch, 1, i, 0, k);
-  for (int64_t i = 1; i < b->nx; ++i)
-    for (int64_t j = 1; j < b->ny; ++j)
-      bad |= smooth_e(b, ch, 2, i, j, 0);
-  for (int64_t i = 1; i < b->nx; ++i)
-    for (int64_t j = 1; j < b->ny; ++j)
-      for (int64_t k = 1; k < b->nz; ++k)
-        for (int c = 0; c < 3; ++c)
-          bad |= smooth_h(b, ch, c, i, j, k);
-  for (int64_t i = 1; i < b->nx; ++i)
-    bad |= smooth_h(b, ch, 0, i, 0, 0);
-  for (int64_t j = 1; j < b->ny; ++j)
-    bad |= smooth_h(b, ch, 1, 0, j, 0);
-  for (int64_t k = 1; k < b->nz; ++k)
-    bad |= smooth_h(b, ch, 2, 0, 0, k);
+  for (size_t q = 0; q < n && !bad; ++q) {
+    list[q].material = compound(b, list[q].ids, list[q].n);
+    bad = list[q].material < 0;
+    map_keep_first(index, &list[q]);
+  }
+  free(list);
+  free(all.e);
+  return bad ? -1 : 0;
+}
+
+/* build_electric_components then build_magnetic_components, with gprMax's
+ * loop order deciding the compounds' indices. */
+static int smooth(b3 *b) {
+  smooth_job *job = gs_xcalloc(1, sizeof *job);
+  job->b = b;
+  int parts = gs_parallel_threads();
+  gs_parallel_for(b->nz + 1, parts, find_compounds, job);
+  visit_map index = {0};
+  map_grow(&index);
+  int bad = number_compounds(b, job, parts, &index);
+  job->index = &index;
+  if (!bad) gs_parallel_for(b->nz + 1, parts, write_smoothed, job);
+  free(index.e);
+  free(job);
   return bad;
+}
+
+/* Every cell and component free space (material 1), z planes [k0, k1) of
+ * the nodes (the cells of planes below nz). */
+static void fill_free_space(void *ctx, int64_t k0, int64_t k1, int part) {
+  (void)part;
+  gs_geometry3 *g = ctx;
+  const size_t plane_cells = (size_t)(g->nx * g->ny), plane_nodes = (size_t)((g->nx + 1) * (g->ny + 1));
+  for (int64_t k = k0; k < k1; ++k) {
+    if (k < g->nz)
+      for (size_t q = 0; q < plane_cells; ++q)
+        g->solid[(size_t)k * plane_cells + q] = 1;
+    for (int c = 0; c < 6; ++c)
+      for (size_t q = 0; q < plane_nodes; ++q)
+        g->id[c][(size_t)k * plane_nodes + q] = 1;
+  }
 }
 
 gs_status gs_geometry3_build(gs_geometry3 *g, int64_t nx, int64_t ny, int64_t nz, double dx, double dy, double dz,
@@ -732,11 +902,7 @@ gs_status gs_geometry3_build(gs_geometry3 *g, int64_t nx, int64_t ny, int64_t nz
   }
   memcpy(g->mat, mats, sizeof *g->mat * (size_t)nmats);
   g->nmat = nmats;
-  for (size_t q = 0; q < cells; ++q)
-    g->solid[q] = 1; /* free_space */
-  for (int c = 0; c < 6; ++c)
-    for (size_t q = 0; q < nodes; ++q)
-      g->id[c][q] = 1;
+  gs_parallel_for(nz + 1, gs_parallel_threads(), fill_free_space, g);
   gs_status st = GS_OK;
   for (int q = 0; q < nobjs && st == GS_OK; ++q) {
     if (objs[q].material < 0 || objs[q].material >= nmats)
@@ -744,13 +910,10 @@ gs_status gs_geometry3_build(gs_geometry3 *g, int64_t nx, int64_t ny, int64_t nz
     else
       st = paint(&b, &objs[q]);
   }
-  cache *ch = st == GS_OK ? calloc(1, sizeof *ch) : NULL;
-  if (st == GS_OK && !ch) st = GS_ERR_NOMEM;
-  if (st == GS_OK && smooth(&b, ch)) {
+  if (st == GS_OK && smooth(&b)) {
     snprintf(err ? err : (char[1]){0}, err ? errlen : 1, "more than 65535 materials");
     st = GS_ERR_LIMIT;
   }
-  free(ch);
   free(b.rigid);
   if (st != GS_OK) gs_geometry3_free(g);
   return st;
