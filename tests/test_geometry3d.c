@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "decomp3d.h"
 #include "geometry3d.h"
 
 typedef struct model {
@@ -180,6 +181,60 @@ static long compare(const gs_geometry3 *g, const ref *r, int nbase, const char *
   return bad;
 }
 
+/* Part p's held values equal the whole build's: every node's six IDs and
+ * every cell's material, and the same materials table. */
+static long compare_part(const gs_geometry3 *whole, const gs_geometry3 *p) {
+  long bad = 0;
+  for (int64_t k = p->lo[2]; k < p->hi[2]; ++k)
+    for (int64_t j = p->lo[1]; j < p->hi[1]; ++j)
+      for (int64_t i = p->lo[0]; i < p->hi[0]; ++i)
+        for (int c = 0; c < 6; ++c)
+          bad += p->id[c][gs_geometry3_node(p, i, j, k)] != whole->id[c][gs_geometry3_node(whole, i, j, k)];
+  for (int64_t k = p->clo[2]; k < p->chi[2]; ++k)
+    for (int64_t j = p->clo[1]; j < p->chi[1]; ++j)
+      for (int64_t i = p->clo[0]; i < p->chi[0]; ++i)
+        bad += p->solid[gs_geometry3_cell(p, i, j, k)] != whole->solid[gs_geometry3_cell(whole, i, j, k)];
+  bad += p->nmat != whole->nmat;
+  for (int q = 0; q < p->nmat && q < whole->nmat; ++q)
+    bad += !same_material(&p->mat[q], &whole->mat[q]) || p->mat[q].se != whole->mat[q].se;
+  return bad;
+}
+
+/* The model split over dims parts (each with one ghost node per side, as a
+ * rank holds it): every part painted, the parts' compound visits merged, each
+ * part smoothed with the merged list, gives the whole build's values. (With
+ * each part's own visits only, the compounds' numbering differs: checked to
+ * fail.) */
+static void split_case(const model *m, const gs_geometry3 *whole, const int dims[3], const char *name) {
+  const int64_t nodes[3] = {m->n[0] + 1, m->n[1] + 1, m->n[2] + 1};
+  const int nparts = dims[0] * dims[1] * dims[2];
+  gs_geometry3 *part = calloc((size_t)nparts, sizeof *part);
+  gs_compound_visit *all = NULL;
+  int64_t nall = 0;
+  char err[256];
+  for (int p = 0; p < nparts; ++p) {
+    const int coords[3] = {p % dims[0], p / dims[0] % dims[1], p / dims[0] / dims[1]};
+    gs_part3 own = gs_decomp3_part(nodes, dims, coords);
+    int64_t lo[3], hi[3];
+    for (int a = 0; a < 3; ++a)
+      lo[a] = own.lo[a] - 1, hi[a] = own.hi[a] + 1;
+    CHECK(gs_geometry3_paint(&part[p], m->n[0], m->n[1], m->n[2], m->d[0], m->d[1], m->d[2], lo, hi, m->mat, m->nmat,
+                             m->obj, m->nobj, err, sizeof err) == GS_OK);
+    all = realloc(all, sizeof *all * (size_t)(nall + part[p].nvisits + 1));
+    memcpy(all + nall, part[p].visits, sizeof *all * (size_t)part[p].nvisits);
+    nall += part[p].nvisits;
+  }
+  long bad = 0;
+  for (int p = 0; p < nparts; ++p) {
+    CHECK(gs_geometry3_smooth(&part[p], all, nall, err, sizeof err) == GS_OK);
+    bad += compare_part(whole, &part[p]);
+    gs_geometry3_free(&part[p]);
+  }
+  CHECKF(bad == 0, "%s split %dx%dx%d: %ld values differ from the whole build", name, dims[0], dims[1], dims[2], bad);
+  free(all);
+  free(part);
+}
+
 static void run_case(const char *in, const char *g3) {
   model *m = calloc(1, sizeof *m);
   ref r = {0};
@@ -198,6 +253,9 @@ static void run_case(const char *in, const char *g3) {
   CHECKF(st == GS_OK, "%s: %s", in, err);
   if (st == GS_OK) {
     CHECK(compare(&g, &r, m->nmat, in) == 0);
+    static const int splits[][3] = {{2, 2, 2}, {3, 1, 2}, {1, 4, 1}, {1, 1, 5}};
+    for (size_t q = 0; q < sizeof splits / sizeof splits[0]; ++q)
+      split_case(m, &g, splits[q], in);
     CHECKF(g.nmat == r.nmat, "%s: %d materials, gprMax %d", in, g.nmat, r.nmat);
     for (int k = 0; k < g.nmat && k < r.nmat; ++k)
       CHECKF(same_material(&g.mat[k], &r.mat[k]), "%s: material %d %s vs %s", in, k, g.mat[k].name, r.mat[k].name);

@@ -19,8 +19,8 @@
 
 typedef struct b3 {
   gs_geometry3 *g;
-  uint32_t *rigid; /* bits 0-11: rigidE[0..11], bits 12-17: rigidH[0..5] of the cell */
-  int64_t nx, ny, nz;
+  uint32_t *rigid;    /* g->rigid: bits 0-11: rigidE[0..11], bits 12-17: rigidH[0..5] of the cell */
+  int64_t nx, ny, nz; /* the whole model */
   char *err;
   size_t errlen;
 } b3;
@@ -41,7 +41,17 @@ static int64_t round_int(double v) {
 }
 
 static int64_t cell(const b3 *b, int64_t i, int64_t j, int64_t k) {
-  return i + b->nx * (j + b->ny * k);
+  return gs_geometry3_cell(b->g, i, j, k);
+}
+
+/* Is cell (i, j, k) / node (i, j, k) in the part held? Writes outside it are dropped. */
+static int held_cell(const b3 *b, int64_t i, int64_t j, int64_t k) {
+  const gs_geometry3 *g = b->g;
+  return i >= g->clo[0] && i < g->chi[0] && j >= g->clo[1] && j < g->chi[1] && k >= g->clo[2] && k < g->chi[2];
+}
+static int held_node(const b3 *b, int64_t i, int64_t j, int64_t k) {
+  const gs_geometry3 *g = b->g;
+  return i >= g->lo[0] && i < g->hi[0] && j >= g->lo[1] && j < g->hi[1] && k >= g->lo[2] && k < g->hi[2];
 }
 
 /* ---- rigid flags: gprMax's rigidE[12][nx][ny][nz] / rigidH[6][nx][ny][nz] ---- */
@@ -51,7 +61,7 @@ static void rigid_put(const b3 *b, int base, int ncomp, int c, int64_t i, int64_
   if (off < 0 || off >= ncomp * b->nx * b->ny * b->nz) return; /* past gprMax's array */
   int64_t kk = off % b->nz, jj = (off / b->nz) % b->ny, r = off / b->nz / b->ny;
   int64_t ii = r % b->nx, cc = r / b->nx;
-  b->rigid[cell(b, ii, jj, kk)] |= 1u << (base + cc);
+  if (held_cell(b, ii, jj, kk)) b->rigid[cell(b, ii, jj, kk)] |= 1u << (base + cc);
 }
 
 static int rigid_at(const b3 *b, int bit, int64_t i, int64_t j, int64_t k) {
@@ -97,12 +107,13 @@ static int rigid_h(const b3 *b, int c, int64_t i, int64_t j, int64_t k) {
 /* ---- writes of gprMax's primitives ---- */
 
 static void put_id(const b3 *b, int c, int64_t i, int64_t j, int64_t k, int m) {
-  b->g->id[c][gs_geometry3_node(b->g, i, j, k)] = (uint16_t)m;
+  if (held_node(b, i, j, k)) b->g->id[c][gs_geometry3_node(b->g, i, j, k)] = (uint16_t)m;
 }
 
 /* build_voxel: an averaged voxel takes the cell and frees its 18 edges;
  * another pins them and writes the material on all of them. */
 static void voxel(const b3 *b, int64_t i, int64_t j, int64_t k, int m, int averaging) {
+  if (!held_cell(b, i, j, k)) return; /* its edges' nodes are not held either */
   int64_t c = cell(b, i, j, k);
   b->g->solid[c] = (uint32_t)m;
   b->rigid[c] = averaging ? 0 : 0x3ffffu;
@@ -177,6 +188,21 @@ static int averages(const b3 *b, const gs_obj3 *o) {
   return o->averaging && m->averagable && !isinf(m->se);
 }
 
+/* Cells [lo, hi) of axis a clipped to the cells held. */
+static void clip(const b3 *b, int a, int64_t *lo, int64_t *hi) {
+  if (*lo < b->g->clo[a]) *lo = b->g->clo[a];
+  if (*hi > b->g->chi[a]) *hi = b->g->chi[a];
+}
+
+/* Cells [lo, hi) clipped to the model's [0, n): the plane shapes (triangle,
+ * sector) loop over the whole model's cells, since a face on the far
+ * boundary writes its rigid flags where gprMax's flat offset wraps (another
+ * part's cells); voxels outside the part are dropped by voxel(). */
+static void clip_model(int64_t *lo, int64_t *hi, int64_t n) {
+  if (*lo < 0) *lo = 0;
+  if (*hi > n) *hi = n;
+}
+
 /* build_box: non-averaged boxes write every component at each cell's lower
  * corner plus the far faces/edges gprMax adds (docs/gprmax-rules.md, #box). */
 static gs_status paint_box(b3 *b, const gs_obj3 *o) {
@@ -184,9 +210,12 @@ static gs_status paint_box(b3 *b, const gs_obj3 *o) {
   gs_status st = box_points(b, o, "box", s, f);
   if (st != GS_OK) return st;
   int m = o->material, avg = averages(b, o);
-  for (int64_t k = s[2]; k < f[2]; ++k)
-    for (int64_t j = s[1]; j < f[1]; ++j)
-      for (int64_t i = s[0]; i < f[0]; ++i) {
+  int64_t lo[3] = {s[0], s[1], s[2]}, hi[3] = {f[0], f[1], f[2]};
+  for (int a = 0; a < 3; ++a)
+    clip(b, a, &lo[a], &hi[a]);
+  for (int64_t k = lo[2]; k < hi[2]; ++k)
+    for (int64_t j = lo[1]; j < hi[1]; ++j)
+      for (int64_t i = lo[0]; i < hi[0]; ++i) {
         int64_t c = cell(b, i, j, k);
         b->g->solid[c] = (uint32_t)m;
         b->rigid[c] = avg ? 0 : 0x3ffffu;
@@ -243,12 +272,6 @@ static gs_status paint_plate(b3 *b, const gs_obj3 *o) {
   return GS_OK;
 }
 
-/* Cells [lo, hi) clipped to [0, n). */
-static void clip(int64_t *lo, int64_t *hi, int64_t n) {
-  if (*lo < 0) *lo = 0;
-  if (*hi > n) *hi = n;
-}
-
 static float rv_f(float a, float d) {
   return (float)(a / d);
 }
@@ -261,12 +284,11 @@ static gs_status paint_sphere(b3 *b, const gs_obj3 *o) {
     c[a] = (int32_t)round_int(o->v[a] / d[a]);
   float r = (float)o->v[3], fd[3] = {(float)d[0], (float)d[1], (float)d[2]};
   int64_t lo[3], hi[3];
-  const int64_t n[3] = {b->nx, b->ny, b->nz};
   for (int a = 0; a < 3; ++a) {
     float at = (float)c[a] * fd[a];
     lo[a] = round_int(rv_f(at - r, fd[a])) - 1;
     hi[a] = round_int(rv_f(at + r, fd[a])) + 1;
-    clip(&lo[a], &hi[a], n[a]);
+    clip(b, a, &lo[a], &hi[a]);
   }
   double d2[3];
   for (int a = 0; a < 3; ++a)
@@ -291,13 +313,12 @@ static gs_status paint_ellipsoid(b3 *b, const gs_obj3 *o) {
   float fd[3] = {(float)d[0], (float)d[1], (float)d[2]};
   float rr[3] = {(float)o->v[3], (float)o->v[4], (float)o->v[5]};
   int64_t lo[3], hi[3];
-  const int64_t n[3] = {b->nx, b->ny, b->nz};
   double d2[3], r2[3];
   for (int a = 0; a < 3; ++a) {
     float at = (float)c[a] * fd[a];
     lo[a] = round_int(rv_f(at - rr[a], fd[a])) - 1;
     hi[a] = round_int(rv_f(at + rr[a], fd[a])) + 1;
-    clip(&lo[a], &hi[a], n[a]);
+    clip(b, a, &lo[a], &hi[a]);
     d2[a] = (double)(fd[a] * fd[a]);
     r2[a] = (double)(rr[a] * rr[a]);
     if (r2[a] == 0) return fail(b, "#ellipsoid: a semi-axis is zero");
@@ -327,7 +348,6 @@ typedef struct axial {
 /* The snapped face centres, the alignment and the bounding box of build_cylinder / build_cone. */
 static void axial_setup(const b3 *b, const gs_obj3 *o, axial *x, float r1, float r2) {
   const double d[3] = {b->g->dx, b->g->dy, b->g->dz};
-  const int64_t n[3] = {b->nx, b->ny, b->nz};
   for (int a = 0; a < 3; ++a) {
     x->fd[a] = (float)d[a];
     x->p1[a] = (float)((double)round_int(o->v[a] / d[a]) * d[a]);
@@ -351,7 +371,7 @@ static void axial_setup(const b3 *b, const gs_obj3 *o, axial *x, float r1, float
     }
     x->lo[a] = x->s[a];
     x->hi[a] = x->f[a];
-    clip(&x->lo[a], &x->hi[a], n[a]);
+    clip(b, a, &x->lo[a], &x->hi[a]);
   }
 }
 
@@ -504,8 +524,8 @@ static gs_status paint_triangle(b3 *b, const gs_obj3 *o) {
   float cmin = fminf(fminf(c[0], c[1]), c[2]), cmax = fmaxf(fmaxf(c[0], c[1]), c[2]);
   int64_t i1 = round_int(rv_f(amin, fu)) - 1, i2 = round_int(rv_f(amax, fu)) + 1;
   int64_t j1 = round_int(rv_f(cmin, fw)) - 1, j2 = round_int(rv_f(cmax, fw)) + 1;
-  clip(&i1, &i2, n[u]);
-  clip(&j1, &j2, n[w]);
+  clip_model(&i1, &i2, n[u]);
+  clip_model(&j1, &j2, n[w]);
   int64_t lc = round_int(rv_f((float)level, fn)), tc = round_int(rv_f((float)thick, fn));
   int avg = tc > 0 && averages(b, o);
   for (int64_t i = i1; i < i2; ++i)
@@ -547,8 +567,8 @@ static gs_status paint_sector(b3 *b, const gs_obj3 *o) {
   float r = (float)o->v[4], fu = (float)d[u], fw = (float)d[w], fn = (float)d[normal];
   int64_t i1 = round_int(rv_f(c1 - r, fu)), i2 = round_int(rv_f(c1 + r, fu));
   int64_t j1 = round_int(rv_f(c2 - r, fw)), j2 = round_int(rv_f(c2 + r, fw));
-  clip(&i1, &i2, n[u]);
-  clip(&j1, &j2, n[w]);
+  clip_model(&i1, &i2, n[u]);
+  clip_model(&j1, &j2, n[w]);
   int64_t lc = round_int(rv_f((float)level, fn)), tc = round_int(rv_f((float)thick, fn));
   int avg = tc > 0 && averages(b, o);
   for (int64_t i = i1; i < i2; ++i)
@@ -738,11 +758,7 @@ static uint64_t compound_key(const uint32_t *ids, int n) {
 
 /* Open-addressing map from compound key to the first visit (sweep 1) or to
  * the material index (sweep 2); grows at half full. */
-typedef struct first_visit {
-  uint64_t key, order;
-  uint32_t ids[4];
-  int n, material;
-} first_visit;
+typedef gs_compound_visit first_visit;
 
 typedef struct visit_map {
   first_visit *e;
@@ -782,13 +798,15 @@ typedef struct smooth_job {
   const visit_map *index;          /* sweep 2: key -> material */
 } smooth_job;
 
-/* Sweep 1 over z planes [k0, k1): the first visit of every compound. */
+/* Sweep 1 over the held nodes' z planes lo[2] + [k0, k1): the first visit
+ * of every compound. */
 static void find_compounds(void *ctx, int64_t k0, int64_t k1, int part) {
   smooth_job *job = ctx;
   const b3 *b = job->b;
-  for (int64_t k = k0; k < k1; ++k)
-    for (int64_t j = 0; j <= b->ny; ++j)
-      for (int64_t i = 0; i <= b->nx; ++i)
+  const int64_t *lo = b->g->lo, *hi = b->g->hi;
+  for (int64_t k = lo[2] + k0; k < lo[2] + k1; ++k)
+    for (int64_t j = lo[1]; j < hi[1]; ++j)
+      for (int64_t i = lo[0]; i < hi[0]; ++i)
         for (int q = 0; q < 6; ++q) {
           int phase = smooth_phase(b, q, i, j, k);
           first_visit v = {0};
@@ -800,15 +818,17 @@ static void find_compounds(void *ctx, int64_t k0, int64_t k1, int part) {
         }
 }
 
-/* Sweep 2 over z planes [k0, k1): every visited component's material. */
+/* Sweep 2 over the held nodes' z planes lo[2] + [k0, k1): every visited
+ * component's material. */
 static void write_smoothed(void *ctx, int64_t k0, int64_t k1, int part) {
   (void)part;
   smooth_job *job = ctx;
   const b3 *b = job->b;
   visit_map *index = (visit_map *)job->index;
-  for (int64_t k = k0; k < k1; ++k)
-    for (int64_t j = 0; j <= b->ny; ++j)
-      for (int64_t i = 0; i <= b->nx; ++i)
+  const int64_t *lo = b->g->lo, *hi = b->g->hi;
+  for (int64_t k = lo[2] + k0; k < lo[2] + k1; ++k)
+    for (int64_t j = lo[1]; j < hi[1]; ++j)
+      for (int64_t i = lo[0]; i < hi[0]; ++i)
         for (int q = 0; q < 6; ++q) {
           uint32_t ids[4];
           int n;
@@ -823,106 +843,155 @@ static int by_order(const void *x, const void *y) {
   return (a->order > c->order) - (a->order < c->order);
 }
 
-/* The compounds of all parts made in gprMax's order; their indices in
- * `index`. Returns -1 past 65535 materials. */
-static int number_compounds(b3 *b, smooth_job *job, int parts, visit_map *index) {
+/* The visits found by every thread, one per key (the earliest). */
+static void collect_visits(b3 *b, smooth_job *job, int parts) {
   visit_map all = {0};
   for (int p = 0; p < parts; ++p) {
     for (size_t h = 0; h < job->part[p].cap; ++h)
       if (job->part[p].e[h].key) map_keep_first(&all, &job->part[p].e[h]);
     free(job->part[p].e);
   }
-  first_visit *list = gs_xcalloc(all.used + 1, sizeof *list);
-  size_t n = 0;
+  gs_geometry3 *g = b->g;
+  g->visits = gs_xcalloc(all.used + 1, sizeof *g->visits);
+  g->nvisits = 0;
   for (size_t h = 0; h < all.cap; ++h)
-    if (all.e[h].key) list[n++] = all.e[h];
-  qsort(list, n, sizeof *list, by_order);
+    if (all.e[h].key) g->visits[g->nvisits++] = all.e[h];
+  free(all.e);
+}
+
+/* The compounds of visits[0..n) made in gprMax's order (the earliest visit
+ * of each key); their indices in `index`. Returns -1 past 65535 materials. */
+static int number_compounds(b3 *b, const first_visit *visits, int64_t n, visit_map *index) {
+  visit_map first = {0};
+  map_grow(&first);
+  for (int64_t q = 0; q < n; ++q)
+    map_keep_first(&first, &visits[q]);
+  first_visit *list = gs_xcalloc(first.used + 1, sizeof *list);
+  size_t count = 0;
+  for (size_t h = 0; h < first.cap; ++h)
+    if (first.e[h].key) list[count++] = first.e[h];
+  qsort(list, count, sizeof *list, by_order);
   int bad = 0;
-  for (size_t q = 0; q < n && !bad; ++q) {
+  for (size_t q = 0; q < count && !bad; ++q) {
     list[q].material = compound(b, list[q].ids, list[q].n);
     bad = list[q].material < 0;
     map_keep_first(index, &list[q]);
   }
   free(list);
-  free(all.e);
+  free(first.e);
   return bad ? -1 : 0;
 }
 
-/* build_electric_components then build_magnetic_components, with gprMax's
- * loop order deciding the compounds' indices. */
-static int smooth(b3 *b) {
-  smooth_job *job = gs_xcalloc(1, sizeof *job);
-  job->b = b;
-  int parts = gs_parallel_threads();
-  gs_parallel_for(b->nz + 1, parts, find_compounds, job);
-  visit_map index = {0};
-  map_grow(&index);
-  int bad = number_compounds(b, job, parts, &index);
-  job->index = &index;
-  if (!bad) gs_parallel_for(b->nz + 1, parts, write_smoothed, job);
-  free(index.e);
-  free(job);
-  return bad;
-}
-
-/* Every cell and component free space (material 1), z planes [k0, k1) of
- * the nodes (the cells of planes below nz). */
+/* Every cell and component of the part free space (material 1), node
+ * planes lo[2] + [k0, k1) (with their cells). */
 static void fill_free_space(void *ctx, int64_t k0, int64_t k1, int part) {
   (void)part;
   gs_geometry3 *g = ctx;
-  const size_t plane_cells = (size_t)(g->nx * g->ny), plane_nodes = (size_t)((g->nx + 1) * (g->ny + 1));
+  const size_t plane_cells = (size_t)((g->chi[0] - g->clo[0]) * (g->chi[1] - g->clo[1]));
+  const size_t plane_nodes = (size_t)((g->hi[0] - g->lo[0]) * (g->hi[1] - g->lo[1]));
+  const int64_t cell_planes = g->chi[2] - g->clo[2];
   for (int64_t k = k0; k < k1; ++k) {
-    if (k < g->nz)
+    if (k < cell_planes)
       for (size_t q = 0; q < plane_cells; ++q)
         g->solid[(size_t)k * plane_cells + q] = 1;
     for (int c = 0; c < 6; ++c)
       for (size_t q = 0; q < plane_nodes; ++q)
         g->id[c][(size_t)k * plane_nodes + q] = 1;
   }
+  if (k1 == g->hi[2] - g->lo[2]) /* the last part also fills cell planes past the node planes */
+    for (int64_t k = k1; k < cell_planes; ++k)
+      for (size_t q = 0; q < plane_cells; ++q)
+        g->solid[(size_t)k * plane_cells + q] = 1;
 }
 
-gs_status gs_geometry3_build(gs_geometry3 *g, int64_t nx, int64_t ny, int64_t nz, double dx, double dy, double dz,
-                             const gs_mat3 *mats, int nmats, const gs_obj3 *objs, int nobjs, char *err, size_t errlen) {
+/* The part's boxes and arrays, every value free space. */
+static gs_status allocate_part(b3 *b, const int64_t lo[3], const int64_t hi[3], const gs_mat3 *mats, int nmats) {
+  gs_geometry3 *g = b->g;
+  const int64_t n[3] = {g->nx, g->ny, g->nz};
+  size_t cells = 1, nodes = 1;
+  for (int a = 0; a < 3; ++a) {
+    g->lo[a] = lo[a] < 0 ? 0 : lo[a] > n[a] ? n[a] : lo[a];
+    g->hi[a] = hi[a] > n[a] + 1 ? n[a] + 1 : hi[a] < g->lo[a] + 1 ? g->lo[a] + 1 : hi[a];
+    g->clo[a] = g->lo[a] > 0 ? g->lo[a] - 1 : 0;
+    g->chi[a] = g->hi[a] < n[a] ? g->hi[a] : n[a];
+    cells *= (size_t)(g->chi[a] - g->clo[a]);
+    nodes *= (size_t)(g->hi[a] - g->lo[a]);
+  }
+  g->solid = malloc(cells * sizeof *g->solid);
+  g->rigid = b->rigid = calloc(cells, sizeof *b->rigid);
+  g->mat = malloc(sizeof *g->mat * (size_t)nmats);
+  int ok = g->solid && b->rigid && g->mat;
+  for (int c = 0; c < 6; ++c)
+    ok &= (g->id[c] = malloc(nodes * sizeof *g->id[c])) != NULL;
+  if (!ok) return GS_ERR_NOMEM;
+  memcpy(g->mat, mats, sizeof *g->mat * (size_t)nmats);
+  g->nmat = nmats;
+  gs_parallel_for(g->hi[2] - g->lo[2], gs_parallel_threads(), fill_free_space, g);
+  return GS_OK;
+}
+
+gs_status gs_geometry3_paint(gs_geometry3 *g, int64_t nx, int64_t ny, int64_t nz, double dx, double dy, double dz,
+                             const int64_t lo[3], const int64_t hi[3], const gs_mat3 *mats, int nmats,
+                             const gs_obj3 *objs, int nobjs, char *err, size_t errlen) {
   memset(g, 0, sizeof *g);
   b3 b = {.g = g, .nx = nx, .ny = ny, .nz = nz, .err = err, .errlen = errlen};
   if (err && errlen) err[0] = 0;
   if (nx < 1 || ny < 1 || nz < 1 || nmats < 2 || nmats > 65535) return fail(&b, "bad grid or materials table");
   g->nx = nx, g->ny = ny, g->nz = nz, g->dx = dx, g->dy = dy, g->dz = dz;
-  size_t cells = (size_t)(nx * ny * nz), nodes = (size_t)((nx + 1) * (ny + 1) * (nz + 1));
-  g->solid = malloc(cells * sizeof *g->solid);
-  b.rigid = calloc(cells, sizeof *b.rigid);
-  g->mat = malloc(sizeof *g->mat * (size_t)nmats);
-  int ok = g->solid && b.rigid && g->mat;
-  for (int c = 0; c < 6; ++c)
-    ok &= (g->id[c] = malloc(nodes * sizeof *g->id[c])) != NULL;
-  if (!ok) {
-    free(b.rigid);
-    gs_geometry3_free(g);
-    return GS_ERR_NOMEM;
-  }
-  memcpy(g->mat, mats, sizeof *g->mat * (size_t)nmats);
-  g->nmat = nmats;
-  gs_parallel_for(nz + 1, gs_parallel_threads(), fill_free_space, g);
-  gs_status st = GS_OK;
+  gs_status st = allocate_part(&b, lo, hi, mats, nmats);
   for (int q = 0; q < nobjs && st == GS_OK; ++q) {
     if (objs[q].material < 0 || objs[q].material >= nmats)
       st = fail(&b, "object %d: material index %d out of range", q + 1, objs[q].material);
     else
       st = paint(&b, &objs[q]);
   }
-  if (st == GS_OK && smooth(&b)) {
-    snprintf(err ? err : (char[1]){0}, err ? errlen : 1, "more than 65535 materials");
-    st = GS_ERR_LIMIT;
+  if (st == GS_OK) {
+    smooth_job *job = gs_xcalloc(1, sizeof *job);
+    job->b = &b;
+    int parts = gs_parallel_threads();
+    gs_parallel_for(g->hi[2] - g->lo[2], parts, find_compounds, job);
+    collect_visits(&b, job, parts);
+    free(job);
   }
-  free(b.rigid);
   if (st != GS_OK) gs_geometry3_free(g);
   return st;
 }
 
+/* build_electric_components then build_magnetic_components: the compounds
+ * numbered by gprMax's loop order, then every component written. */
+gs_status gs_geometry3_smooth(gs_geometry3 *g, const gs_compound_visit *visits, int64_t n, char *err, size_t errlen) {
+  b3 b = {.g = g, .rigid = g->rigid, .nx = g->nx, .ny = g->ny, .nz = g->nz, .err = err, .errlen = errlen};
+  visit_map index = {0};
+  map_grow(&index);
+  int bad = number_compounds(&b, visits, n, &index);
+  if (!bad) {
+    smooth_job *job = gs_xcalloc(1, sizeof *job);
+    job->b = &b;
+    job->index = &index;
+    gs_parallel_for(g->hi[2] - g->lo[2], gs_parallel_threads(), write_smoothed, job);
+    free(job);
+  }
+  free(index.e);
+  if (!bad) return GS_OK;
+  if (err && errlen) snprintf(err, errlen, "more than 65535 materials");
+  gs_geometry3_free(g);
+  return GS_ERR_LIMIT;
+}
+
+gs_status gs_geometry3_build(gs_geometry3 *g, int64_t nx, int64_t ny, int64_t nz, double dx, double dy, double dz,
+                             const gs_mat3 *mats, int nmats, const gs_obj3 *objs, int nobjs, char *err, size_t errlen) {
+  const int64_t lo[3] = {0, 0, 0}, hi[3] = {nx + 1, ny + 1, nz + 1};
+  gs_status st = gs_geometry3_paint(g, nx, ny, nz, dx, dy, dz, lo, hi, mats, nmats, objs, nobjs, err, errlen);
+  if (st != GS_OK) return st;
+  return gs_geometry3_smooth(g, g->visits, g->nvisits, err, errlen);
+}
+
 void gs_geometry3_free(gs_geometry3 *g) {
   free(g->solid);
+  free(g->rigid);
   for (int c = 0; c < 6; ++c)
     free(g->id[c]);
   free(g->mat);
+  free(g->visits);
   memset(g, 0, sizeof *g);
 }

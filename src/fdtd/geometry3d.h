@@ -6,7 +6,7 @@
  * (dielectric smoothing into compound materials named as gprMax names them).
  * Independent of the scene parser: the caller resolves material names into
  * indices (0 pec, 1 free_space, then the #material commands in file order).
- * Whole grid, one rank. */
+ * The whole grid, or the part of it one rank holds (gs_geometry3_paint). */
 #ifndef GS_GEOMETRY3D_H
 #define GS_GEOMETRY3D_H
 
@@ -51,24 +51,60 @@ typedef struct gs_mat3 {
   int averagable; /* 0 for pec, se = inf, dispersive materials */
 } gs_mat3;
 
+/* The first visit of gprMax's smoothing to a compound material (its cells'
+ * materials as the multiset `key`, the cells in the order met, and where in
+ * gprMax's visiting order): the earliest visit of each key over the whole
+ * model decides the compound's index and how its properties are summed. */
+typedef struct gs_compound_visit {
+  uint64_t key, order;
+  uint32_t ids[4];
+  int32_t n, material;
+} gs_compound_visit;
+
+/* The geometry of nodes [lo, hi) of a model of nx x ny x nz cells (the
+ * whole model: lo 0, hi n + 1), with the cells those nodes touch,
+ * [clo, chi) = [max(lo - 1, 0), min(hi, n)). */
 typedef struct gs_geometry3 {
-  int64_t nx, ny, nz;
+  int64_t nx, ny, nz; /* the whole model's cells */
   double dx, dy, dz;
-  uint32_t *solid; /* nx*ny*nz cells, x fastest: material index */
-  uint16_t *id[6]; /* Ex Ey Ez Hx Hy Hz: (nx+1)(ny+1)(nz+1) nodes, x fastest: material index */
-  gs_mat3 *mat;    /* the given materials, then the compounds smoothing made (gprMax's order and names) */
+  int64_t lo[3], hi[3];   /* nodes held */
+  int64_t clo[3], chi[3]; /* cells held */
+  uint32_t *solid;        /* cells held, x fastest: material index */
+  uint32_t *rigid;        /* cells held: bits 0-11 gprMax's rigidE[0..11], bits 12-17 rigidH[0..5] */
+  uint16_t *id[6];        /* Ex Ey Ez Hx Hy Hz of the nodes held, x fastest: material index */
+  gs_mat3 *mat;           /* the given materials, then the compounds smoothing made (gprMax's order and names) */
   int nmat;
+  gs_compound_visit *visits; /* after gs_geometry3_paint: this part's first visits */
+  int64_t nvisits;
 } gs_geometry3;
 
-/* Index of cell (i, j, k) in g->solid and of node (i, j, k) in g->id[c]. */
+/* Index of cell (i, j, k) in g->solid and g->rigid and of node (i, j, k) in
+ * g->id[c] (global indices, within the part held). */
 static inline int64_t gs_geometry3_cell(const gs_geometry3 *g, int64_t i, int64_t j, int64_t k) {
-  return i + g->nx * (j + g->ny * k);
+  return (i - g->clo[0]) + (g->chi[0] - g->clo[0]) * ((j - g->clo[1]) + (g->chi[1] - g->clo[1]) * (k - g->clo[2]));
 }
 static inline int64_t gs_geometry3_node(const gs_geometry3 *g, int64_t i, int64_t j, int64_t k) {
-  return i + (g->nx + 1) * (j + (g->ny + 1) * k);
+  return (i - g->lo[0]) + (g->hi[0] - g->lo[0]) * ((j - g->lo[1]) + (g->hi[1] - g->lo[1]) * (k - g->lo[2]));
 }
 
-/* Builds the geometry; GS_OK, or GS_ERR_FORMAT with the reason in err (the
+/* Paints the geometry commands onto the part of nodes [lo, hi) (clipped to
+ * the model) and finds the part's first visits of compounds (g->visits). A
+ * model split over ranks paints each part, merges every part's visits
+ * (gs_geometry3_smooth keeps the earliest of each key), then smooths each
+ * part with the merged list: the same indices and properties as one build
+ * of the whole model. GS_OK, GS_ERR_FORMAT (gprMax's checks, reason in
+ * err), GS_ERR_NOMEM. */
+gs_status gs_geometry3_paint(gs_geometry3 *g, int64_t nx, int64_t ny, int64_t nz, double dx, double dy, double dz,
+                             const int64_t lo[3], const int64_t hi[3], const gs_mat3 *mats, int nmats,
+                             const gs_obj3 *objs, int nobjs, char *err, size_t errlen);
+/* Makes the compounds of visits[0..n) in gprMax's order (n may hold
+ * several visits of one key and any order) and writes every E and H
+ * component's material. GS_OK, or GS_ERR_LIMIT past 65535 materials (the
+ * geometry is freed). */
+gs_status gs_geometry3_smooth(gs_geometry3 *g, const gs_compound_visit *visits, int64_t n, char *err, size_t errlen);
+
+/* Builds the whole model's geometry (paint, then smooth with its own
+ * visits); GS_OK, or GS_ERR_FORMAT with the reason in err (the
  * checks gprMax makes: points outside the domain, degenerate objects, bad
  * radii or angles), or GS_ERR_LIMIT past 65535 materials. */
 gs_status gs_geometry3_build(gs_geometry3 *g, int64_t nx, int64_t ny, int64_t nz, double dx, double dy, double dz,
