@@ -18,9 +18,10 @@ constexpr int kThreads = 256, kSeg = 512; // floats per warp task along a row (1
 
 // Warp tasks a box needs.
 __host__ __device__ int64_t box_tasks(const gs_halo_box &x) {
-  if (x.w >= 32) return x.h * ((x.w + kSeg - 1) / kSeg);
+  const int64_t rows = gs_halo_rows(&x);
+  if (x.w >= 32) return rows * ((x.w + kSeg - 1) / kSeg);
   int per = 32 / (int)x.w;
-  return (x.h + per - 1) / per;
+  return (rows + per - 1) / per;
 }
 
 __global__ void __launch_bounds__(kThreads) copy_boxes_kernel(const gs_halo_boxes b) {
@@ -32,12 +33,13 @@ __global__ void __launch_bounds__(kThreads) copy_boxes_kernel(const gs_halo_boxe
   if (tasks > 0 && x.w >= 32) {
     const int64_t segs = (x.w + kSeg - 1) / kSeg;
     // 16-byte path: both rows start at the same offset within 16 bytes.
-    const bool vec = (((uintptr_t)x.src ^ (uintptr_t)x.dst) & 15) == 0 && (x.spitch & 3) == 0 && (x.dpitch & 3) == 0;
+    const bool vec = (((uintptr_t)x.src ^ (uintptr_t)x.dst) & 15) == 0 && (x.spitch & 3) == 0 && (x.dpitch & 3) == 0 &&
+                     (x.d <= 1 || ((x.splane & 3) == 0 && (x.dplane & 3) == 0));
     const int head = vec ? (int)(((16 - ((uintptr_t)x.src & 15)) & 15) >> 2) : 0; // floats before the first aligned one
     for (int64_t t = first; t < tasks; t += stride) {
       const int64_t r = t / segs, seg = t - r * segs;
-      const float *s = x.src + r * x.spitch;
-      float *d = x.dst + r * x.dpitch;
+      const float *s = x.src + gs_halo_src_row(&x, r);
+      float *d = x.dst + gs_halo_dst_row(&x, r);
       if (vec && x.w >= head + 4) {
         const int64_t nv = (x.w - head) >> 2, v0 = seg * (kSeg / 4), v1 = v0 + kSeg / 4 < nv ? v0 + kSeg / 4 : nv;
         const float4 *s4 = reinterpret_cast<const float4 *>(s + head);
@@ -67,7 +69,7 @@ __global__ void __launch_bounds__(kThreads) copy_boxes_kernel(const gs_halo_boxe
     if (rr < per)
       for (int64_t t = first; t < tasks; t += stride) {
         const int64_t r = t * per + rr;
-        if (r < x.h) x.dst[r * x.dpitch + c] = x.src[r * x.spitch + c];
+        if (r < gs_halo_rows(&x)) x.dst[gs_halo_dst_row(&x, r) + c] = x.src[gs_halo_src_row(&x, r) + c];
       }
   }
   if (b.flag) {

@@ -17,12 +17,31 @@ extern "C" {
 
 #define GS_HALO_MAX_BOXES 8
 
-/* h rows of w floats: row r of the box at src + r * spitch (and dst + r * dpitch). */
+/* d planes of h rows of w floats: row r of plane p at src + p * splane +
+ * r * spitch (and dst + p * dplane + r * dpitch); d 0 or 1 is one plane (a
+ * 2D box; 3D faces normal to x or y are boxes of several planes). */
 typedef struct gs_halo_box {
   const float *src;
   float *dst;
   int64_t spitch, dpitch, w, h;
+  int64_t d, splane, dplane;
 } gs_halo_box;
+
+/* Rows in box x (h per plane) and where row r starts in source and destination. */
+#ifdef __CUDACC__
+#define GS_HALO_HD __host__ __device__ __forceinline__
+#else
+#define GS_HALO_HD static inline
+#endif
+GS_HALO_HD int64_t gs_halo_rows(const gs_halo_box *x) {
+  return x->d > 1 ? x->h * x->d : x->h;
+}
+GS_HALO_HD int64_t gs_halo_src_row(const gs_halo_box *x, int64_t r) {
+  return x->d > 1 ? (r / x->h) * x->splane + (r % x->h) * x->spitch : r * x->spitch;
+}
+GS_HALO_HD int64_t gs_halo_dst_row(const gs_halo_box *x, int64_t r) {
+  return x->d > 1 ? (r / x->h) * x->dplane + (r % x->h) * x->dpitch : r * x->dpitch;
+}
 
 /* n boxes; then, when flag is not NULL, *flag = value once every box is
  * copied and made visible system-wide (the signal fused into the copy: the

@@ -135,7 +135,9 @@ static void pack(gs_halo *h, const gs_halo_box_g *bx, int n, int parity, float *
   for (int k = 0; k < n; ++k) {
     float *f = corner(&h->arr[bx[k].array], parity, &bx[k]);
     int64_t p = h->arr[bx[k].array].pitch, w = bx[k].a1 - bx[k].a0, ht = bx[k].b1 - bx[k].b0;
-    queue(h, &l, to_buf ? (gs_halo_box){f, buf + off, p, w, w, ht} : (gs_halo_box){buf + off, f, w, p, w, ht},
+    queue(h, &l,
+          to_buf ? (gs_halo_box){f, buf + off, p, w, w, ht, 1, 0, 0}
+                 : (gs_halo_box){buf + off, f, w, p, w, ht, 1, 0, 0},
           k == n - 1, s);
     off += box_floats(&bx[k]);
   }
@@ -153,7 +155,7 @@ static void push(gs_halo *h, peer *q, int parity, gs_stream s) {
   }
   if (q->send_stage[0]) { /* staged: pack here, one contiguous store, the flag fused into it */
     pack(h, q->p.send, q->p.nsend, parity, q->sbuf, 1, s);
-    queue(h, &l, (gs_halo_box){q->sbuf, q->send_stage[parity], 0, 0, (int64_t)q->send_floats, 1}, 1, s);
+    queue(h, &l, (gs_halo_box){q->sbuf, q->send_stage[parity], 0, 0, (int64_t)q->send_floats, 1, 1, 0, 0}, 1, s);
     return;
   }
   for (int k = 0; k < q->p.nsend; ++k) {
@@ -165,7 +167,7 @@ static void push(gs_halo *h, peer *q, int parity, gs_stream s) {
       h->b->copy_2d_d2d(to, (size_t)theirs->pitch * sizeof(float), from, (size_t)mine->pitch * sizeof(float),
                         (size_t)w * sizeof(float), (size_t)ht, s);
     else
-      queue(h, &l, (gs_halo_box){from, to, mine->pitch, theirs->pitch, w, ht}, k == q->p.nsend - 1, s);
+      queue(h, &l, (gs_halo_box){from, to, mine->pitch, theirs->pitch, w, ht, 1, 0, 0}, k == q->p.nsend - 1, s);
   }
   if (l.flag && (h->ipc_engine || q->p.nsend == 0)) h->b->halo_signal(l.flag, l.value, s);
 }

@@ -5,7 +5,8 @@
  * Boxes: rows (some longer than a warp's 512-float task), columns, small
  * corners, odd pitches and pitches that allow 16-byte copies, source and
  * destination with the same and with different alignments,
- * 1..GS_HALO_MAX_BOXES in one call, each box's destination in its own band of
+ * boxes of several planes (3D faces packed into a buffer, one float wide
+ * too), 1..GS_HALO_MAX_BOXES in one call, each box's destination in its own band of
  * rows; every call also raises the fused flag, checked after it. Then the
  * stream-ordered flags (signal, wait) of the ipc transport, with plain
  * values and with values read from a device word (ticks, CUDA graphs). */
@@ -38,7 +39,13 @@ static void make(gs_halo_boxes *l, int n, const float *src, float *dst) {
     int64_t x = pick(SW - w + 1), y = pick(SH - h + 1), x2 = pick(DP - w + 1), y2 = pick(SH - h + 1) + (int64_t)k * SH;
     if (k % 2 == 0 && (x2 & 3) != (x & 3))
       x2 = (x2 & ~(int64_t)3) + (x & 3) <= DP - w ? (x2 & ~(int64_t)3) + (x & 3) : x2;
-    l->box[k] = (gs_halo_box){src + y * SP + x, dst + y2 * DP + x2, SP, DP, w, h};
+    l->box[k] = (gs_halo_box){src + y * SP + x, dst + y2 * DP + x2, SP, DP, w, h, 1, 0, 0};
+    if (k % 4 == 3) { /* a 3D face: d planes 7 source rows apart, packed into the destination */
+      int64_t d = 1 + pick(6), hh = 1 + pick(6), ww = k % 8 == 3 ? 1 : 1 + pick(40);
+      int64_t ys = pick(SH - ((d - 1) * 7 + hh) + 1), xs = pick(SW - ww + 1);
+      l->box[k] =
+          (gs_halo_box){src + ys * SP + xs, dst + (int64_t)k * SH * DP + pick(100), SP, ww, ww, hh, d, 7 * SP, ww * hh};
+    }
   }
 }
 
@@ -109,10 +116,13 @@ int main(int argc, char **argv) {
     make(&l, n, hs, want);
     if (!gpu) {
       memset(got, 0, bytes);
-      for (int k = 0; k < n; ++k) /* the plain loop */
-        for (int64_t r = 0; r < l.box[k].h; ++r)
-          for (int64_t c = 0; c < l.box[k].w; ++c)
-            got[(l.box[k].dst - want) + r * DP + c] = l.box[k].src[r * SP + c];
+      for (int k = 0; k < n; ++k) { /* the plain loop */
+        const gs_halo_box *x = &l.box[k];
+        for (int64_t p = 0; p < (x->d > 1 ? x->d : 1); ++p)
+          for (int64_t r = 0; r < x->h; ++r)
+            for (int64_t c = 0; c < x->w; ++c)
+              got[(x->dst - want) + p * x->dplane + r * x->dpitch + c] = x->src[p * x->splane + r * x->spitch + c];
+      }
       uint64_t fl = 0;
       l.flag = &fl;
       l.value = gs_tick_at(7 + round);
