@@ -99,13 +99,17 @@ static int slot(int tag) {
   return (tag - 300) & 15;
 }
 
-static size_t box_floats(const gs_halo_box_g *x) {
-  return (size_t)((x->a1 - x->a0) * (x->b1 - x->b0));
+static int64_t box_planes(const gs_halo_box_g *x) {
+  return x->c1 > x->c0 ? x->c1 - x->c0 : 1;
 }
 
-/* Node (a, b) of box x's corner in one buffer of array a. */
+static size_t box_floats(const gs_halo_box_g *x) {
+  return (size_t)((x->a1 - x->a0) * (x->b1 - x->b0) * box_planes(x));
+}
+
+/* Node (a0, b0, c0) of box x in one buffer of array a. */
 static float *corner(const gs_halo_array *a, int parity, const gs_halo_box_g *x) {
-  return a->buf[parity] + (x->b0 - a->b0) * a->pitch + (x->a0 - a->a0);
+  return a->buf[parity] + (x->c0 - a->c0) * a->plane + (x->b0 - a->b0) * a->pitch + (x->a0 - a->a0);
 }
 
 /* Flag value v (an exchange number) as the kernels take it. */
@@ -134,10 +138,11 @@ static void pack(gs_halo *h, const gs_halo_box_g *bx, int n, int parity, float *
   size_t off = 0;
   for (int k = 0; k < n; ++k) {
     float *f = corner(&h->arr[bx[k].array], parity, &bx[k]);
-    int64_t p = h->arr[bx[k].array].pitch, w = bx[k].a1 - bx[k].a0, ht = bx[k].b1 - bx[k].b0;
+    const gs_halo_array *a = &h->arr[bx[k].array];
+    int64_t w = bx[k].a1 - bx[k].a0, ht = bx[k].b1 - bx[k].b0, d = box_planes(&bx[k]);
     queue(h, &l,
-          to_buf ? (gs_halo_box){f, buf + off, p, w, w, ht, 1, 0, 0}
-                 : (gs_halo_box){buf + off, f, w, p, w, ht, 1, 0, 0},
+          to_buf ? (gs_halo_box){f, buf + off, a->pitch, w, w, ht, d, a->plane, w * ht}
+                 : (gs_halo_box){buf + off, f, w, a->pitch, w, ht, d, w * ht, a->plane},
           k == n - 1, s);
     off += box_floats(&bx[k]);
   }
@@ -162,12 +167,14 @@ static void push(gs_halo *h, peer *q, int parity, gs_stream s) {
     const gs_halo_box_g *x = &q->p.send[k];
     const gs_halo_array *mine = &h->arr[x->array], *theirs = &q->remote[x->array];
     float *from = corner(mine, parity, x), *to = corner(theirs, parity, x);
-    int64_t w = x->a1 - x->a0, ht = x->b1 - x->b0;
+    int64_t w = x->a1 - x->a0, ht = x->b1 - x->b0, d = box_planes(x);
     if (h->ipc_engine)
-      h->b->copy_2d_d2d(to, (size_t)theirs->pitch * sizeof(float), from, (size_t)mine->pitch * sizeof(float),
-                        (size_t)w * sizeof(float), (size_t)ht, s);
+      for (int64_t c = 0; c < d; ++c)
+        h->b->copy_2d_d2d(to + c * theirs->plane, (size_t)theirs->pitch * sizeof(float), from + c * mine->plane,
+                          (size_t)mine->pitch * sizeof(float), (size_t)w * sizeof(float), (size_t)ht, s);
     else
-      queue(h, &l, (gs_halo_box){from, to, mine->pitch, theirs->pitch, w, ht, 1, 0, 0}, k == q->p.nsend - 1, s);
+      queue(h, &l, (gs_halo_box){from, to, mine->pitch, theirs->pitch, w, ht, d, mine->plane, theirs->plane},
+            k == q->p.nsend - 1, s);
   }
   if (l.flag && (h->ipc_engine || q->p.nsend == 0)) h->b->halo_signal(l.flag, l.value, s);
 }
@@ -206,7 +213,7 @@ static void spin_until(_Atomic int64_t *c, int64_t v, int rank, const char *what
 typedef struct desc {
   char bus[32];
   int has_ipc, sync_flag;
-  int64_t pitch[16], a0[16], b0[16];
+  int64_t pitch[16], a0[16], b0[16], plane[16], c0[16];
   unsigned char mem[16][2][GS_IPC_HANDLE_BYTES];
   unsigned char ev[2][GS_IPC_HANDLE_BYTES];
   unsigned char flags[GS_IPC_HANDLE_BYTES];
@@ -291,6 +298,8 @@ static void describe_self(gs_halo *h, desc *me, gs_halo_transport want, int bad)
     me->pitch[k] = h->arr[k].pitch;
     me->a0[k] = h->arr[k].a0;
     me->b0[k] = h->arr[k].b0;
+    me->plane[k] = h->arr[k].plane;
+    me->c0[k] = h->arr[k].c0;
     if (me->has_ipc && h->arr[k].buf[0])
       for (int p = 0; p < 2; ++p)
         b->ipc_mem_handle(h->arr[k].buf[p], me->mem[k][p]);
@@ -392,7 +401,7 @@ static const char *transport_reason(const gs_halo *h, const halo_setup *su, cons
 static void open_ipc_peer(gs_halo *h, peer *q, const desc *them) {
   const gs_backend *b = h->b;
   for (int a = 0; a < h->narr; ++a) {
-    q->remote[a] = (gs_halo_array){{NULL, NULL}, them->pitch[a], them->a0[a], them->b0[a]};
+    q->remote[a] = (gs_halo_array){{NULL, NULL}, them->pitch[a], them->a0[a], them->b0[a], them->plane[a], them->c0[a]};
     int used = 0;
     for (int i = 0; i < q->p.nsend; ++i)
       used |= q->p.send[i].array == a;
@@ -450,7 +459,7 @@ static int wants_staging(const peer *q, gs_ipc_stage stage) {
   if (stage == GS_IPC_STAGE_ALWAYS) return 1;
   int64_t rows = 0;
   for (int i = 0; i < q->p.nrecv; ++i)
-    rows += q->p.recv[i].b1 - q->p.recv[i].b0;
+    rows += (q->p.recv[i].b1 - q->p.recv[i].b0) * box_planes(&q->p.recv[i]);
   double per_row = (double)q->recv_floats / (double)(rows ? rows : 1);
   return per_row >= 2.0 && per_row < 32.0;
 }

@@ -47,17 +47,22 @@ int gs_halo_transport_parse(const char *s);
 int gs_halo_transport_possible(gs_halo_transport want, const gs_backend *b, int cuda_aware, char *err, size_t errlen);
 
 /* One array: two buffers (parity 0 and 1), dev_alloc blocks (their start),
- * element (a, b) of the global grid at buf[(b - b0) * pitch + (a - a0)].
+ * element (a, b) of the global grid at buf[(b - b0) * pitch + (a - a0)];
+ * a 3D array also has planes: element (a, b, c) at buf[(c - c0) * plane +
+ * (b - b0) * pitch + (a - a0)] (plane and c0 0 in 2D).
  * buf NULL: this rank has no such array (then no box names it). */
 typedef struct gs_halo_array {
   float *buf[2];
   int64_t pitch, a0, b0;
+  int64_t plane, c0;
 } gs_halo_array;
 
-/* Nodes [a0, a1) x [b0, b1) of one array, global coordinates. */
+/* Nodes [a0, a1) x [b0, b1) of one array, global coordinates; in 3D also
+ * planes [c0, c1) (c1 <= c0: the one plane c0, as in 2D where both are 0). */
 typedef struct gs_halo_box_g {
   int array;
   int64_t a0, a1, b0, b1;
+  int64_t c0, c1;
 } gs_halo_box_g;
 
 /* A neighbour: its rank in comm, the boxes this rank sends it (from its own

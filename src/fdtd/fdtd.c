@@ -848,7 +848,7 @@ static int ghost_boxes(const gs_scene *sc, const gs_fdtd_part *p, int R, int dx,
     int64_t a1 = dx < 0 ? p->i0 : dx > 0 ? p->i1 + depth[f][1] : p->i1;
     int64_t b0 = dy < 0 ? p->j0 - depth[f][2] : dy > 0 ? p->j1 : p->j0;
     int64_t b1 = dy < 0 ? p->j0 : dy > 0 ? p->j1 + depth[f][3] : p->j1;
-    if (a1 > a0 && b1 > b0) out[n++] = (gs_halo_box_g){f, a0, a1, b0, b1};
+    if (a1 > a0 && b1 > b0) out[n++] = (gs_halo_box_g){f, a0, a1, b0, b1, 0, 0};
   }
   if (R > 1 && (dx == 0) != (dy == 0))
     for (int side = 0; side < 4; ++side) {
@@ -864,7 +864,7 @@ static int ghost_boxes(const gs_scene *sc, const gs_fdtd_part *p, int R, int dx,
       int64_t olo = dir == 0 ? p->j0 : p->i0, ohi = dir == 0 ? p->j1 : p->i1;
       int64_t a0 = along < 0 ? olo - (R - 1) : ohi, a1 = along < 0 ? olo : ohi + R - 1;
       for (int eh = 0; eh < 2; ++eh)
-        out[n++] = (gs_halo_box_g){3 + 2 * side + eh, a0, a1, b0, b1};
+        out[n++] = (gs_halo_box_g){3 + 2 * side + eh, a0, a1, b0, b1, 0, 0};
     }
   return n;
 }
@@ -883,13 +883,17 @@ gs_status gs_fdtd_sim_connect(gs_fdtd_sim *m, MPI_Comm cart, gs_halo_transport t
     arr[f] = (gs_halo_array){{m->fields.buf[0][f], m->fields.buf[1][f]},
                              m->grid.pitch,
                              m->grid.own.i0 - m->grid.g,
-                             m->grid.own.j0 - m->grid.g};
+                             m->grid.own.j0 - m->grid.g,
+                             0,
+                             0};
   for (int k = 0; k < m->pml.n; ++k)
     for (int eh = 0; eh < 2; ++eh)
       arr[3 + 2 * m->pml.side[k] + eh] = (gs_halo_array){{m->pml.psi[k][0][eh], m->pml.psi[k][1][eh]},
                                                          m->pml.slab[k].o1 - m->pml.slab[k].o0,
                                                          m->pml.slab[k].o0,
-                                                         m->pml.slab[k].lo};
+                                                         m->pml.slab[k].lo,
+                                                         0,
+                                                         0};
   gs_fdtd_part mine = m->grid.own;
   gs_halo_peer peers[8];
   gs_halo_box_g boxes[8][2][16];
