@@ -38,19 +38,34 @@ if want bench; then
   $bin bench scale --size 1024 --reps 20 2>&1 | tee "$out/bench_scale.txt"
 fi
 if want 3d; then
-  log "3d: CPU and GPU bits on 3D scenes, then the 3D kernel bench"
-  for s in small_3d; do
+  log "3d: CPU and GPU bits on every 3D scene of tests/data/gprmax, then the 3D benches (set-up timed)"
+  scenes3d=$(for d in tests/data/gprmax/*/; do
+    f=$(ls "$d"*.in 2>/dev/null | head -1); [ -n "$f" ] || continue
+    python3 - "$f" <<'PY' && basename "$d"
+import sys
+words = {l.split(':')[0]: l.split(':')[1].split() for l in open(sys.argv[1]) if l.startswith('#') and ':' in l}
+n = [float(a) / float(b) for a, b in zip(words['#domain'], words['#dx_dy_dz'])]
+sys.exit(0 if min(n) > 1.5 else 1)
+PY
+  done)
+  for s in $scenes3d; do
+    in=$(ls tests/data/gprmax/$s/*.in | head -1); m=$(basename "$in" .in)
     for be in cpu cuda; do
-      $bin fdtd tests/data/gprmax/$s/$s.in --backend $be -o /tmp/3d-$s-$be 2>&1 | grep -E "checksum|Mcells"
+      (cd "tests/data/gprmax/$s" && "$here/$bin" fdtd "$m.in" --backend $be -o /tmp/3d-$s-$be 2>&1 | grep -E "checksum|Mcells")
     done
     python3 -c "
-import h5py, numpy as np, sys
-a = h5py.File('/tmp/3d-$s-cpu/$s.h5'); b = h5py.File('/tmp/3d-$s-cuda/$s.h5')
-same = all(np.array_equal(a['rxs'][r][c][()], b['rxs'][r][c][()]) for r in a['rxs'] for c in a['rxs'][r])
-print('$s: CPU and GPU receivers', 'bit-identical' if same else 'DIFFER')"
-    python3 scripts/gprmax/cmp.py --field-peak /tmp/3d-$s-cuda/$s.h5 tests/data/gprmax/$s/$s.h5 | tail -2
+import h5py, numpy as np, glob
+for fa in sorted(glob.glob('/tmp/3d-$s-cpu/*.h5')):
+    fb = fa.replace('-cpu/', '-cuda/')
+    a = h5py.File(fa); b = h5py.File(fb)
+    same = all(np.array_equal(a['rxs'][r][c][()], b['rxs'][r][c][()]) for r in a['rxs'] for c in a['rxs'][r])
+    print('$s', fa.split('/')[-1], ': CPU and GPU receivers', 'bit-identical' if same else 'DIFFER')"
   done 2>&1 | tee "$out/3d_bits.txt"
   for n in 512 1024; do build-gpu/tests/bench_fdtd3d $n 200 0; build-gpu/tests/bench_fdtd3d $n 200 10; done 2>&1 | tee "$out/3d_bench.txt"
+  for n in 512 1024; do
+    TIMEFORMAT="bench fdtd --grid ${n}^3: %R s wall in all (set-up included)"
+    time $bin bench fdtd --grid ${n}x${n}x${n} --steps 200
+  done 2>&1 | tee -a "$out/3d_bench.txt"
 fi
 if want codec; then
   log "codec: one thread against the codec ceiling (ISA-L inflate + deflate of the same images)"
