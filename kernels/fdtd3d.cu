@@ -4,6 +4,9 @@
 // step); the rest (CPML slabs, magnetic H, the outer nodes) takes two
 // one-thread-per-node kernels, new H then new E.
 #include <cuda_runtime.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "fdtd3d_kernels.h"
 #include "fdtd3d_node.h"
@@ -13,10 +16,13 @@ namespace {
 
 // The boxes the fused kernel does not take (CPML, magnetic H, outer nodes),
 // one launch for all of them: a 1D grid, box z taking blocks [first[z],
-// first[z + 1]), each block a tile of 32 x kNodeRows nodes of one plane.
+// first[z + 1]), each block 256 consecutive nodes (i fastest) of one plane of
+// the box, so that thin boxes (the x slabs, a few nodes wide) still fill
+// whole warps (flat; else tiles of 32 x kNodeRows nodes, as before: 11 of 32
+// lanes busy in a 10-cell x slab).
 constexpr int kNodeRows = 8;
 struct Boxes {
-  int n;
+  int n, flat;
   gs_fdtd3_region r[7];
   unsigned first[8], bx[7], by[7];
 };
@@ -27,9 +33,15 @@ __device__ __forceinline__ bool box_node(const Boxes &b, int64_t &i, int64_t &j,
     ++z;
   blk -= b.first[z];
   const gs_fdtd3_region &r = b.r[z];
-  const unsigned plane = b.bx[z] * b.by[z];
+  const unsigned plane = b.flat ? b.by[z] : b.bx[z] * b.by[z];
   k = r.k0 + blk / plane;
   blk %= plane;
+  if (b.flat) { // bx: nodes per row, by: blocks per plane
+    const unsigned w = b.bx[z], at = blk * 32 * kNodeRows + threadIdx.y * 32 + threadIdx.x;
+    i = r.i0 + at % w;
+    j = r.j0 + at / w;
+    return j < r.j1;
+  }
   i = r.i0 + (int64_t)(blk % b.bx[z]) * 32 + threadIdx.x;
   j = r.j0 + (int64_t)(blk / b.bx[z]) * kNodeRows + threadIdx.y;
   return i < r.i1 && j < r.j1;
@@ -184,6 +196,144 @@ __global__ void __launch_bounds__(32 * kRows, GS_FDTD3_MINB)
   }
 }
 
+// The staged marching kernel: a block of 32 x R threads takes a tile of 32 x R
+// nodes in (i, j) and marches along k; the planes it reads (all six fields
+// over the tile with one more column and row on each side, and the three
+// material bytes) go through a ring of D shared-memory slots filled with
+// cp.async, D - 2 planes ahead of the one computed, so the loads of the
+// coming planes are in flight while plane k is computed and a thread waits on
+// no load of its own. Every neighbour's new H is recomputed from the staged
+// plane (no shuffles, one barrier per plane). Same expressions, same order as
+// fdtd3d_node.h, so the same bits.
+constexpr int kRingPad = 4;  // column of i = I in a staged row (16-byte aligned)
+constexpr int kRingRow = 40; // floats per staged row: i from I - 1 to I + 32
+
+template <int R> struct RingSlot {
+  float f[6][R + 2][kRingRow]; // ex ey ez hx hy hz, rows j = J - 1 .. J + R
+  unsigned char m[3][R][32];   // mex mey mez, rows j = J .. J + R - 1
+};
+
+__device__ __forceinline__ void cp_async16(void *dst, const void *src, bool ok) {
+  const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(ok ? 16 : 0) : "memory");
+}
+
+__device__ __forceinline__ void cp_async4(void *dst, const void *src, bool ok) {
+  const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d), "l"(src), "r"(ok ? 4 : 0) : "memory");
+}
+
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+
+template <int N> __device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+// Queues the copies of plane kp of the tile at (I, J) into slot s (nothing
+// for kp > kmax). Rows past ny and columns outside [0, pitch) are zero-filled
+// (they feed only nodes that are not stored).
+template <int R>
+__device__ __forceinline__ void ring_load(const gs_fdtd3_step_args &a, RingSlot<R> &s, int64_t I, int64_t J, int64_t kp,
+                                          int64_t kmax, int tid) {
+  if (kp > kmax) return;
+  constexpr int kSeg = 10, kRows = R + 2; // 8 x 16 bytes and the two side columns
+  const int64_t base = kp * a.plane + I;
+  for (int t = tid; t < 6 * kRows * kSeg; t += 32 * R) {
+    const int c = t / (kRows * kSeg), row = t / kSeg % kRows, seg = t % kSeg;
+    const float *field = c == 0 ? a.ex : c == 1 ? a.ey : c == 2 ? a.ez : c == 3 ? a.hx : c == 4 ? a.hy : a.hz;
+    const int64_t j = J - 1 + row;
+    const bool row_ok = j <= a.ny;
+    const float *src = field + base + (row_ok ? j : J) * a.pitch;
+    float *dst = &s.f[c][row][kRingPad];
+    if (seg < 8) {
+      cp_async16(dst + 4 * seg, src + 4 * seg, row_ok);
+    } else {
+      const int64_t di = seg == 8 ? -1 : 32;
+      const bool ok = row_ok && I + di >= 0 && I + di < a.pitch;
+      cp_async4(dst + di, ok ? src + di : src, ok);
+    }
+  }
+  for (int t = tid; t < 3 * R * 2; t += 32 * R) {
+    const int c = t / (2 * R), row = t / 2 % R, seg = t % 2;
+    const unsigned char *mat = c == 0 ? a.mex : c == 1 ? a.mey : a.mez;
+    const int64_t j = J + row;
+    const bool ok = j <= a.ny;
+    cp_async16(&s.m[c][row][16 * seg], mat + base + (ok ? j : J) * a.pitch + 16 * seg, ok);
+  }
+}
+
+// The new H of node (row y, column x) of a staged plane (A: plane k, B: k + 1).
+template <int R>
+__device__ __forceinline__ float ring_hx(const RingSlot<R> &A, const RingSlot<R> &B, int y, int x, float dby, float dbz) {
+  return A.f[3][y][x] - dby * (A.f[2][y + 1][x] - A.f[2][y][x]) + dbz * (B.f[1][y][x] - A.f[1][y][x]);
+}
+template <int R>
+__device__ __forceinline__ float ring_hy(const RingSlot<R> &A, const RingSlot<R> &B, int y, int x, float dbz, float dbx) {
+  return A.f[4][y][x] - dbz * (B.f[0][y][x] - A.f[0][y][x]) + dbx * (A.f[2][y][x + 1] - A.f[2][y][x]);
+}
+template <int R>
+__device__ __forceinline__ float ring_hz(const RingSlot<R> &A, int y, int x, float dbx, float dby) {
+  return A.f[5][y][x] - dbx * (A.f[1][y][x + 1] - A.f[1][y][x]) + dby * (A.f[0][y + 1][x] - A.f[0][y][x]);
+}
+
+// Planes k0 - 1 .. k1 - 1 of one tile: plane k0 - 1 only gives the new Hx,
+// Hy that plane k0's E needs (not stored).
+template <int R, int D>
+__global__ void __launch_bounds__(32 * R, (R >= 16 ? 2 : 4))
+    ring_kernel(const gs_fdtd3_step_args a, const gs_fdtd3_region r, int64_t chunk) {
+  extern __shared__ __align__(16) unsigned char ring_smem[];
+  float4 *s_coef = (float4 *)ring_smem;
+  RingSlot<R> *slot = (RingSlot<R> *)(ring_smem + GS_FDTD3_MAX_MATERIALS * sizeof(float4));
+  const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * 32 + tx;
+  const int64_t I = (r.i0 & ~(int64_t)31) + (int64_t)blockIdx.x * 32, J = r.j0 + (int64_t)blockIdx.y * R;
+  const int64_t i = I + tx, j = J + ty;
+  const int64_t k0 = r.k0 + (int64_t)blockIdx.z * chunk, k1 = k0 + chunk < r.k1 ? k0 + chunk : r.k1;
+  const bool act = i >= r.i0 && i < r.i1 && j < r.j1;
+  const float dbx = a.dbx, dby = a.dby, dbz = a.dbz;
+  for (int d = 0; d < D - 1; ++d) {
+    ring_load<R>(a, slot[d], I, J, k0 - 1 + d, k1, tid);
+    cp_async_commit();
+  }
+  for (int q = tid; q < GS_FDTD3_MAX_MATERIALS; q += 32 * R) {
+    const gs_fdtd3_coef c = a.coef[q];
+    s_coef[q] = make_float4(c.ca, c.cbx, c.cby, c.cbz);
+  }
+  const int y = ty + 1, x = tx + kRingPad;
+  float hx_km = 0, hy_km = 0; // new Hx, Hy of plane k - 1
+  int64_t o = (k0 - 1) * a.plane + j * a.pitch + i;
+  for (int64_t k = k0 - 1, n = 0; k < k1; ++k, ++n, o += a.plane) {
+    cp_async_wait<D - 3>();
+    __syncthreads();
+    ring_load<R>(a, slot[(n + D - 1) % D], I, J, k + D - 1, k1, tid);
+    cp_async_commit();
+    const RingSlot<R> &A = slot[n % D], &B = slot[(n + 1) % D];
+    const float hx_c = ring_hx<R>(A, B, y, x, dby, dbz), hy_c = ring_hy<R>(A, B, y, x, dbz, dbx);
+    if (k >= k0) {
+      const float hz_c = ring_hz<R>(A, y, x, dbx, dby);
+      const float hz_l = ring_hz<R>(A, y, x - 1, dbx, dby), hy_l = ring_hy<R>(A, B, y, x - 1, dbz, dbx);
+      const float hz_d = ring_hz<R>(A, y - 1, x, dbx, dby), hx_d = ring_hx<R>(A, B, y - 1, x, dby, dbz);
+      const float4 cx = s_coef[A.m[0][ty][tx]], cy = s_coef[A.m[1][ty][tx]], cz = s_coef[A.m[2][ty][tx]];
+      const float ex_c = A.f[0][y][x], ey_c = A.f[1][y][x], ez_c = A.f[2][y][x];
+      const float ex_new = cx.x * ex_c + cx.z * (hz_c - hz_d) - cx.w * (hy_c - hy_km);
+      const float ey_new = cy.x * ey_c + cy.w * (hx_c - hx_km) - cy.y * (hz_c - hz_l);
+      const float ez_new = cz.x * ez_c + cz.y * (hy_c - hy_l) - cz.z * (hx_c - hx_d);
+      if (act) {
+        a.hx_out[o] = hx_c;
+        a.hy_out[o] = hy_c;
+        a.hz_out[o] = hz_c;
+        a.ex_out[o] = ex_new;
+        a.ey_out[o] = ey_new;
+        a.ez_out[o] = ez_new;
+      }
+    }
+    hx_km = hx_c;
+    hy_km = hy_c;
+  }
+  cp_async_wait<0>();
+}
+
 __global__ void inject_kernel(float *f, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k < n) f[off[k]] = f[off[k]] - val[gs_tick_value(t) * stride + k];
@@ -199,13 +349,17 @@ __global__ void sample_kernel(gs_fdtd3_fields v, const int64_t *off, int n, floa
 
 int launch_boxes(const gs_fdtd3_step_args *a, const gs_fdtd3_region *box, int n, gs_fdtd3_region r, cudaStream_t s) {
   Boxes b = {};
+  static int tiles = -1; // GS_FDTD3_BOXES=tiles: the former mapping (a measuring knob)
+  if (tiles < 0) tiles = getenv("GS_FDTD3_BOXES") && !strcmp(getenv("GS_FDTD3_BOXES"), "tiles");
+  b.flat = !tiles;
   unsigned blocks = 0;
   for (int q = 0; q < n; ++q) {
+    const int64_t w = box[q].i1 - box[q].i0, h = box[q].j1 - box[q].j0;
     b.r[b.n] = box[q];
     b.first[b.n] = blocks;
-    b.bx[b.n] = (unsigned)((box[q].i1 - box[q].i0 + 31) / 32);
-    b.by[b.n] = (unsigned)((box[q].j1 - box[q].j0 + kNodeRows - 1) / kNodeRows);
-    blocks += b.bx[b.n] * b.by[b.n] * (unsigned)(box[q].k1 - box[q].k0);
+    b.bx[b.n] = (unsigned)(b.flat ? w : (w + 31) / 32);
+    b.by[b.n] = (unsigned)(b.flat ? (w * h + 32 * kNodeRows - 1) / (32 * kNodeRows) : (h + kNodeRows - 1) / kNodeRows);
+    blocks += (b.flat ? b.by[b.n] : b.bx[b.n] * b.by[b.n]) * (unsigned)(box[q].k1 - box[q].k0);
     ++b.n;
   }
   if (!blocks) return 0;
@@ -216,15 +370,62 @@ int launch_boxes(const gs_fdtd3_step_args *a, const gs_fdtd3_region *box, int n,
 
 // Planes per block: the whole depth, halved while the blocks would not give
 // every SM 8 of them (but at least 16 planes).
-int launch_march(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s) {
-  const int64_t bx = (r.i1 - (r.i0 & ~(int64_t)31) + 31) / 32, by = (r.j1 - r.j0 + kRows - 1) / kRows, nk = r.k1 - r.k0;
+int64_t march_chunk(int64_t tiles, int64_t nk) {
   int64_t chunk = nk;
   const int64_t want = 8 * (int64_t)gs_sm_count();
-  while (chunk > 16 && bx * by * ((nk + chunk - 1) / chunk) < want)
+  while (chunk > 16 && tiles * ((nk + chunk - 1) / chunk) < want)
     chunk = (chunk + 1) / 2;
+  return chunk;
+}
+
+int launch_march(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s) {
+  const int64_t bx = (r.i1 - (r.i0 & ~(int64_t)31) + 31) / 32, by = (r.j1 - r.j0 + kRows - 1) / kRows, nk = r.k1 - r.k0;
+  const int64_t chunk = march_chunk(bx * by, nk);
   dim3 grid((unsigned)bx, (unsigned)by, (unsigned)((nk + chunk - 1) / chunk));
   march_kernel<<<grid, dim3(32, kRows), 0, s>>>(*a, r, chunk);
   return (int)cudaGetLastError();
+}
+
+template <int R, int D> int launch_ring(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s) {
+  const size_t smem = GS_FDTD3_MAX_MATERIALS * sizeof(float4) + D * sizeof(RingSlot<R>);
+  static bool raised = false; // the dynamic shared-memory limit, raised once per process
+  if (!raised) {
+    const cudaError_t e = cudaFuncSetAttribute(ring_kernel<R, D>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (e != cudaSuccess) return (int)e;
+    raised = true;
+  }
+  const int64_t bx = (r.i1 - (r.i0 & ~(int64_t)31) + 31) / 32, by = (r.j1 - r.j0 + R - 1) / R, nk = r.k1 - r.k0;
+  const int64_t chunk = march_chunk(bx * by, nk);
+  dim3 grid((unsigned)bx, (unsigned)by, (unsigned)((nk + chunk - 1) / chunk));
+  ring_kernel<R, D><<<grid, dim3(32, R), smem, s>>>(*a, r, chunk);
+  return (int)cudaGetLastError();
+}
+
+// The fused kernel's variant: the staged one (rows x ring depth) unless
+// GS_FDTD3_MARCH names another (a measuring knob: regs = the register-
+// prefetch kernel; r16d3 r16d4 r16d5 r8d4 r8d6). The staged kernel needs
+// 16-byte aligned arrays (cudaMalloc's are); otherwise the register one runs.
+int launch_fused(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s) {
+  static int variant = -1;
+  if (variant < 0) {
+    static const char *const names[] = {"r16d4", "regs", "r16d3", "r16d5", "r8d4", "r8d6"};
+    const char *env = getenv("GS_FDTD3_MARCH");
+    variant = 0;
+    for (int v = 0; env && v < (int)(sizeof names / sizeof *names); ++v)
+      if (!strcmp(env, names[v])) variant = v;
+  }
+  const void *const p[9] = {a->ex, a->ey, a->ez, a->hx, a->hy, a->hz, a->mex, a->mey, a->mez};
+  bool aligned = true;
+  for (int q = 0; q < 9; ++q)
+    aligned = aligned && (uintptr_t)p[q] % 16 == 0;
+  if (!aligned || variant == 1) return launch_march(a, r, s);
+  switch (variant) {
+  case 2: return launch_ring<16, 3>(a, r, s);
+  case 3: return launch_ring<16, 5>(a, r, s);
+  case 4: return launch_ring<8, 4>(a, r, s);
+  case 5: return launch_ring<8, 6>(a, r, s);
+  default: return launch_ring<16, 4>(a, r, s);
+  }
 }
 
 bool empty(const gs_fdtd3_region &r) {
@@ -240,7 +441,7 @@ extern "C" int gs_fdtd3_step_cuda(const gs_fdtd3_step_args *a, const gs_fdtd3_re
   for (int q = 0; q < n; ++q) {
     gs_fdtd3_region part[7];
     const int np = gs_fdtd3_split(a, r[q], part);
-    int e = empty(part[0]) ? 0 : launch_march(a, part[0], s);
+    int e = empty(part[0]) ? 0 : launch_fused(a, part[0], s);
     if (!e) e = launch_boxes(a, part + 1, np - 1, r[q], s);
     if (e) return e;
   }
