@@ -213,55 +213,114 @@ template <int R> struct RingSlot {
   unsigned char m[3][R][32];   // mex mey mez, rows j = J .. J + R - 1
 };
 
-__device__ __forceinline__ void cp_async16(void *dst, const void *src, bool ok) {
-  const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(ok ? 16 : 0) : "memory");
-}
-
-__device__ __forceinline__ void cp_async4(void *dst, const void *src, bool ok) {
-  const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d), "l"(src), "r"(ok ? 4 : 0) : "memory");
-}
-
 __device__ __forceinline__ void cp_async_commit() {
   asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+
+__device__ __forceinline__ void cp_async16_at(unsigned dst, const void *src, bool ok) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(ok ? 16 : 0) : "memory");
+}
+
+__device__ __forceinline__ void cp_async4_at(unsigned dst, const void *src, bool ok) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(ok ? 4 : 0) : "memory");
 }
 
 template <int N> __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
-// Queues the copies of plane kp of the tile at (I, J) into slot s (nothing
-// for kp > kmax). Rows past ny and columns outside [0, pitch) are zero-filled
-// (they feed only nodes that are not stored).
+// What a thread copies of every plane, worked out once per block: the
+// copies a tile needs (only those the update reads: rows J - 1 and J + R of
+// the fields that use them, the side columns of those that use them) spread
+// over the threads, at most two of 16 bytes (slot 0: a field row piece; slot
+// 1: a field row piece or material bytes) and one of 4 bytes (a side column).
+// src: the plane-0 address; dst: offset in a slot, kZero set where the copy
+// is zero-filled (rows past ny, columns outside the row), ~0u where none.
+constexpr unsigned kZero = 1u, kNone = ~0u;
+struct RingTasks {
+  const char *src[3];
+  unsigned dst[3];
+  bool mat1; // slot 1 copies material bytes (plane step: plane bytes)
+};
+
+// Rows (of the R + 2 staged) the update reads, per field: ex ey ez hx hy hz.
+__device__ __forceinline__ void ring_rows(int c, int R, int &first, int &count) {
+  first = c == 4 ? 1 : 0;
+  count = c == 0 || c == 2 ? R + 2 : c == 4 ? R : R + 1;
+}
+
 template <int R>
-__device__ __forceinline__ void ring_load(const gs_fdtd3_step_args &a, RingSlot<R> &s, int64_t I, int64_t J, int64_t kp,
-                                          int64_t kmax, int tid) {
+__device__ __forceinline__ void ring_task_field(const gs_fdtd3_step_args &a, int64_t I, int64_t J, int c, int y, int x,
+                                                const char *&src, unsigned &dst) {
+  const float *f = c == 0 ? a.ex : c == 1 ? a.ey : c == 2 ? a.ez : c == 3 ? a.hx : c == 4 ? a.hy : a.hz;
+  const int64_t j = J - 1 + y, i = I + x - kRingPad;
+  const bool ok = j <= a.ny && i >= 0 && i < a.pitch;
+  src = (const char *)(f + (ok ? j * a.pitch + i : J * a.pitch + I));
+  dst = (unsigned)((c * (R + 2) + y) * kRingRow + x) * 4u | (ok ? 0u : kZero);
+}
+
+// The 16-byte copy number g (row pieces, then material bytes).
+template <int R>
+__device__ __forceinline__ void ring_task16(const gs_fdtd3_step_args &a, int64_t I, int64_t J, int g, const char *&src,
+                                            unsigned &dst, bool &mat) {
+  int row = g / 8, first, count;
+  mat = false;
+#pragma unroll
+  for (int c = 0; c < 6; ++c) {
+    ring_rows(c, R, first, count);
+    if (row >= 0 && row < count) ring_task_field<R>(a, I, J, c, first + row, kRingPad + 4 * (g % 8), src, dst);
+    row -= count;
+  }
+  if (row < 0) return;
+  const int m = g - 8 * (6 * R + 7); // material copies: 3 arrays x R rows x 2
+  if (m >= 6 * R) {
+    dst = kNone;
+    return;
+  }
+  const int c = m / (2 * R), y = m / 2 % R, seg = m % 2;
+  const unsigned char *f = c == 0 ? a.mex : c == 1 ? a.mey : a.mez;
+  const int64_t j = J + y;
+  const bool ok = j <= a.ny;
+  src = (const char *)(f + (ok ? j : J) * a.pitch + I + 16 * seg);
+  dst = (unsigned)(offsetof(RingSlot<R>, m) + (c * R + y) * 32 + 16 * seg) | (ok ? 0u : kZero);
+  mat = true;
+}
+
+// The 4-byte copy number h: column I - 1 of ex (rows 1 .. R + 1), ey ez hy hz
+// (rows 1 .. R); column I + 32 of ey (rows 0 .. R) and ez (rows 1 .. R).
+template <int R>
+__device__ __forceinline__ void ring_task4(const gs_fdtd3_step_args &a, int64_t I, int64_t J, int h, const char *&src,
+                                           unsigned &dst) {
+  dst = kNone;
+  if (h < R + 1) return ring_task_field<R>(a, I, J, 0, 1 + h, kRingPad - 1, src, dst);
+  h -= R + 1;
+  if (h < 4 * R) return ring_task_field<R>(a, I, J, h / R == 0 ? 1 : h / R == 1 ? 2 : h / R + 2, 1 + h % R,
+                                           kRingPad - 1, src, dst);
+  h -= 4 * R;
+  if (h < R + 1) return ring_task_field<R>(a, I, J, 1, h, kRingPad + 32, src, dst);
+  h -= R + 1;
+  if (h < R) return ring_task_field<R>(a, I, J, 2, 1 + h, kRingPad + 32, src, dst);
+}
+
+template <int R>
+__device__ __forceinline__ RingTasks ring_tasks(const gs_fdtd3_step_args &a, int64_t I, int64_t J, int tid) {
+  RingTasks t;
+  bool mat0;
+  ring_task16<R>(a, I, J, tid, t.src[0], t.dst[0], mat0);
+  ring_task16<R>(a, I, J, tid + 32 * R, t.src[1], t.dst[1], t.mat1);
+  ring_task4<R>(a, I, J, tid, t.src[2], t.dst[2]);
+  return t;
+}
+
+// Queues this thread's copies of plane kp into the slot at shared address
+// slot (nothing for kp > kmax).
+__device__ __forceinline__ void ring_load(const RingTasks &t, unsigned slot, int64_t plane, int64_t kp, int64_t kmax) {
   if (kp > kmax) return;
-  constexpr int kSeg = 10, kRows = R + 2; // 8 x 16 bytes and the two side columns
-  const int64_t base = kp * a.plane + I;
-  for (int t = tid; t < 6 * kRows * kSeg; t += 32 * R) {
-    const int c = t / (kRows * kSeg), row = t / kSeg % kRows, seg = t % kSeg;
-    const float *field = c == 0 ? a.ex : c == 1 ? a.ey : c == 2 ? a.ez : c == 3 ? a.hx : c == 4 ? a.hy : a.hz;
-    const int64_t j = J - 1 + row;
-    const bool row_ok = j <= a.ny;
-    const float *src = field + base + (row_ok ? j : J) * a.pitch;
-    float *dst = &s.f[c][row][kRingPad];
-    if (seg < 8) {
-      cp_async16(dst + 4 * seg, src + 4 * seg, row_ok);
-    } else {
-      const int64_t di = seg == 8 ? -1 : 32;
-      const bool ok = row_ok && I + di >= 0 && I + di < a.pitch;
-      cp_async4(dst + di, ok ? src + di : src, ok);
-    }
-  }
-  for (int t = tid; t < 3 * R * 2; t += 32 * R) {
-    const int c = t / (2 * R), row = t / 2 % R, seg = t % 2;
-    const unsigned char *mat = c == 0 ? a.mex : c == 1 ? a.mey : a.mez;
-    const int64_t j = J + row;
-    const bool ok = j <= a.ny;
-    cp_async16(&s.m[c][row][16 * seg], mat + base + (ok ? j : J) * a.pitch + 16 * seg, ok);
-  }
+  const int64_t fstep = kp * plane * 4, mstep = kp * plane;
+  if (t.dst[0] != kNone) cp_async16_at(slot + (t.dst[0] & ~kZero), t.src[0] + fstep, !(t.dst[0] & kZero));
+  if (t.dst[1] != kNone)
+    cp_async16_at(slot + (t.dst[1] & ~kZero), t.src[1] + (t.mat1 ? mstep : fstep), !(t.dst[1] & kZero));
+  if (t.dst[2] != kNone) cp_async4_at(slot + (t.dst[2] & ~kZero), t.src[2] + fstep, !(t.dst[2] & kZero));
 }
 
 // The new H of node (row y, column x) of a staged plane (A: plane k, B: k + 1).
@@ -280,9 +339,12 @@ __device__ __forceinline__ float ring_hz(const RingSlot<R> &A, int y, int x, flo
 
 // Planes k0 - 1 .. k1 - 1 of one tile: plane k0 - 1 only gives the new Hx,
 // Hy that plane k0's E needs (not stored).
-template <int R, int D>
+// CS: stores marked evict-first (st.global.cs: the new fields are read back
+// only next step, from DRAM; leave L2 to the staged planes' shared rows).
+template <int R, int D, bool CS>
 __global__ void __launch_bounds__(32 * R, (R >= 16 ? 2 : 4))
     ring_kernel(const gs_fdtd3_step_args a, const gs_fdtd3_region r, int64_t chunk) {
+  static_assert(54 * R + 56 <= 64 * R && 7 * R + 2 <= 32 * R, "two 16-byte and one 4-byte copy per thread");
   extern __shared__ __align__(16) unsigned char ring_smem[];
   float4 *s_coef = (float4 *)ring_smem;
   RingSlot<R> *slot = (RingSlot<R> *)(ring_smem + GS_FDTD3_MAX_MATERIALS * sizeof(float4));
@@ -292,8 +354,10 @@ __global__ void __launch_bounds__(32 * R, (R >= 16 ? 2 : 4))
   const int64_t k0 = r.k0 + (int64_t)blockIdx.z * chunk, k1 = k0 + chunk < r.k1 ? k0 + chunk : r.k1;
   const bool act = i >= r.i0 && i < r.i1 && j < r.j1;
   const float dbx = a.dbx, dby = a.dby, dbz = a.dbz;
+  const RingTasks tasks = ring_tasks<R>(a, I, J, tid);
+  const unsigned ring0 = (unsigned)__cvta_generic_to_shared(slot);
   for (int d = 0; d < D - 1; ++d) {
-    ring_load<R>(a, slot[d], I, J, k0 - 1 + d, k1, tid);
+    ring_load(tasks, ring0 + d * (unsigned)sizeof(RingSlot<R>), a.plane, k0 - 1 + d, k1);
     cp_async_commit();
   }
   for (int q = tid; q < GS_FDTD3_MAX_MATERIALS; q += 32 * R) {
@@ -306,7 +370,7 @@ __global__ void __launch_bounds__(32 * R, (R >= 16 ? 2 : 4))
   for (int64_t k = k0 - 1, n = 0; k < k1; ++k, ++n, o += a.plane) {
     cp_async_wait<D - 3>();
     __syncthreads();
-    ring_load<R>(a, slot[(n + D - 1) % D], I, J, k + D - 1, k1, tid);
+    ring_load(tasks, ring0 + (unsigned)((n + D - 1) % D) * (unsigned)sizeof(RingSlot<R>), a.plane, k + D - 1, k1);
     cp_async_commit();
     const RingSlot<R> &A = slot[n % D], &B = slot[(n + 1) % D];
     const float hx_c = ring_hx<R>(A, B, y, x, dby, dbz), hy_c = ring_hy<R>(A, B, y, x, dbz, dbx);
@@ -319,7 +383,14 @@ __global__ void __launch_bounds__(32 * R, (R >= 16 ? 2 : 4))
       const float ex_new = cx.x * ex_c + cx.z * (hz_c - hz_d) - cx.w * (hy_c - hy_km);
       const float ey_new = cy.x * ey_c + cy.w * (hx_c - hx_km) - cy.y * (hz_c - hz_l);
       const float ez_new = cz.x * ez_c + cz.y * (hy_c - hy_l) - cz.z * (hx_c - hx_d);
-      if (act) {
+      if (act && CS) {
+        __stcs(a.hx_out + o, hx_c);
+        __stcs(a.hy_out + o, hy_c);
+        __stcs(a.hz_out + o, hz_c);
+        __stcs(a.ex_out + o, ex_new);
+        __stcs(a.ey_out + o, ey_new);
+        __stcs(a.ez_out + o, ez_new);
+      } else if (act) {
         a.hx_out[o] = hx_c;
         a.hy_out[o] = hy_c;
         a.hz_out[o] = hz_c;
@@ -386,29 +457,29 @@ int launch_march(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s)
   return (int)cudaGetLastError();
 }
 
-template <int R, int D> int launch_ring(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s) {
+template <int R, int D, bool CS> int launch_ring(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s) {
   const size_t smem = GS_FDTD3_MAX_MATERIALS * sizeof(float4) + D * sizeof(RingSlot<R>);
   static bool raised = false; // the dynamic shared-memory limit, raised once per process
   if (!raised) {
-    const cudaError_t e = cudaFuncSetAttribute(ring_kernel<R, D>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    const cudaError_t e = cudaFuncSetAttribute(ring_kernel<R, D, CS>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (e != cudaSuccess) return (int)e;
     raised = true;
   }
   const int64_t bx = (r.i1 - (r.i0 & ~(int64_t)31) + 31) / 32, by = (r.j1 - r.j0 + R - 1) / R, nk = r.k1 - r.k0;
   const int64_t chunk = march_chunk(bx * by, nk);
   dim3 grid((unsigned)bx, (unsigned)by, (unsigned)((nk + chunk - 1) / chunk));
-  ring_kernel<R, D><<<grid, dim3(32, R), smem, s>>>(*a, r, chunk);
+  ring_kernel<R, D, CS><<<grid, dim3(32, R), smem, s>>>(*a, r, chunk);
   return (int)cudaGetLastError();
 }
 
-// The fused kernel's variant: the staged one (rows x ring depth) unless
-// GS_FDTD3_MARCH names another (a measuring knob: regs = the register-
-// prefetch kernel; r16d3 r16d4 r16d5 r8d4 r8d6). The staged kernel needs
-// 16-byte aligned arrays (cudaMalloc's are); otherwise the register one runs.
+// The fused kernel's variant: the staged one (rows x ring depth, cs: evict-
+// first stores) unless GS_FDTD3_MARCH names another (a measuring knob; regs:
+// the register-prefetch kernel). The staged kernel needs 16-byte aligned
+// arrays (cudaMalloc's are); otherwise the register one runs.
 int launch_fused(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s) {
   static int variant = -1;
   if (variant < 0) {
-    static const char *const names[] = {"r16d4", "regs", "r16d3", "r16d5", "r8d4", "r8d6"};
+    static const char *const names[] = {"r16d3", "regs", "r16d4", "r16d3cs", "r16d4cs", "r8d4", "r8d4cs"};
     const char *env = getenv("GS_FDTD3_MARCH");
     variant = 0;
     for (int v = 0; env && v < (int)(sizeof names / sizeof *names); ++v)
@@ -420,11 +491,12 @@ int launch_fused(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s)
     aligned = aligned && (uintptr_t)p[q] % 16 == 0;
   if (!aligned || variant == 1) return launch_march(a, r, s);
   switch (variant) {
-  case 2: return launch_ring<16, 3>(a, r, s);
-  case 3: return launch_ring<16, 5>(a, r, s);
-  case 4: return launch_ring<8, 4>(a, r, s);
-  case 5: return launch_ring<8, 6>(a, r, s);
-  default: return launch_ring<16, 4>(a, r, s);
+  case 2: return launch_ring<16, 4, false>(a, r, s);
+  case 3: return launch_ring<16, 3, true>(a, r, s);
+  case 4: return launch_ring<16, 4, true>(a, r, s);
+  case 5: return launch_ring<8, 4, false>(a, r, s);
+  case 6: return launch_ring<8, 4, true>(a, r, s);
+  default: return launch_ring<16, 3, false>(a, r, s);
   }
 }
 
