@@ -196,26 +196,22 @@ __global__ void __launch_bounds__(32 * kRows, GS_FDTD3_MINB)
   }
 }
 
-// The staged marching kernel: a block of 32 x R threads takes a tile of 32 x R
-// nodes in (i, j) and marches along k; the planes it reads (all six fields
-// over the tile with one more column and row on each side, and the three
-// material bytes) go through a ring of D shared-memory slots filled with
-// cp.async, D - 2 planes ahead of the one computed, so the loads of the
-// coming planes are in flight while plane k is computed and a thread waits on
-// no load of its own. Every neighbour's new H is recomputed from the staged
-// plane (no shuffles, one barrier per plane). Same expressions, same order as
-// fdtd3d_node.h, so the same bits.
-constexpr int kRingPad = 4;  // column of i = I in a staged row (16-byte aligned)
-constexpr int kRingRow = 40; // floats per staged row: i from I - 1 to I + 32
+// The staged marching kernel: a block of 32 x R threads takes a tile of W x R
+// nodes in (i, j) (W = 32 or 64: a thread takes W / 32 nodes of its row, 32
+// apart) and marches along k; the planes it reads (the six fields over the
+// tile with one more column and row on each side where the update reads them,
+// and the three material bytes) go through a ring of D shared-memory slots
+// filled with cp.async, D - 2 planes ahead of the one computed, so the loads
+// of the coming planes are in flight while plane k is computed and a thread
+// waits on no load of its own. Every neighbour's new H is recomputed from the
+// staged plane (no shuffles, one barrier per plane). Same expressions, same
+// order as fdtd3d_node.h, so the same bits.
+constexpr int kRingPad = 4; // column of i = I in a staged row (16-byte aligned)
 
-template <int R> struct RingSlot {
-  float f[6][R + 2][kRingRow]; // ex ey ez hx hy hz, rows j = J - 1 .. J + R
-  unsigned char m[3][R][32];   // mex mey mez, rows j = J .. J + R - 1
+template <int R, int W> struct RingSlot {
+  float f[6][R + 2][W + 8]; // ex ey ez hx hy hz, rows j = J - 1 .. J + R, i = I - 1 .. I + W at 3 ..
+  unsigned char m[3][R][W]; // mex mey mez, rows j = J .. J + R - 1
 };
-
-__device__ __forceinline__ void cp_async_commit() {
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
 
 __device__ __forceinline__ void cp_async16_at(unsigned dst, const void *src, bool ok) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(ok ? 16 : 0) : "memory");
@@ -225,6 +221,10 @@ __device__ __forceinline__ void cp_async4_at(unsigned dst, const void *src, bool
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(ok ? 4 : 0) : "memory");
 }
 
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+
 template <int N> __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
@@ -232,15 +232,19 @@ template <int N> __device__ __forceinline__ void cp_async_wait() {
 // What a thread copies of every plane, worked out once per block: the
 // copies a tile needs (only those the update reads: rows J - 1 and J + R of
 // the fields that use them, the side columns of those that use them) spread
-// over the threads, at most two of 16 bytes (slot 0: a field row piece; slot
-// 1: a field row piece or material bytes) and one of 4 bytes (a side column).
-// src: the plane-0 address; dst: offset in a slot, kZero set where the copy
-// is zero-filled (rows past ny, columns outside the row), ~0u where none.
+// over the threads, NS of 16 bytes (field row pieces, then material bytes)
+// and one of 4 bytes (a side column). src: the plane-0 address; dst: offset
+// in a slot, kZero set where the copy is zero-filled (rows past ny, columns
+// outside the row), kNone where there is none.
 constexpr unsigned kZero = 1u, kNone = ~0u;
-struct RingTasks {
-  const char *src[3];
-  unsigned dst[3];
-  bool mat1; // slot 1 copies material bytes (plane step: plane bytes)
+template <int R, int W> struct RingShape {
+  static constexpr int seg = W / 4, rows = 6 * R + 7, mseg = W / 16;
+  static constexpr int copies16 = seg * rows + 3 * R * mseg, ns = (copies16 + 32 * R - 1) / (32 * R);
+};
+template <int NS> struct RingTasks {
+  const char *src[NS + 1];
+  unsigned dst[NS + 1];
+  unsigned mat; // bit s: copy s takes material bytes (plane step: plane bytes, not 4 plane)
 };
 
 // Rows (of the R + 2 staged) the update reads, per field: ex ey ez hx hy hz.
@@ -249,158 +253,174 @@ __device__ __forceinline__ void ring_rows(int c, int R, int &first, int &count) 
   count = c == 0 || c == 2 ? R + 2 : c == 4 ? R : R + 1;
 }
 
-template <int R>
+template <int R, int W>
 __device__ __forceinline__ void ring_task_field(const gs_fdtd3_step_args &a, int64_t I, int64_t J, int c, int y, int x,
                                                 const char *&src, unsigned &dst) {
   const float *f = c == 0 ? a.ex : c == 1 ? a.ey : c == 2 ? a.ez : c == 3 ? a.hx : c == 4 ? a.hy : a.hz;
   const int64_t j = J - 1 + y, i = I + x - kRingPad;
   const bool ok = j <= a.ny && i >= 0 && i < a.pitch;
   src = (const char *)(f + (ok ? j * a.pitch + i : J * a.pitch + I));
-  dst = (unsigned)((c * (R + 2) + y) * kRingRow + x) * 4u | (ok ? 0u : kZero);
+  dst = (unsigned)((c * (R + 2) + y) * (W + 8) + x) * 4u | (ok ? 0u : kZero);
 }
 
-// The 16-byte copy number g (row pieces, then material bytes).
-template <int R>
+// The 16-byte copy number g (row pieces, then material bytes); mat: the latter.
+template <int R, int W>
 __device__ __forceinline__ void ring_task16(const gs_fdtd3_step_args &a, int64_t I, int64_t J, int g, const char *&src,
                                             unsigned &dst, bool &mat) {
-  int row = g / 8, first, count;
+  using S = RingShape<R, W>;
+  int row = g / S::seg, first, count;
   mat = false;
 #pragma unroll
   for (int c = 0; c < 6; ++c) {
     ring_rows(c, R, first, count);
-    if (row >= 0 && row < count) ring_task_field<R>(a, I, J, c, first + row, kRingPad + 4 * (g % 8), src, dst);
+    if (row >= 0 && row < count) ring_task_field<R, W>(a, I, J, c, first + row, kRingPad + 4 * (g % S::seg), src, dst);
     row -= count;
   }
   if (row < 0) return;
-  const int m = g - 8 * (6 * R + 7); // material copies: 3 arrays x R rows x 2
-  if (m >= 6 * R) {
+  const int m = g - S::seg * S::rows; // material copies: 3 arrays x R rows x W / 16
+  if (m >= 3 * R * S::mseg) {
     dst = kNone;
     return;
   }
-  const int c = m / (2 * R), y = m / 2 % R, seg = m % 2;
+  const int c = m / (R * S::mseg), y = m / S::mseg % R, seg = m % S::mseg;
   const unsigned char *f = c == 0 ? a.mex : c == 1 ? a.mey : a.mez;
   const int64_t j = J + y;
   const bool ok = j <= a.ny;
   src = (const char *)(f + (ok ? j : J) * a.pitch + I + 16 * seg);
-  dst = (unsigned)(offsetof(RingSlot<R>, m) + (c * R + y) * 32 + 16 * seg) | (ok ? 0u : kZero);
+  constexpr unsigned fields = sizeof(float) * 6 * (R + 2) * (W + 8); // where RingSlot::m starts
+  dst = (unsigned)(fields + (c * R + y) * W + 16 * seg) | (ok ? 0u : kZero);
   mat = true;
 }
 
 // The 4-byte copy number h: column I - 1 of ex (rows 1 .. R + 1), ey ez hy hz
-// (rows 1 .. R); column I + 32 of ey (rows 0 .. R) and ez (rows 1 .. R).
-template <int R>
+// (rows 1 .. R); column I + W of ey (rows 0 .. R) and ez (rows 1 .. R).
+template <int R, int W>
 __device__ __forceinline__ void ring_task4(const gs_fdtd3_step_args &a, int64_t I, int64_t J, int h, const char *&src,
                                            unsigned &dst) {
   dst = kNone;
-  if (h < R + 1) return ring_task_field<R>(a, I, J, 0, 1 + h, kRingPad - 1, src, dst);
+  if (h < R + 1) return ring_task_field<R, W>(a, I, J, 0, 1 + h, kRingPad - 1, src, dst);
   h -= R + 1;
-  if (h < 4 * R) return ring_task_field<R>(a, I, J, h / R == 0 ? 1 : h / R == 1 ? 2 : h / R + 2, 1 + h % R,
-                                           kRingPad - 1, src, dst);
+  if (h < 4 * R)
+    return ring_task_field<R, W>(a, I, J, h / R == 0 ? 1 : h / R == 1 ? 2 : h / R + 2, 1 + h % R, kRingPad - 1, src,
+                                 dst);
   h -= 4 * R;
-  if (h < R + 1) return ring_task_field<R>(a, I, J, 1, h, kRingPad + 32, src, dst);
+  if (h < R + 1) return ring_task_field<R, W>(a, I, J, 1, h, kRingPad + W, src, dst);
   h -= R + 1;
-  if (h < R) return ring_task_field<R>(a, I, J, 2, 1 + h, kRingPad + 32, src, dst);
+  if (h < R) return ring_task_field<R, W>(a, I, J, 2, 1 + h, kRingPad + W, src, dst);
 }
 
-template <int R>
-__device__ __forceinline__ RingTasks ring_tasks(const gs_fdtd3_step_args &a, int64_t I, int64_t J, int tid) {
-  RingTasks t;
-  bool mat0;
-  ring_task16<R>(a, I, J, tid, t.src[0], t.dst[0], mat0);
-  ring_task16<R>(a, I, J, tid + 32 * R, t.src[1], t.dst[1], t.mat1);
-  ring_task4<R>(a, I, J, tid, t.src[2], t.dst[2]);
+template <int R, int W>
+__device__ __forceinline__ RingTasks<RingShape<R, W>::ns> ring_tasks(const gs_fdtd3_step_args &a, int64_t I, int64_t J,
+                                                                     int tid) {
+  constexpr int NS = RingShape<R, W>::ns;
+  RingTasks<NS> t;
+  t.mat = 0;
+#pragma unroll
+  for (int q = 0; q < NS; ++q) {
+    bool mat;
+    ring_task16<R, W>(a, I, J, tid + q * 32 * R, t.src[q], t.dst[q], mat);
+    t.mat |= mat ? 1u << q : 0u;
+  }
+  ring_task4<R, W>(a, I, J, tid, t.src[NS], t.dst[NS]);
   return t;
 }
 
 // Queues this thread's copies of plane kp into the slot at shared address
 // slot (nothing for kp > kmax).
-__device__ __forceinline__ void ring_load(const RingTasks &t, unsigned slot, int64_t plane, int64_t kp, int64_t kmax) {
+template <int NS>
+__device__ __forceinline__ void ring_load(const RingTasks<NS> &t, unsigned slot, int64_t plane, int64_t kp,
+                                          int64_t kmax) {
   if (kp > kmax) return;
   const int64_t fstep = kp * plane * 4, mstep = kp * plane;
-  if (t.dst[0] != kNone) cp_async16_at(slot + (t.dst[0] & ~kZero), t.src[0] + fstep, !(t.dst[0] & kZero));
-  if (t.dst[1] != kNone)
-    cp_async16_at(slot + (t.dst[1] & ~kZero), t.src[1] + (t.mat1 ? mstep : fstep), !(t.dst[1] & kZero));
-  if (t.dst[2] != kNone) cp_async4_at(slot + (t.dst[2] & ~kZero), t.src[2] + fstep, !(t.dst[2] & kZero));
+#pragma unroll
+  for (int q = 0; q < NS; ++q)
+    if (t.dst[q] != kNone)
+      cp_async16_at(slot + (t.dst[q] & ~kZero), t.src[q] + (t.mat >> q & 1u ? mstep : fstep), !(t.dst[q] & kZero));
+  if (t.dst[NS] != kNone) cp_async4_at(slot + (t.dst[NS] & ~kZero), t.src[NS] + fstep, !(t.dst[NS] & kZero));
 }
 
 // The new H of node (row y, column x) of a staged plane (A: plane k, B: k + 1).
-template <int R>
-__device__ __forceinline__ float ring_hx(const RingSlot<R> &A, const RingSlot<R> &B, int y, int x, float dby, float dbz) {
+template <typename Slot>
+__device__ __forceinline__ float ring_hx(const Slot &A, const Slot &B, int y, int x, float dby, float dbz) {
   return A.f[3][y][x] - dby * (A.f[2][y + 1][x] - A.f[2][y][x]) + dbz * (B.f[1][y][x] - A.f[1][y][x]);
 }
-template <int R>
-__device__ __forceinline__ float ring_hy(const RingSlot<R> &A, const RingSlot<R> &B, int y, int x, float dbz, float dbx) {
+template <typename Slot>
+__device__ __forceinline__ float ring_hy(const Slot &A, const Slot &B, int y, int x, float dbz, float dbx) {
   return A.f[4][y][x] - dbz * (B.f[0][y][x] - A.f[0][y][x]) + dbx * (A.f[2][y][x + 1] - A.f[2][y][x]);
 }
-template <int R>
-__device__ __forceinline__ float ring_hz(const RingSlot<R> &A, int y, int x, float dbx, float dby) {
+template <typename Slot> __device__ __forceinline__ float ring_hz(const Slot &A, int y, int x, float dbx, float dby) {
   return A.f[5][y][x] - dbx * (A.f[1][y][x + 1] - A.f[1][y][x]) + dby * (A.f[0][y + 1][x] - A.f[0][y][x]);
 }
 
+// The new E and H of the node at row y, column x of plane A, stored at o if
+// act; hx_km, hy_km: its new Hx, Hy of the plane below, replaced by this
+// plane's.
+template <typename Slot>
+__device__ __forceinline__ void ring_node(const gs_fdtd3_step_args &a, const Slot &A, const Slot &B,
+                                          const float4 *s_coef, int y, int x, int mx, bool act, int64_t o,
+                                          float &hx_km, float &hy_km) {
+  const float dbx = a.dbx, dby = a.dby, dbz = a.dbz;
+  const float hx_c = ring_hx(A, B, y, x, dby, dbz), hy_c = ring_hy(A, B, y, x, dbz, dbx);
+  const float hz_c = ring_hz(A, y, x, dbx, dby);
+  const float hz_l = ring_hz(A, y, x - 1, dbx, dby), hy_l = ring_hy(A, B, y, x - 1, dbz, dbx);
+  const float hz_d = ring_hz(A, y - 1, x, dbx, dby), hx_d = ring_hx(A, B, y - 1, x, dby, dbz);
+  const float4 cx = s_coef[A.m[0][y - 1][mx]], cy = s_coef[A.m[1][y - 1][mx]], cz = s_coef[A.m[2][y - 1][mx]];
+  const float ex_c = A.f[0][y][x], ey_c = A.f[1][y][x], ez_c = A.f[2][y][x];
+  const float ex_new = cx.x * ex_c + cx.z * (hz_c - hz_d) - cx.w * (hy_c - hy_km); // ca cbx cby cbz
+  const float ey_new = cy.x * ey_c + cy.w * (hx_c - hx_km) - cy.y * (hz_c - hz_l);
+  const float ez_new = cz.x * ez_c + cz.y * (hy_c - hy_l) - cz.z * (hx_c - hx_d);
+  if (act) {
+    a.hx_out[o] = hx_c;
+    a.hy_out[o] = hy_c;
+    a.hz_out[o] = hz_c;
+    a.ex_out[o] = ex_new;
+    a.ey_out[o] = ey_new;
+    a.ez_out[o] = ez_new;
+  }
+  hx_km = hx_c;
+  hy_km = hy_c;
+}
+
 // Planes k0 - 1 .. k1 - 1 of one tile: plane k0 - 1 only gives the new Hx,
-// Hy that plane k0's E needs (not stored).
-// CS: stores marked evict-first (st.global.cs: the new fields are read back
-// only next step, from DRAM; leave L2 to the staged planes' shared rows).
-template <int R, int D, bool CS>
-__global__ void __launch_bounds__(32 * R, (R >= 16 ? 2 : 4))
+// Hy that plane k0's E needs (nothing stored). MINB: resident blocks per SM
+// (the register cap: 64 for 1024 threads an SM).
+template <int R, int W, int D, int MINB>
+__global__ void __launch_bounds__(32 * R, MINB)
     ring_kernel(const gs_fdtd3_step_args a, const gs_fdtd3_region r, int64_t chunk) {
-  static_assert(54 * R + 56 <= 64 * R && 7 * R + 2 <= 32 * R, "two 16-byte and one 4-byte copy per thread");
+  using Slot = RingSlot<R, W>;
+  constexpr int NC = W / 32;
+  static_assert(7 * R + 2 <= 32 * R, "one 4-byte copy per thread");
   extern __shared__ __align__(16) unsigned char ring_smem[];
   float4 *s_coef = (float4 *)ring_smem;
-  RingSlot<R> *slot = (RingSlot<R> *)(ring_smem + GS_FDTD3_MAX_MATERIALS * sizeof(float4));
+  Slot *slot = (Slot *)(ring_smem + GS_FDTD3_MAX_MATERIALS * sizeof(float4));
   const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * 32 + tx;
-  const int64_t I = (r.i0 & ~(int64_t)31) + (int64_t)blockIdx.x * 32, J = r.j0 + (int64_t)blockIdx.y * R;
-  const int64_t i = I + tx, j = J + ty;
+  const int64_t I = (r.i0 & ~(int64_t)31) + (int64_t)blockIdx.x * W, J = r.j0 + (int64_t)blockIdx.y * R;
+  const int64_t j = J + ty;
   const int64_t k0 = r.k0 + (int64_t)blockIdx.z * chunk, k1 = k0 + chunk < r.k1 ? k0 + chunk : r.k1;
-  const bool act = i >= r.i0 && i < r.i1 && j < r.j1;
-  const float dbx = a.dbx, dby = a.dby, dbz = a.dbz;
-  const RingTasks tasks = ring_tasks<R>(a, I, J, tid);
+  const auto tasks = ring_tasks<R, W>(a, I, J, tid);
   const unsigned ring0 = (unsigned)__cvta_generic_to_shared(slot);
   for (int d = 0; d < D - 1; ++d) {
-    ring_load(tasks, ring0 + d * (unsigned)sizeof(RingSlot<R>), a.plane, k0 - 1 + d, k1);
+    ring_load(tasks, ring0 + d * (unsigned)sizeof(Slot), a.plane, k0 - 1 + d, k1);
     cp_async_commit();
   }
   for (int q = tid; q < GS_FDTD3_MAX_MATERIALS; q += 32 * R) {
     const gs_fdtd3_coef c = a.coef[q];
     s_coef[q] = make_float4(c.ca, c.cbx, c.cby, c.cbz);
   }
-  const int y = ty + 1, x = tx + kRingPad;
-  float hx_km = 0, hy_km = 0; // new Hx, Hy of plane k - 1
-  int64_t o = (k0 - 1) * a.plane + j * a.pitch + i;
+  float hx_km[NC] = {}, hy_km[NC] = {}; // new Hx, Hy of plane k - 1
+  int64_t o = (k0 - 1) * a.plane + j * a.pitch + I + tx;
   for (int64_t k = k0 - 1, n = 0; k < k1; ++k, ++n, o += a.plane) {
     cp_async_wait<D - 3>();
     __syncthreads();
-    ring_load(tasks, ring0 + (unsigned)((n + D - 1) % D) * (unsigned)sizeof(RingSlot<R>), a.plane, k + D - 1, k1);
+    ring_load(tasks, ring0 + (unsigned)((n + D - 1) % D) * (unsigned)sizeof(Slot), a.plane, k + D - 1, k1);
     cp_async_commit();
-    const RingSlot<R> &A = slot[n % D], &B = slot[(n + 1) % D];
-    const float hx_c = ring_hx<R>(A, B, y, x, dby, dbz), hy_c = ring_hy<R>(A, B, y, x, dbz, dbx);
-    if (k >= k0) {
-      const float hz_c = ring_hz<R>(A, y, x, dbx, dby);
-      const float hz_l = ring_hz<R>(A, y, x - 1, dbx, dby), hy_l = ring_hy<R>(A, B, y, x - 1, dbz, dbx);
-      const float hz_d = ring_hz<R>(A, y - 1, x, dbx, dby), hx_d = ring_hx<R>(A, B, y - 1, x, dby, dbz);
-      const float4 cx = s_coef[A.m[0][ty][tx]], cy = s_coef[A.m[1][ty][tx]], cz = s_coef[A.m[2][ty][tx]];
-      const float ex_c = A.f[0][y][x], ey_c = A.f[1][y][x], ez_c = A.f[2][y][x];
-      const float ex_new = cx.x * ex_c + cx.z * (hz_c - hz_d) - cx.w * (hy_c - hy_km);
-      const float ey_new = cy.x * ey_c + cy.w * (hx_c - hx_km) - cy.y * (hz_c - hz_l);
-      const float ez_new = cz.x * ez_c + cz.y * (hy_c - hy_l) - cz.z * (hx_c - hx_d);
-      if (act && CS) {
-        __stcs(a.hx_out + o, hx_c);
-        __stcs(a.hy_out + o, hy_c);
-        __stcs(a.hz_out + o, hz_c);
-        __stcs(a.ex_out + o, ex_new);
-        __stcs(a.ey_out + o, ey_new);
-        __stcs(a.ez_out + o, ez_new);
-      } else if (act) {
-        a.hx_out[o] = hx_c;
-        a.hy_out[o] = hy_c;
-        a.hz_out[o] = hz_c;
-        a.ex_out[o] = ex_new;
-        a.ey_out[o] = ey_new;
-        a.ez_out[o] = ez_new;
-      }
+    const Slot &A = slot[n % D], &B = slot[(n + 1) % D];
+#pragma unroll
+    for (int c = 0; c < NC; ++c) {
+      const int64_t i = I + tx + 32 * c;
+      const bool act = k >= k0 && i >= r.i0 && i < r.i1 && j < r.j1;
+      ring_node(a, A, B, s_coef, ty + 1, tx + 32 * c + kRingPad, tx + 32 * c, act, o + 32 * c, hx_km[c], hy_km[c]);
     }
-    hx_km = hx_c;
-    hy_km = hy_c;
   }
   cp_async_wait<0>();
 }
@@ -440,46 +460,61 @@ int launch_boxes(const gs_fdtd3_step_args *a, const gs_fdtd3_region *box, int n,
 }
 
 // Planes per block: the whole depth, halved while the blocks would not give
-// every SM 8 of them (but at least 16 planes).
-int64_t march_chunk(int64_t tiles, int64_t nk) {
+// every SM 8 of them (but at least 16 planes); then cut into up to 4 times
+// more chunks where that fills the last wave of resident blocks (per_sm an
+// SM) better: at 1024^3, 2016 tiles in 264 places make 7.6 waves (95 % of
+// the last one busy), 3 chunks 22.9 (99.6 %).
+int64_t march_chunk(int64_t tiles, int64_t nk, int per_sm) {
   int64_t chunk = nk;
-  const int64_t want = 8 * (int64_t)gs_sm_count();
+  const int64_t want = 8 * (int64_t)gs_sm_count(), resident = (int64_t)per_sm * gs_sm_count();
   while (chunk > 16 && tiles * ((nk + chunk - 1) / chunk) < want)
     chunk = (chunk + 1) / 2;
+  if (resident <= 0) return chunk;
+  const int64_t n0 = (nk + chunk - 1) / chunk;
+  double best = 0;
+  for (int64_t n = n0; n <= 4 * n0 && (nk + n - 1) / n >= 16; ++n) {
+    const int64_t c = (nk + n - 1) / n, blocks = tiles * ((nk + c - 1) / c);
+    const double busy = (double)blocks / (double)(((blocks + resident - 1) / resident) * resident);
+    if (busy > best + 0.01) best = busy, chunk = c;
+  }
   return chunk;
 }
 
 int launch_march(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s) {
   const int64_t bx = (r.i1 - (r.i0 & ~(int64_t)31) + 31) / 32, by = (r.j1 - r.j0 + kRows - 1) / kRows, nk = r.k1 - r.k0;
-  const int64_t chunk = march_chunk(bx * by, nk);
+  const int64_t chunk = march_chunk(bx * by, nk, GS_FDTD3_MINB);
   dim3 grid((unsigned)bx, (unsigned)by, (unsigned)((nk + chunk - 1) / chunk));
   march_kernel<<<grid, dim3(32, kRows), 0, s>>>(*a, r, chunk);
   return (int)cudaGetLastError();
 }
 
-template <int R, int D, bool CS> int launch_ring(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s) {
-  const size_t smem = GS_FDTD3_MAX_MATERIALS * sizeof(float4) + D * sizeof(RingSlot<R>);
-  static bool raised = false; // the dynamic shared-memory limit, raised once per process
-  if (!raised) {
-    const cudaError_t e = cudaFuncSetAttribute(ring_kernel<R, D, CS>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+template <int R, int W, int D, int MINB>
+int launch_ring(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s) {
+  const size_t smem = GS_FDTD3_MAX_MATERIALS * sizeof(float4) + D * sizeof(RingSlot<R, W>);
+  static int per_sm = 0; // resident blocks an SM, once the shared-memory limit is raised (once per process)
+  if (!per_sm) {
+    cudaError_t e =
+        cudaFuncSetAttribute(ring_kernel<R, W, D, MINB>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (e == cudaSuccess)
+      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ring_kernel<R, W, D, MINB>, 32 * R, smem);
     if (e != cudaSuccess) return (int)e;
-    raised = true;
+    if (per_sm < 1) return (int)cudaErrorInvalidConfiguration;
   }
-  const int64_t bx = (r.i1 - (r.i0 & ~(int64_t)31) + 31) / 32, by = (r.j1 - r.j0 + R - 1) / R, nk = r.k1 - r.k0;
-  const int64_t chunk = march_chunk(bx * by, nk);
+  const int64_t bx = (r.i1 - (r.i0 & ~(int64_t)31) + W - 1) / W, by = (r.j1 - r.j0 + R - 1) / R, nk = r.k1 - r.k0;
+  const int64_t chunk = march_chunk(bx * by, nk, per_sm);
   dim3 grid((unsigned)bx, (unsigned)by, (unsigned)((nk + chunk - 1) / chunk));
-  ring_kernel<R, D, CS><<<grid, dim3(32, R), smem, s>>>(*a, r, chunk);
+  ring_kernel<R, W, D, MINB><<<grid, dim3(32, R), smem, s>>>(*a, r, chunk);
   return (int)cudaGetLastError();
 }
 
-// The fused kernel's variant: the staged one (rows x ring depth, cs: evict-
-// first stores) unless GS_FDTD3_MARCH names another (a measuring knob; regs:
-// the register-prefetch kernel). The staged kernel needs 16-byte aligned
-// arrays (cudaMalloc's are); otherwise the register one runs.
+// The fused kernel's variant: the staged one (w: tile width, r: rows, d: ring
+// depth) unless GS_FDTD3_MARCH names another (a measuring knob; regs: the
+// register-prefetch kernel). The staged kernel needs 16-byte aligned arrays
+// (cudaMalloc's are); otherwise the register one runs.
 int launch_fused(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s) {
   static int variant = -1;
   if (variant < 0) {
-    static const char *const names[] = {"r16d3", "regs", "r16d4", "r16d3cs", "r16d4cs", "r8d4", "r8d4cs"};
+    static const char *const names[] = {"w32r16d3", "regs", "w32r16d4", "w64r16d3", "w64r8d3", "w64r8d4", "w32r8d4"};
     const char *env = getenv("GS_FDTD3_MARCH");
     variant = 0;
     for (int v = 0; env && v < (int)(sizeof names / sizeof *names); ++v)
@@ -491,12 +526,12 @@ int launch_fused(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s)
     aligned = aligned && (uintptr_t)p[q] % 16 == 0;
   if (!aligned || variant == 1) return launch_march(a, r, s);
   switch (variant) {
-  case 2: return launch_ring<16, 4, false>(a, r, s);
-  case 3: return launch_ring<16, 3, true>(a, r, s);
-  case 4: return launch_ring<16, 4, true>(a, r, s);
-  case 5: return launch_ring<8, 4, false>(a, r, s);
-  case 6: return launch_ring<8, 4, true>(a, r, s);
-  default: return launch_ring<16, 3, false>(a, r, s);
+  case 2: return launch_ring<16, 32, 4, 2>(a, r, s);
+  case 3: return launch_ring<16, 64, 3, 2>(a, r, s);
+  case 4: return launch_ring<8, 64, 3, 3>(a, r, s);
+  case 5: return launch_ring<8, 64, 4, 2>(a, r, s);
+  case 6: return launch_ring<8, 32, 4, 4>(a, r, s);
+  default: return launch_ring<16, 32, 3, 2>(a, r, s);
   }
 }
 
