@@ -514,7 +514,7 @@ int launch_ring(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s) 
 int launch_fused(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s) {
   static int variant = -1;
   if (variant < 0) {
-    static const char *const names[] = {"w32r16d3", "regs", "w32r16d4", "w64r16d3", "w64r8d3", "w64r8d4", "w32r8d4"};
+    static const char *const names[] = {"w64r8d3", "regs", "w32r16d3", "w64r16d3", "w64r12d3", "w64r8d4", "w32r8d4"};
     const char *env = getenv("GS_FDTD3_MARCH");
     variant = 0;
     for (int v = 0; env && v < (int)(sizeof names / sizeof *names); ++v)
@@ -526,12 +526,12 @@ int launch_fused(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s)
     aligned = aligned && (uintptr_t)p[q] % 16 == 0;
   if (!aligned || variant == 1) return launch_march(a, r, s);
   switch (variant) {
-  case 2: return launch_ring<16, 32, 4, 2>(a, r, s);
+  case 2: return launch_ring<16, 32, 3, 2>(a, r, s);
   case 3: return launch_ring<16, 64, 3, 2>(a, r, s);
-  case 4: return launch_ring<8, 64, 3, 3>(a, r, s);
+  case 4: return launch_ring<12, 64, 3, 2>(a, r, s);
   case 5: return launch_ring<8, 64, 4, 2>(a, r, s);
   case 6: return launch_ring<8, 32, 4, 4>(a, r, s);
-  default: return launch_ring<16, 32, 3, 2>(a, r, s);
+  default: return launch_ring<8, 64, 3, 3>(a, r, s);
   }
 }
 

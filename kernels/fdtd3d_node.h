@@ -27,14 +27,14 @@ GS_HD3 int64_t gs_fdtd3_at(const gs_fdtd3_step_args *a, int64_t i, int64_t j, in
  * per node and component kind rather than once per component. */
 GS_HD3 unsigned gs_fdtd3_slab_mask(const gs_fdtd3_step_args *a, int e, int64_t i, int64_t j, int64_t k) {
   unsigned mask = 0;
-  for (int s = 0; s < a->nslab; ++s) {
+  for (int s = 0; s < a->nslab; ++s) { /* 32-bit indices: a side of a grid that fits in memory is far below 2^31 */
     const gs_fdtd3_slab *p = &a->slab[s];
-    const int dir = p->dir;
-    const int64_t n = dir == 0 ? i : dir == 1 ? j : k, N = dir == 0 ? a->nx : dir == 1 ? a->ny : a->nz;
-    const int64_t q = p->side ? n - (N - p->t) : (e ? p->t - n : p->t - 1 - n);
-    const int64_t ia = dir == 0 ? j : i, ib = dir == 2 ? j : k;
-    const int64_t na = dir == 0 ? a->ny : a->nx, nb = dir == 2 ? a->ny : a->nz;
-    if (q >= 0 && q < p->t && ia < na && ib < nb) mask |= 1u << s;
+    const int dir = p->dir, t = (int)p->t;
+    const int n = (int)(dir == 0 ? i : dir == 1 ? j : k), N = (int)(dir == 0 ? a->nx : dir == 1 ? a->ny : a->nz);
+    const int q = p->side ? n - (N - t) : (e ? t - n : t - 1 - n);
+    const int ia = (int)(dir == 0 ? j : i), ib = (int)(dir == 2 ? j : k);
+    const int na = (int)(dir == 0 ? a->ny : a->nx), nb = (int)(dir == 2 ? a->ny : a->nz);
+    if (q >= 0 && q < t && ia < na && ib < nb) mask |= 1u << s;
   }
   return mask;
 }
@@ -50,12 +50,13 @@ GS_HD3 float gs_fdtd3_cpml(const gs_fdtd3_step_args *a, int e, int comp, int64_t
     const gs_fdtd3_slab *p = &a->slab[s];
     const int dir = p->dir;
     if (!(mask >> s & 1u) || dir == comp) continue;
-    const int64_t n = dir == 0 ? i : dir == 1 ? j : k, N = dir == 0 ? a->nx : dir == 1 ? a->ny : a->nz;
-    const int64_t q = p->side ? n - (N - p->t) : (e ? p->t - n : p->t - 1 - n);
-    const int64_t ia = dir == 0 ? j : i, ib = dir == 2 ? j : k;
-    const int64_t na = dir == 0 ? a->ny : a->nx, nb = dir == 2 ? a->ny : a->nz;
+    const int t = (int)p->t;
+    const int n = (int)(dir == 0 ? i : dir == 1 ? j : k), N = (int)(dir == 0 ? a->nx : dir == 1 ? a->ny : a->nz);
+    const int q = p->side ? n - (N - t) : (e ? t - n : t - 1 - n);
+    const int ia = (int)(dir == 0 ? j : i), ib = (int)(dir == 2 ? j : k);
+    const int na = (int)(dir == 0 ? a->ny : a->nx), nb = (int)(dir == 2 ? a->ny : a->nz);
     const int slot = comp == (dir == 0 ? 1 : 0) ? 0 : 1;
-    const int64_t w = dir == 0 ? (ib * na + ia) * p->t + q : (q * nb + ib) * na + ia; /* i fastest */
+    const int64_t w = dir == 0 ? ((int64_t)ib * na + ia) * t + q : ((int64_t)q * nb + ib) * na + ia; /* i fastest */
     const float dd = dir == 0 ? dx : dir == 1 ? dy : dz, c = dir == 0 ? cx : dir == 1 ? cy : cz;
     if (e) {
       const float psi = p->psi_e_in[slot][w];
