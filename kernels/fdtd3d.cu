@@ -438,25 +438,36 @@ __global__ void sample_kernel(gs_fdtd3_fields v, const int64_t *off, int n, floa
     out[6 * k + c] = v.f[c][off[k]];
 }
 
-int launch_boxes(const gs_fdtd3_step_args *a, const gs_fdtd3_region *box, int n, gs_fdtd3_region r, cudaStream_t s) {
+// The boxes' one-thread-per-node kernels (flat mapping unless GS_FDTD3_BOXES
+// =tiles, the former one: a measuring knob); h: the H pass, else the E pass.
+int launch_box_kernel(const gs_fdtd3_step_args *a, const gs_fdtd3_region *box, int n, gs_fdtd3_region r, bool h,
+                      cudaStream_t s) {
   Boxes b = {};
-  static int tiles = -1; // GS_FDTD3_BOXES=tiles: the former mapping (a measuring knob)
+  static int tiles = -1;
   if (tiles < 0) tiles = getenv("GS_FDTD3_BOXES") && !strcmp(getenv("GS_FDTD3_BOXES"), "tiles");
   b.flat = !tiles;
   unsigned blocks = 0;
   for (int q = 0; q < n; ++q) {
-    const int64_t w = box[q].i1 - box[q].i0, h = box[q].j1 - box[q].j0;
+    const int64_t w = box[q].i1 - box[q].i0, hh = box[q].j1 - box[q].j0;
+    if (w <= 0 || hh <= 0 || box[q].k1 <= box[q].k0) continue;
     b.r[b.n] = box[q];
     b.first[b.n] = blocks;
     b.bx[b.n] = (unsigned)(b.flat ? w : (w + 31) / 32);
-    b.by[b.n] = (unsigned)(b.flat ? (w * h + 32 * kNodeRows - 1) / (32 * kNodeRows) : (h + kNodeRows - 1) / kNodeRows);
+    b.by[b.n] = (unsigned)(b.flat ? (w * hh + 32 * kNodeRows - 1) / (32 * kNodeRows) : (hh + kNodeRows - 1) / kNodeRows);
     blocks += (b.flat ? b.by[b.n] : b.bx[b.n] * b.by[b.n]) * (unsigned)(box[q].k1 - box[q].k0);
     ++b.n;
   }
   if (!blocks) return 0;
-  h_kernel<<<blocks, dim3(32, kNodeRows), 0, s>>>(*a, b);
-  e_kernel<<<blocks, dim3(32, kNodeRows), 0, s>>>(*a, b, r);
+  if (h)
+    h_kernel<<<blocks, dim3(32, kNodeRows), 0, s>>>(*a, b);
+  else
+    e_kernel<<<blocks, dim3(32, kNodeRows), 0, s>>>(*a, b, r);
   return (int)cudaGetLastError();
+}
+
+int launch_boxes(const gs_fdtd3_step_args *a, const gs_fdtd3_region *box, int n, gs_fdtd3_region r, cudaStream_t s) {
+  int e = launch_box_kernel(a, box, n, r, true, s);
+  return e ? e : launch_box_kernel(a, box, n, r, false, s);
 }
 
 // Planes per block: the whole depth, halved while the blocks would not give
@@ -539,17 +550,76 @@ bool empty(const gs_fdtd3_region &r) {
   return r.i1 <= r.i0 || r.j1 <= r.j0 || r.k1 <= r.k0;
 }
 
+
+// The box b (of those gs_fdtd3_split() gives around c) as the layer of nodes
+// whose E reads a new H the fused kernel stores (next to c's upper face in k,
+// j or i: E reads the H one node lower) and the rest.
+void split_adjacent(gs_fdtd3_region b, gs_fdtd3_region c, gs_fdtd3_region *layer, gs_fdtd3_region *rest) {
+  const bool oi = b.i0 < c.i1 && c.i0 < b.i1, oj = b.j0 < c.j1 && c.j0 < b.j1, ok = b.k0 < c.k1 && c.k0 < b.k1;
+  *rest = b;
+  *layer = b;
+  if (b.k0 == c.k1 && oi && oj) {
+    layer->k1 = b.k0 + 1, rest->k0 = b.k0 + 1;
+  } else if (b.j0 == c.j1 && oi && ok) {
+    layer->j1 = b.j0 + 1, rest->j0 = b.j0 + 1;
+  } else if (b.i0 == c.i1 && oj && ok) {
+    layer->i1 = b.i0 + 1, rest->i0 = b.i0 + 1;
+  } else {
+    layer->k1 = layer->k0; // none
+  }
+}
+
+// The fused kernel runs on a side stream of the highest priority while the
+// boxes' H pass and the E of the box nodes that do not read its H run on the
+// caller's stream (their blocks fill the SMs' room beside the fused blocks,
+// which shared memory limits); then the E of the layers next to the fused box.
+// The side stream and two events are made once (the process's device) and
+// kept. GS_FDTD3_OVERLAP=0: one stream (a measuring knob).
+int step_overlapped(const gs_fdtd3_step_args *a, const gs_fdtd3_region *part, int np, gs_fdtd3_region r,
+                    cudaStream_t s) {
+  static cudaStream_t side = nullptr;
+  static cudaEvent_t fork, join;
+  if (!side) {
+    int lo = 0, hi = 0;
+    cudaError_t e = cudaDeviceGetStreamPriorityRange(&lo, &hi);
+    if (e == cudaSuccess) e = cudaEventCreateWithFlags(&fork, cudaEventDisableTiming);
+    if (e == cudaSuccess) e = cudaEventCreateWithFlags(&join, cudaEventDisableTiming);
+    if (e == cudaSuccess) e = cudaStreamCreateWithPriority(&side, cudaStreamNonBlocking, hi);
+    if (e != cudaSuccess) return (int)e;
+  }
+  gs_fdtd3_region layer[6], rest[6];
+  for (int q = 1; q < np; ++q)
+    split_adjacent(part[q], part[0], &layer[q - 1], &rest[q - 1]);
+  cudaError_t e = cudaEventRecord(fork, s);
+  if (e == cudaSuccess) e = cudaStreamWaitEvent(side, fork, 0);
+  int err = e == cudaSuccess ? launch_fused(a, part[0], side) : (int)e;
+  if (!err) err = (int)cudaEventRecord(join, side);
+  if (!err) err = launch_box_kernel(a, part + 1, np - 1, r, true, s);
+  if (!err) err = launch_box_kernel(a, rest, np - 1, r, false, s);
+  if (!err) err = (int)cudaStreamWaitEvent(s, join, 0);
+  if (!err) err = launch_box_kernel(a, layer, np - 1, r, false, s);
+  return err;
+}
+
 } // namespace
 
 // Per region: the fused kernel on the box no slab reaches, then new H and
-// new E on the other boxes (whose E reads the H the fused kernel stored).
+// new E on the other boxes (whose E reads the H the fused kernel stored),
+// the two overlapped (step_overlapped) unless GS_FDTD3_OVERLAP=0.
 extern "C" int gs_fdtd3_step_cuda(const gs_fdtd3_step_args *a, const gs_fdtd3_region *r, int n, void *stream) {
   cudaStream_t s = (cudaStream_t)stream;
+  static int overlap = -1;
+  if (overlap < 0) overlap = !(getenv("GS_FDTD3_OVERLAP") && !strcmp(getenv("GS_FDTD3_OVERLAP"), "0"));
   for (int q = 0; q < n; ++q) {
     gs_fdtd3_region part[7];
     const int np = gs_fdtd3_split(a, r[q], part);
-    int e = empty(part[0]) ? 0 : launch_fused(a, part[0], s);
-    if (!e) e = launch_boxes(a, part + 1, np - 1, r[q], s);
+    int e;
+    if (overlap && !empty(part[0]) && np > 1) {
+      e = step_overlapped(a, part, np, r[q], s);
+    } else {
+      e = empty(part[0]) ? 0 : launch_fused(a, part[0], s);
+      if (!e) e = launch_boxes(a, part + 1, np - 1, r[q], s);
+    }
     if (e) return e;
   }
   return 0;
