@@ -1,8 +1,10 @@
 // 3D FDTD (Yee) kernels: the expressions of kernels/fdtd3d_node.h, shared
 // with the CPU twin, compiled with --fmad=false so CPU and GPU agree bit for
 // bit. A fused marching kernel takes the box no slab reaches (one pass per
-// step); the rest (CPML slabs, magnetic H, the outer nodes) takes two
-// one-thread-per-node kernels, new H then new E.
+// step): the staged one (ring_kernel: z-planes copied into shared memory
+// ahead with cp.async), or where arrays are not 16-byte aligned the former
+// register-prefetch one (march_kernel). The rest (CPML slabs, magnetic H,
+// the outer nodes) takes two one-thread-per-node kernels, new H then new E.
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -61,7 +63,8 @@ __global__ void __launch_bounds__(32 * kNodeRows)
   if (box_node(b, i, j, k)) gs_fdtd3_e_node(&a, r, i, j, k);
 }
 
-// The fused kernel: a block of 32 x kRows threads takes a tile of 32 x kRows
+// The register-prefetch fused kernel (session 6; now the fallback, and the
+// "regs" variant): a block of 32 x kRows threads takes a tile of 32 x kRows
 // nodes in (i, j) and marches along k over a chunk of planes. Each thread
 // keeps its Ex, Ey of plane k (loaded as plane k + 1 the step before) and its
 // new Hx, Hy of plane k - 1 in registers; the new Hz, Hy of the node one
@@ -301,8 +304,7 @@ __device__ __forceinline__ void ring_task4(const gs_fdtd3_step_args &a, int64_t 
   if (h < R + 1) return ring_task_field<R, W>(a, I, J, 0, 1 + h, kRingPad - 1, src, dst);
   h -= R + 1;
   if (h < 4 * R)
-    return ring_task_field<R, W>(a, I, J, h / R == 0 ? 1 : h / R == 1 ? 2 : h / R + 2, 1 + h % R, kRingPad - 1, src,
-                                 dst);
+    return ring_task_field<R, W>(a, I, J, h / R < 2 ? 1 + h / R : 2 + h / R, 1 + h % R, kRingPad - 1, src, dst);
   h -= 4 * R;
   if (h < R + 1) return ring_task_field<R, W>(a, I, J, 1, h, kRingPad + W, src, dst);
   h -= R + 1;
@@ -357,8 +359,8 @@ template <typename Slot> __device__ __forceinline__ float ring_hz(const Slot &A,
 // plane's.
 template <typename Slot>
 __device__ __forceinline__ void ring_node(const gs_fdtd3_step_args &a, const Slot &A, const Slot &B,
-                                          const float4 *s_coef, int y, int x, int mx, bool act, int64_t o,
-                                          float &hx_km, float &hy_km) {
+                                          const float4 *s_coef, int y, int x, int mx, bool act, int64_t o, float &hx_km,
+                                          float &hy_km) {
   const float dbx = a.dbx, dby = a.dby, dbz = a.dbz;
   const float hx_c = ring_hx(A, B, y, x, dby, dbz), hy_c = ring_hy(A, B, y, x, dbz, dbx);
   const float hz_c = ring_hz(A, y, x, dbx, dby);
@@ -453,7 +455,8 @@ int launch_box_kernel(const gs_fdtd3_step_args *a, const gs_fdtd3_region *box, i
     b.r[b.n] = box[q];
     b.first[b.n] = blocks;
     b.bx[b.n] = (unsigned)(b.flat ? w : (w + 31) / 32);
-    b.by[b.n] = (unsigned)(b.flat ? (w * hh + 32 * kNodeRows - 1) / (32 * kNodeRows) : (hh + kNodeRows - 1) / kNodeRows);
+    b.by[b.n] =
+        (unsigned)(b.flat ? (w * hh + 32 * kNodeRows - 1) / (32 * kNodeRows) : (hh + kNodeRows - 1) / kNodeRows);
     blocks += (b.flat ? b.by[b.n] : b.bx[b.n] * b.by[b.n]) * (unsigned)(box[q].k1 - box[q].k0);
     ++b.n;
   }
@@ -525,7 +528,7 @@ int launch_ring(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s) 
 int launch_fused(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s) {
   static int variant = -1;
   if (variant < 0) {
-    static const char *const names[] = {"w64r8d3", "regs", "w32r16d3", "w64r16d3", "w64r12d3", "w64r8d4", "w32r8d4"};
+    static const char *const names[] = {"w64r12d3", "regs", "w32r16d3", "w64r16d3", "w64r8d3", "w64r8d4", "w32r8d4"};
     const char *env = getenv("GS_FDTD3_MARCH");
     variant = 0;
     for (int v = 0; env && v < (int)(sizeof names / sizeof *names); ++v)
@@ -537,19 +540,24 @@ int launch_fused(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s)
     aligned = aligned && (uintptr_t)p[q] % 16 == 0;
   if (!aligned || variant == 1) return launch_march(a, r, s);
   switch (variant) {
-  case 2: return launch_ring<16, 32, 3, 2>(a, r, s);
-  case 3: return launch_ring<16, 64, 3, 2>(a, r, s);
-  case 4: return launch_ring<12, 64, 3, 2>(a, r, s);
-  case 5: return launch_ring<8, 64, 4, 2>(a, r, s);
-  case 6: return launch_ring<8, 32, 4, 4>(a, r, s);
-  default: return launch_ring<8, 64, 3, 3>(a, r, s);
+  case 2:
+    return launch_ring<16, 32, 3, 2>(a, r, s);
+  case 3:
+    return launch_ring<16, 64, 3, 2>(a, r, s);
+  case 4:
+    return launch_ring<8, 64, 3, 3>(a, r, s);
+  case 5:
+    return launch_ring<8, 64, 4, 2>(a, r, s);
+  case 6:
+    return launch_ring<8, 32, 4, 4>(a, r, s);
+  default:
+    return launch_ring<12, 64, 3, 2>(a, r, s);
   }
 }
 
 bool empty(const gs_fdtd3_region &r) {
   return r.i1 <= r.i0 || r.j1 <= r.j0 || r.k1 <= r.k0;
 }
-
 
 // The box b (of those gs_fdtd3_split() gives around c) as the layer of nodes
 // whose E reads a new H the fused kernel stores (next to c's upper face in k,
@@ -574,7 +582,10 @@ void split_adjacent(gs_fdtd3_region b, gs_fdtd3_region c, gs_fdtd3_region *layer
 // caller's stream (their blocks fill the SMs' room beside the fused blocks,
 // which shared memory limits); then the E of the layers next to the fused box.
 // The side stream and two events are made once (the process's device) and
-// kept. GS_FDTD3_OVERLAP=0: one stream (a measuring knob).
+// kept. Measured on an H200, 1024^3 with 10 CPML cells: 24.19 ms a step
+// against 23.65 in one stream (the fused blocks, held back by shared memory
+// and registers, leave little room; the two compete for L2), so it is off
+// unless GS_FDTD3_OVERLAP=1.
 int step_overlapped(const gs_fdtd3_step_args *a, const gs_fdtd3_region *part, int np, gs_fdtd3_region r,
                     cudaStream_t s) {
   static cudaStream_t side = nullptr;
@@ -604,12 +615,13 @@ int step_overlapped(const gs_fdtd3_step_args *a, const gs_fdtd3_region *part, in
 } // namespace
 
 // Per region: the fused kernel on the box no slab reaches, then new H and
-// new E on the other boxes (whose E reads the H the fused kernel stored),
-// the two overlapped (step_overlapped) unless GS_FDTD3_OVERLAP=0.
+// new E on the other boxes (whose E reads the H the fused kernel stored); the
+// two overlapped (step_overlapped) with GS_FDTD3_OVERLAP=1, a measuring knob:
+// 2 % slower on an H200 (docs/performance.md, session 7).
 extern "C" int gs_fdtd3_step_cuda(const gs_fdtd3_step_args *a, const gs_fdtd3_region *r, int n, void *stream) {
   cudaStream_t s = (cudaStream_t)stream;
   static int overlap = -1;
-  if (overlap < 0) overlap = !(getenv("GS_FDTD3_OVERLAP") && !strcmp(getenv("GS_FDTD3_OVERLAP"), "0"));
+  if (overlap < 0) overlap = getenv("GS_FDTD3_OVERLAP") && !strcmp(getenv("GS_FDTD3_OVERLAP"), "1");
   for (int q = 0; q < n; ++q) {
     gs_fdtd3_region part[7];
     const int np = gs_fdtd3_split(a, r[q], part);
