@@ -17,7 +17,7 @@ cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90
 cmake --build build-gpu -j16 --target gpustencil bench_fdtd3d test_fdtd3d > "$out/build.log" 2>&1 || { grep -E -A3 "error" "$out/build.log" | head -40; exit 1; }
 echo "== built in $((SECONDS - t0)) s"
 bin=build-gpu/gpustencil
-VARIANTS=${VARIANTS:-w32r16d3 regs w32r16d4 w64r16d3 w64r8d3 w64r8d4 w32r8d4}
+VARIANTS=${VARIANTS:-w64r12d3 regs w32r16d3 w64r16d3 w64r8d3 w64r8d4 w32r8d4}
 {
   for v in $VARIANTS; do echo "== bits, fused variant $v"; GS_FDTD3_MARCH=$v build-gpu/tests/test_fdtd3d gpu 2>&1 | tail -8; done
   echo "== bits, boxes as tiles"; GS_FDTD3_BOXES=tiles build-gpu/tests/test_fdtd3d gpu 2>&1 | tail -2
