@@ -1,9 +1,14 @@
 // 3D FDTD (Yee) kernels: the expressions of kernels/fdtd3d_node.h, shared
 // with the CPU twin, compiled with --fmad=false so CPU and GPU agree bit for
 // bit. A fused marching kernel takes the box no slab reaches (one pass per
-// step); the rest (CPML slabs, magnetic H, the outer nodes) takes two
-// one-thread-per-node kernels, new H then new E.
+// step): the staged one (ring_kernel: z-planes copied into shared memory
+// ahead with cp.async), or where arrays are not 16-byte aligned the former
+// register-prefetch one (march_kernel). The rest (CPML slabs, magnetic H,
+// the outer nodes) takes two one-thread-per-node kernels, new H then new E.
 #include <cuda_runtime.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "fdtd3d_kernels.h"
 #include "fdtd3d_node.h"
@@ -13,10 +18,13 @@ namespace {
 
 // The boxes the fused kernel does not take (CPML, magnetic H, outer nodes),
 // one launch for all of them: a 1D grid, box z taking blocks [first[z],
-// first[z + 1]), each block a tile of 32 x kNodeRows nodes of one plane.
+// first[z + 1]), each block 256 consecutive nodes (i fastest) of one plane of
+// the box, so that thin boxes (the x slabs, a few nodes wide) still fill
+// whole warps (flat; else tiles of 32 x kNodeRows nodes, as before: 11 of 32
+// lanes busy in a 10-cell x slab).
 constexpr int kNodeRows = 8;
 struct Boxes {
-  int n;
+  int n, flat;
   gs_fdtd3_region r[7];
   unsigned first[8], bx[7], by[7];
 };
@@ -27,9 +35,15 @@ __device__ __forceinline__ bool box_node(const Boxes &b, int64_t &i, int64_t &j,
     ++z;
   blk -= b.first[z];
   const gs_fdtd3_region &r = b.r[z];
-  const unsigned plane = b.bx[z] * b.by[z];
+  const unsigned plane = b.flat ? b.by[z] : b.bx[z] * b.by[z];
   k = r.k0 + blk / plane;
   blk %= plane;
+  if (b.flat) { // bx: nodes per row, by: blocks per plane
+    const unsigned w = b.bx[z], at = blk * 32 * kNodeRows + threadIdx.y * 32 + threadIdx.x;
+    i = r.i0 + at % w;
+    j = r.j0 + at / w;
+    return j < r.j1;
+  }
   i = r.i0 + (int64_t)(blk % b.bx[z]) * 32 + threadIdx.x;
   j = r.j0 + (int64_t)(blk / b.bx[z]) * kNodeRows + threadIdx.y;
   return i < r.i1 && j < r.j1;
@@ -49,7 +63,8 @@ __global__ void __launch_bounds__(32 * kNodeRows)
   if (box_node(b, i, j, k)) gs_fdtd3_e_node(&a, r, i, j, k);
 }
 
-// The fused kernel: a block of 32 x kRows threads takes a tile of 32 x kRows
+// The register-prefetch fused kernel (session 6; now the fallback, and the
+// "regs" variant): a block of 32 x kRows threads takes a tile of 32 x kRows
 // nodes in (i, j) and marches along k over a chunk of planes. Each thread
 // keeps its Ex, Ey of plane k (loaded as plane k + 1 the step before) and its
 // new Hx, Hy of plane k - 1 in registers; the new Hz, Hy of the node one
@@ -184,6 +199,234 @@ __global__ void __launch_bounds__(32 * kRows, GS_FDTD3_MINB)
   }
 }
 
+// The staged marching kernel: a block of 32 x R threads takes a tile of W x R
+// nodes in (i, j) (W = 32 or 64: a thread takes W / 32 nodes of its row, 32
+// apart) and marches along k; the planes it reads (the six fields over the
+// tile with one more column and row on each side where the update reads them,
+// and the three material bytes) go through a ring of D shared-memory slots
+// filled with cp.async, D - 2 planes ahead of the one computed, so the loads
+// of the coming planes are in flight while plane k is computed and a thread
+// waits on no load of its own. Every neighbour's new H is recomputed from the
+// staged plane (no shuffles, one barrier per plane). Same expressions, same
+// order as fdtd3d_node.h, so the same bits.
+constexpr int kRingPad = 4; // column of i = I in a staged row (16-byte aligned)
+
+template <int R, int W> struct RingSlot {
+  float f[6][R + 2][W + 8]; // ex ey ez hx hy hz, rows j = J - 1 .. J + R, i = I - 1 .. I + W at 3 ..
+  unsigned char m[3][R][W]; // mex mey mez, rows j = J .. J + R - 1
+};
+
+__device__ __forceinline__ void cp_async16_at(unsigned dst, const void *src, bool ok) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(ok ? 16 : 0) : "memory");
+}
+
+__device__ __forceinline__ void cp_async4_at(unsigned dst, const void *src, bool ok) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(ok ? 4 : 0) : "memory");
+}
+
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+
+template <int N> __device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+// What a thread copies of every plane, worked out once per block: the
+// copies a tile needs (only those the update reads: rows J - 1 and J + R of
+// the fields that use them, the side columns of those that use them) spread
+// over the threads, NS of 16 bytes (field row pieces, then material bytes)
+// and one of 4 bytes (a side column). src: the plane-0 address; dst: offset
+// in a slot, kZero set where the copy is zero-filled (rows past ny, columns
+// outside the row), kNone where there is none.
+constexpr unsigned kZero = 1u, kNone = ~0u;
+template <int R, int W> struct RingShape {
+  static constexpr int seg = W / 4, rows = 6 * R + 7, mseg = W / 16;
+  static constexpr int copies16 = seg * rows + 3 * R * mseg, ns = (copies16 + 32 * R - 1) / (32 * R);
+};
+template <int NS> struct RingTasks {
+  const char *src[NS + 1];
+  unsigned dst[NS + 1];
+  unsigned mat; // bit s: copy s takes material bytes (plane step: plane bytes, not 4 plane)
+};
+
+// Rows (of the R + 2 staged) the update reads, per field: ex ey ez hx hy hz.
+__device__ __forceinline__ void ring_rows(int c, int R, int &first, int &count) {
+  first = c == 4 ? 1 : 0;
+  count = c == 0 || c == 2 ? R + 2 : c == 4 ? R : R + 1;
+}
+
+template <int R, int W>
+__device__ __forceinline__ void ring_task_field(const gs_fdtd3_step_args &a, int64_t I, int64_t J, int c, int y, int x,
+                                                const char *&src, unsigned &dst) {
+  const float *f = c == 0 ? a.ex : c == 1 ? a.ey : c == 2 ? a.ez : c == 3 ? a.hx : c == 4 ? a.hy : a.hz;
+  const int64_t j = J - 1 + y, i = I + x - kRingPad;
+  const bool ok = j <= a.ny && i >= 0 && i < a.pitch;
+  src = (const char *)(f + (ok ? j * a.pitch + i : J * a.pitch + I));
+  dst = (unsigned)((c * (R + 2) + y) * (W + 8) + x) * 4u | (ok ? 0u : kZero);
+}
+
+// The 16-byte copy number g (row pieces, then material bytes); mat: the latter.
+template <int R, int W>
+__device__ __forceinline__ void ring_task16(const gs_fdtd3_step_args &a, int64_t I, int64_t J, int g, const char *&src,
+                                            unsigned &dst, bool &mat) {
+  using S = RingShape<R, W>;
+  int row = g / S::seg, first, count;
+  mat = false;
+#pragma unroll
+  for (int c = 0; c < 6; ++c) {
+    ring_rows(c, R, first, count);
+    if (row >= 0 && row < count) ring_task_field<R, W>(a, I, J, c, first + row, kRingPad + 4 * (g % S::seg), src, dst);
+    row -= count;
+  }
+  if (row < 0) return;
+  const int m = g - S::seg * S::rows; // material copies: 3 arrays x R rows x W / 16
+  if (m >= 3 * R * S::mseg) {
+    dst = kNone;
+    return;
+  }
+  const int c = m / (R * S::mseg), y = m / S::mseg % R, seg = m % S::mseg;
+  const unsigned char *f = c == 0 ? a.mex : c == 1 ? a.mey : a.mez;
+  const int64_t j = J + y;
+  const bool ok = j <= a.ny;
+  src = (const char *)(f + (ok ? j : J) * a.pitch + I + 16 * seg);
+  constexpr unsigned fields = sizeof(float) * 6 * (R + 2) * (W + 8); // where RingSlot::m starts
+  dst = (unsigned)(fields + (c * R + y) * W + 16 * seg) | (ok ? 0u : kZero);
+  mat = true;
+}
+
+// The 4-byte copy number h: column I - 1 of ex (rows 1 .. R + 1), ey ez hy hz
+// (rows 1 .. R); column I + W of ey (rows 0 .. R) and ez (rows 1 .. R).
+template <int R, int W>
+__device__ __forceinline__ void ring_task4(const gs_fdtd3_step_args &a, int64_t I, int64_t J, int h, const char *&src,
+                                           unsigned &dst) {
+  dst = kNone;
+  if (h < R + 1) return ring_task_field<R, W>(a, I, J, 0, 1 + h, kRingPad - 1, src, dst);
+  h -= R + 1;
+  if (h < 4 * R)
+    return ring_task_field<R, W>(a, I, J, h / R < 2 ? 1 + h / R : 2 + h / R, 1 + h % R, kRingPad - 1, src, dst);
+  h -= 4 * R;
+  if (h < R + 1) return ring_task_field<R, W>(a, I, J, 1, h, kRingPad + W, src, dst);
+  h -= R + 1;
+  if (h < R) return ring_task_field<R, W>(a, I, J, 2, 1 + h, kRingPad + W, src, dst);
+}
+
+template <int R, int W>
+__device__ __forceinline__ RingTasks<RingShape<R, W>::ns> ring_tasks(const gs_fdtd3_step_args &a, int64_t I, int64_t J,
+                                                                     int tid) {
+  constexpr int NS = RingShape<R, W>::ns;
+  RingTasks<NS> t;
+  t.mat = 0;
+#pragma unroll
+  for (int q = 0; q < NS; ++q) {
+    bool mat;
+    ring_task16<R, W>(a, I, J, tid + q * 32 * R, t.src[q], t.dst[q], mat);
+    t.mat |= mat ? 1u << q : 0u;
+  }
+  ring_task4<R, W>(a, I, J, tid, t.src[NS], t.dst[NS]);
+  return t;
+}
+
+// Queues this thread's copies of plane kp into the slot at shared address
+// slot (nothing for kp > kmax).
+template <int NS>
+__device__ __forceinline__ void ring_load(const RingTasks<NS> &t, unsigned slot, int64_t plane, int64_t kp,
+                                          int64_t kmax) {
+  if (kp > kmax) return;
+  const int64_t fstep = kp * plane * 4, mstep = kp * plane;
+#pragma unroll
+  for (int q = 0; q < NS; ++q)
+    if (t.dst[q] != kNone)
+      cp_async16_at(slot + (t.dst[q] & ~kZero), t.src[q] + (t.mat >> q & 1u ? mstep : fstep), !(t.dst[q] & kZero));
+  if (t.dst[NS] != kNone) cp_async4_at(slot + (t.dst[NS] & ~kZero), t.src[NS] + fstep, !(t.dst[NS] & kZero));
+}
+
+// The new H of node (row y, column x) of a staged plane (A: plane k, B: k + 1).
+template <typename Slot>
+__device__ __forceinline__ float ring_hx(const Slot &A, const Slot &B, int y, int x, float dby, float dbz) {
+  return A.f[3][y][x] - dby * (A.f[2][y + 1][x] - A.f[2][y][x]) + dbz * (B.f[1][y][x] - A.f[1][y][x]);
+}
+template <typename Slot>
+__device__ __forceinline__ float ring_hy(const Slot &A, const Slot &B, int y, int x, float dbz, float dbx) {
+  return A.f[4][y][x] - dbz * (B.f[0][y][x] - A.f[0][y][x]) + dbx * (A.f[2][y][x + 1] - A.f[2][y][x]);
+}
+template <typename Slot> __device__ __forceinline__ float ring_hz(const Slot &A, int y, int x, float dbx, float dby) {
+  return A.f[5][y][x] - dbx * (A.f[1][y][x + 1] - A.f[1][y][x]) + dby * (A.f[0][y + 1][x] - A.f[0][y][x]);
+}
+
+// The new E and H of the node at row y, column x of plane A, stored at o if
+// act; hx_km, hy_km: its new Hx, Hy of the plane below, replaced by this
+// plane's.
+template <typename Slot>
+__device__ __forceinline__ void ring_node(const gs_fdtd3_step_args &a, const Slot &A, const Slot &B,
+                                          const float4 *s_coef, int y, int x, int mx, bool act, int64_t o, float &hx_km,
+                                          float &hy_km) {
+  const float dbx = a.dbx, dby = a.dby, dbz = a.dbz;
+  const float hx_c = ring_hx(A, B, y, x, dby, dbz), hy_c = ring_hy(A, B, y, x, dbz, dbx);
+  const float hz_c = ring_hz(A, y, x, dbx, dby);
+  const float hz_l = ring_hz(A, y, x - 1, dbx, dby), hy_l = ring_hy(A, B, y, x - 1, dbz, dbx);
+  const float hz_d = ring_hz(A, y - 1, x, dbx, dby), hx_d = ring_hx(A, B, y - 1, x, dby, dbz);
+  const float4 cx = s_coef[A.m[0][y - 1][mx]], cy = s_coef[A.m[1][y - 1][mx]], cz = s_coef[A.m[2][y - 1][mx]];
+  const float ex_c = A.f[0][y][x], ey_c = A.f[1][y][x], ez_c = A.f[2][y][x];
+  const float ex_new = cx.x * ex_c + cx.z * (hz_c - hz_d) - cx.w * (hy_c - hy_km); // ca cbx cby cbz
+  const float ey_new = cy.x * ey_c + cy.w * (hx_c - hx_km) - cy.y * (hz_c - hz_l);
+  const float ez_new = cz.x * ez_c + cz.y * (hy_c - hy_l) - cz.z * (hx_c - hx_d);
+  if (act) {
+    a.hx_out[o] = hx_c;
+    a.hy_out[o] = hy_c;
+    a.hz_out[o] = hz_c;
+    a.ex_out[o] = ex_new;
+    a.ey_out[o] = ey_new;
+    a.ez_out[o] = ez_new;
+  }
+  hx_km = hx_c;
+  hy_km = hy_c;
+}
+
+// Planes k0 - 1 .. k1 - 1 of one tile: plane k0 - 1 only gives the new Hx,
+// Hy that plane k0's E needs (nothing stored). MINB: resident blocks per SM
+// (the register cap: 64 for 1024 threads an SM).
+template <int R, int W, int D, int MINB>
+__global__ void __launch_bounds__(32 * R, MINB)
+    ring_kernel(const gs_fdtd3_step_args a, const gs_fdtd3_region r, int64_t chunk) {
+  using Slot = RingSlot<R, W>;
+  constexpr int NC = W / 32;
+  static_assert(7 * R + 2 <= 32 * R, "one 4-byte copy per thread");
+  extern __shared__ __align__(16) unsigned char ring_smem[];
+  float4 *s_coef = (float4 *)ring_smem;
+  Slot *slot = (Slot *)(ring_smem + GS_FDTD3_MAX_MATERIALS * sizeof(float4));
+  const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * 32 + tx;
+  const int64_t I = (r.i0 & ~(int64_t)31) + (int64_t)blockIdx.x * W, J = r.j0 + (int64_t)blockIdx.y * R;
+  const int64_t j = J + ty;
+  const int64_t k0 = r.k0 + (int64_t)blockIdx.z * chunk, k1 = k0 + chunk < r.k1 ? k0 + chunk : r.k1;
+  const auto tasks = ring_tasks<R, W>(a, I, J, tid);
+  const unsigned ring0 = (unsigned)__cvta_generic_to_shared(slot);
+  for (int d = 0; d < D - 1; ++d) {
+    ring_load(tasks, ring0 + d * (unsigned)sizeof(Slot), a.plane, k0 - 1 + d, k1);
+    cp_async_commit();
+  }
+  for (int q = tid; q < GS_FDTD3_MAX_MATERIALS; q += 32 * R) {
+    const gs_fdtd3_coef c = a.coef[q];
+    s_coef[q] = make_float4(c.ca, c.cbx, c.cby, c.cbz);
+  }
+  float hx_km[NC] = {}, hy_km[NC] = {}; // new Hx, Hy of plane k - 1
+  int64_t o = (k0 - 1) * a.plane + j * a.pitch + I + tx;
+  for (int64_t k = k0 - 1, n = 0; k < k1; ++k, ++n, o += a.plane) {
+    cp_async_wait<D - 3>();
+    __syncthreads();
+    ring_load(tasks, ring0 + (unsigned)((n + D - 1) % D) * (unsigned)sizeof(Slot), a.plane, k + D - 1, k1);
+    cp_async_commit();
+    const Slot &A = slot[n % D], &B = slot[(n + 1) % D];
+#pragma unroll
+    for (int c = 0; c < NC; ++c) {
+      const int64_t i = I + tx + 32 * c;
+      const bool act = k >= k0 && i >= r.i0 && i < r.i1 && j < r.j1;
+      ring_node(a, A, B, s_coef, ty + 1, tx + 32 * c + kRingPad, tx + 32 * c, act, o + 32 * c, hx_km[c], hy_km[c]);
+    }
+  }
+  cp_async_wait<0>();
+}
+
 __global__ void inject_kernel(float *f, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k < n) f[off[k]] = f[off[k]] - val[gs_tick_value(t) * stride + k];
@@ -197,51 +440,198 @@ __global__ void sample_kernel(gs_fdtd3_fields v, const int64_t *off, int n, floa
     out[6 * k + c] = v.f[c][off[k]];
 }
 
-int launch_boxes(const gs_fdtd3_step_args *a, const gs_fdtd3_region *box, int n, gs_fdtd3_region r, cudaStream_t s) {
+// The boxes' one-thread-per-node kernels (flat mapping unless GS_FDTD3_BOXES
+// =tiles, the former one: a measuring knob); h: the H pass, else the E pass.
+int launch_box_kernel(const gs_fdtd3_step_args *a, const gs_fdtd3_region *box, int n, gs_fdtd3_region r, bool h,
+                      cudaStream_t s) {
   Boxes b = {};
+  static int tiles = -1;
+  if (tiles < 0) tiles = getenv("GS_FDTD3_BOXES") && !strcmp(getenv("GS_FDTD3_BOXES"), "tiles");
+  b.flat = !tiles;
   unsigned blocks = 0;
   for (int q = 0; q < n; ++q) {
+    const int64_t w = box[q].i1 - box[q].i0, hh = box[q].j1 - box[q].j0;
+    if (w <= 0 || hh <= 0 || box[q].k1 <= box[q].k0) continue;
     b.r[b.n] = box[q];
     b.first[b.n] = blocks;
-    b.bx[b.n] = (unsigned)((box[q].i1 - box[q].i0 + 31) / 32);
-    b.by[b.n] = (unsigned)((box[q].j1 - box[q].j0 + kNodeRows - 1) / kNodeRows);
-    blocks += b.bx[b.n] * b.by[b.n] * (unsigned)(box[q].k1 - box[q].k0);
+    b.bx[b.n] = (unsigned)(b.flat ? w : (w + 31) / 32);
+    b.by[b.n] =
+        (unsigned)(b.flat ? (w * hh + 32 * kNodeRows - 1) / (32 * kNodeRows) : (hh + kNodeRows - 1) / kNodeRows);
+    blocks += (b.flat ? b.by[b.n] : b.bx[b.n] * b.by[b.n]) * (unsigned)(box[q].k1 - box[q].k0);
     ++b.n;
   }
   if (!blocks) return 0;
-  h_kernel<<<blocks, dim3(32, kNodeRows), 0, s>>>(*a, b);
-  e_kernel<<<blocks, dim3(32, kNodeRows), 0, s>>>(*a, b, r);
+  if (h)
+    h_kernel<<<blocks, dim3(32, kNodeRows), 0, s>>>(*a, b);
+  else
+    e_kernel<<<blocks, dim3(32, kNodeRows), 0, s>>>(*a, b, r);
   return (int)cudaGetLastError();
 }
 
+int launch_boxes(const gs_fdtd3_step_args *a, const gs_fdtd3_region *box, int n, gs_fdtd3_region r, cudaStream_t s) {
+  int e = launch_box_kernel(a, box, n, r, true, s);
+  return e ? e : launch_box_kernel(a, box, n, r, false, s);
+}
+
 // Planes per block: the whole depth, halved while the blocks would not give
-// every SM 8 of them (but at least 16 planes).
+// every SM 8 of them (but at least 16 planes); then cut into up to 4 times
+// more chunks where that fills the last wave of resident blocks (per_sm an
+// SM) better: at 1024^3, 2016 tiles in 264 places make 7.6 waves (95 % of
+// the last one busy), 3 chunks 22.9 (99.6 %).
+int64_t march_chunk(int64_t tiles, int64_t nk, int per_sm) {
+  int64_t chunk = nk;
+  const int64_t want = 8 * (int64_t)gs_sm_count(), resident = (int64_t)per_sm * gs_sm_count();
+  while (chunk > 16 && tiles * ((nk + chunk - 1) / chunk) < want)
+    chunk = (chunk + 1) / 2;
+  if (resident <= 0) return chunk;
+  const int64_t n0 = (nk + chunk - 1) / chunk;
+  double best = 0;
+  for (int64_t n = n0; n <= 4 * n0 && (nk + n - 1) / n >= 16; ++n) {
+    const int64_t c = (nk + n - 1) / n, blocks = tiles * ((nk + c - 1) / c);
+    const double busy = (double)blocks / (double)(((blocks + resident - 1) / resident) * resident);
+    if (busy > best + 0.01) best = busy, chunk = c;
+  }
+  return chunk;
+}
+
 int launch_march(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s) {
   const int64_t bx = (r.i1 - (r.i0 & ~(int64_t)31) + 31) / 32, by = (r.j1 - r.j0 + kRows - 1) / kRows, nk = r.k1 - r.k0;
-  int64_t chunk = nk;
-  const int64_t want = 8 * (int64_t)gs_sm_count();
-  while (chunk > 16 && bx * by * ((nk + chunk - 1) / chunk) < want)
-    chunk = (chunk + 1) / 2;
+  const int64_t chunk = march_chunk(bx * by, nk, GS_FDTD3_MINB);
   dim3 grid((unsigned)bx, (unsigned)by, (unsigned)((nk + chunk - 1) / chunk));
   march_kernel<<<grid, dim3(32, kRows), 0, s>>>(*a, r, chunk);
   return (int)cudaGetLastError();
+}
+
+template <int R, int W, int D, int MINB>
+int launch_ring(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s) {
+  const size_t smem = GS_FDTD3_MAX_MATERIALS * sizeof(float4) + D * sizeof(RingSlot<R, W>);
+  static int per_sm = 0; // resident blocks an SM, once the shared-memory limit is raised (once per process)
+  if (!per_sm) {
+    cudaError_t e =
+        cudaFuncSetAttribute(ring_kernel<R, W, D, MINB>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (e == cudaSuccess)
+      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ring_kernel<R, W, D, MINB>, 32 * R, smem);
+    if (e != cudaSuccess) return (int)e;
+    if (per_sm < 1) return (int)cudaErrorInvalidConfiguration;
+  }
+  const int64_t bx = (r.i1 - (r.i0 & ~(int64_t)31) + W - 1) / W, by = (r.j1 - r.j0 + R - 1) / R, nk = r.k1 - r.k0;
+  const int64_t chunk = march_chunk(bx * by, nk, per_sm);
+  dim3 grid((unsigned)bx, (unsigned)by, (unsigned)((nk + chunk - 1) / chunk));
+  ring_kernel<R, W, D, MINB><<<grid, dim3(32, R), smem, s>>>(*a, r, chunk);
+  return (int)cudaGetLastError();
+}
+
+// The fused kernel's variant: the staged one (w: tile width, r: rows, d: ring
+// depth) unless GS_FDTD3_MARCH names another (a measuring knob; regs: the
+// register-prefetch kernel). The staged kernel needs 16-byte aligned arrays
+// (cudaMalloc's are); otherwise the register one runs.
+int launch_fused(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s) {
+  static int variant = -1;
+  if (variant < 0) {
+    static const char *const names[] = {"w64r12d3", "regs", "w32r16d3", "w64r16d3", "w64r8d3", "w64r8d4", "w32r8d4"};
+    const char *env = getenv("GS_FDTD3_MARCH");
+    variant = 0;
+    for (int v = 0; env && v < (int)(sizeof names / sizeof *names); ++v)
+      if (!strcmp(env, names[v])) variant = v;
+  }
+  const void *const p[9] = {a->ex, a->ey, a->ez, a->hx, a->hy, a->hz, a->mex, a->mey, a->mez};
+  bool aligned = true;
+  for (int q = 0; q < 9; ++q)
+    aligned = aligned && (uintptr_t)p[q] % 16 == 0;
+  if (!aligned || variant == 1) return launch_march(a, r, s);
+  switch (variant) {
+  case 2:
+    return launch_ring<16, 32, 3, 2>(a, r, s);
+  case 3:
+    return launch_ring<16, 64, 3, 2>(a, r, s);
+  case 4:
+    return launch_ring<8, 64, 3, 3>(a, r, s);
+  case 5:
+    return launch_ring<8, 64, 4, 2>(a, r, s);
+  case 6:
+    return launch_ring<8, 32, 4, 4>(a, r, s);
+  default:
+    return launch_ring<12, 64, 3, 2>(a, r, s);
+  }
 }
 
 bool empty(const gs_fdtd3_region &r) {
   return r.i1 <= r.i0 || r.j1 <= r.j0 || r.k1 <= r.k0;
 }
 
+// The box b (of those gs_fdtd3_split() gives around c) as the layer of nodes
+// whose E reads a new H the fused kernel stores (next to c's upper face in k,
+// j or i: E reads the H one node lower) and the rest.
+void split_adjacent(gs_fdtd3_region b, gs_fdtd3_region c, gs_fdtd3_region *layer, gs_fdtd3_region *rest) {
+  const bool oi = b.i0 < c.i1 && c.i0 < b.i1, oj = b.j0 < c.j1 && c.j0 < b.j1, ok = b.k0 < c.k1 && c.k0 < b.k1;
+  *rest = b;
+  *layer = b;
+  if (b.k0 == c.k1 && oi && oj) {
+    layer->k1 = b.k0 + 1, rest->k0 = b.k0 + 1;
+  } else if (b.j0 == c.j1 && oi && ok) {
+    layer->j1 = b.j0 + 1, rest->j0 = b.j0 + 1;
+  } else if (b.i0 == c.i1 && oj && ok) {
+    layer->i1 = b.i0 + 1, rest->i0 = b.i0 + 1;
+  } else {
+    layer->k1 = layer->k0; // none
+  }
+}
+
+// The fused kernel runs on a side stream of the highest priority while the
+// boxes' H pass and the E of the box nodes that do not read its H run on the
+// caller's stream (their blocks fill the SMs' room beside the fused blocks,
+// which shared memory limits); then the E of the layers next to the fused box.
+// The side stream and two events are made once (the process's device) and
+// kept. Measured on an H200, 1024^3 with 10 CPML cells: 24.19 ms a step
+// against 23.65 in one stream (the fused blocks, held back by shared memory
+// and registers, leave little room; the two compete for L2), so it is off
+// unless GS_FDTD3_OVERLAP=1.
+int step_overlapped(const gs_fdtd3_step_args *a, const gs_fdtd3_region *part, int np, gs_fdtd3_region r,
+                    cudaStream_t s) {
+  static cudaStream_t side = nullptr;
+  static cudaEvent_t fork, join;
+  if (!side) {
+    int lo = 0, hi = 0;
+    cudaError_t e = cudaDeviceGetStreamPriorityRange(&lo, &hi);
+    if (e == cudaSuccess) e = cudaEventCreateWithFlags(&fork, cudaEventDisableTiming);
+    if (e == cudaSuccess) e = cudaEventCreateWithFlags(&join, cudaEventDisableTiming);
+    if (e == cudaSuccess) e = cudaStreamCreateWithPriority(&side, cudaStreamNonBlocking, hi);
+    if (e != cudaSuccess) return (int)e;
+  }
+  gs_fdtd3_region layer[6], rest[6];
+  for (int q = 1; q < np; ++q)
+    split_adjacent(part[q], part[0], &layer[q - 1], &rest[q - 1]);
+  cudaError_t e = cudaEventRecord(fork, s);
+  if (e == cudaSuccess) e = cudaStreamWaitEvent(side, fork, 0);
+  int err = e == cudaSuccess ? launch_fused(a, part[0], side) : (int)e;
+  if (!err) err = (int)cudaEventRecord(join, side);
+  if (!err) err = launch_box_kernel(a, part + 1, np - 1, r, true, s);
+  if (!err) err = launch_box_kernel(a, rest, np - 1, r, false, s);
+  if (!err) err = (int)cudaStreamWaitEvent(s, join, 0);
+  if (!err) err = launch_box_kernel(a, layer, np - 1, r, false, s);
+  return err;
+}
+
 } // namespace
 
 // Per region: the fused kernel on the box no slab reaches, then new H and
-// new E on the other boxes (whose E reads the H the fused kernel stored).
+// new E on the other boxes (whose E reads the H the fused kernel stored); the
+// two overlapped (step_overlapped) with GS_FDTD3_OVERLAP=1, a measuring knob:
+// 2 % slower on an H200 (docs/performance.md, session 7).
 extern "C" int gs_fdtd3_step_cuda(const gs_fdtd3_step_args *a, const gs_fdtd3_region *r, int n, void *stream) {
   cudaStream_t s = (cudaStream_t)stream;
+  static int overlap = -1;
+  if (overlap < 0) overlap = getenv("GS_FDTD3_OVERLAP") && !strcmp(getenv("GS_FDTD3_OVERLAP"), "1");
   for (int q = 0; q < n; ++q) {
     gs_fdtd3_region part[7];
     const int np = gs_fdtd3_split(a, r[q], part);
-    int e = empty(part[0]) ? 0 : launch_march(a, part[0], s);
-    if (!e) e = launch_boxes(a, part + 1, np - 1, r[q], s);
+    int e;
+    if (overlap && !empty(part[0]) && np > 1) {
+      e = step_overlapped(a, part, np, r[q], s);
+    } else {
+      e = empty(part[0]) ? 0 : launch_fused(a, part[0], s);
+      if (!e) e = launch_boxes(a, part + 1, np - 1, r[q], s);
+    }
     if (e) return e;
   }
   return 0;

@@ -21,24 +21,42 @@ GS_HD3 int64_t gs_fdtd3_at(const gs_fdtd3_step_args *a, int64_t i, int64_t j, in
   return k * a->plane + j * a->pitch + i;
 }
 
+/* The slabs whose E (e = 1) or H (e = 0) corrections reach node (i, j, k):
+ * bit s for slab s (its depth range along its axis, and the node not on the
+ * far face of the other two axes, which take no correction). Worked out once
+ * per node and component kind rather than once per component. */
+GS_HD3 unsigned gs_fdtd3_slab_mask(const gs_fdtd3_step_args *a, int e, int64_t i, int64_t j, int64_t k) {
+  unsigned mask = 0;
+  for (int s = 0; s < a->nslab; ++s) { /* 32-bit indices: a side of a grid that fits in memory is far below 2^31 */
+    const gs_fdtd3_slab *p = &a->slab[s];
+    const int dir = p->dir, t = (int)p->t;
+    const int n = (int)(dir == 0 ? i : dir == 1 ? j : k), N = (int)(dir == 0 ? a->nx : dir == 1 ? a->ny : a->nz);
+    const int q = p->side ? n - (N - t) : (e ? t - n : t - 1 - n);
+    const int ia = (int)(dir == 0 ? j : i), ib = (int)(dir == 2 ? j : k);
+    const int na = (int)(dir == 0 ? a->ny : a->nx), nb = (int)(dir == 2 ? a->ny : a->nz);
+    if (q >= 0 && q < t && ia < na && ib < nb) mask |= 1u << s;
+  }
+  return mask;
+}
+
 /* The CPML corrections of component comp (0 x, 1 y, 2 z) of E (e = 1) or H
  * (e = 0) at node (i, j, k), value f, in slab order: a slab normal to axis
  * dir adds c_dir (k d_dir + psi) and stores the new psi (H: only if own).
- * (Selects rather than arrays indexed by dir: no local memory on the GPU.) */
+ * mask: gs_fdtd3_slab_mask() of the node. (Selects rather than arrays indexed
+ * by dir: no local memory on the GPU.) */
 GS_HD3 float gs_fdtd3_cpml(const gs_fdtd3_step_args *a, int e, int comp, int64_t i, int64_t j, int64_t k, float f,
-                           float cx, float cy, float cz, float dx, float dy, float dz, int own) {
+                           float cx, float cy, float cz, float dx, float dy, float dz, int own, unsigned mask) {
   for (int s = 0; s < a->nslab; ++s) {
     const gs_fdtd3_slab *p = &a->slab[s];
     const int dir = p->dir;
-    if (dir == comp) continue;
-    const int64_t n = dir == 0 ? i : dir == 1 ? j : k, N = dir == 0 ? a->nx : dir == 1 ? a->ny : a->nz;
-    const int64_t q = p->side ? n - (N - p->t) : (e ? p->t - n : p->t - 1 - n);
-    if (q < 0 || q >= p->t) continue;
-    const int64_t ia = dir == 0 ? j : i, ib = dir == 2 ? j : k;
-    const int64_t na = dir == 0 ? a->ny : a->nx, nb = dir == 2 ? a->ny : a->nz;
-    if (ia >= na || ib >= nb) continue;
+    if (!(mask >> s & 1u) || dir == comp) continue;
+    const int t = (int)p->t;
+    const int n = (int)(dir == 0 ? i : dir == 1 ? j : k), N = (int)(dir == 0 ? a->nx : dir == 1 ? a->ny : a->nz);
+    const int q = p->side ? n - (N - t) : (e ? t - n : t - 1 - n);
+    const int ia = (int)(dir == 0 ? j : i), ib = (int)(dir == 2 ? j : k);
+    const int na = (int)(dir == 0 ? a->ny : a->nx), nb = (int)(dir == 2 ? a->ny : a->nz);
     const int slot = comp == (dir == 0 ? 1 : 0) ? 0 : 1;
-    const int64_t w = dir == 0 ? (ib * na + ia) * p->t + q : (q * nb + ib) * na + ia; /* i fastest */
+    const int64_t w = dir == 0 ? ((int64_t)ib * na + ia) * t + q : ((int64_t)q * nb + ib) * na + ia; /* i fastest */
     const float dd = dir == 0 ? dx : dir == 1 ? dy : dz, c = dir == 0 ? cx : dir == 1 ? cy : cz;
     if (e) {
       const float psi = p->psi_e_in[slot][w];
@@ -74,7 +92,7 @@ GS_HD3 int gs_fdtd3_ez_ok(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int
 }
 
 /* New Hx, Hy, Hz at a node where they are updated; own: store H's psi. */
-GS_HD3 float gs_fdtd3_hx(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own) {
+GS_HD3 float gs_fdtd3_hx_m(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own, unsigned mask) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
   const float dy = a->ez[o + a->pitch] - a->ez[o], dz = a->ey[o + a->plane] - a->ey[o];
   float h, cy = a->dby, cz = a->dbz;
@@ -86,11 +104,11 @@ GS_HD3 float gs_fdtd3_hx(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int6
   } else {
     h = a->hx[o] - cy * dy + cz * dz;
   }
-  if (a->nslab) h = gs_fdtd3_cpml(a, 0, 0, i, j, k, h, 0, -cy, cz, 0, dy, dz, own);
+  if (a->nslab) h = gs_fdtd3_cpml(a, 0, 0, i, j, k, h, 0, -cy, cz, 0, dy, dz, own, mask);
   return h;
 }
 
-GS_HD3 float gs_fdtd3_hy(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own) {
+GS_HD3 float gs_fdtd3_hy_m(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own, unsigned mask) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
   const float dz = a->ex[o + a->plane] - a->ex[o], dx = a->ez[o + 1] - a->ez[o];
   float h, cz = a->dbz, cx = a->dbx;
@@ -102,11 +120,11 @@ GS_HD3 float gs_fdtd3_hy(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int6
   } else {
     h = a->hy[o] - cz * dz + cx * dx;
   }
-  if (a->nslab) h = gs_fdtd3_cpml(a, 0, 1, i, j, k, h, cx, 0, -cz, dx, 0, dz, own);
+  if (a->nslab) h = gs_fdtd3_cpml(a, 0, 1, i, j, k, h, cx, 0, -cz, dx, 0, dz, own, mask);
   return h;
 }
 
-GS_HD3 float gs_fdtd3_hz(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own) {
+GS_HD3 float gs_fdtd3_hz_m(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own, unsigned mask) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
   const float dx = a->ey[o + 1] - a->ey[o], dy = a->ex[o + a->pitch] - a->ex[o];
   float h, cx = a->dbx, cy = a->dby;
@@ -118,39 +136,50 @@ GS_HD3 float gs_fdtd3_hz(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int6
   } else {
     h = a->hz[o] - cx * dx + cy * dy;
   }
-  if (a->nslab) h = gs_fdtd3_cpml(a, 0, 2, i, j, k, h, -cx, cy, 0, dx, dy, 0, own);
+  if (a->nslab) h = gs_fdtd3_cpml(a, 0, 2, i, j, k, h, -cx, cy, 0, dx, dy, 0, own, mask);
   return h;
+}
+
+/* The same, working out the node's slabs (a neighbour's H recomputed). */
+GS_HD3 float gs_fdtd3_hx(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own) {
+  return gs_fdtd3_hx_m(a, i, j, k, own, a->nslab ? gs_fdtd3_slab_mask(a, 0, i, j, k) : 0u);
+}
+GS_HD3 float gs_fdtd3_hy(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own) {
+  return gs_fdtd3_hy_m(a, i, j, k, own, a->nslab ? gs_fdtd3_slab_mask(a, 0, i, j, k) : 0u);
+}
+GS_HD3 float gs_fdtd3_hz(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own) {
+  return gs_fdtd3_hz_m(a, i, j, k, own, a->nslab ? gs_fdtd3_slab_mask(a, 0, i, j, k) : 0u);
 }
 
 /* New Ex, Ey, Ez from the new H around the node (_im, _jm, _km: the H one
  * node lower in x, y, z), with CPML. */
 GS_HD3 float gs_fdtd3_ex(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, float hz, float hz_jm, float hy,
-                         float hy_km) {
+                         float hy_km, unsigned mask) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
   const gs_fdtd3_coef c = a->coef[a->mex[o]];
   const float dy = hz - hz_jm, dz = hy - hy_km;
   float f = c.ca * a->ex[o] + c.cby * dy - c.cbz * dz;
-  if (a->nslab) f = gs_fdtd3_cpml(a, 1, 0, i, j, k, f, 0, c.cby, -c.cbz, 0, dy, dz, 1);
+  if (a->nslab) f = gs_fdtd3_cpml(a, 1, 0, i, j, k, f, 0, c.cby, -c.cbz, 0, dy, dz, 1, mask);
   return f;
 }
 
 GS_HD3 float gs_fdtd3_ey(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, float hx, float hx_km, float hz,
-                         float hz_im) {
+                         float hz_im, unsigned mask) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
   const gs_fdtd3_coef c = a->coef[a->mey[o]];
   const float dz = hx - hx_km, dx = hz - hz_im;
   float f = c.ca * a->ey[o] + c.cbz * dz - c.cbx * dx;
-  if (a->nslab) f = gs_fdtd3_cpml(a, 1, 1, i, j, k, f, -c.cbx, 0, c.cbz, dx, 0, dz, 1);
+  if (a->nslab) f = gs_fdtd3_cpml(a, 1, 1, i, j, k, f, -c.cbx, 0, c.cbz, dx, 0, dz, 1, mask);
   return f;
 }
 
 GS_HD3 float gs_fdtd3_ez(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, float hy, float hy_im, float hx,
-                         float hx_jm) {
+                         float hx_jm, unsigned mask) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
   const gs_fdtd3_coef c = a->coef[a->mez[o]];
   const float dx = hy - hy_im, dy = hx - hx_jm;
   float f = c.ca * a->ez[o] + c.cbx * dx - c.cby * dy;
-  if (a->nslab) f = gs_fdtd3_cpml(a, 1, 2, i, j, k, f, c.cbx, -c.cby, 0, dx, dy, 0, 1);
+  if (a->nslab) f = gs_fdtd3_cpml(a, 1, 2, i, j, k, f, c.cbx, -c.cby, 0, dx, dy, 0, 1, mask);
   return f;
 }
 
@@ -158,24 +187,27 @@ GS_HD3 float gs_fdtd3_ez(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int6
  * GPU's one-thread-per-node form). */
 GS_HD3 void gs_fdtd3_node(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
+  const unsigned mh = a->nslab ? gs_fdtd3_slab_mask(a, 0, i, j, k) : 0u;
+  const unsigned me = a->nslab ? gs_fdtd3_slab_mask(a, 1, i, j, k) : 0u;
   float hx = 0, hy = 0, hz = 0;
-  if (gs_fdtd3_hx_ok(a, i, j, k)) a->hx_out[o] = hx = gs_fdtd3_hx(a, i, j, k, 1);
-  if (gs_fdtd3_hy_ok(a, i, j, k)) a->hy_out[o] = hy = gs_fdtd3_hy(a, i, j, k, 1);
-  if (gs_fdtd3_hz_ok(a, i, j, k)) a->hz_out[o] = hz = gs_fdtd3_hz(a, i, j, k, 1);
+  if (gs_fdtd3_hx_ok(a, i, j, k)) a->hx_out[o] = hx = gs_fdtd3_hx_m(a, i, j, k, 1, mh);
+  if (gs_fdtd3_hy_ok(a, i, j, k)) a->hy_out[o] = hy = gs_fdtd3_hy_m(a, i, j, k, 1, mh);
+  if (gs_fdtd3_hz_ok(a, i, j, k)) a->hz_out[o] = hz = gs_fdtd3_hz_m(a, i, j, k, 1, mh);
   if (gs_fdtd3_ex_ok(a, i, j, k))
-    a->ex_out[o] = gs_fdtd3_ex(a, i, j, k, hz, gs_fdtd3_hz(a, i, j - 1, k, 0), hy, gs_fdtd3_hy(a, i, j, k - 1, 0));
+    a->ex_out[o] = gs_fdtd3_ex(a, i, j, k, hz, gs_fdtd3_hz(a, i, j - 1, k, 0), hy, gs_fdtd3_hy(a, i, j, k - 1, 0), me);
   if (gs_fdtd3_ey_ok(a, i, j, k))
-    a->ey_out[o] = gs_fdtd3_ey(a, i, j, k, hx, gs_fdtd3_hx(a, i, j, k - 1, 0), hz, gs_fdtd3_hz(a, i - 1, j, k, 0));
+    a->ey_out[o] = gs_fdtd3_ey(a, i, j, k, hx, gs_fdtd3_hx(a, i, j, k - 1, 0), hz, gs_fdtd3_hz(a, i - 1, j, k, 0), me);
   if (gs_fdtd3_ez_ok(a, i, j, k))
-    a->ez_out[o] = gs_fdtd3_ez(a, i, j, k, hy, gs_fdtd3_hy(a, i - 1, j, k, 0), hx, gs_fdtd3_hx(a, i, j - 1, k, 0));
+    a->ez_out[o] = gs_fdtd3_ez(a, i, j, k, hy, gs_fdtd3_hy(a, i - 1, j, k, 0), hx, gs_fdtd3_hx(a, i, j - 1, k, 0), me);
 }
 
 /* New H of node (i, j, k), stored (its owner: psi stored too). */
 GS_HD3 void gs_fdtd3_h_node(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
-  if (gs_fdtd3_hx_ok(a, i, j, k)) a->hx_out[o] = gs_fdtd3_hx(a, i, j, k, 1);
-  if (gs_fdtd3_hy_ok(a, i, j, k)) a->hy_out[o] = gs_fdtd3_hy(a, i, j, k, 1);
-  if (gs_fdtd3_hz_ok(a, i, j, k)) a->hz_out[o] = gs_fdtd3_hz(a, i, j, k, 1);
+  const unsigned mh = a->nslab ? gs_fdtd3_slab_mask(a, 0, i, j, k) : 0u;
+  if (gs_fdtd3_hx_ok(a, i, j, k)) a->hx_out[o] = gs_fdtd3_hx_m(a, i, j, k, 1, mh);
+  if (gs_fdtd3_hy_ok(a, i, j, k)) a->hy_out[o] = gs_fdtd3_hy_m(a, i, j, k, 1, mh);
+  if (gs_fdtd3_hz_ok(a, i, j, k)) a->hz_out[o] = gs_fdtd3_hz_m(a, i, j, k, 1, mh);
 }
 
 /* New E of node (i, j, k) of box r, once the new H of every node of r is
@@ -183,20 +215,21 @@ GS_HD3 void gs_fdtd3_h_node(const gs_fdtd3_step_args *a, int64_t i, int64_t j, i
  * others' (the same bits either way). */
 GS_HD3 void gs_fdtd3_e_node(const gs_fdtd3_step_args *a, gs_fdtd3_region r, int64_t i, int64_t j, int64_t k) {
   const int64_t o = gs_fdtd3_at(a, i, j, k), P = a->pitch, S = a->plane;
+  const unsigned me = a->nslab ? gs_fdtd3_slab_mask(a, 1, i, j, k) : 0u;
   if (gs_fdtd3_ex_ok(a, i, j, k)) {
     const float hz_jm = j - 1 >= r.j0 ? a->hz_out[o - P] : gs_fdtd3_hz(a, i, j - 1, k, 0);
     const float hy_km = k - 1 >= r.k0 ? a->hy_out[o - S] : gs_fdtd3_hy(a, i, j, k - 1, 0);
-    a->ex_out[o] = gs_fdtd3_ex(a, i, j, k, a->hz_out[o], hz_jm, a->hy_out[o], hy_km);
+    a->ex_out[o] = gs_fdtd3_ex(a, i, j, k, a->hz_out[o], hz_jm, a->hy_out[o], hy_km, me);
   }
   if (gs_fdtd3_ey_ok(a, i, j, k)) {
     const float hx_km = k - 1 >= r.k0 ? a->hx_out[o - S] : gs_fdtd3_hx(a, i, j, k - 1, 0);
     const float hz_im = i - 1 >= r.i0 ? a->hz_out[o - 1] : gs_fdtd3_hz(a, i - 1, j, k, 0);
-    a->ey_out[o] = gs_fdtd3_ey(a, i, j, k, a->hx_out[o], hx_km, a->hz_out[o], hz_im);
+    a->ey_out[o] = gs_fdtd3_ey(a, i, j, k, a->hx_out[o], hx_km, a->hz_out[o], hz_im, me);
   }
   if (gs_fdtd3_ez_ok(a, i, j, k)) {
     const float hy_im = i - 1 >= r.i0 ? a->hy_out[o - 1] : gs_fdtd3_hy(a, i - 1, j, k, 0);
     const float hx_jm = j - 1 >= r.j0 ? a->hx_out[o - P] : gs_fdtd3_hx(a, i, j - 1, k, 0);
-    a->ez_out[o] = gs_fdtd3_ez(a, i, j, k, a->hy_out[o], hy_im, a->hx_out[o], hx_jm);
+    a->ez_out[o] = gs_fdtd3_ez(a, i, j, k, a->hy_out[o], hy_im, a->hx_out[o], hx_jm, me);
   }
 }
 

@@ -433,6 +433,9 @@ static int gpu_tests(void) {
   cpu_vs_gpu("cpml+magnetic", 40, 36, 30, open_y0, 1, 200);
   cpu_vs_gpu("no cpml", 70, 20, 40, none, 0, 200);
   cpu_vs_gpu("cpml, wide", 100, 23, 21, all, 0, 120);
+  /* Rows exactly one pitch long (the staged kernel's last column past the row) and deep in k. */
+  cpu_vs_gpu("no cpml, 63 wide", 63, 17, 70, none, 0, 80);
+  cpu_vs_gpu("cpml, 31 wide", 31, 40, 19, all, 0, 80);
   return gs_test_done("test_fdtd3d gpu");
 }
 #endif
