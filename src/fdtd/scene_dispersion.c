@@ -32,7 +32,8 @@ int gs_cmd_add_dispersion_debye(gs_parser *p, const gs_command_call *c) {
         gs_parse_double(p, c->arg[2 + 2 * q], &d.tau[q], c->name))
       return -1;
     /* gprMax's check (its message speaks of the permittivity difference). */
-    if (!(d.tau[q] > 0)) return gs_perr(p, "#%s: pole %d: relaxation time %g s is not positive", c->name, q + 1, d.tau[q]);
+    if (!(d.tau[q] > 0))
+      return gs_perr(p, "#%s: pole %d: relaxation time %g s is not positive", c->name, q + 1, d.tau[q]);
   }
   for (int k = first_name; k < c->nargs; ++k) {
     if (gs_copy_name(p, d.name, sizeof d.name, c->arg[k], c->name)) return -1;
