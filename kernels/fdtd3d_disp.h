@@ -1,4 +1,4 @@
-/* gprMax 4's multi-pole Debye update (recursive convolution,
+/* gprMax 4's multi-pole Debye, Lorentz and Drude update (recursive convolution,
  * fields_updates_dispersive: update_electric_dispersive_multipole_A and _B,
  * docs/gprmax-rules.md "Dispersive materials") for the 3D kernels, with the
  * CPU twins and the node expressions shared by both (no fused multiply-add
@@ -33,18 +33,21 @@ extern "C" {
 #endif
 
 /* Per material (256, as the coefficient table) and pole: c0 = e0 exp(q dt/2),
- * c1 = exp(q dt), c2 = zt, gprMax's updatecoeffsdispersive row (float32);
- * zeros for non-dispersive materials and poles a material lacks. */
+ * c1 = exp(q dt), c2 = zt, gprMax's updatecoeffsdispersive row (float32, or
+ * complex64 with the imaginary parts c1i, c2i when a Lorentz or Drude
+ * material is present; phi reads only c0's real part); zeros for
+ * non-dispersive materials and poles a material lacks. */
 typedef struct gs_fdtd3_disp_coef {
-  float c0, c1, c2;
+  float c0, c1, c2, c1i, c2i;
 } gs_fdtd3_disp_coef;
 
 typedef struct gs_fdtd3_disp_args {
   int npoles;                     /* gprMax's maxpoles (1..15) */
+  int cplx;                       /* complex pole state (Lorentz or Drude present): 2 floats a pole */
   const gs_fdtd3_disp_coef *coef; /* [material][pole]: GS_FDTD3_MAX_MATERIALS x npoles */
   int64_t n[3];                   /* listed Ex, Ey, Ez nodes */
   const int64_t *off[3];          /* their offsets (fdtd3d_kernels.h's layout) */
-  float *t[3];                    /* pole state: [entry * npoles + pole] */
+  float *t[3];                    /* pole state: [entry * npoles + pole] (complex: [.. * 2 + re/im]) */
 } gs_fdtd3_disp_args;
 
 /* A: the listed nodes' E_out again, with the dispersive term (a: the step's

@@ -10,15 +10,24 @@
 /* gprMax's phi and the first half of the pole update at one listed node:
  * phi = sum c0 T (float; one pole: just c0 T, gprMax's single-pole
  * function, which differs from 0 + c0 T only in the sign of a zero),
- * T = c1 T + c2 e (e: the old E). */
+ * T = c1 T + c2 e (e: the old E). Complex poles (gprMax's complex64 kernels,
+ * C99 complex products written out): phi reads the real parts, T = c1 T +
+ * c2 (e + 0i) with (a + bi)(c + di) = (ac - bd) + (ad + bc)i. */
 GS_HD3 float gs_fdtd3_disp_phi(const gs_fdtd3_disp_args *d, int mat, float *t, float e) {
   const gs_fdtd3_disp_coef *c = d->coef + (int64_t)mat * d->npoles;
+  const int w = d->cplx ? 2 : 1;
   float phi = c[0].c0 * t[0];
   if (d->npoles > 1) phi = 0.0f + phi;
-  t[0] = c[0].c1 * t[0] + c[0].c2 * e;
-  for (int p = 1; p < d->npoles; ++p) {
-    phi = phi + c[p].c0 * t[p];
-    t[p] = c[p].c1 * t[p] + c[p].c2 * e;
+  for (int p = 0; p < d->npoles; ++p) {
+    float *tp = t + p * w;
+    if (p > 0) phi = phi + c[p].c0 * tp[0];
+    if (d->cplx) {
+      const float tr = tp[0], ti = tp[1];
+      tp[0] = (c[p].c1 * tr - c[p].c1i * ti) + (c[p].c2 * e - c[p].c2i * 0.0f);
+      tp[1] = (c[p].c1 * ti + c[p].c1i * tr) + (c[p].c2 * 0.0f + c[p].c2i * e);
+    } else {
+      tp[0] = c[p].c1 * tp[0] + c[p].c2 * e;
+    }
   }
   return phi;
 }
@@ -37,7 +46,7 @@ GS_HD3 void gs_fdtd3_disp_a_node(const gs_fdtd3_step_args *a, const gs_fdtd3_dis
   const int64_t o = d->off[comp][e], P = a->pitch, S = a->plane;
   int64_t i, j, k;
   gs_fdtd3_disp_ijk(a, o, &i, &j, &k);
-  float *t = d->t[comp] + e * d->npoles;
+  float *t = d->t[comp] + e * d->npoles * (d->cplx ? 2 : 1);
   if (comp == 0) {
     const int mat = a->mex[o];
     const gs_fdtd3_coef c = a->coef[mat];
@@ -65,15 +74,23 @@ GS_HD3 void gs_fdtd3_disp_a_node(const gs_fdtd3_step_args *a, const gs_fdtd3_dis
   }
 }
 
-/* B at entry e of component comp: T = T - c2 E_new. */
+/* B at entry e of component comp: T = T - c2 E_new (complex: c2 (E + 0i)). */
 GS_HD3 void gs_fdtd3_disp_b_node(const gs_fdtd3_step_args *a, const gs_fdtd3_disp_args *d, int comp, int64_t e) {
   const int64_t o = d->off[comp][e];
   const uint8_t *m = comp == 0 ? a->mex : comp == 1 ? a->mey : a->mez;
   const float en = (comp == 0 ? a->ex_out : comp == 1 ? a->ey_out : a->ez_out)[o];
   const gs_fdtd3_disp_coef *c = d->coef + (int64_t)m[o] * d->npoles;
-  float *t = d->t[comp] + e * d->npoles;
-  for (int p = 0; p < d->npoles; ++p)
-    t[p] = t[p] - c[p].c2 * en;
+  if (d->cplx) {
+    float *t = d->t[comp] + e * d->npoles * 2;
+    for (int p = 0; p < d->npoles; ++p) {
+      t[2 * p] = t[2 * p] - (c[p].c2 * en - c[p].c2i * 0.0f);
+      t[2 * p + 1] = t[2 * p + 1] - (c[p].c2 * 0.0f + c[p].c2i * en);
+    }
+  } else {
+    float *t = d->t[comp] + e * d->npoles;
+    for (int p = 0; p < d->npoles; ++p)
+      t[p] = t[p] - c[p].c2 * en;
+  }
 }
 
 #endif

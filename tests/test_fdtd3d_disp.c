@@ -1,14 +1,15 @@
-/* Debye dispersion in 3D models (kernels/fdtd3d_disp.h, src/fdtd/fdtd3d_dispersion.c).
+/* Dispersive materials in 3D models (kernels/fdtd3d_disp.h, src/fdtd/fdtd3d_dispersion.c).
  * usage: test_fdtd3d_disp cpu SCENE   the memory estimate counts the pole
  *                                     state (a bound of what is made); the
  *                                     model runs, stays finite, and differs
  *                                     from the same scene without its poles;
  *        test_fdtd3d_disp gpu SCENE   CPU and GPU bit-identical: every
  *                                     receiver sample and the fields'
- *                                     checksums after the scene's steps
- *                                     (3 and 1 poles, CPML of six
- *                                     thicknesses, sources in dispersive
- *                                     materials). Skips (77) without a GPU. */
+ *                                     checksums after the scene's steps.
+ * Scenes (tests/data/fdtd3d_disp): bits.in (Debye, 3 and 1 poles: real pole
+ * state), bits_complex.in (Debye, Lorentz, Drude: complex pole state); CPML
+ * of six thicknesses, sources in dispersive materials. GPU part skips (77)
+ * without a GPU. */
 #include <math.h>
 #include <string.h>
 
@@ -46,7 +47,7 @@ static int cpu_tests(gs_scene *sc) {
   gs_fdtd3_memory_need(sc, &dev, &host);
   const double poles = gs_fdtd3_disp_memory(sc);
   CHECKF(poles > 0, "no pole memory counted");
-  /* the soil box: 24 x 22 x 11 cells, 3 poles: at least its nodes' offsets and state */
+  /* the soil box: 24 x 22 x 11 cells, 3 poles: at least its nodes' offsets and (real) state */
   CHECKF(poles >= 3.0 * 24 * 22 * 11 * (8 + 4 * 3), "pole memory %.0f below the soil's nodes", poles);
   result with, without;
   CHECK(run_scene(sc, &gs_backend_cpu, &with) == 0);
