@@ -1,4 +1,4 @@
-// The dispersive (Debye) kernels of kernels/fdtd3d_disp.h: one thread per
+// The dispersive (Debye, Lorentz, Drude) kernels of kernels/fdtd3d_disp.h: one thread per
 // listed node, the expressions of fdtd3d_disp_node.h (shared with the CPU
 // twin), compiled with --fmad=false so CPU and GPU agree bit for bit.
 #include <cuda_runtime.h>

@@ -12,7 +12,7 @@
 
 #define GS_RX3_CHUNK 256 /* steps of receiver samples held on the device */
 
-typedef struct gs_fdtd3_disp gs_fdtd3_disp; /* Debye poles (fdtd3d_dispersion.h) */
+typedef struct gs_fdtd3_disp gs_fdtd3_disp; /* dispersive poles (fdtd3d_dispersion.h) */
 
 typedef struct gs_fdtd3_sim {
   const gs_backend *b;

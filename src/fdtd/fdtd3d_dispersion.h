@@ -1,4 +1,4 @@
-/* Debye dispersion in a 3D model (issue #18): the pole state of the nodes
+/* Dispersive materials (Debye, Lorentz, Drude) in a 3D model (issue #18): the pole state of the nodes
  * whose material is dispersive and the two update halves around the step
  * (kernels/fdtd3d_disp.h says why the work is split this way). */
 #ifndef GS_FDTD3D_DISP_HOST_H
