@@ -23,6 +23,7 @@ typedef struct result {
   float *rx;
   int64_t samples;
   uint64_t sum[2];
+  double pole_bytes; /* device bytes the pole lists and state took */
 } result;
 
 static int run_scene(const gs_scene *sc, const gs_backend *b, result *out) {
@@ -38,6 +39,7 @@ static int run_scene(const gs_scene *sc, const gs_backend *b, result *out) {
   out->rx = malloc(sizeof(float) * (size_t)out->samples);
   memcpy(out->rx, m.rx_hist, sizeof(float) * (size_t)out->samples);
   gs_fdtd3_sim_checksum(&m, out->sum);
+  out->pole_bytes = gs_fdtd3_disp_bytes(&m);
   gs_fdtd3_sim_free(&m);
   return 0;
 }
@@ -58,6 +60,9 @@ static int cpu_tests(gs_scene *sc) {
     peak = fmax(peak, fabs(with.rx[k]));
   }
   CHECKF(finite && peak > 0, "receivers not finite or all 0");
+  CHECKF(with.pole_bytes > 0 && with.pole_bytes <= poles, "pole state %.0f bytes, estimate %.0f", with.pole_bytes,
+         poles);
+  printf("pole state: %.0f bytes, estimated %.0f\n", with.pole_bytes, poles);
   const int nd = sc->ndisps;
   sc->ndisps = 0; /* the same materials without poles (and averaged as any other) */
   gs_fdtd3_memory_need(sc, &dev_plain, &host_plain);

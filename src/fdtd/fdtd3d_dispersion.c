@@ -225,6 +225,15 @@ void gs_fdtd3_disp_after_sources(gs_fdtd3_sim *m, const gs_fdtd3_step_args *a) {
   m->b->fdtd3_disp_b(a, &m->disp->args, m->s);
 }
 
+double gs_fdtd3_disp_bytes(const gs_fdtd3_sim *m) {
+  const gs_fdtd3_disp *d = m->disp;
+  if (!d) return 0;
+  const gs_fdtd3_disp_args *a = &d->args;
+  double nodes = (double)(a->n[0] + a->n[1] + a->n[2]);
+  return nodes * (8.0 + 4.0 * a->npoles * (a->cplx ? 2 : 1)) +
+         (double)sizeof(gs_fdtd3_disp_coef) * GS_FDTD3_MAX_MATERIALS * a->npoles;
+}
+
 void gs_fdtd3_disp_free(gs_fdtd3_sim *m) {
   gs_fdtd3_disp *d = m->disp;
   if (!d) return;
@@ -237,15 +246,36 @@ void gs_fdtd3_disp_free(gs_fdtd3_sim *m) {
   m->disp = NULL;
 }
 
-/* Nodes an object may give its material to: a box's cells and one node
- * more each way; any other shape: the whole grid (a bound, not a count). */
+/* Nodes an object may give its material to: its bounding box (metres,
+ * lo[] to hi[]) in cells and one node more each way; the whole grid for the
+ * flat and sector shapes (a bound, not a count). */
 static double object_nodes(const gs_scene *sc, const gs_obj3 *o) {
-  const double whole = (double)(sc->nx + 1) * (double)(sc->ny + 1) * (double)(sc->nz + 1);
-  if (o->type != GS_O3_BOX) return whole;
   const double d[3] = {sc->dx, sc->dy, sc->dz}, n[3] = {(double)sc->nx, (double)sc->ny, (double)sc->nz};
+  const double *v = o->v;
+  double lo[3], hi[3], r = 0;
+  for (int a = 0; a < 3; ++a) {
+    switch (o->type) {
+    case GS_O3_BOX:
+      lo[a] = fmin(v[a], v[3 + a]), hi[a] = fmax(v[a], v[3 + a]);
+      break;
+    case GS_O3_SPHERE:
+      lo[a] = v[a] - v[3], hi[a] = v[a] + v[3];
+      break;
+    case GS_O3_ELLIPSOID:
+      lo[a] = v[a] - v[3 + a], hi[a] = v[a] + v[3 + a];
+      break;
+    case GS_O3_CYLINDER:
+    case GS_O3_CONE:
+      r = o->type == GS_O3_CONE ? fmax(v[6], v[7]) : v[6];
+      lo[a] = fmin(v[a], v[3 + a]) - r, hi[a] = fmax(v[a], v[3 + a]) + r;
+      break;
+    default:
+      lo[a] = 0, hi[a] = n[a] * d[a];
+    }
+  }
   double nodes = 1;
   for (int a = 0; a < 3; ++a) {
-    double span = fabs(o->v[3 + a] - o->v[a]) / d[a] + 3;
+    double span = (hi[a] - lo[a]) / d[a] + 3;
     nodes *= span < n[a] + 1 ? span : n[a] + 1;
   }
   return nodes;

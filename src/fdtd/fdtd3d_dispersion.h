@@ -18,6 +18,9 @@ void gs_fdtd3_disp_after_step(gs_fdtd3_sim *m, const gs_fdtd3_step_args *a);
 /* After the sources: the poles' second half from the final new E. */
 void gs_fdtd3_disp_after_sources(gs_fdtd3_sim *m, const gs_fdtd3_step_args *a);
 void gs_fdtd3_disp_free(gs_fdtd3_sim *m);
+/* Device bytes the model's lists, pole state and coefficients take (0
+ * without dispersion). */
+double gs_fdtd3_disp_bytes(const gs_fdtd3_sim *m);
 /* Device bytes of the pole state and lists, an upper bound from the
  * dispersive objects' boxes (before the geometry is built). */
 double gs_fdtd3_disp_memory(const gs_scene *sc);
