@@ -21,7 +21,8 @@ void gs_fdtd3_disp_free(gs_fdtd3_sim *m);
 /* Device bytes the model's lists, pole state and coefficients take (0
  * without dispersion). */
 double gs_fdtd3_disp_bytes(const gs_fdtd3_sim *m);
-/* Device bytes of the pole state and lists, an upper bound from the
+/* Device bytes of the pole state and lists (also made on the host first),
+ * an upper bound from the
  * dispersive objects' boxes (before the geometry is built). */
 double gs_fdtd3_disp_memory(const gs_scene *sc);
 
