@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "fdtd3d_disp.h"
 #include "fdtd3d_kernels.h"
 #include "fdtd_kernels.h"
 #include "halo_kernels.h"
@@ -112,6 +113,9 @@ typedef struct gs_backend {
   int (*fdtd3_inject)(float *field, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n,
                       void *stream);
   int (*fdtd3_sample)(gs_fdtd3_fields v, const int64_t *off, int n, float *out, int64_t slots, gs_tick t, void *stream);
+  /* Dispersive materials: the listed nodes' E again, and the poles' second half (kernels/fdtd3d_disp.h). */
+  gs_fdtd3_disp_a_fn fdtd3_disp_a;
+  gs_fdtd3_disp_b_fn fdtd3_disp_b;
   gs_halo_copy_fn halo_copy;
   gs_halo_signal_fn halo_signal;
   gs_halo_wait_fn halo_wait;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "fdtd3d_dispersion.h"
 #include "fdtd_internal.h"
 #include "geometry3d.h"
 #include "parallel.h"
@@ -37,7 +38,7 @@ static gs_mat3 *gprmax_materials(const gs_scene *sc) {
     o->se = m->pec ? INFINITY : m->sigma;
     o->mr = m->mr;
     o->sm = m->sm;
-    o->averagable = !m->pec;
+    o->averagable = !m->pec && gs_scene_dispersion_of(sc, k) < 0; /* gprMax: dispersive ones are not */
   }
   return mats;
 }
@@ -274,6 +275,7 @@ gs_status gs_fdtd3_sim_init(gs_fdtd3_sim *m, const gs_scene *sc, const gs_backen
   }
   st = init_materials(m, &g, err, errlen);
   if (st == GS_OK) {
+    m->disp = gs_fdtd3_disp_init(m, &g); /* before the sources take srce */
     for (int set = 0; set < 2; ++set)
       for (int c = 0; c < 6; ++c)
         m->f[set][c] = device_zeros(b, sizeof(float) * (size_t)m->count, m->s);
@@ -364,9 +366,11 @@ static void step_once(gs_fdtd3_sim *m) {
   gs_fdtd3_step_args a = step_args(m, m->cur);
   gs_fdtd3_region all = {0, sc->nx + 1, 0, sc->ny + 1, 0, sc->nz + 1};
   b->fdtd3_step(&a, &all, 1, m->s);
+  if (m->disp) gs_fdtd3_disp_after_step(m, &a);
   m->cur = 1 - m->cur;
   for (int c = 0; c < 3; ++c)
     if (m->nsrc[c]) b->fdtd3_inject(m->f[m->cur][c], m->src_off[c], m->src_val[c], m->nsrc[c], t, m->nsrc[c], m->s);
+  if (m->disp) gs_fdtd3_disp_after_sources(m, &a);
   m->step++;
   if (m->step - m->flushed == GS_RX3_CHUNK) flush_receivers(m);
 }
@@ -412,6 +416,7 @@ void gs_fdtd3_sim_free(gs_fdtd3_sim *m) {
   const gs_backend *b = m->b;
   if (!b) return;
   b->stream_sync(m->s);
+  gs_fdtd3_disp_free(m);
   for (int set = 0; set < 2; ++set)
     for (int c = 0; c < 6; ++c)
       if (m->f[set][c]) b->dev_free(m->f[set][c]);
@@ -448,9 +453,10 @@ void gs_fdtd3_memory_need(const gs_scene *sc, double *device, double *host) {
   for (int s = 0; s < 6; ++s) /* four auxiliaries of t x n_a x n_b, two sets */
     pml += 32.0 * sc->pml6[s] * n[(s % 3 + 1) % 3] * n[(s % 3 + 2) % 3];
   /* fields (two sets of six), E (and H) materials, CPML, source values, the receivers' ring */
-  *device =
-      48.0 * nodes + (magnetic ? 6.0 : 3.0) * nodes + pml + 4.0 * steps * sc->nsources + 24.0 * GS_RX3_CHUNK * sc->nrx;
+  *device = 48.0 * nodes + (magnetic ? 6.0 : 3.0) * nodes + pml + 4.0 * steps * sc->nsources +
+            24.0 * GS_RX3_CHUNK * sc->nrx + gs_fdtd3_disp_memory(sc); /* + dispersive pole state */
   /* the geometry build (cells: material and edge flags; nodes: six 2-byte materials), host
    * materials, receiver histories */
-  *host = 8.0 * n[0] * n[1] * n[2] + 12.0 * nodes + 3.0 * nodes + 24.0 * steps * sc->nrx + 4.0 * steps * sc->nsources;
+  *host = 8.0 * n[0] * n[1] * n[2] + 12.0 * nodes + 3.0 * nodes + 24.0 * steps * sc->nrx + 4.0 * steps * sc->nsources +
+          gs_fdtd3_disp_memory(sc); /* the pole lists and zeros, made on the host first */
 }

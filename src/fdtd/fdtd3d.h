@@ -12,6 +12,8 @@
 
 #define GS_RX3_CHUNK 256 /* steps of receiver samples held on the device */
 
+typedef struct gs_fdtd3_disp gs_fdtd3_disp; /* dispersive poles (fdtd3d_dispersion.h) */
+
 typedef struct gs_fdtd3_sim {
   const gs_backend *b;
   const gs_scene *sc;
@@ -39,6 +41,7 @@ typedef struct gs_fdtd3_sim {
   float *rx_ring;  /* device: GS_RX3_CHUNK steps of [receiver][6] */
   float *rx_hist;  /* host: [step][receiver][6] */
   int64_t flushed;
+  gs_fdtd3_disp *disp; /* NULL without dispersive materials */
 } gs_fdtd3_sim;
 
 /* Bytes the model needs (device: fields, materials, CPML, sources, ring;

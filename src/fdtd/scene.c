@@ -692,6 +692,13 @@ static const scene_command commands[] = {
     {"num_threads", 1, 1, 0, "a thread count", GRID_NOT_NEEDED, cmd_num_threads},
     {"output_dir", 1, 1, 0, "a folder", GRID_NOT_NEEDED, cmd_output_dir},
     {"snapshot", 11, 11, 0, "x1 y1 z1 x2 y2 z2 dx dy dz time file", GRID_BEFORE_COUNT, gs_cmd_snapshot},
+    {"add_dispersion_debye", 4, MAX_ARGS, 0, "poles de1 tau1 [de2 tau2 ...] material [material ...]", GRID_NOT_NEEDED,
+     gs_cmd_add_dispersion},
+    {"add_dispersion_lorentz", 5, MAX_ARGS, 0, "poles de1 omega1 delta1 [...] material [material ...]", GRID_NOT_NEEDED,
+     gs_cmd_add_dispersion},
+    {"add_dispersion_drude", 4, MAX_ARGS, 0, "poles omega1 alpha1 [...] material [material ...]", GRID_NOT_NEEDED,
+     gs_cmd_add_dispersion},
+    {"soil_peplinski", 0, MAX_ARGS, 0, NULL, GRID_NOT_NEEDED, gs_cmd_refuse_dispersion},
     {"geometry_view", 11, 11, 0, "x1 y1 z1 x2 y2 z2 dx dy dz file n|f", GRID_BEFORE_COUNT, gs_cmd_geometry_view},
 };
 
@@ -822,6 +829,7 @@ static gs_status finish_scene(const parser *p, const char *path, char *err, size
     return GS_ERR_FORMAT;
   }
   if (gs_scene_resolve_snapshots(s, err, errlen)) return GS_ERR_FORMAT;
+  if (gs_scene_resolve_dispersion(s, err, errlen)) return GS_ERR_FORMAT;
   if (s->mode == GS_MODE_3D && s->snapshot_every) {
     snprintf(err, errlen, "%s: #snapshot_png: not supported in 3D models yet", path);
     return GS_ERR_FORMAT;
@@ -863,6 +871,7 @@ void gs_scene_free(gs_scene *s) {
   for (int k = 0; k < s->nobjects; ++k)
     free(s->objects[k].grey);
   free(s->materials);
+  free(s->disps);
   free(s->waveforms);
   free(s->sources);
   free(s->rxs);

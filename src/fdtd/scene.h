@@ -40,6 +40,20 @@ typedef struct gs_material {
   int pec;
 } gs_material;
 
+/* #add_dispersion_debye, _lorentz, _drude (src/fdtd/scene_dispersion.c):
+ * poles added to a #material (gprMax's Add*Dispersion; 3D models only). One
+ * entry per material named; a later command for the same material replaces
+ * it. Per pole, as gprMax stores them: Debye delta_er, tau; Lorentz delta_er,
+ * omega (in tau), delta (in alpha); Drude omega (in tau), alpha. */
+#define GS_DISP_MAX_POLES 15
+enum { GS_DISP_DEBYE, GS_DISP_LORENTZ, GS_DISP_DRUDE };
+typedef struct gs_dispersion {
+  char name[64]; /* the material as named; resolved at the end of the file */
+  int material;  /* index into materials, -1 when a later command replaced this one */
+  int line, npoles, kind;
+  double deltaer[GS_DISP_MAX_POLES], tau[GS_DISP_MAX_POLES], alpha[GS_DISP_MAX_POLES];
+} gs_dispersion;
+
 typedef struct gs_waveform {
   char name[64];
   int type;
@@ -143,6 +157,8 @@ typedef struct gs_scene {
   int64_t src_di, src_dj, rx_di, rx_dj; /* cells moved per run */
   gs_material *materials;               /* [0] free_space, [1] pec, then #material in file order */
   int nmaterials;
+  gs_dispersion *disps; /* #add_dispersion_*, in file order */
+  int ndisps;
   gs_waveform *waveforms;
   int nwaveforms;
   gs_source *sources;
@@ -188,6 +204,10 @@ int64_t gs_round_cells(double v);
 /* The names of the engine's three field components in the file's axes
  * (TMz: Ez Hx Hy; TMx: Ex Hy Hz; TMy: Ey Hz Hx), as GS_OUT_ indices. */
 void gs_scene_components(const gs_scene *s, int out[3]);
+
+/* The #add_dispersion_debye entry in force for material index `material`
+ * (the scene's order), or -1 when the material is not dispersive. */
+int gs_scene_dispersion_of(const gs_scene *s, int material);
 
 /* Waveform value at time t (seconds), gprMax's definitions. */
 double gs_waveform_value(const gs_waveform *w, double t);

@@ -66,6 +66,12 @@ int gs_cmd_snapshot(gs_parser *p, const gs_command_call *c);
 int gs_cmd_sphere(gs_parser *p, const gs_command_call *c);
 int gs_cmd_cone(gs_parser *p, const gs_command_call *c);
 int gs_cmd_ellipsoid(gs_parser *p, const gs_command_call *c);
+int gs_cmd_add_dispersion(gs_parser *p, const gs_command_call *c);
+int gs_cmd_refuse_dispersion(gs_parser *p, const gs_command_call *c);
+/* The materials #add_dispersion_* name, once every #material is read and dt
+ * is known: -1 with err (one line) for an unknown one, a pole gprMax refuses
+ * against dt, or a 2D model. */
+int gs_scene_resolve_dispersion(gs_scene *s, char *err, size_t errlen);
 int gs_cmd_geometry_view(gs_parser *p, const gs_command_call *c);
 /* Snapshot times to iterations once dt is known; -1 with err if one is outside the window. */
 int gs_scene_resolve_snapshots(gs_scene *s, char *err, size_t errlen);

@@ -1,0 +1,295 @@
+/* Debye, Lorentz and Drude dispersion in a 3D model (fdtd3d_dispersion.h). Compiled with
+ * -ffp-contract=off: the coefficients repeat gprMax's float32/float64 steps. */
+#include "fdtd3d_dispersion.h"
+
+#include <complex.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+
+struct gs_fdtd3_disp {
+  gs_fdtd3_disp_args args; /* device pointers */
+  gs_fdtd3_disp_coef *coef;
+  int64_t *off[3];
+  float *t[3];
+};
+
+/* numpy's float32 sum (np.sum of gprMax's zt2 array): pairwise, a plain
+ * running sum from 0 below 8 elements, else 8 running sums combined
+ * pairwise and the rest added (n <= 15 here, so one level). */
+static float numpy_sum32(const float *a, int n) {
+  float res = 0.0f;
+  if (n < 8) {
+    for (int i = 0; i < n; ++i)
+      res += a[i];
+    return 0.0f + res; /* the reduction starts from add's identity */
+  }
+  float r[8];
+  for (int i = 0; i < 8; ++i)
+    r[i] = a[i];
+  int i = 8; /* n < 16: no second block of eight */
+  res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+  for (; i < n; ++i)
+    res += a[i];
+  return 0.0f + res;
+}
+
+/* numpy 1.24's complex scalars: complex64 (float parts) and complex128. */
+typedef struct c64 {
+  float re, im;
+} c64;
+typedef struct c128 {
+  double re, im;
+} c128;
+
+static c128 wide(c64 z) {
+  return (c128){z.re, z.im};
+}
+static c64 narrow(c128 z) {
+  return (c64){(float)z.re, (float)z.im};
+}
+static c128 mul128(c128 a, c128 b) {
+  return (c128){a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+}
+/* numpy's complex division (Smith's method), in float for complex64. */
+static c64 div64(c64 n, c64 d) {
+  if (fabsf(d.re) >= fabsf(d.im)) {
+    const float rat = d.im / d.re, scl = 1.0f / (d.re + d.im * rat);
+    return (c64){(n.re + n.im * rat) * scl, (n.im - n.re * rat) * scl};
+  }
+  const float rat = d.re / d.im, scl = 1.0f / (d.im + d.re * rat);
+  return (c64){(n.re * rat + n.im) * scl, (n.im * rat - n.re) * scl};
+}
+static c128 div128(c128 n, c128 d) {
+  if (fabs(d.re) >= fabs(d.im)) {
+    const double rat = d.im / d.re, scl = 1.0 / (d.re + d.im * rat);
+    return (c128){(n.re + n.im * rat) * scl, (n.im - n.re * rat) * scl};
+  }
+  const double rat = d.re / d.im, scl = 1.0 / (d.im + d.re * rat);
+  return (c128){(n.re * rat + n.im) * scl, (n.im * rat - n.re) * scl};
+}
+static c128 exp128(c128 z) {
+  double complex r = cexp(CMPLX(z.re, z.im));
+  return (c128){creal(r), cimag(r)};
+}
+
+/* One pole's w and q (complex64) as gprMax makes them; Drude adds to se. */
+static void pole_wq(const gs_dispersion *d, int p, c64 *w, c64 *q, double *se) {
+  if (d->kind == GS_DISP_DEBYE) {
+    *w = (c64){(float)(d->deltaer[p] / d->tau[p]), 0};
+    *q = (c64){(float)(-1 / d->tau[p]), 0};
+    return;
+  }
+  const double wp = 2 * GS_PI * d->tau[p], wp2 = wp * wp, a = d->alpha[p];
+  if (d->kind == GS_DISP_DRUDE) {
+    *se += wp2 / a;
+    *w = (c64){(float)-(wp2 / a), 0};
+    *q = (c64){(float)-a, 0};
+    return;
+  }
+  const double root = sqrt(wp2 - a * a);
+  *w = narrow(mul128((c128){-0.0, -1.0}, (c128){wp2 * d->deltaer[p] / root, 0})); /* -1j * (...) */
+  *q = narrow((c128){-a + 0.0, root});                                            /* -alpha + 1j sqrt(...) */
+}
+
+/* gprMax's DispersiveMaterial.calculate_update_coeffsE with its types under
+ * numpy 1.24: w, q, eqt, eqt2, zt, zt2 are elements of float32 arrays
+ * (complex64 when a Lorentz or Drude material is present); such an element
+ * with a Python number gives float64 (complex128), two elements give
+ * float32 (complex64: w / q). The E coefficients as gprMax's (float64,
+ * stored float32), EA less e0/dt times the float32 sum of zt2's real parts. */
+static void pole_coefficients(const gs_scene *sc, const gs_mat3 *mt, const gs_dispersion *d, int npoles, int cplx,
+                              gs_fdtd3_coef *out, gs_fdtd3_disp_coef *dc) {
+  float zt2[GS_DISP_MAX_POLES] = {0};
+  const double dt = sc->dt;
+  double se = mt->se;
+  for (int p = 0; p < d->npoles; ++p) {
+    c64 w, q;
+    pole_wq(d, p, &w, &q, &se);
+    if (!cplx) {
+      const float eqt = (float)exp((double)q.re * dt), eqt2 = (float)exp((double)q.re * (dt / 2));
+      const float wq = w.re / q.re;
+      zt2[p] = (float)((double)wq * (1 - (double)eqt2));
+      dc[p] = (gs_fdtd3_disp_coef){(float)(GS_EPS0 * (double)eqt2), eqt, (float)((double)wq * (1 - (double)eqt) / dt),
+                                   0, 0};
+      continue;
+    }
+    const c64 eqt = narrow(exp128(mul128(wide(q), (c128){dt, 0})));
+    const c64 eqt2 = narrow(exp128(mul128(wide(q), (c128){dt / 2, 0})));
+    const c128 wq = wide(div64(w, q));
+    const c64 zt = narrow(div128(mul128(wq, (c128){1 - (double)eqt.re, 0 - (double)eqt.im}), (c128){dt, 0}));
+    zt2[p] = narrow(mul128(wq, (c128){1 - (double)eqt2.re, 0 - (double)eqt2.im})).re;
+    dc[p] = (gs_fdtd3_disp_coef){(float)(GS_EPS0 * (double)eqt2.re), eqt.re, zt.re, eqt.im, zt.im};
+  }
+  const double sum = (double)numpy_sum32(zt2, npoles);
+  const double ea = GS_EPS0 * mt->er / dt + 0.5 * se - GS_EPS0 / dt * sum;
+  const double eb = GS_EPS0 * mt->er / dt - 0.5 * se - GS_EPS0 / dt * sum;
+  *out = (gs_fdtd3_coef){(float)(eb / ea), (float)(1 / sc->dx * 1 / ea), (float)(1 / sc->dy * 1 / ea),
+                         (float)(1 / sc->dz * 1 / ea), (float)(1 / ea)};
+}
+
+/* The dispersion entry of gprMax material index k (pec 0, free_space 1,
+ * then the scene's order; compounds: none), or NULL. */
+static const gs_dispersion *dispersion_of(const gs_scene *sc, int k) {
+  if (k < 2 || k >= sc->nmaterials) return NULL;
+  int e = gs_scene_dispersion_of(sc, k);
+  return e < 0 ? NULL : &sc->disps[e];
+}
+
+static int max_poles(const gs_scene *sc) {
+  int n = 0;
+  for (int k = 0; k < sc->ndisps; ++k)
+    if (sc->disps[k].material >= 0 && sc->disps[k].npoles > n) n = sc->disps[k].npoles;
+  return n;
+}
+
+/* gprMax's "drudelorentz": every pole array complex64 when one is present. */
+static int complex_poles(const gs_scene *sc) {
+  for (int k = 0; k < sc->ndisps; ++k)
+    if (sc->disps[k].material >= 0 && sc->disps[k].kind != GS_DISP_DEBYE) return 1;
+  return 0;
+}
+
+/* The nodes of component c in gprMax's update range whose material is
+ * dispersive, as offsets in the kernels' layout (ascending); returns how many. */
+static int64_t list_nodes(const gs_fdtd3_sim *m, const gs_geometry3 *g, const uint8_t *disp, int c, int64_t **out) {
+  const int64_t lo[3] = {c != 0, c != 1, c != 2};
+  const int64_t hi[3] = {g->nx, g->ny, g->nz};
+  int64_t n = 0, cap = 0;
+  int64_t *off = NULL;
+  for (int64_t k = lo[2]; k < hi[2]; ++k)
+    for (int64_t j = lo[1]; j < hi[1]; ++j)
+      for (int64_t i = lo[0]; i < hi[0]; ++i) {
+        if (!disp[g->id[c][gs_geometry3_node(g, i, j, k)]]) continue;
+        if (n == cap) {
+          cap = cap ? 2 * cap : 4096;
+          off = gs_xrealloc(off, sizeof *off * (size_t)cap);
+        }
+        off[n++] = k * m->plane + j * m->pitch + i;
+      }
+  *out = off;
+  return n;
+}
+
+static void *upload(const gs_fdtd3_sim *m, const void *host, size_t bytes) {
+  void *dev = m->b->dev_alloc(bytes ? bytes : 1);
+  if (bytes) m->b->copy_h2d(dev, host, bytes, m->s);
+  m->b->stream_sync(m->s);
+  return dev;
+}
+
+gs_fdtd3_disp *gs_fdtd3_disp_init(gs_fdtd3_sim *m, const gs_geometry3 *g) {
+  const gs_scene *sc = m->sc;
+  const int npoles = max_poles(sc), cplx = complex_poles(sc);
+  if (!npoles) return NULL;
+  gs_fdtd3_disp *d = gs_xcalloc(1, sizeof *d);
+  size_t ncoef = (size_t)GS_FDTD3_MAX_MATERIALS * (size_t)npoles;
+  gs_fdtd3_disp_coef *dc = gs_xcalloc(ncoef, sizeof *dc);
+  uint8_t *disp = gs_xcalloc((size_t)g->nmat, 1);
+  for (int k = 0; k < g->nmat && k < GS_FDTD3_MAX_MATERIALS; ++k) {
+    const gs_dispersion *e = dispersion_of(sc, k);
+    if (!e) continue;
+    disp[k] = 1;
+    pole_coefficients(sc, &g->mat[k], e, npoles, cplx, &m->coef_host[k], dc + (size_t)k * (size_t)npoles);
+  }
+  m->b->copy_h2d(m->coef, m->coef_host, sizeof m->coef_host, m->s);
+  d->coef = upload(m, dc, ncoef * sizeof *dc);
+  d->args.npoles = npoles;
+  d->args.cplx = cplx;
+  d->args.coef = d->coef;
+  for (int c = 0; c < 3; ++c) {
+    int64_t *off;
+    int64_t n = list_nodes(m, g, disp, c, &off);
+    size_t state = sizeof(float) * (size_t)n * (size_t)npoles * (cplx ? 2 : 1);
+    float *zero = gs_xcalloc(state + 1, 1);
+    d->off[c] = upload(m, off, sizeof *off * (size_t)n);
+    d->t[c] = upload(m, zero, state);
+    d->args.n[c] = n;
+    d->args.off[c] = d->off[c];
+    d->args.t[c] = d->t[c];
+    free(off);
+    free(zero);
+  }
+  free(dc);
+  free(disp);
+  return d;
+}
+
+void gs_fdtd3_disp_after_step(gs_fdtd3_sim *m, const gs_fdtd3_step_args *a) {
+  m->b->fdtd3_disp_a(a, &m->disp->args, m->s);
+}
+
+void gs_fdtd3_disp_after_sources(gs_fdtd3_sim *m, const gs_fdtd3_step_args *a) {
+  m->b->fdtd3_disp_b(a, &m->disp->args, m->s);
+}
+
+double gs_fdtd3_disp_bytes(const gs_fdtd3_sim *m) {
+  const gs_fdtd3_disp *d = m->disp;
+  if (!d) return 0;
+  const gs_fdtd3_disp_args *a = &d->args;
+  double nodes = (double)(a->n[0] + a->n[1] + a->n[2]);
+  return nodes * (8.0 + 4.0 * a->npoles * (a->cplx ? 2 : 1)) +
+         (double)sizeof(gs_fdtd3_disp_coef) * GS_FDTD3_MAX_MATERIALS * a->npoles;
+}
+
+void gs_fdtd3_disp_free(gs_fdtd3_sim *m) {
+  gs_fdtd3_disp *d = m->disp;
+  if (!d) return;
+  m->b->dev_free(d->coef);
+  for (int c = 0; c < 3; ++c) {
+    m->b->dev_free(d->off[c]);
+    m->b->dev_free(d->t[c]);
+  }
+  free(d);
+  m->disp = NULL;
+}
+
+/* Nodes an object may give its material to: its bounding box (metres,
+ * lo[] to hi[]) in cells and one node more each way; the whole grid for the
+ * flat and sector shapes (a bound, not a count). */
+static double object_nodes(const gs_scene *sc, const gs_obj3 *o) {
+  const double d[3] = {sc->dx, sc->dy, sc->dz}, n[3] = {(double)sc->nx, (double)sc->ny, (double)sc->nz};
+  const double *v = o->v;
+  double lo[3], hi[3], r = 0;
+  for (int a = 0; a < 3; ++a) {
+    switch (o->type) {
+    case GS_O3_BOX:
+      lo[a] = fmin(v[a], v[3 + a]), hi[a] = fmax(v[a], v[3 + a]);
+      break;
+    case GS_O3_SPHERE:
+      lo[a] = v[a] - v[3], hi[a] = v[a] + v[3];
+      break;
+    case GS_O3_ELLIPSOID:
+      lo[a] = v[a] - v[3 + a], hi[a] = v[a] + v[3 + a];
+      break;
+    case GS_O3_CYLINDER:
+    case GS_O3_CONE:
+      r = o->type == GS_O3_CONE ? fmax(v[6], v[7]) : v[6];
+      lo[a] = fmin(v[a], v[3 + a]) - r, hi[a] = fmax(v[a], v[3 + a]) + r;
+      break;
+    default:
+      lo[a] = 0, hi[a] = n[a] * d[a];
+    }
+  }
+  double nodes = 1;
+  for (int a = 0; a < 3; ++a) {
+    double span = (hi[a] - lo[a]) / d[a] + 3;
+    nodes *= span < n[a] + 1 ? span : n[a] + 1;
+  }
+  return nodes;
+}
+
+double gs_fdtd3_disp_memory(const gs_scene *sc) {
+  const int npoles = max_poles(sc);
+  if (!npoles) return 0;
+  const double whole = (double)(sc->nx + 1) * (double)(sc->ny + 1) * (double)(sc->nz + 1);
+  double nodes = 0;
+  for (int q = 0; q < sc->nobjs3; ++q)
+    if (dispersion_of(sc, sc->objs3[q].material)) nodes += object_nodes(sc, &sc->objs3[q]);
+  if (nodes > whole) nodes = whole;
+  /* three components: an offset and the poles' floats (two if complex) per listed node; the coefficients */
+  return 3.0 * nodes * (8.0 + 4.0 * npoles * (complex_poles(sc) ? 2 : 1)) +
+         (double)sizeof(gs_fdtd3_disp_coef) * GS_FDTD3_MAX_MATERIALS * npoles;
+}
