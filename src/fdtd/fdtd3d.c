@@ -9,6 +9,7 @@
 #include "error.h"
 #include "fdtd_internal.h"
 #include "geometry3d.h"
+#include "gpr_views3d.h"
 
 /* Device memory set to zero through a bounded host buffer. */
 static void zero_device(const gs_backend *b, void *dev, size_t bytes, gs_stream s) {
@@ -430,4 +431,9 @@ void gs_fdtd3_memory_need(const gs_scene *sc, double *device, double *host) {
   /* the geometry build (cells: material and edge flags; nodes: six 2-byte materials), host
    * materials, receiver histories */
   *host = 8.0 * n[0] * n[1] * n[2] + 12.0 * nodes + 3.0 * nodes + 24.0 * steps * sc->nrx + 4.0 * steps * sc->nsources;
+  *host += gs_gpr3_outputs_host_bytes(sc); /* the largest #snapshot / #geometry_view (gpr_views3d.c) */
+}
+
+gs_mat3 *gs_fdtd3_materials(const gs_scene *sc) {
+  return gprmax_materials(sc);
 }

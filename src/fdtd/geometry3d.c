@@ -751,13 +751,14 @@ gs_status gs_geometry3_build(gs_geometry3 *g, int64_t nx, int64_t ny, int64_t nz
     st = GS_ERR_LIMIT;
   }
   free(ch);
-  free(b.rigid);
+  g->rigid = b.rigid; /* #geometry_objects_write stores them */
   if (st != GS_OK) gs_geometry3_free(g);
   return st;
 }
 
 void gs_geometry3_free(gs_geometry3 *g) {
   free(g->solid);
+  free(g->rigid);
   for (int c = 0; c < 6; ++c)
     free(g->id[c]);
   free(g->mat);

@@ -55,6 +55,7 @@ typedef struct gs_geometry3 {
   int64_t nx, ny, nz;
   double dx, dy, dz;
   uint32_t *solid; /* nx*ny*nz cells, x fastest: material index */
+  uint32_t *rigid; /* per cell: bits 0-11 gprMax's rigidE[0..11], bits 12-17 rigidH[0..5] */
   uint16_t *id[6]; /* Ex Ey Ez Hx Hy Hz: (nx+1)(ny+1)(nz+1) nodes, x fastest: material index */
   gs_mat3 *mat;    /* the given materials, then the compounds smoothing made (gprMax's order and names) */
   int nmat;

@@ -423,12 +423,14 @@ static int put_geometry_fields(h5out *o, hid_t vtk, const gs_gpr_geometry *g) {
   const char *version = GPR_VERSION;
   hsize_t one = 1, three = 3, six = 6, nm = (hsize_t)g->nmaterials;
   hsize_t src[2] = {(hsize_t)g->nsrc, 3}, rx[2] = {(hsize_t)g->nrx, 3};
-  int pml = 0;
+  int pml = g->pml_always;
   for (int a = 0; a < 6; a++)
     pml |= g->pml[a] != 0;
+  const int32_t n32[3] = {(int32_t)g->nxnynz[0], (int32_t)g->nxnynz[1], (int32_t)g->nxnynz[2]};
   (void)(put_strings(o, fd, "gprMax_version", one, &version) ||
          put_dset(o, fd, "dx_dy_dz", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, &three, g->dxdydz) ||
-         put_dset(o, fd, "nx_ny_nz", H5T_STD_I64LE, H5T_NATIVE_INT64, 1, &three, g->nxnynz) ||
+         (g->nxnynz_int32 ? put_dset(o, fd, "nx_ny_nz", H5T_STD_I32LE, H5T_NATIVE_INT32, 1, &three, n32)
+                          : put_dset(o, fd, "nx_ny_nz", H5T_STD_I64LE, H5T_NATIVE_INT64, 1, &three, g->nxnynz)) ||
          put_strings(o, fd, "material_ids", nm, g->material_names) ||
          (pml && put_dset(o, fd, "pml_thickness", H5T_STD_I64LE, H5T_NATIVE_INT64, 1, &six, g->pml)) ||
          (g->nsrc && (put_strings(o, fd, "source_ids", src[0], g->src_ids) ||
@@ -446,6 +448,80 @@ static int put_geometry_vtkhdf(h5out *o, const gs_gpr_geometry *g) {
   if (cells >= 0) put_dset(o, cells, "Material", H5T_STD_U32LE, H5T_NATIVE_UINT32, 3, dims, g->material);
   close_group(o, cells);
   if (vtk >= 0 && o->st == GS_OK) put_geometry_fields(o, vtk, g);
+  close_group(o, vtk);
+  return o->st == GS_OK ? 0 : -1;
+}
+
+/* The topology of gprMax's fine view: node coordinates (z fastest), then
+ * per cell its x, y and z edges as point pairs, offsets and cell types. */
+static int put_lines_topology(h5out *o, hid_t vtk, const gs_gpr_geometry *g, int64_t np, int64_t nl) {
+  const int64_t *s = g->box.size, ys = s[2] + 1, xs = (s[1] + 1) * ys;
+  double *pts = malloc(sizeof(double) * 3 * (size_t)np);
+  int32_t *conn = malloc(sizeof(int32_t) * 2 * (size_t)nl), *offs = malloc(sizeof(int32_t) * (size_t)(nl + 1));
+  uint8_t *types = malloc((size_t)nl + 1);
+  if (!pts || !conn || !offs || !types) {
+    snprintf(o->err, o->errlen, "%s: out of memory (%" PRId64 " lines)", o->path, nl);
+    o->st = GS_ERR_NOMEM;
+  }
+  for (int64_t i = 0, p = 0; o->st == GS_OK && i <= s[0]; ++i)
+    for (int64_t j = 0; j <= s[1]; ++j)
+      for (int64_t k = 0; k <= s[2]; ++k, ++p) {
+        const int64_t at[3] = {i, j, k};
+        for (int a = 0; a < 3; ++a)
+          pts[3 * p + a] = (double)(at[a] + g->start[a]) * g->box.spacing[a];
+      }
+  for (int64_t i = 0, l = 0; o->st == GS_OK && i < s[0]; ++i)
+    for (int64_t j = 0; j < s[1]; ++j)
+      for (int64_t k = 0; k < s[2]; ++k)
+        for (int a = 0; a < 3; ++a, ++l) {
+          int64_t p = i * xs + j * ys + k;
+          conn[2 * l] = (int32_t)p;
+          conn[2 * l + 1] = (int32_t)(p + (a == 0 ? xs : a == 1 ? ys : 1));
+        }
+  for (int64_t l = 0; o->st == GS_OK && l <= nl; ++l) {
+    offs[l] = (int32_t)(2 * l);
+    if (l < nl) types[l] = 3; /* VTK_LINE */
+  }
+  const hsize_t dp[2] = {(hsize_t)np, 3}, dc = (hsize_t)(2 * nl), doff = (hsize_t)(nl + 1), dt = (hsize_t)nl;
+  if (o->st == GS_OK)
+    (void)(put_dset(o, vtk, "Points", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 2, dp, pts) ||
+           put_dset(o, vtk, "Connectivity", H5T_STD_I32LE, H5T_NATIVE_INT32, 1, &dc, conn) ||
+           put_dset(o, vtk, "Offsets", H5T_STD_I32LE, H5T_NATIVE_INT32, 1, &doff, offs) ||
+           put_dset(o, vtk, "Types", H5T_STD_U8LE, H5T_NATIVE_UINT8, 1, &dt, types));
+  free(pts);
+  free(conn);
+  free(offs);
+  free(types);
+  return o->st == GS_OK ? 0 : -1;
+}
+
+static int put_lines_vtkhdf(h5out *o, const gs_gpr_geometry *g, int64_t cells) {
+  static const int64_t version[2] = {2, 2};
+  const int64_t nl = 3 * cells, np = (g->box.size[0] + 1) * (g->box.size[1] + 1) * (g->box.size[2] + 1);
+  const int64_t counts[3] = {nl, 2 * nl, np};
+  const hsize_t one = 1, dl = (hsize_t)nl;
+  hid_t vtk = make_group(o, o->file, "VTKHDF");
+  hid_t type = vtk < 0 ? -1 : str_type(o, strlen("UnstructuredGrid"), H5T_CSET_ASCII);
+  if (type >= 0) {
+    put_attr(o, vtk, "Type", type, type, 0, "UnstructuredGrid");
+    if (H5Tclose(type) < 0) FAIL(o, "H5Tclose");
+  }
+  if (o->st == GS_OK)
+    (void)(put_i64(o, vtk, "Version", 2, version) ||
+           put_dset(o, vtk, "NumberOfCells", H5T_STD_I64LE, H5T_NATIVE_INT64, 1, &one, &counts[0]) ||
+           put_dset(o, vtk, "NumberOfConnectivityIds", H5T_STD_I64LE, H5T_NATIVE_INT64, 1, &one, &counts[1]) ||
+           put_dset(o, vtk, "NumberOfPoints", H5T_STD_I64LE, H5T_NATIVE_INT64, 1, &one, &counts[2]) ||
+           put_lines_topology(o, vtk, g, np, nl));
+  hid_t cd = o->st == GS_OK ? make_group(o, vtk, "CellData") : -1;
+  if (cd >= 0) put_dset(o, cd, "Material", H5T_STD_U32LE, H5T_NATIVE_UINT32, 1, &dl, g->material);
+  close_group(o, cd);
+  if (o->st == GS_OK) {
+    gs_gpr_geometry meta = *g; /* materials only, as gprMax's fine view */
+    meta.pml_always = 0;
+    memset(meta.pml, 0, sizeof meta.pml);
+    meta.nsrc = meta.nrx = 0;
+    put_geometry_fields(o, vtk, &meta);
+  }
   close_group(o, vtk);
   return o->st == GS_OK ? 0 : -1;
 }
@@ -630,5 +706,38 @@ gs_status gs_gpr_write_geometry(const char *path, const gs_gpr_geometry *g, char
   if (!has_ext(path, ".vtkhdf")) return bad_input(path, "a geometry view is .vtkhdf or .vti", err, errlen);
   h5out o;
   if (h5_open(&o, path, err, errlen) == GS_OK) put_geometry_vtkhdf(&o, g);
+  return h5_close(&o);
+}
+
+gs_status gs_gpr_write_geometry_lines(const char *path, const gs_gpr_geometry *g, char *err, size_t errlen) {
+  int64_t cells = 0;
+  gs_status st = check_geometry(path, g, &cells, err, errlen);
+  if (st != GS_OK) return st;
+  if (!has_ext(path, ".vtkhdf")) return bad_input(path, "a fine (f) geometry view is .vtkhdf", err, errlen);
+  if ((double)(g->box.size[0] + 1) * (double)(g->box.size[1] + 1) * (double)(g->box.size[2] + 1) >= 2147483647.0 ||
+      6.0 * (double)cells >= 2147483647.0)
+    return bad_input(path, "a fine view of 2^31 points or more (gprMax's int32 connectivity)", err, errlen);
+  h5out o;
+  if (h5_open(&o, path, err, errlen) == GS_OK) put_lines_vtkhdf(&o, g, cells);
+  return h5_close(&o);
+}
+
+gs_status gs_gpr_write_geometry_object(const char *path, const gs_gpr_geomobj *g, char *err, size_t errlen) {
+  gs_gpr_box box = {.size = {g->size[0], g->size[1], g->size[2]}};
+  int64_t cells = 0;
+  gs_status st = check_box(path, &box, &cells, err, errlen);
+  if (st != GS_OK) return st;
+  if (!g->data || !g->rigidE || !g->rigidH || !g->id) return bad_input(path, "no data, rigid or ID array", err, errlen);
+  const hsize_t dd[3] = {(hsize_t)g->size[0], (hsize_t)g->size[1], (hsize_t)g->size[2]};
+  const hsize_t de[4] = {12, dd[0], dd[1], dd[2]}, dh[4] = {6, dd[0], dd[1], dd[2]};
+  const hsize_t di[4] = {6, dd[0] + 1, dd[1] + 1, dd[2] + 1};
+  h5out o;
+  if (h5_open(&o, path, err, errlen) == GS_OK)
+    (void)(put_str(&o, o.file, "gprMax", GPR_VERSION) || put_str(&o, o.file, "Title", g->title ? g->title : "") ||
+           put_f64(&o, o.file, "dx_dy_dz", 3, g->dxdydz) ||
+           put_dset(&o, o.file, "data", H5T_STD_I16LE, H5T_NATIVE_INT16, 3, dd, g->data) ||
+           put_dset(&o, o.file, "rigidE", H5T_STD_I8LE, H5T_NATIVE_INT8, 4, de, g->rigidE) ||
+           put_dset(&o, o.file, "rigidH", H5T_STD_I8LE, H5T_NATIVE_INT8, 4, dh, g->rigidH) ||
+           put_dset(&o, o.file, "ID", H5T_STD_U32LE, H5T_NATIVE_UINT32, 4, di, g->id));
   return h5_close(&o);
 }

@@ -97,6 +97,9 @@ typedef struct gs_gpr_geometry {
   int nrx;
   const char *const *rx_ids;
   const double *rx_pos; /* [nrx][3] metres */
+  int pml_always;       /* 3D: pml_thickness written even when all six are 0 (gprMax: the model has PML) */
+  int nxnynz_int32;     /* 3D: nx_ny_nz stored as int32 (gprMax's grid.size) */
+  int64_t start[3];     /* lines: the view's first cell (gprMax's points are (start + i) * dx) */
 } gs_gpr_geometry;
 
 /* Writes a geometry view at path; the format is chosen by path's extension.
@@ -114,5 +117,35 @@ typedef struct gs_gpr_geometry {
  * GS_OK, GS_ERR_USAGE (another extension, a size out of range, NULL arrays),
  * GS_ERR_NOMEM or GS_ERR_IO. */
 gs_status gs_gpr_write_geometry(const char *path, const gs_gpr_geometry *g, char *err, size_t errlen);
+
+/* Writes gprMax 4's fine geometry view (type f) at path (".vtkhdf" only): a
+ * VTKHDF UnstructuredGrid of the box's cell edges, as gprMax's
+ * GeometryViewLines: Points (float64, (start + index) * spacing for every
+ * node, z fastest), three VTK_LINE cells per cell (its x, y and z edge from
+ * its lower corner, cells in x-slowest order), Connectivity and Offsets
+ * int32, Types uint8, NumberOf* int64, CellData/Material uint32 (g->material
+ * holds the three edges' materials of each cell in that order), FieldData
+ * gprMax_version, dx_dy_dz, nx_ny_nz and material_ids only. GS_OK,
+ * GS_ERR_USAGE (another extension, 2^31 or more points, bad arrays),
+ * GS_ERR_NOMEM or GS_ERR_IO. */
+gs_status gs_gpr_write_geometry_lines(const char *path, const gs_gpr_geometry *g, char *err, size_t errlen);
+
+/* A geometry objects file (#geometry_objects_write): sizes in cells. */
+typedef struct gs_gpr_geomobj {
+  const char *title;
+  double dxdydz[3];
+  int64_t size[3];
+  const int16_t *data;   /* [sx][sy][sz] (z fastest): the view's material of each cell */
+  const int8_t *rigidE;  /* [12][sx][sy][sz] */
+  const int8_t *rigidH;  /* [6][sx][sy][sz] */
+  const uint32_t *id;    /* [6][sx + 1][sy + 1][sz + 1] */
+} gs_gpr_geomobj;
+
+/* Writes gprMax 4's geometry objects file at path (.h5): root attributes
+ * gprMax, Title (variable-length UTF-8 strings), dx_dy_dz (float64[3]);
+ * datasets data (int16), rigidE, rigidH (int8), ID (uint32) of the shapes
+ * above, as gprMax's GeometryObject.write_hdf5 (through h5py). GS_OK,
+ * GS_ERR_USAGE (a size out of range, NULL arrays), GS_ERR_NOMEM or GS_ERR_IO. */
+gs_status gs_gpr_write_geometry_object(const char *path, const gs_gpr_geomobj *g, char *err, size_t errlen);
 
 #endif

@@ -693,6 +693,8 @@ static const scene_command commands[] = {
     {"output_dir", 1, 1, 0, "a folder", GRID_NOT_NEEDED, cmd_output_dir},
     {"snapshot", 11, 11, 0, "x1 y1 z1 x2 y2 z2 dx dy dz time file", GRID_BEFORE_COUNT, gs_cmd_snapshot},
     {"geometry_view", 11, 11, 0, "x1 y1 z1 x2 y2 z2 dx dy dz file n|f", GRID_BEFORE_COUNT, gs_cmd_geometry_view},
+    {"geometry_objects_write", 7, 7, 0, "x1 y1 z1 x2 y2 z2 basename", GRID_BEFORE_COUNT,
+     gs_cmd_geometry_objects_write},
 };
 
 static const scene_command *find_command(const char *name) {
@@ -870,6 +872,7 @@ void gs_scene_free(gs_scene *s) {
   free(s->snaps);
   free(s->views);
   free(s->objs3);
+  free(s->geo_writes);
   memset(s, 0, sizeof *s);
 }
 

@@ -106,8 +106,17 @@ typedef struct gs_snapshot_req {
 /* #geometry_view: the cells' materials of a box, every step[] cells. */
 typedef struct gs_geometry_view {
   int64_t lo[3], step[3], size[3];
+  int64_t hi[3]; /* the upper corner as given, in cells (gprMax's pml_thickness uses it) */
+  int fine;      /* type f: gprMax's per-edge view (3D models; 2D writes the cells) */
   char file[256];
 } gs_geometry_view;
+
+/* #geometry_objects_write (3D): cells [lo, hi) saved as BASE.h5 and
+ * BASE_materials.txt (src/fdtd/geometry_objects.c). */
+typedef struct gs_geo_write {
+  int64_t lo[3], hi[3];
+  char base[256];
+} gs_geo_write;
 
 /* The model's orientation (see the top of this file). */
 enum { GS_MODE_TMZ, GS_MODE_TMX, GS_MODE_TMY, GS_MODE_3D };
@@ -155,6 +164,8 @@ typedef struct gs_scene {
   int nsnaps;
   gs_geometry_view *views;
   int nviews;
+  gs_geo_write *geo_writes; /* 3D: #geometry_objects_write */
+  int ngeo_writes;
   uint64_t hash; /* FNV-1a of the scene and the files it reads */
 } gs_scene;
 

@@ -67,6 +67,7 @@ int gs_cmd_sphere(gs_parser *p, const gs_command_call *c);
 int gs_cmd_cone(gs_parser *p, const gs_command_call *c);
 int gs_cmd_ellipsoid(gs_parser *p, const gs_command_call *c);
 int gs_cmd_geometry_view(gs_parser *p, const gs_command_call *c);
+int gs_cmd_geometry_objects_write(gs_parser *p, const gs_command_call *c);
 /* Snapshot times to iterations once dt is known; -1 with err if one is outside the window. */
 int gs_scene_resolve_snapshots(gs_scene *s, char *err, size_t errlen);
 
