@@ -9,6 +9,34 @@
 
 #define GROW(arr, n) ((arr) = gs_xrealloc((arr), sizeof *(arr) * (size_t)((n) + 1)))
 
+/* gprMax's correction of a 3D snapshot's box (Snapshot.build): while the
+ * last sampled node lo + step ceil((hi - lo) / step) passes hi, hi moves up
+ * to it when it is in the grid; else the step of any axis longer than the
+ * box shrinks to the box; else hi drops one step below it. */
+static void snapshot_bounds3(const int64_t n[3], const int64_t lo[3], int64_t hi[3], int64_t step[3]) {
+  for (int round = 0; round < 8; ++round) {
+    int64_t ub[3];
+    int past = 0, inside = 1, longer = 0;
+    for (int k = 0; k < 3; ++k) {
+      int64_t size = hi[k] - lo[k];
+      ub[k] = lo[k] + step[k] * ((size + step[k] - 1) / step[k]);
+      past |= hi[k] < ub[k];
+      inside &= ub[k] <= n[k];
+      longer |= step[k] > size;
+    }
+    if (!past) return;
+    for (int k = 0; k < 3; ++k) {
+      int64_t size = hi[k] - lo[k];
+      if (inside)
+        hi[k] = ub[k];
+      else if (longer && step[k] > size && size > 0)
+        step[k] = size;
+      else if (!longer && hi[k] < ub[k])
+        hi[k] = ub[k] - step[k];
+    }
+  }
+}
+
 /* The box and sampling of an output command: corners and steps (metres) to
  * cells, as gprMax checks them; cells along each axis = ceil(extent / step),
  * fewer where the last sample would leave the grid. */
@@ -22,13 +50,18 @@ static int output_box(gs_parser *p, const gs_command_call *c, const double v[9],
     if (lo[k] > hi[k])
       return gs_perr(p, "#%s: the lower coordinates should be less than the upper coordinates", c->name);
     if (step[k] < 1) step[k] = 1;
+  }
+  if (is3d && !view) snapshot_bounds3(p->n, lo, hi, step);
+  for (int k = 0; k < 3; ++k) {
     int64_t extent = hi[k] - lo[k];
-    size[k] = extent == 0 ? 1 : (extent + step[k] - 1) / step[k];
-    /* A snapshot samples nodes up to lo + size * step; a 3D view's cells end before hi. */
+    size[k] = extent == 0 && !is3d ? 1 : (extent + step[k] - 1) / step[k];
+    /* A 2D snapshot samples nodes up to lo + size * step (3D: snapshot_bounds3; a view's cells end before hi). */
     int thin = !is3d && k == p->s->axis[2];
-    if (!thin && !(is3d && view) && lo[k] + size[k] * step[k] > p->n[k]) size[k] = (p->n[k] - lo[k]) / step[k];
+    if (!thin && !is3d && lo[k] + size[k] * step[k] > p->n[k]) size[k] = (p->n[k] - lo[k]) / step[k];
     if (thin) size[k] = step[k] = 1; /* a 2D model has one layer (gprMax clips the step to it) */
     if (size[k] < 1) return gs_perr(p, "#%s: the box holds no whole step on the %c axis", c->name, "xyz"[k]);
+    if (is3d && !view && lo[k] + size[k] * step[k] > p->n[k]) /* a safeguard: snapshot_bounds3 keeps it inside */
+      return gs_perr(p, "#%s: the samples leave the domain on the %c axis", c->name, "xyz"[k]);
   }
   return 0;
 }
