@@ -103,7 +103,6 @@ static gs_status write_view(const gs_scene *sc, const gs_geometry3 *g, int run, 
                         .material_names = mnames,
                         .dxdydz = {sc->dx, sc->dy, sc->dz},
                         .nxnynz = {sc->nx, sc->ny, sc->nz},
-                        .nxnynz_int32 = 1,
                         .start = {v->lo[0], v->lo[1], v->lo[2]}};
   for (int s = 0; s < 6; ++s)
     gv.pml_always |= sc->pml6[s] != 0;

@@ -426,11 +426,9 @@ static int put_geometry_fields(h5out *o, hid_t vtk, const gs_gpr_geometry *g) {
   int pml = g->pml_always;
   for (int a = 0; a < 6; a++)
     pml |= g->pml[a] != 0;
-  const int32_t n32[3] = {(int32_t)g->nxnynz[0], (int32_t)g->nxnynz[1], (int32_t)g->nxnynz[2]};
   (void)(put_strings(o, fd, "gprMax_version", one, &version) ||
          put_dset(o, fd, "dx_dy_dz", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, &three, g->dxdydz) ||
-         (g->nxnynz_int32 ? put_dset(o, fd, "nx_ny_nz", H5T_STD_I32LE, H5T_NATIVE_INT32, 1, &three, n32)
-                          : put_dset(o, fd, "nx_ny_nz", H5T_STD_I64LE, H5T_NATIVE_INT64, 1, &three, g->nxnynz)) ||
+         put_dset(o, fd, "nx_ny_nz", H5T_STD_I64LE, H5T_NATIVE_INT64, 1, &three, g->nxnynz) ||
          put_strings(o, fd, "material_ids", nm, g->material_names) ||
          (pml && put_dset(o, fd, "pml_thickness", H5T_STD_I64LE, H5T_NATIVE_INT64, 1, &six, g->pml)) ||
          (g->nsrc && (put_strings(o, fd, "source_ids", src[0], g->src_ids) ||

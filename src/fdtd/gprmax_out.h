@@ -98,7 +98,6 @@ typedef struct gs_gpr_geometry {
   const char *const *rx_ids;
   const double *rx_pos; /* [nrx][3] metres */
   int pml_always;       /* 3D: pml_thickness written even when all six are 0 (gprMax: the model has PML) */
-  int nxnynz_int32;     /* 3D: nx_ny_nz stored as int32 (gprMax's grid.size) */
   int64_t start[3];     /* lines: the view's first cell (gprMax's points are (start + i) * dx) */
 } gs_gpr_geometry;
 
