@@ -79,7 +79,8 @@ def main():
     for b in bad:
         print(f"{a.ours}: {b}")
     if not bad and not a.quiet:
-        print(f"{a.ours}: identical to {a.ref}")
+        how = "identical to" if a.float_db is None else f"agrees (floats within {a.float_db} dB) with"
+        print(f"{a.ours}: {how} {a.ref}")
     return 1 if bad else 0
 
 
