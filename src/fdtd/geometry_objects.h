@@ -14,10 +14,11 @@
 
 /* The materials a view shows and their numbers in it, as gprMax's
  * GridView.initialise_materials: the materials marked in used[] (all when
- * used is NULL) sorted with the scene's own (index < nbase) first by index,
- * then the compounds by name. order[0..n) gets their indices in g->mat,
- * map[index] their number in the view (map[] sized g->nmat). Returns n. */
-int gs_view_materials(const gs_geometry3 *g, int nbase, const uint8_t *used, int *order, uint32_t *map);
+ * used is NULL) sorted as gprMax sorts them: names without '+' first, by
+ * index, then the compounds (a '+' in the name) by name. order[0..n) gets
+ * their indices in g->mat, map[index] their number in the view (map[] sized
+ * g->nmat). Returns n. */
+int gs_view_materials(const gs_geometry3 *g, const uint8_t *used, int *order, uint32_t *map);
 
 /* Every #geometry_objects_write of the scene into dir: BASE.h5 and
  * BASE_materials.txt. GS_OK, or an error with one line in err. */

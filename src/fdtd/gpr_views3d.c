@@ -95,7 +95,7 @@ static gs_status write_view(const gs_scene *sc, const gs_geometry3 *g, int run, 
   const char **mnames = gs_xcalloc((size_t)g->nmat + 1, sizeof *mnames);
   int *order = gs_xmalloc(sizeof *order * (size_t)g->nmat);
   uint32_t *map = gs_xmalloc(sizeof *map * (size_t)g->nmat);
-  gs_view_materials(g, sc->nmaterials, NULL, order, map);
+  gs_view_materials(g, NULL, order, map);
   for (int k = 0; k < g->nmat; ++k)
     mnames[k] = g->mat[v->fine ? order[k] : k].name;
   gs_gpr_geometry gv = {.box = view_box(sc, v->lo, v->step, v->size),

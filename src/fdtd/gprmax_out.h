@@ -147,4 +147,23 @@ typedef struct gs_gpr_geomobj {
  * GS_ERR_USAGE (a size out of range, NULL arrays), GS_ERR_NOMEM or GS_ERR_IO. */
 gs_status gs_gpr_write_geometry_object(const char *path, const gs_gpr_geomobj *g, char *err, size_t errlen);
 
+/* A geometry objects file as read (#geometry_objects_read). */
+typedef struct gs_gpr_geomobj_in {
+  double dxdydz[3]; /* attribute dx_dy_dz */
+  int64_t size[3];  /* data's shape */
+  int16_t *data;    /* [sx][sy][sz] */
+  int8_t *rigid;    /* [12 + 6][sx][sy][sz] (rigidE then rigidH), NULL when the file has no rigid or ID arrays */
+  uint32_t *id;     /* [6][sx + 1][sy + 1][sz + 1], NULL likewise */
+} gs_gpr_geomobj_in;
+
+/* Reads gprMax's geometry objects file at path: dx_dy_dz (float64[3]), data
+ * (3-D, integers, converted to int16 as gprMax does), and when rigidE,
+ * rigidH and ID are all there, those too (their shapes must match data's).
+ * At most max_cells cells. GS_OK, or GS_ERR_FORMAT (not HDF5, no dx_dy_dz or
+ * data, a wrong shape or type, too large) or GS_ERR_NOMEM with one line in
+ * err naming path; g is then empty. Free with gs_gpr_geomobj_in_free. */
+gs_status gs_gpr_read_geometry_object(const char *path, int64_t max_cells, gs_gpr_geomobj_in *g, char *err,
+                                      size_t errlen);
+void gs_gpr_geomobj_in_free(gs_gpr_geomobj_in *g);
+
 #endif

@@ -118,6 +118,15 @@ typedef struct gs_geo_write {
   char base[256];
 } gs_geo_write;
 
+/* #geometry_objects_read (3D): a geometry objects file and its materials
+ * list, placed at cell lo; objs3[obj] is its place in the geometry (its
+ * arrays are read once the whole file is parsed, after every #material). */
+typedef struct gs_geo_read {
+  int64_t lo[3];
+  char geo[2200], mat[2200]; /* paths as resolved (as given, else in the input file's folder) */
+  int obj, line;
+} gs_geo_read;
+
 /* The model's orientation (see the top of this file). */
 enum { GS_MODE_TMZ, GS_MODE_TMX, GS_MODE_TMY, GS_MODE_3D };
 
@@ -166,6 +175,8 @@ typedef struct gs_scene {
   int nviews;
   gs_geo_write *geo_writes; /* 3D: #geometry_objects_write */
   int ngeo_writes;
+  gs_geo_read *geo_reads; /* 3D: #geometry_objects_read */
+  int ngeo_reads;
   uint64_t hash; /* FNV-1a of the scene and the files it reads */
 } gs_scene;
 

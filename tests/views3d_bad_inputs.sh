@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Bad 3D output commands and unwritable outputs (#geometry_view, #geometry_objects_write,
+# #snapshot): each is refused with exit status 2 and one line on stderr naming the input and the
+# reason.
+set -u
+bin=${GS_BIN:?}
+work=${GS_WORK:?}/views3d_bad_inputs
+rm -rf "$work"; mkdir -p "$work"
+fail=0; checks=0
+refused() { # refused PATTERN -- command...: exit 2, one stderr line matching PATTERN, within 60 s
+  local pat=$1; shift 2
+  local err rc lines
+  err=$(timeout 60 "$@" 2>&1 >/dev/null); rc=$?
+  lines=$(printf '%s\n' "$err" | grep -c .)
+  checks=$((checks + 1))
+  if [ "$rc" != 2 ] || [ "$lines" != 1 ] || ! grep -qE -- "$pat" <<<"$err"; then
+    echo "FAIL: '$*' -> rc=$rc (want 2), $lines stderr lines (want 1):"; echo "$err" | sed 's/^/    /'
+    fail=$((fail + 1))
+  fi
+}
+model() { # model NAME LINES...: a small 3D model with the given output commands
+  local f=$work/$1.in; shift
+  printf '#domain: 0.02 0.02 0.02\n#dx_dy_dz: 0.001 0.001 0.001\n#time_window: 5\n#pml_cells: 4\n' >"$f"
+  printf '#waveform: ricker 1 1e10 w\n#hertzian_dipole: z 0.01 0.01 0.01 w\n' >>"$f"
+  printf '%s\n' "$@" >>"$f"
+}
+cpu=(--backend cpu)
+model fstep '#geometry_view: 0 0 0 0.02 0.02 0.02 0.002 0.002 0.002 v f'
+refused "fstep.in:7: #geometry_view: type f needs the model's own discretisation" -- \
+  "$bin" fdtd "${cpu[@]}" "$work/fstep.in" -o "$work/o"
+model fvti '#geometry_view: 0 0 0 0.02 0.02 0.02 0.001 0.001 0.001 v.vti f'
+refused "v.vti: not written: a fine \(f\) geometry view is .vtkhdf" -- \
+  "$bin" fdtd "${cpu[@]}" "$work/fvti.in" -o "$work/o"
+model flat '#geometry_objects_write: 0.005 0.005 0.005 0.010 0.005 0.010 g'
+refused "flat.in:7: #geometry_objects_write: the lower coordinates should be less than the upper" -- \
+  "$bin" fdtd "${cpu[@]}" "$work/flat.in" -o "$work/o"
+model outside '#geometry_objects_write: 0 0 0 0.03 0.02 0.02 g'
+refused "outside.in:7: #geometry_objects_write: .*outside|outside.in:7: .*domain" -- \
+  "$bin" fdtd "${cpu[@]}" "$work/outside.in" -o "$work/o"
+model slash '#geometry_objects_write: 0 0 0 0.01 0.01 0.01 ../g'
+refused "slash.in:7: #geometry_objects_write: '../g': give a file name, not a path" -- \
+  "$bin" fdtd "${cpu[@]}" "$work/slash.in" -o "$work/o"
+printf '#domain: 0.1 0.1 0.002\n#dx_dy_dz: 0.002 0.002 0.002\n#time_window: 5\n#geometry_objects_write: 0 0 0 0.1 0.1 0.002 g\n' \
+  >"$work/two_d.in"
+refused "two_d.in:4: #geometry_objects_write: only in 3D models here" -- \
+  "$bin" fdtd "${cpu[@]}" "$work/two_d.in" -o "$work/o"
+# An output that cannot be written: a folder where the file goes.
+model blocked '#geometry_view: 0 0 0 0.02 0.02 0.02 0.001 0.001 0.001 v n' '#geometry_objects_write: 0 0 0 0.01 0.01 0.01 g'
+mkdir -p "$work/b/v.vtkhdf"
+refused "geometry output: .*v.vtkhdf" -- "$bin" fdtd "${cpu[@]}" "$work/blocked.in" -o "$work/b"
+mkdir -p "$work/c/g_materials.txt"
+model blocked2 '#geometry_objects_write: 0 0 0 0.01 0.01 0.01 g'
+refused "geometry output: .*g_materials.txt: Is a directory" -- "$bin" fdtd "${cpu[@]}" "$work/blocked2.in" -o "$work/c"
+# A model whose outputs do not fit is refused before anything is made, with the numbers.
+printf '#domain: 3 3 3\n#dx_dy_dz: 0.001 0.001 0.001\n#time_window: 2\n#snapshot: 0 0 0 3 3 3 0.001 0.001 0.001 1 s.h5\n' \
+  >"$work/huge.in"
+refused "huge.in: the model needs [0-9.]+ GiB of host memory, the rank has [0-9.]+ GiB" -- \
+  "$bin" fdtd "${cpu[@]}" "$work/huge.in" -o "$work/h"
+echo "views3d_bad_inputs: $checks checks, $fail failed"
+[ $fail = 0 ]
