@@ -4,7 +4,8 @@
 # and compares the files FOLDER/files.txt lists with gprMax's own (made by the pinned gprMax 4,
 # devel 33aa7f71, from the same input) through scripts/gprmax/h5same.py (geometry views and
 # geometry objects files: every dataset identical; snapshots: each field within a dB limit of its
-# peak), cmp (text files) and scripts/gprmax/cmp.py (receivers).
+# peak), cmp (text files) and scripts/gprmax/cmp.py (receivers). Files listed as `input` (files
+# the model reads, e.g. for #geometry_objects_read) are copied beside the model first.
 # Environment: GS_BIN (default build/gpustencil), GS_BACKEND (cpu), GS_WORK, GS_PYTHON.
 # Exit: 0 all agree, 1 a difference (or no h5py), 77 GS_BACKEND=cuda without a GPU.
 set -u
@@ -24,11 +25,12 @@ model=$(basename "${ins[0]}" .in)
 work=${GS_WORK:-${TMPDIR:-/tmp}/gs_work_${USER:-$(id -u)}}/gprmax3d_views_$b/$(basename "$dir")
 rm -rf "$work" && mkdir -p "$work/in" || exit 1
 cp "${ins[0]}" "$work/in/"
+while read -r kind a _; do [ "$kind" = input ] && cp "$dir/$a" "$work/in/"; done < "$dir/files.txt"
 "$bin" fdtd "$work/in/$model.in" -o "$work/out" --backend "$b" || { echo "FAIL: gpustencil fdtd failed"; exit 1; }
 fail=0
 while read -r kind a b2; do
   case "$kind" in
-    ''|'#'*) continue ;;
+    ''|'#'*|input) continue ;;
     exact) "$py" "$src/scripts/gprmax/h5same.py" "$work/out/$a" "$dir/$a" || fail=1 ;;
     float) "$py" "$src/scripts/gprmax/h5same.py" --float-db "$a" "$work/out/$b2" "$dir/$b2" || fail=1 ;;
     text) if cmp "$work/out/$a" "$dir/$a"; then echo "$a: identical"; else fail=1; fi ;;
