@@ -56,5 +56,56 @@ printf '#domain: 3 3 3\n#dx_dy_dz: 0.001 0.001 0.001\n#time_window: 2\n#snapshot
   >"$work/huge.in"
 refused "huge.in: the model needs [0-9.]+ GiB of host memory, the rank has [0-9.]+ GiB" -- \
   "$bin" fdtd "${cpu[@]}" "$work/huge.in" -o "$work/h"
+# #geometry_objects_read: missing, corrupt or misshapen files and bad materials lists.
+py=
+for p in ${GS_PYTHON:-} python3 /usr/bin/python3; do
+  if "$p" -c "import h5py, numpy" > /dev/null 2>&1; then py=$p; break; fi
+done
+printf '#material: 2 0 1 0 sand\n' >"$work/m.txt"
+model nofile '#geometry_objects_read: 0 0 0 missing.h5 m.txt'
+refused "nofile.in:7: #geometry_objects_read: .*missing.h5: No such file" -- "$bin" fdtd "${cpu[@]}" "$work/nofile.in" -o "$work/o"
+echo 'not hdf5' >"$work/junk.h5"
+model junk '#geometry_objects_read: 0 0 0 junk.h5 m.txt'
+refused "junk.in:7: #geometry_objects_read: .*junk.h5: not an HDF5 file" -- "$bin" fdtd "${cpu[@]}" "$work/junk.in" -o "$work/o"
+mkfifo "$work/fifo.h5"
+model fifo '#geometry_objects_read: 0 0 0 fifo.h5 m.txt'
+refused "fifo.in:7: #geometry_objects_read: .*fifo.h5: a FIFO, not a regular file" -- \
+  "$bin" fdtd "${cpu[@]}" "$work/fifo.in" -o "$work/o"
+model nolist '#geometry_objects_read: 0 0 0 junk.h5 nolist.txt'
+refused "nolist.in:7: #geometry_objects_read: .*nolist.txt: No such file" -- "$bin" fdtd "${cpu[@]}" "$work/nolist.in" -o "$work/o"
+printf '#material: 2 0 1 0 sand\n#add_dispersion_debye: 1 3 1e-9 sand\n' >"$work/disp.txt"
+model disp '#geometry_objects_read: 0 0 0 junk.h5 disp.txt'
+refused "disp.txt:2: '#add_dispersion_debye:': only #material lines are read here" -- \
+  "$bin" fdtd "${cpu[@]}" "$work/disp.in" -o "$work/o"
+printf '#material: 2 zero 1 0 sand\n' >"$work/num.txt"
+model num '#geometry_objects_read: 0 0 0 junk.h5 num.txt'
+refused "num.txt:1: not '#material: er sigma mu_r sigma_m name'" -- "$bin" fdtd "${cpu[@]}" "$work/num.in" -o "$work/o"
+if [ -n "$py" ]; then
+  "$py" - "$work" <<'PY'
+import sys, h5py, numpy as np
+w = sys.argv[1]
+with h5py.File(f"{w}/shape.h5", "w") as f:
+    f.attrs["dx_dy_dz"] = (0.001, 0.001, 0.001)
+    f["data"] = np.zeros((3, 3, 3), np.int16)
+    f["rigidE"] = np.zeros((12, 3, 3, 2), np.int8)
+    f["rigidH"] = np.zeros((6, 3, 3, 3), np.int8)
+    f["ID"] = np.zeros((6, 4, 4, 4), np.uint32)
+with h5py.File(f"{w}/dx.h5", "w") as f:
+    f.attrs["dx_dy_dz"] = (0.002, 0.001, 0.001)
+    f["data"] = np.zeros((3, 3, 3), np.int16)
+with h5py.File(f"{w}/big.h5", "w") as f:
+    f.attrs["dx_dy_dz"] = (0.001, 0.001, 0.001)
+    f["data"] = np.full((3, 3, 3), 5, np.int16)
+PY
+  model shape '#geometry_objects_read: 0 0 0 shape.h5 m.txt'
+  refused "shape.in:7: #geometry_objects_read: .*shape.h5: dataset 'rigidE' does not have the shape" -- \
+    "$bin" fdtd "${cpu[@]}" "$work/shape.in" -o "$work/o"
+  model dx '#geometry_objects_read: 0 0 0 dx.h5 m.txt'
+  refused "dx.in:7: #geometry_objects_read: .*dx.h5: its cells \(0.002 x 0.001 x 0.001 m\) are not the model's" -- \
+    "$bin" fdtd "${cpu[@]}" "$work/dx.in" -o "$work/o"
+  model big '#geometry_objects_read: 0 0 0 big.h5 m.txt'
+  refused "#geometry_objects_read: material 7 is not in the materials list" -- \
+    "$bin" fdtd "${cpu[@]}" "$work/big.in" -o "$work/o"
+fi
 echo "views3d_bad_inputs: $checks checks, $fail failed"
 [ $fail = 0 ]

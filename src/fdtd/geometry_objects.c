@@ -270,10 +270,14 @@ int gs_scene_resolve_geometry_reads(gs_scene *s, char *err, size_t errlen) {
     const gs_geo_read *r = &s->geo_reads[k];
     int offset;
     if (import_materials(s, r, &offset, err, errlen)) return -1;
+    gs_status st;
+    char why[1024];
+    FILE *probe = gs_fopen_regular(r->geo, &st, why, sizeof why); /* a FIFO or folder is refused, not opened */
+    if (!probe) return snprintf(err, errlen, "%s:%d: #geometry_objects_read: %s", s->path, r->line, why), -1;
+    fclose(probe);
     gs_gpr_geomobj_in in;
     double cells = (double)s->nx * (double)s->ny * (double)s->nz;
     int64_t most = cells * 8 < 4294967296.0 ? (int64_t)(cells * 8) : (int64_t)4294967296LL;
-    char why[1024];
     if (gs_gpr_read_geometry_object(r->geo, most, &in, why, sizeof why) != GS_OK) {
       snprintf(err, errlen, "%s:%d: #geometry_objects_read: %s", s->path, r->line, why);
       return -1;
