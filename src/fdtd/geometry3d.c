@@ -592,7 +592,8 @@ static gs_status paint_array(b3 *b, const gs_obj3 *o) {
         for (int64_t k = 0; k <= n[2]; ++k, ++at) {
           uint64_t m = (uint64_t)a->id[(size_t)c * nodes + (size_t)at] + (uint64_t)a->offset;
           if (m >= (uint64_t)b->g->nmat)
-            return fail(b, "#geometry_objects_read: ID material %llu is not in the materials list", (unsigned long long)m);
+            return fail(b, "#geometry_objects_read: ID material %llu is not in the materials list",
+                        (unsigned long long)m);
           put_id(b, c, s[0] + i, s[1] + j, s[2] + k, (int)m);
         }
   return GS_OK;

@@ -80,11 +80,12 @@ static void fill_arrays(const gs_geometry3 *g, const gs_geo_write *w, const uint
     for (int64_t j = 0; j <= sy; ++j)
       for (int64_t k = 0; k <= sz; ++k, ++at)
         for (int c = 0; c < 6; ++c)
-          id[(size_t)c * nodes + (size_t)at] = map[g->id[c][gs_geometry3_node(g, w->lo[0] + i, w->lo[1] + j, w->lo[2] + k)]];
+          id[(size_t)c * nodes + (size_t)at] =
+              map[g->id[c][gs_geometry3_node(g, w->lo[0] + i, w->lo[1] + j, w->lo[2] + k)]];
 }
 
-static gs_status write_one(const gs_scene *sc, const gs_geometry3 *g, const gs_geo_write *w, const char *dir,
-                           char *err, size_t errlen) {
+static gs_status write_one(const gs_scene *sc, const gs_geometry3 *g, const gs_geo_write *w, const char *dir, char *err,
+                           size_t errlen) {
   const int64_t s[3] = {w->hi[0] - w->lo[0], w->hi[1] - w->lo[1], w->hi[2] - w->lo[2]};
   const size_t cells = (size_t)(s[0] * s[1] * s[2]), nodes = (size_t)((s[0] + 1) * (s[1] + 1) * (s[2] + 1));
   uint8_t *used = gs_xcalloc((size_t)g->nmat, 1);
@@ -158,7 +159,8 @@ int gs_cmd_geometry_objects_read(gs_parser *p, const gs_command_call *c) {
   r.obj = p->s->nobjs3;
   r.line = p->line;
   GROW(p->s->objs3, p->s->nobjs3);
-  p->s->objs3[p->s->nobjs3++] = (gs_obj3){.type = GS_O3_ARRAY, .v = {(double)r.lo[0], (double)r.lo[1], (double)r.lo[2]}};
+  p->s->objs3[p->s->nobjs3++] =
+      (gs_obj3){.type = GS_O3_ARRAY, .v = {(double)r.lo[0], (double)r.lo[1], (double)r.lo[2]}};
   GROW(p->s->geo_reads, p->s->ngeo_reads);
   p->s->geo_reads[p->s->ngeo_reads++] = r;
   return 0;
@@ -283,8 +285,8 @@ int gs_scene_resolve_geometry_reads(gs_scene *s, char *err, size_t errlen) {
       return -1;
     }
     if (in.dxdydz[0] != s->dx || in.dxdydz[1] != s->dy || in.dxdydz[2] != s->dz) {
-      snprintf(err, errlen, "%s:%d: #geometry_objects_read: %s: its cells (%g x %g x %g m) are not the model's", s->path,
-               r->line, r->geo, in.dxdydz[0], in.dxdydz[1], in.dxdydz[2]);
+      snprintf(err, errlen, "%s:%d: #geometry_objects_read: %s: its cells (%g x %g x %g m) are not the model's",
+               s->path, r->line, r->geo, in.dxdydz[0], in.dxdydz[1], in.dxdydz[2]);
       gs_gpr_geomobj_in_free(&in);
       return -1;
     }

@@ -119,8 +119,8 @@ static gs_status write_view(const gs_scene *sc, const gs_geometry3 *g, int run, 
   gv.rx_pos = pos + 3 * nsrc;
   uint32_t *data = v->fine ? edge_materials(g, v, map) : voxel_materials(g, v);
   gv.material = data;
-  gs_status st = v->fine ? gs_gpr_write_geometry_lines(path, &gv, err, errlen)
-                         : gs_gpr_write_geometry(path, &gv, err, errlen);
+  gs_status st =
+      v->fine ? gs_gpr_write_geometry_lines(path, &gv, err, errlen) : gs_gpr_write_geometry(path, &gv, err, errlen);
   free(data);
   free(ids);
   free(names);
@@ -176,8 +176,7 @@ static void cell_layer(const gs_snapshot_req *q, float *const a[6], float *const
     }
 }
 
-gs_status gs_gpr3_take_snapshot(gs_fdtd3_sim *m, const gs_snapshot_req *q, const char *path, char *err,
-                                size_t errlen) {
+gs_status gs_gpr3_take_snapshot(gs_fdtd3_sim *m, const gs_snapshot_req *q, const char *path, char *err, size_t errlen) {
   const size_t cells = (size_t)(q->size[0] * q->size[1] * q->size[2]);
   const size_t nodes = (size_t)((q->size[0] + 1) * (q->size[1] + 1));
   float *store = gs_xmalloc(sizeof(float) * 6 * cells + 1), *layers = gs_xmalloc(sizeof(float) * 12 * nodes);

@@ -20,8 +20,7 @@ gs_status gs_gpr3_write_views(const gs_scene *sc, const gs_geometry3 *g, int run
  * q->iteration - 1 steps), written to path. The fields are read from the
  * device one z plane at a time; the cell values (gprMax's averages) of the
  * whole box are held until written. */
-gs_status gs_gpr3_take_snapshot(gs_fdtd3_sim *m, const gs_snapshot_req *q, const char *path, char *err,
-                                size_t errlen);
+gs_status gs_gpr3_take_snapshot(gs_fdtd3_sim *m, const gs_snapshot_req *q, const char *path, char *err, size_t errlen);
 /* Run run's geometry outputs (#geometry_view, #geometry_objects_write)
  * into dir, from a geometry built for them (freed before returning, so the
  * engine's own build does not coexist with it). GS_OK when there are none. */

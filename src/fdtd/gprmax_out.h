@@ -134,10 +134,10 @@ typedef struct gs_gpr_geomobj {
   const char *title;
   double dxdydz[3];
   int64_t size[3];
-  const int16_t *data;   /* [sx][sy][sz] (z fastest): the view's material of each cell */
-  const int8_t *rigidE;  /* [12][sx][sy][sz] */
-  const int8_t *rigidH;  /* [6][sx][sy][sz] */
-  const uint32_t *id;    /* [6][sx + 1][sy + 1][sz + 1] */
+  const int16_t *data;  /* [sx][sy][sz] (z fastest): the view's material of each cell */
+  const int8_t *rigidE; /* [12][sx][sy][sz] */
+  const int8_t *rigidH; /* [6][sx][sy][sz] */
+  const uint32_t *id;   /* [6][sx + 1][sy + 1][sz + 1] */
 } gs_gpr_geomobj;
 
 /* Writes gprMax 4's geometry objects file at path (.h5): root attributes

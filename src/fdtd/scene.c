@@ -693,8 +693,7 @@ static const scene_command commands[] = {
     {"output_dir", 1, 1, 0, "a folder", GRID_NOT_NEEDED, cmd_output_dir},
     {"snapshot", 11, 11, 0, "x1 y1 z1 x2 y2 z2 dx dy dz time file", GRID_BEFORE_COUNT, gs_cmd_snapshot},
     {"geometry_view", 11, 11, 0, "x1 y1 z1 x2 y2 z2 dx dy dz file n|f", GRID_BEFORE_COUNT, gs_cmd_geometry_view},
-    {"geometry_objects_write", 7, 7, 0, "x1 y1 z1 x2 y2 z2 basename", GRID_BEFORE_COUNT,
-     gs_cmd_geometry_objects_write},
+    {"geometry_objects_write", 7, 7, 0, "x1 y1 z1 x2 y2 z2 basename", GRID_BEFORE_COUNT, gs_cmd_geometry_objects_write},
     {"geometry_objects_read", 5, 5, 0, "x y z geometry.h5 materials.txt", GRID_BEFORE_COUNT,
      gs_cmd_geometry_objects_read},
 };
