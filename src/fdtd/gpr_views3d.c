@@ -225,7 +225,22 @@ double gs_gpr3_outputs_host_bytes(const gs_scene *sc) {
     double need = 24.0 * cells + 48.0 * (double)(q->size[0] + 1) * (double)(q->size[1] + 1) + 4.0 * (double)plane;
     most = need > most ? need : most;
   }
-  return most;
+  for (int k = 0; k < sc->ngeo_writes; ++k) { /* data, rigid flags, then per node six IDs */
+    const gs_geo_write *w = &sc->geo_writes[k];
+    const double sx = (double)(w->hi[0] - w->lo[0]), sy = (double)(w->hi[1] - w->lo[1]),
+                 sz = (double)(w->hi[2] - w->lo[2]);
+    double need = 20.0 * sx * sy * sz + 24.0 * (sx + 1) * (sy + 1) * (sz + 1);
+    most = need > most ? need : most;
+  }
+  double held = 0; /* #geometry_objects_read's arrays, held by the scene for the whole run */
+  for (int k = 0; k < sc->ngeo_reads; ++k) {
+    const gs_obj3_array *a = sc->objs3[sc->geo_reads[k].obj].array;
+    if (!a) continue;
+    double cells = (double)a->size[0] * (double)a->size[1] * (double)a->size[2];
+    held += 6.0 * cells +
+            (a->id ? 24.0 * (double)(a->size[0] + 1) * (double)(a->size[1] + 1) * (double)(a->size[2] + 1) : 0.0);
+  }
+  return most + held;
 }
 
 gs_status gs_gpr3_geometry_outputs(const gs_scene *sc, int run, int runs, const char *dir, char *err, size_t errlen) {

@@ -32,8 +32,9 @@ int64_t gs_gpr3_next_snapshot(const gs_scene *sc, int64_t after);
  * dir/MODEL_snaps (MODELn_snaps with several runs, as gprMax). */
 gs_status gs_gpr3_snapshots_due(gs_fdtd3_sim *m, const char *dir, const char *model, int runs, char *err,
                                 size_t errlen);
-/* Host bytes the largest snapshot or geometry view needs beside the model
- * (added to gs_fdtd3_memory_need's host figure). */
+/* Host bytes the largest snapshot, geometry view or geometry objects file
+ * needs beside the model, plus the arrays of the files read (added to
+ * gs_fdtd3_memory_need's host figure). */
 double gs_gpr3_outputs_host_bytes(const gs_scene *sc);
 
 #endif
