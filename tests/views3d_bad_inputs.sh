@@ -51,6 +51,18 @@ refused "geometry output: .*v.vtkhdf" -- "$bin" fdtd "${cpu[@]}" "$work/blocked.
 mkdir -p "$work/c/g_materials.txt"
 model blocked2 '#geometry_objects_write: 0 0 0 0.01 0.01 0.01 g'
 refused "geometry output: .*g_materials.txt: Is a directory" -- "$bin" fdtd "${cpu[@]}" "$work/blocked2.in" -o "$work/c"
+# A snapshot that cannot be written is reported on one line; the run and the other outputs go on
+# (exit 1, as in 2D).
+model snapblock '#snapshot: 0 0 0 0.02 0.02 0.02 0.002 0.002 0.002 2 s.vtkhdf' \
+  '#snapshot: 0 0 0 0.02 0.02 0.02 0.002 0.002 0.002 3 t.h5'
+mkdir -p "$work/sb/snapblock_snaps/s.vtkhdf"
+err=$("$bin" fdtd "${cpu[@]}" "$work/snapblock.in" -o "$work/sb" 2>&1 >/dev/null); rc=$?
+checks=$((checks + 1))
+if [ "$rc" != 1 ] || [ "$(printf '%s\n' "$err" | grep -c .)" != 1 ] || ! grep -q "snapshot: .*s.vtkhdf" <<<"$err" ||
+  [ ! -f "$work/sb/snapblock_snaps/t.h5" ]; then
+  echo "FAIL: an unwritable snapshot: rc=$rc (want 1), t.h5 written? stderr:"; echo "$err" | sed 's/^/    /'
+  fail=$((fail + 1))
+fi
 # A model whose outputs do not fit is refused before anything is made, with the numbers.
 printf '#domain: 3 3 3\n#dx_dy_dz: 0.001 0.001 0.001\n#time_window: 2\n#snapshot: 0 0 0 3 3 3 0.001 0.001 0.001 1 s.h5\n' \
   >"$work/huge.in"

@@ -112,14 +112,14 @@ static int run_once(const gs_backend *b, const gs_fdtd_opts *o, const gs_scene *
     gs_log_error("fdtd: %s", err);
     return GS_EXIT_USAGE;
   }
-  int snap_failed = gs_gpr3_snapshots_due(&m, outdir, model, (int)o->runs, err, sizeof err) != GS_OK;
+  int snap_failed = gs_gpr3_snapshots_due(&m, outdir, model, (int)o->runs);
   int show = o->progress || isatty(2);
   gs_progress *prog = show ? gs_progress_create("fdtd", sc->iterations, "steps") : NULL;
   double cells = (double)sc->nx * (double)sc->ny * (double)sc->nz, t0 = now_s();
-  while (m.step < sc->iterations) { /* a failed snapshot is not retried; the run goes on */
+  while (m.step < sc->iterations) { /* a failed snapshot is reported; the run goes on */
     int64_t until = gs_gpr3_next_snapshot(sc, m.step), n = until - m.step < 64 ? until - m.step : 64;
     gs_fdtd3_sim_advance(&m, n);
-    if (!snap_failed) snap_failed = gs_gpr3_snapshots_due(&m, outdir, model, (int)o->runs, err, sizeof err) != GS_OK;
+    snap_failed += gs_gpr3_snapshots_due(&m, outdir, model, (int)o->runs);
     if (prog) {
       gs_fdtd3_sim_sync(&m);
       gs_progress_update(prog, m.step, (double)m.step * cells * 1e-6);
@@ -128,7 +128,6 @@ static int run_once(const gs_backend *b, const gs_fdtd_opts *o, const gs_scene *
   gs_fdtd3_sim_sync(&m);
   *secs += now_s() - t0;
   if (prog) gs_progress_end(prog);
-  if (snap_failed) gs_log_error("fdtd: snapshot: %s", err);
   int status = save(sc, &m, outdir, r, o->runs) || snap_failed ? GS_EXIT_PARTIAL : GS_EXIT_OK;
   gs_fdtd3_sim_checksum(&m, sum);
   gs_fdtd3_sim_free(&m);

@@ -9,6 +9,7 @@
 #include "fsutil.h"
 #include "geometry_objects.h"
 #include "gprmax_out.h"
+#include "log.h"
 
 static gs_gpr_box view_box(const gs_scene *sc, const int64_t lo[3], const int64_t step[3], const int64_t size[3]) {
   gs_gpr_box b;
@@ -176,9 +177,22 @@ static void cell_layer(const gs_snapshot_req *q, float *const a[6], float *const
     }
 }
 
+static int layered(const char *path) {
+  size_t n = strlen(path);
+  return n > 7 && !strcmp(path + n - 7, ".vtkhdf");
+}
+
 gs_status gs_gpr3_take_snapshot(gs_fdtd3_sim *m, const gs_snapshot_req *q, const char *path, char *err, size_t errlen) {
-  const size_t cells = (size_t)(q->size[0] * q->size[1] * q->size[2]);
+  /* .vtkhdf: one layer of cells at a time; .h5 and .vti: the whole box, then written */
+  const int by_layer = layered(path);
+  const size_t layer = (size_t)(q->size[0] * q->size[1]), cells = by_layer ? layer : layer * (size_t)q->size[2];
   const size_t nodes = (size_t)((q->size[0] + 1) * (q->size[1] + 1));
+  gs_gpr_box box = view_box(m->sc, q->lo, q->step, q->size);
+  gs_gpr_layers *w = NULL;
+  if (by_layer) {
+    gs_status st = gs_gpr_layers_open(path, &box, &w, err, errlen);
+    if (st != GS_OK) return st;
+  }
   float *store = gs_xmalloc(sizeof(float) * 6 * cells + 1), *layers = gs_xmalloc(sizeof(float) * 12 * nodes);
   float *plane = gs_xmalloc(sizeof(float) * (size_t)m->plane), *fields[6], *lo[6], *hi[6];
   for (int c = 0; c < 6; ++c) {
@@ -186,20 +200,21 @@ gs_status gs_gpr3_take_snapshot(gs_fdtd3_sim *m, const gs_snapshot_req *q, const
     lo[c] = layers + (size_t)c * nodes;
     hi[c] = layers + (size_t)(6 + c) * nodes;
   }
+  const float *const cf[6] = {fields[0], fields[1], fields[2], fields[3], fields[4], fields[5]};
   gs_fdtd3_sim_sync(m);
   sample_plane(m, q, q->lo[2], plane, lo);
   for (int64_t z = 0; z < q->size[2]; ++z) {
     sample_plane(m, q, q->lo[2] + (z + 1) * q->step[2], plane, hi);
-    cell_layer(q, lo, hi, z, fields);
+    cell_layer(q, lo, hi, by_layer ? 0 : z, fields);
+    if (by_layer) gs_gpr_layers_put(w, z, cf);
     for (int c = 0; c < 6; ++c) { /* the upper layer is the next one's lower */
       float *t = lo[c];
       lo[c] = hi[c];
       hi[c] = t;
     }
   }
-  gs_gpr_box box = view_box(m->sc, q->lo, q->step, q->size);
-  const float *const cf[6] = {fields[0], fields[1], fields[2], fields[3], fields[4], fields[5]};
-  gs_status st = gs_gpr_write_snapshot(path, &box, (double)q->iteration * m->sc->dt, cf, err, errlen);
+  gs_status st = by_layer ? gs_gpr_layers_close(w)
+                          : gs_gpr_write_snapshot(path, &box, (double)q->iteration * m->sc->dt, cf, err, errlen);
   free(plane);
   free(layers);
   free(store);
@@ -221,7 +236,7 @@ double gs_gpr3_outputs_host_bytes(const gs_scene *sc) {
   gs_fdtd3_layout(sc->nx, sc->ny, sc->nz, &pitch, &plane, &count);
   for (int k = 0; k < sc->nsnaps; ++k) {
     const gs_snapshot_req *q = &sc->snaps[k];
-    double cells = (double)q->size[0] * (double)q->size[1] * (double)q->size[2];
+    double cells = (double)q->size[0] * (double)q->size[1] * (layered(q->file) ? 1.0 : (double)q->size[2]);
     double need = 24.0 * cells + 48.0 * (double)(q->size[0] + 1) * (double)(q->size[1] + 1) + 4.0 * (double)plane;
     most = need > most ? need : most;
   }
@@ -264,23 +279,23 @@ int64_t gs_gpr3_next_snapshot(const gs_scene *sc, int64_t after) {
   return next;
 }
 
-gs_status gs_gpr3_snapshots_due(gs_fdtd3_sim *m, const char *dir, const char *model, int runs, char *err,
-                                size_t errlen) {
+int gs_gpr3_snapshots_due(gs_fdtd3_sim *m, const char *dir, const char *model, int runs) {
   const gs_scene *sc = m->sc;
+  int failed = 0;
   for (int k = 0; k < sc->nsnaps; ++k) {
     if (sc->snaps[k].iteration - 1 != m->step) continue;
-    char sdir[2048], path[2400];
+    char sdir[2048], path[2400], err[2600];
     if (runs > 1)
       snprintf(sdir, sizeof sdir, "%s/%s%d_snaps", dir, model, m->run + 1);
     else
       snprintf(sdir, sizeof sdir, "%s/%s_snaps", dir, model);
-    if (gs_mkdirs(sdir, 1) != 0) {
-      snprintf(err, errlen, "%s: %s", sdir, strerror(errno));
-      return GS_ERR_IO;
-    }
     snprintf(path, sizeof path, "%s/%s", sdir, sc->snaps[k].file);
-    gs_status st = gs_gpr3_take_snapshot(m, &sc->snaps[k], path, err, errlen);
-    if (st != GS_OK) return st;
+    if (gs_mkdirs(sdir, 1) != 0)
+      snprintf(err, sizeof err, "%s: %s", sdir, strerror(errno));
+    else if (gs_gpr3_take_snapshot(m, &sc->snaps[k], path, err, sizeof err) == GS_OK)
+      continue;
+    gs_log_error("fdtd: snapshot: %s", err);
+    ++failed;
   }
-  return GS_OK;
+  return failed;
 }

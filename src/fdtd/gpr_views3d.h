@@ -18,8 +18,8 @@ gs_status gs_gpr3_write_views(const gs_scene *sc, const gs_geometry3 *g, int run
                               size_t errlen);
 /* Snapshot q of m's fields now (gprMax's iteration q->iteration: after
  * q->iteration - 1 steps), written to path. The fields are read from the
- * device one z plane at a time; the cell values (gprMax's averages) of the
- * whole box are held until written. */
+ * device one z plane at a time; a .vtkhdf file is written one layer of cells
+ * at a time, .h5 and .vti hold the whole box's cell values until written. */
 gs_status gs_gpr3_take_snapshot(gs_fdtd3_sim *m, const gs_snapshot_req *q, const char *path, char *err, size_t errlen);
 /* Run run's geometry outputs (#geometry_view, #geometry_objects_write)
  * into dir, from a geometry built for them (freed before returning, so the
@@ -29,9 +29,9 @@ gs_status gs_gpr3_geometry_outputs(const gs_scene *sc, int run, int runs, const 
  * (its iteration - 1), or the scene's iterations when none is. */
 int64_t gs_gpr3_next_snapshot(const gs_scene *sc, int64_t after);
 /* Every #snapshot due now (m->step = iteration - 1) into
- * dir/MODEL_snaps (MODELn_snaps with several runs, as gprMax). */
-gs_status gs_gpr3_snapshots_due(gs_fdtd3_sim *m, const char *dir, const char *model, int runs, char *err,
-                                size_t errlen);
+ * dir/MODEL_snaps (MODELn_snaps with several runs, as gprMax). Returns how
+ * many failed, each reported on one line. */
+int gs_gpr3_snapshots_due(gs_fdtd3_sim *m, const char *dir, const char *model, int runs);
 /* Host bytes the largest snapshot, geometry view or geometry objects file
  * needs beside the model, plus the arrays of the files read (added to
  * gs_fdtd3_memory_need's host figure). */

@@ -416,6 +416,71 @@ static int put_snapshot_vtkhdf(h5out *o, const gs_gpr_box *b, const float *const
   return o->st == GS_OK ? 0 : -1;
 }
 
+struct gs_gpr_layers {
+  h5out o;
+  gs_gpr_box b;
+  hid_t vtk, cells, d[6];
+};
+
+gs_status gs_gpr_layers_open(const char *path, const gs_gpr_box *b, gs_gpr_layers **out, char *err, size_t errlen) {
+  int64_t n = 0;
+  *out = NULL;
+  gs_status st = check_box(path, b, &n, err, errlen);
+  if (st != GS_OK) return st;
+  if (!has_ext(path, ".vtkhdf")) return bad_input(path, "a layered snapshot is .vtkhdf", err, errlen);
+  gs_gpr_layers *w = calloc(1, sizeof *w);
+  if (!w) {
+    snprintf(err, errlen, "%s: out of memory", path);
+    return GS_ERR_NOMEM;
+  }
+  w->b = *b;
+  w->cells = -1;
+  for (int c = 0; c < 6; c++)
+    w->d[c] = -1;
+  const hsize_t dims[3] = {(hsize_t)b->size[2], (hsize_t)b->size[1], (hsize_t)b->size[0]};
+  if (h5_open(&w->o, path, err, errlen) == GS_OK) {
+    w->vtk = put_image_group(&w->o, b);
+    w->cells = w->vtk < 0 ? -1 : make_group(&w->o, w->vtk, "CellData");
+    for (int c = 0; c < 6 && w->cells >= 0 && w->o.st == GS_OK; c++)
+      w->d[c] = make_dset(&w->o, w->cells, field_names[c], H5T_IEEE_F32LE, 3, dims);
+  } else {
+    w->vtk = -1;
+  }
+  if (w->o.st != GS_OK) return gs_gpr_layers_close(w); /* removes the partial file, restores HDF5's printing */
+  *out = w;
+  return GS_OK;
+}
+
+void gs_gpr_layers_put(gs_gpr_layers *w, int64_t z, const float *const fields[6]) {
+  h5out *o = &w->o;
+  const hsize_t start[3] = {(hsize_t)z, 0, 0}, count[3] = {1, (hsize_t)w->b.size[1], (hsize_t)w->b.size[0]};
+  for (int c = 0; c < 6 && o->st == GS_OK; c++) {
+    hid_t fs = H5Dget_space(w->d[c]);
+    if (fs < 0) {
+      FAIL(o, "H5Dget_space");
+      break;
+    }
+    hid_t ms = h5_space(o, 3, count);
+    if (ms >= 0 && H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0)
+      FAIL(o, "H5Sselect_hyperslab");
+    else if (ms >= 0 && H5Dwrite(w->d[c], H5T_NATIVE_FLOAT, ms, fs, H5P_DEFAULT, fields[c]) < 0)
+      FAIL(o, "H5Dwrite");
+    if (ms >= 0 && H5Sclose(ms) < 0) FAIL(o, "H5Sclose");
+    if (H5Sclose(fs) < 0) FAIL(o, "H5Sclose");
+  }
+}
+
+gs_status gs_gpr_layers_close(gs_gpr_layers *w) {
+  if (!w) return GS_OK;
+  for (int c = 0; c < 6; c++)
+    close_dset(&w->o, w->d[c]);
+  close_group(&w->o, w->cells);
+  close_group(&w->o, w->vtk);
+  gs_status st = h5_close(&w->o);
+  free(w);
+  return st;
+}
+
 /* FieldData of a geometry view, as gprMax's Metadata.write_to_vtkhdf. */
 static int put_geometry_fields(h5out *o, hid_t vtk, const gs_gpr_geometry *g) {
   hid_t fd = make_group(o, vtk, "FieldData");

@@ -82,6 +82,21 @@ typedef struct gs_gpr_box {
 gs_status gs_gpr_write_snapshot(const char *path, const gs_gpr_box *b, double time, const float *const fields[6],
                                 char *err, size_t errlen);
 
+/* A .vtkhdf snapshot written one z layer of cells at a time (the layout of
+ * gs_gpr_write_snapshot's .vtkhdf, all six fields), so that a large box
+ * needs no more than a layer in memory. */
+typedef struct gs_gpr_layers gs_gpr_layers;
+/* Starts one at path (".vtkhdf" only; path must stay valid until close).
+ * GS_OK with *out set, or GS_ERR_USAGE (another extension, a size out of
+ * range), GS_ERR_NOMEM or GS_ERR_IO with *out NULL and nothing left behind. */
+gs_status gs_gpr_layers_open(const char *path, const gs_gpr_box *b, gs_gpr_layers **out, char *err, size_t errlen);
+/* Layer z (0-based) of each field: fields[c] holds size[0] * size[1] floats,
+ * x fastest. After a failure the later calls do nothing. */
+void gs_gpr_layers_put(gs_gpr_layers *w, int64_t z, const float *const fields[6]);
+/* Completes the file (renamed into place), or removes it after a failure:
+ * the status of the whole write (the reason in the err given to open). */
+gs_status gs_gpr_layers_close(gs_gpr_layers *w);
+
 /* A geometry view's cells and the model's metadata. */
 typedef struct gs_gpr_geometry {
   gs_gpr_box box;
