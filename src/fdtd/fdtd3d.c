@@ -11,6 +11,7 @@
 #include "fdtd_internal.h"
 #include "geometry3d.h"
 #include "parallel.h"
+#include "gpr_views3d.h"
 
 static void zero_device(const gs_backend *b, void *dev, size_t bytes, gs_stream s) {
   b->zero(dev, bytes, s);
@@ -459,4 +460,9 @@ void gs_fdtd3_memory_need(const gs_scene *sc, double *device, double *host) {
    * materials, receiver histories */
   *host = 8.0 * n[0] * n[1] * n[2] + 12.0 * nodes + 3.0 * nodes + 24.0 * steps * sc->nrx + 4.0 * steps * sc->nsources +
           gs_fdtd3_disp_memory(sc); /* the pole lists and zeros, made on the host first */
+  *host += gs_gpr3_outputs_host_bytes(sc); /* the largest #snapshot / #geometry_view (gpr_views3d.c) */
+}
+
+gs_mat3 *gs_fdtd3_materials(const gs_scene *sc) {
+  return gprmax_materials(sc);
 }

@@ -60,5 +60,8 @@ void gs_fdtd3_sim_sync(gs_fdtd3_sim *m);
  * every node of the six fields): sum[0] E, sum[1] H. */
 void gs_fdtd3_sim_checksum(gs_fdtd3_sim *m, uint64_t sum[2]);
 void gs_fdtd3_sim_free(gs_fdtd3_sim *m);
+/* The scene's materials in gprMax's order (pec 0, free_space 1, then
+ * #material), as gs_geometry3_build takes them; the caller frees them. */
+struct gs_mat3 *gs_fdtd3_materials(const gs_scene *sc);
 
 #endif

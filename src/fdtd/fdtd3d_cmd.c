@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "fdtd3d.h"
+#include "gpr_views3d.h"
 #include "log.h"
 #include "progress.h"
 #include "rx_output.h"
@@ -101,17 +102,24 @@ static int save(const gs_scene *sc, const gs_fdtd3_sim *m, const char *outdir, i
 static int run_once(const gs_backend *b, const gs_fdtd_opts *o, const gs_scene *sc, const char *outdir, int64_t r,
                     uint64_t sum[2], double *secs) {
   gs_fdtd3_sim m;
-  char err[1024];
+  char err[1024], model[512];
+  model_name(sc->path, model, sizeof model);
+  if (gs_gpr3_geometry_outputs(sc, (int)r, (int)o->runs, outdir, err, sizeof err) != GS_OK) {
+    gs_log_error("fdtd: geometry output: %s", err);
+    return GS_EXIT_USAGE;
+  }
   if (gs_fdtd3_sim_init(&m, sc, b, (int)r, err, sizeof err) != GS_OK) {
     gs_log_error("fdtd: %s", err);
     return GS_EXIT_USAGE;
   }
+  int snap_failed = gs_gpr3_snapshots_due(&m, outdir, model, (int)o->runs);
   int show = o->progress || isatty(2);
   gs_progress *prog = show ? gs_progress_create("fdtd", sc->iterations, "steps") : NULL;
   double cells = (double)sc->nx * (double)sc->ny * (double)sc->nz, t0 = now_s();
-  while (m.step < sc->iterations) {
-    int64_t n = sc->iterations - m.step < 64 ? sc->iterations - m.step : 64;
+  while (m.step < sc->iterations) { /* a failed snapshot is reported; the run goes on */
+    int64_t until = gs_gpr3_next_snapshot(sc, m.step), n = until - m.step < 64 ? until - m.step : 64;
     gs_fdtd3_sim_advance(&m, n);
+    snap_failed += gs_gpr3_snapshots_due(&m, outdir, model, (int)o->runs);
     if (prog) {
       gs_fdtd3_sim_sync(&m);
       gs_progress_update(prog, m.step, (double)m.step * cells * 1e-6);
@@ -120,7 +128,7 @@ static int run_once(const gs_backend *b, const gs_fdtd_opts *o, const gs_scene *
   gs_fdtd3_sim_sync(&m);
   *secs += now_s() - t0;
   if (prog) gs_progress_end(prog);
-  int status = save(sc, &m, outdir, r, o->runs) ? GS_EXIT_PARTIAL : GS_EXIT_OK;
+  int status = save(sc, &m, outdir, r, o->runs) || snap_failed ? GS_EXIT_PARTIAL : GS_EXIT_OK;
   gs_fdtd3_sim_checksum(&m, sum);
   gs_fdtd3_sim_free(&m);
   return status;

@@ -580,8 +580,52 @@ static gs_status paint_sector(b3 *b, const gs_obj3 *o) {
   return GS_OK;
 }
 
+/* #geometry_objects_read, gprMax's ReadGeometryObject: with rigid and ID
+ * arrays the box's cells, flags and nodes (upper faces included) are
+ * overwritten; a file of data only is built as voxels that are never
+ * averaged (build_voxels_from_array, clipped to the grid, negative values
+ * skipped). The materials are the file's numbers plus the offset. */
+static gs_status paint_array(b3 *b, const gs_obj3 *o) {
+  const gs_obj3_array *a = o->array;
+  const int64_t s[3] = {(int64_t)o->v[0], (int64_t)o->v[1], (int64_t)o->v[2]}, *n = a->size;
+  const int64_t nn[3] = {b->nx, b->ny, b->nz};
+  for (int q = 0; q < 3; ++q)
+    if (a->rigid && s[q] + n[q] > nn[q])
+      return fail(b, "#geometry_objects_read: the geometry (%lld x %lld x %lld cells) does not fit in the domain there",
+                  (long long)n[0], (long long)n[1], (long long)n[2]);
+  for (int64_t i = 0, at = 0; i < n[0]; ++i)
+    for (int64_t j = 0; j < n[1]; ++j)
+      for (int64_t k = 0; k < n[2]; ++k, ++at) {
+        int m = a->data[at] + a->offset;
+        if (a->data[at] < 0 || s[0] + i >= b->nx || s[1] + j >= b->ny || s[2] + k >= b->nz) continue;
+        if (m >= b->g->nmat) return fail(b, "#geometry_objects_read: material %d is not in the materials list", m);
+        if (!a->rigid) {
+          voxel(b, s[0] + i, s[1] + j, s[2] + k, m, 0);
+          continue;
+        }
+        if (!held_cell(b, s[0] + i, s[1] + j, s[2] + k)) continue;
+        b->g->solid[cell(b, s[0] + i, s[1] + j, s[2] + k)] = (uint32_t)m;
+        b->rigid[cell(b, s[0] + i, s[1] + j, s[2] + k)] = a->rigid[at];
+      }
+  if (!a->rigid) return GS_OK;
+  const size_t nodes = (size_t)((n[0] + 1) * (n[1] + 1) * (n[2] + 1));
+  for (int c = 0; c < 6; ++c)
+    for (int64_t i = 0, at = 0; i <= n[0]; ++i)
+      for (int64_t j = 0; j <= n[1]; ++j)
+        for (int64_t k = 0; k <= n[2]; ++k, ++at) {
+          uint64_t m = (uint64_t)a->id[(size_t)c * nodes + (size_t)at] + (uint64_t)a->offset;
+          if (m >= (uint64_t)b->g->nmat)
+            return fail(b, "#geometry_objects_read: ID material %llu is not in the materials list",
+                        (unsigned long long)m);
+          put_id(b, c, s[0] + i, s[1] + j, s[2] + k, (int)m);
+        }
+  return GS_OK;
+}
+
 static gs_status paint(b3 *b, const gs_obj3 *o) {
   switch (o->type) {
+  case GS_O3_ARRAY:
+    return paint_array(b, o);
   case GS_O3_BOX:
     return paint_box(b, o);
   case GS_O3_SPHERE:

@@ -24,8 +24,20 @@ enum {
   GS_O3_ELLIPSOID,
   GS_O3_EDGE,
   GS_O3_PLATE,
-  GS_O3_TRIANGLE
+  GS_O3_TRIANGLE,
+  GS_O3_ARRAY /* #geometry_objects_read: a geometry objects file placed at cell v[0..2] */
 };
+
+/* The arrays of a geometry objects file (#geometry_objects_read), in
+ * gprMax's layout ([x][y][z], z fastest), numbered from the file's first
+ * material: the build adds `offset` (gprMax's numexistmaterials). */
+typedef struct gs_obj3_array {
+  int64_t size[3];
+  int16_t *data;   /* cells: material, < 0 leaves the cell (voxels-only files) */
+  uint32_t *rigid; /* cells: rigidE bits 0-11, rigidH bits 12-17; NULL: the file has data only */
+  uint32_t *id;    /* [6][sx + 1][sy + 1][sz + 1] (with rigid) */
+  int offset;
+} gs_obj3_array;
 
 /* One geometry command as written, in file order. v[] holds its numbers in
  * metres (and degrees) in the command's order:
@@ -42,7 +54,8 @@ typedef struct gs_obj3 {
   int averaging; /* the y/n flag (default y); the material's own averagable applies too */
   double v[16];
   int nv;
-  char normal; /* cylindrical_sector: 'x', 'y' or 'z' */
+  char normal;                /* cylindrical_sector: 'x', 'y' or 'z' */
+  const gs_obj3_array *array; /* GS_O3_ARRAY */
 } gs_obj3;
 
 typedef struct gs_mat3 {

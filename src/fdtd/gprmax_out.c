@@ -416,6 +416,71 @@ static int put_snapshot_vtkhdf(h5out *o, const gs_gpr_box *b, const float *const
   return o->st == GS_OK ? 0 : -1;
 }
 
+struct gs_gpr_layers {
+  h5out o;
+  gs_gpr_box b;
+  hid_t vtk, cells, d[6];
+};
+
+gs_status gs_gpr_layers_open(const char *path, const gs_gpr_box *b, gs_gpr_layers **out, char *err, size_t errlen) {
+  int64_t n = 0;
+  *out = NULL;
+  gs_status st = check_box(path, b, &n, err, errlen);
+  if (st != GS_OK) return st;
+  if (!has_ext(path, ".vtkhdf")) return bad_input(path, "a layered snapshot is .vtkhdf", err, errlen);
+  gs_gpr_layers *w = calloc(1, sizeof *w);
+  if (!w) {
+    snprintf(err, errlen, "%s: out of memory", path);
+    return GS_ERR_NOMEM;
+  }
+  w->b = *b;
+  w->cells = -1;
+  for (int c = 0; c < 6; c++)
+    w->d[c] = -1;
+  const hsize_t dims[3] = {(hsize_t)b->size[2], (hsize_t)b->size[1], (hsize_t)b->size[0]};
+  if (h5_open(&w->o, path, err, errlen) == GS_OK) {
+    w->vtk = put_image_group(&w->o, b);
+    w->cells = w->vtk < 0 ? -1 : make_group(&w->o, w->vtk, "CellData");
+    for (int c = 0; c < 6 && w->cells >= 0 && w->o.st == GS_OK; c++)
+      w->d[c] = make_dset(&w->o, w->cells, field_names[c], H5T_IEEE_F32LE, 3, dims);
+  } else {
+    w->vtk = -1;
+  }
+  if (w->o.st != GS_OK) return gs_gpr_layers_close(w); /* removes the partial file, restores HDF5's printing */
+  *out = w;
+  return GS_OK;
+}
+
+void gs_gpr_layers_put(gs_gpr_layers *w, int64_t z, const float *const fields[6]) {
+  h5out *o = &w->o;
+  const hsize_t start[3] = {(hsize_t)z, 0, 0}, count[3] = {1, (hsize_t)w->b.size[1], (hsize_t)w->b.size[0]};
+  for (int c = 0; c < 6 && o->st == GS_OK; c++) {
+    hid_t fs = H5Dget_space(w->d[c]);
+    if (fs < 0) {
+      FAIL(o, "H5Dget_space");
+      break;
+    }
+    hid_t ms = h5_space(o, 3, count);
+    if (ms >= 0 && H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0)
+      FAIL(o, "H5Sselect_hyperslab");
+    else if (ms >= 0 && H5Dwrite(w->d[c], H5T_NATIVE_FLOAT, ms, fs, H5P_DEFAULT, fields[c]) < 0)
+      FAIL(o, "H5Dwrite");
+    if (ms >= 0 && H5Sclose(ms) < 0) FAIL(o, "H5Sclose");
+    if (H5Sclose(fs) < 0) FAIL(o, "H5Sclose");
+  }
+}
+
+gs_status gs_gpr_layers_close(gs_gpr_layers *w) {
+  if (!w) return GS_OK;
+  for (int c = 0; c < 6; c++)
+    close_dset(&w->o, w->d[c]);
+  close_group(&w->o, w->cells);
+  close_group(&w->o, w->vtk);
+  gs_status st = h5_close(&w->o);
+  free(w);
+  return st;
+}
+
 /* FieldData of a geometry view, as gprMax's Metadata.write_to_vtkhdf. */
 static int put_geometry_fields(h5out *o, hid_t vtk, const gs_gpr_geometry *g) {
   hid_t fd = make_group(o, vtk, "FieldData");
@@ -423,7 +488,7 @@ static int put_geometry_fields(h5out *o, hid_t vtk, const gs_gpr_geometry *g) {
   const char *version = GPR_VERSION;
   hsize_t one = 1, three = 3, six = 6, nm = (hsize_t)g->nmaterials;
   hsize_t src[2] = {(hsize_t)g->nsrc, 3}, rx[2] = {(hsize_t)g->nrx, 3};
-  int pml = 0;
+  int pml = g->pml_always;
   for (int a = 0; a < 6; a++)
     pml |= g->pml[a] != 0;
   (void)(put_strings(o, fd, "gprMax_version", one, &version) ||
@@ -446,6 +511,80 @@ static int put_geometry_vtkhdf(h5out *o, const gs_gpr_geometry *g) {
   if (cells >= 0) put_dset(o, cells, "Material", H5T_STD_U32LE, H5T_NATIVE_UINT32, 3, dims, g->material);
   close_group(o, cells);
   if (vtk >= 0 && o->st == GS_OK) put_geometry_fields(o, vtk, g);
+  close_group(o, vtk);
+  return o->st == GS_OK ? 0 : -1;
+}
+
+/* The topology of gprMax's fine view: node coordinates (z fastest), then
+ * per cell its x, y and z edges as point pairs, offsets and cell types. */
+static int put_lines_topology(h5out *o, hid_t vtk, const gs_gpr_geometry *g, int64_t np, int64_t nl) {
+  const int64_t *s = g->box.size, ys = s[2] + 1, xs = (s[1] + 1) * ys;
+  double *pts = malloc(sizeof(double) * 3 * (size_t)np);
+  int32_t *conn = malloc(sizeof(int32_t) * 2 * (size_t)nl), *offs = malloc(sizeof(int32_t) * (size_t)(nl + 1));
+  uint8_t *types = malloc((size_t)nl + 1);
+  if (!pts || !conn || !offs || !types) {
+    snprintf(o->err, o->errlen, "%s: out of memory (%" PRId64 " lines)", o->path, nl);
+    o->st = GS_ERR_NOMEM;
+  }
+  for (int64_t i = 0, p = 0; o->st == GS_OK && i <= s[0]; ++i)
+    for (int64_t j = 0; j <= s[1]; ++j)
+      for (int64_t k = 0; k <= s[2]; ++k, ++p) {
+        const int64_t at[3] = {i, j, k};
+        for (int a = 0; a < 3; ++a)
+          pts[3 * p + a] = (double)(at[a] + g->start[a]) * g->box.spacing[a];
+      }
+  for (int64_t i = 0, l = 0; o->st == GS_OK && i < s[0]; ++i)
+    for (int64_t j = 0; j < s[1]; ++j)
+      for (int64_t k = 0; k < s[2]; ++k)
+        for (int a = 0; a < 3; ++a, ++l) {
+          int64_t p = i * xs + j * ys + k;
+          conn[2 * l] = (int32_t)p;
+          conn[2 * l + 1] = (int32_t)(p + (a == 0 ? xs : a == 1 ? ys : 1));
+        }
+  for (int64_t l = 0; o->st == GS_OK && l <= nl; ++l) {
+    offs[l] = (int32_t)(2 * l);
+    if (l < nl) types[l] = 3; /* VTK_LINE */
+  }
+  const hsize_t dp[2] = {(hsize_t)np, 3}, dc = (hsize_t)(2 * nl), doff = (hsize_t)(nl + 1), dt = (hsize_t)nl;
+  if (o->st == GS_OK)
+    (void)(put_dset(o, vtk, "Points", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 2, dp, pts) ||
+           put_dset(o, vtk, "Connectivity", H5T_STD_I32LE, H5T_NATIVE_INT32, 1, &dc, conn) ||
+           put_dset(o, vtk, "Offsets", H5T_STD_I32LE, H5T_NATIVE_INT32, 1, &doff, offs) ||
+           put_dset(o, vtk, "Types", H5T_STD_U8LE, H5T_NATIVE_UINT8, 1, &dt, types));
+  free(pts);
+  free(conn);
+  free(offs);
+  free(types);
+  return o->st == GS_OK ? 0 : -1;
+}
+
+static int put_lines_vtkhdf(h5out *o, const gs_gpr_geometry *g, int64_t cells) {
+  static const int64_t version[2] = {2, 2};
+  const int64_t nl = 3 * cells, np = (g->box.size[0] + 1) * (g->box.size[1] + 1) * (g->box.size[2] + 1);
+  const int64_t counts[3] = {nl, 2 * nl, np};
+  const hsize_t one = 1, dl = (hsize_t)nl;
+  hid_t vtk = make_group(o, o->file, "VTKHDF");
+  hid_t type = vtk < 0 ? -1 : str_type(o, strlen("UnstructuredGrid"), H5T_CSET_ASCII);
+  if (type >= 0) {
+    put_attr(o, vtk, "Type", type, type, 0, "UnstructuredGrid");
+    if (H5Tclose(type) < 0) FAIL(o, "H5Tclose");
+  }
+  if (o->st == GS_OK)
+    (void)(put_i64(o, vtk, "Version", 2, version) ||
+           put_dset(o, vtk, "NumberOfCells", H5T_STD_I64LE, H5T_NATIVE_INT64, 1, &one, &counts[0]) ||
+           put_dset(o, vtk, "NumberOfConnectivityIds", H5T_STD_I64LE, H5T_NATIVE_INT64, 1, &one, &counts[1]) ||
+           put_dset(o, vtk, "NumberOfPoints", H5T_STD_I64LE, H5T_NATIVE_INT64, 1, &one, &counts[2]) ||
+           put_lines_topology(o, vtk, g, np, nl));
+  hid_t cd = o->st == GS_OK ? make_group(o, vtk, "CellData") : -1;
+  if (cd >= 0) put_dset(o, cd, "Material", H5T_STD_U32LE, H5T_NATIVE_UINT32, 1, &dl, g->material);
+  close_group(o, cd);
+  if (o->st == GS_OK) {
+    gs_gpr_geometry meta = *g; /* materials only, as gprMax's fine view */
+    meta.pml_always = 0;
+    memset(meta.pml, 0, sizeof meta.pml);
+    meta.nsrc = meta.nrx = 0;
+    put_geometry_fields(o, vtk, &meta);
+  }
   close_group(o, vtk);
   return o->st == GS_OK ? 0 : -1;
 }
@@ -631,4 +770,162 @@ gs_status gs_gpr_write_geometry(const char *path, const gs_gpr_geometry *g, char
   h5out o;
   if (h5_open(&o, path, err, errlen) == GS_OK) put_geometry_vtkhdf(&o, g);
   return h5_close(&o);
+}
+
+gs_status gs_gpr_write_geometry_lines(const char *path, const gs_gpr_geometry *g, char *err, size_t errlen) {
+  int64_t cells = 0;
+  gs_status st = check_geometry(path, g, &cells, err, errlen);
+  if (st != GS_OK) return st;
+  if (!has_ext(path, ".vtkhdf")) return bad_input(path, "a fine (f) geometry view is .vtkhdf", err, errlen);
+  if ((double)(g->box.size[0] + 1) * (double)(g->box.size[1] + 1) * (double)(g->box.size[2] + 1) >= 2147483647.0 ||
+      6.0 * (double)cells >= 2147483647.0)
+    return bad_input(path, "a fine view of 2^31 points or more (gprMax's int32 connectivity)", err, errlen);
+  h5out o;
+  if (h5_open(&o, path, err, errlen) == GS_OK) put_lines_vtkhdf(&o, g, cells);
+  return h5_close(&o);
+}
+
+gs_status gs_gpr_write_geometry_object(const char *path, const gs_gpr_geomobj *g, char *err, size_t errlen) {
+  gs_gpr_box box = {.size = {g->size[0], g->size[1], g->size[2]}};
+  int64_t cells = 0;
+  gs_status st = check_box(path, &box, &cells, err, errlen);
+  if (st != GS_OK) return st;
+  if (!g->data || !g->rigidE || !g->rigidH || !g->id) return bad_input(path, "no data, rigid or ID array", err, errlen);
+  const hsize_t dd[3] = {(hsize_t)g->size[0], (hsize_t)g->size[1], (hsize_t)g->size[2]};
+  const hsize_t de[4] = {12, dd[0], dd[1], dd[2]}, dh[4] = {6, dd[0], dd[1], dd[2]};
+  const hsize_t di[4] = {6, dd[0] + 1, dd[1] + 1, dd[2] + 1};
+  h5out o;
+  if (h5_open(&o, path, err, errlen) == GS_OK)
+    (void)(put_str(&o, o.file, "gprMax", GPR_VERSION) || put_str(&o, o.file, "Title", g->title ? g->title : "") ||
+           put_f64(&o, o.file, "dx_dy_dz", 3, g->dxdydz) ||
+           put_dset(&o, o.file, "data", H5T_STD_I16LE, H5T_NATIVE_INT16, 3, dd, g->data) ||
+           put_dset(&o, o.file, "rigidE", H5T_STD_I8LE, H5T_NATIVE_INT8, 4, de, g->rigidE) ||
+           put_dset(&o, o.file, "rigidH", H5T_STD_I8LE, H5T_NATIVE_INT8, 4, dh, g->rigidH) ||
+           put_dset(&o, o.file, "ID", H5T_STD_U32LE, H5T_NATIVE_UINT32, 4, di, g->id));
+  return h5_close(&o);
+}
+
+/* ---- reading a geometry objects file ----------------------------------------- */
+
+/* Dataset name of rank `rank`: its dims in dims; NULL (o->st set) when
+ * missing or of another rank. */
+static hid_t open_dset(h5out *o, const char *name, int rank, hsize_t dims[4]) {
+  hid_t d = H5Dopen2(o->file, name, H5P_DEFAULT);
+  if (d < 0) {
+    snprintf(o->err, o->errlen, "%s: no dataset '%s' (not a gprMax geometry objects file)", o->path, name);
+    o->st = GS_ERR_FORMAT;
+    return -1;
+  }
+  hid_t sp = H5Dget_space(d);
+  int r = sp < 0 ? -1 : H5Sget_simple_extent_ndims(sp);
+  if (r == rank) H5Sget_simple_extent_dims(sp, dims, NULL);
+  if (sp >= 0) H5Sclose(sp);
+  if (r != rank) {
+    snprintf(o->err, o->errlen, "%s: dataset '%s' has %d dimensions, gprMax writes %d", o->path, name, r, rank);
+    o->st = GS_ERR_FORMAT;
+    H5Dclose(d);
+    return -1;
+  }
+  return d;
+}
+
+/* Reads dataset name of the given dims (converted to mtype) into a new array. */
+static void *read_dset(h5out *o, const char *name, int rank, const hsize_t *want, hid_t mtype, size_t esize) {
+  hsize_t dims[4] = {0, 0, 0, 0};
+  hid_t d = open_dset(o, name, rank, dims);
+  if (d < 0) return NULL;
+  size_t n = 1;
+  for (int a = 0; a < rank; ++a) {
+    if (want && dims[a] != want[a]) {
+      snprintf(o->err, o->errlen, "%s: dataset '%s' does not have the shape data's implies", o->path, name);
+      o->st = GS_ERR_FORMAT;
+    }
+    n *= (size_t)dims[a];
+  }
+  void *buf = o->st == GS_OK ? malloc(n * esize + 1) : NULL;
+  if (o->st == GS_OK && !buf) {
+    snprintf(o->err, o->errlen, "%s: out of memory reading '%s'", o->path, name);
+    o->st = GS_ERR_NOMEM;
+  }
+  if (buf && H5Dread(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+    FAIL(o, "H5Dread");
+    o->st = GS_ERR_FORMAT;
+  }
+  H5Dclose(d);
+  if (o->st != GS_OK) {
+    free(buf);
+    return NULL;
+  }
+  return buf;
+}
+
+static void read_geomobj(h5out *o, int64_t max_cells, gs_gpr_geomobj_in *g) {
+  hid_t a = H5Aopen(o->file, "dx_dy_dz", H5P_DEFAULT);
+  hid_t sp = a < 0 ? -1 : H5Aget_space(a);
+  if (a < 0 || sp < 0 || H5Sget_simple_extent_npoints(sp) != 3 || H5Aread(a, H5T_NATIVE_DOUBLE, g->dxdydz) < 0) {
+    snprintf(o->err, o->errlen, "%s: no attribute dx_dy_dz of three numbers", o->path);
+    o->st = GS_ERR_FORMAT;
+  }
+  if (sp >= 0) H5Sclose(sp);
+  if (a >= 0) H5Aclose(a);
+  hsize_t dims[4] = {0, 0, 0, 0};
+  hid_t d = o->st == GS_OK ? open_dset(o, "data", 3, dims) : -1;
+  if (d < 0) return;
+  H5Dclose(d);
+  double cells = (double)dims[0] * (double)dims[1] * (double)dims[2];
+  if (cells < 1 || cells > (double)max_cells) {
+    snprintf(o->err, o->errlen, "%s: data holds %.0f cells: 1 to %lld here", o->path, cells, (long long)max_cells);
+    o->st = GS_ERR_FORMAT;
+    return;
+  }
+  for (int k = 0; k < 3; ++k)
+    g->size[k] = (int64_t)dims[k];
+  g->data = read_dset(o, "data", 3, dims, H5T_NATIVE_INT16, sizeof(int16_t));
+  if (o->st != GS_OK || H5Lexists(o->file, "rigidE", H5P_DEFAULT) <= 0 ||
+      H5Lexists(o->file, "rigidH", H5P_DEFAULT) <= 0 || H5Lexists(o->file, "ID", H5P_DEFAULT) <= 0)
+    return; /* gprMax then builds voxels from data alone */
+  const hsize_t we[4] = {12, dims[0], dims[1], dims[2]}, wh[4] = {6, dims[0], dims[1], dims[2]};
+  const hsize_t wi[4] = {6, dims[0] + 1, dims[1] + 1, dims[2] + 1};
+  int8_t *e = read_dset(o, "rigidE", 4, we, H5T_NATIVE_INT8, 1);
+  int8_t *h = e ? read_dset(o, "rigidH", 4, wh, H5T_NATIVE_INT8, 1) : NULL;
+  g->id = h ? read_dset(o, "ID", 4, wi, H5T_NATIVE_UINT32, sizeof(uint32_t)) : NULL;
+  size_t n = (size_t)(dims[0] * dims[1] * dims[2]);
+  g->rigid = g->id ? malloc(18 * n) : NULL;
+  if (g->rigid) {
+    memcpy(g->rigid, e, 12 * n);
+    memcpy(g->rigid + 12 * n, h, 6 * n);
+  } else if (g->id) {
+    snprintf(o->err, o->errlen, "%s: out of memory", o->path);
+    o->st = GS_ERR_NOMEM;
+  }
+  free(e);
+  free(h);
+}
+
+void gs_gpr_geomobj_in_free(gs_gpr_geomobj_in *g) {
+  free(g->data);
+  free(g->rigid);
+  free(g->id);
+  memset(g, 0, sizeof *g);
+}
+
+gs_status gs_gpr_read_geometry_object(const char *path, int64_t max_cells, gs_gpr_geomobj_in *g, char *err,
+                                      size_t errlen) {
+  memset(g, 0, sizeof *g);
+  h5out o = {.path = path, .file = -1, .err = err, .errlen = errlen};
+  if (H5Eget_auto2(H5E_DEFAULT, &o.old_func, &o.old_data) < 0 || H5Eset_auto2(H5E_DEFAULT, NULL, NULL) < 0) {
+    FAIL(&o, "H5Eset_auto2");
+    return o.st;
+  }
+  o.restore = 1;
+  o.file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (o.file < 0) {
+    snprintf(err, errlen, "%s: %s", path, access(path, R_OK) ? strerror(errno) : "not an HDF5 file");
+    o.st = GS_ERR_FORMAT;
+  } else {
+    read_geomobj(&o, max_cells, g);
+  }
+  gs_status st = h5_close(&o);
+  if (st != GS_OK) gs_gpr_geomobj_in_free(g);
+  return st;
 }

@@ -82,6 +82,21 @@ typedef struct gs_gpr_box {
 gs_status gs_gpr_write_snapshot(const char *path, const gs_gpr_box *b, double time, const float *const fields[6],
                                 char *err, size_t errlen);
 
+/* A .vtkhdf snapshot written one z layer of cells at a time (the layout of
+ * gs_gpr_write_snapshot's .vtkhdf, all six fields), so that a large box
+ * needs no more than a layer in memory. */
+typedef struct gs_gpr_layers gs_gpr_layers;
+/* Starts one at path (".vtkhdf" only; path must stay valid until close).
+ * GS_OK with *out set, or GS_ERR_USAGE (another extension, a size out of
+ * range), GS_ERR_NOMEM or GS_ERR_IO with *out NULL and nothing left behind. */
+gs_status gs_gpr_layers_open(const char *path, const gs_gpr_box *b, gs_gpr_layers **out, char *err, size_t errlen);
+/* Layer z (0-based) of each field: fields[c] holds size[0] * size[1] floats,
+ * x fastest. After a failure the later calls do nothing. */
+void gs_gpr_layers_put(gs_gpr_layers *w, int64_t z, const float *const fields[6]);
+/* Completes the file (renamed into place), or removes it after a failure:
+ * the status of the whole write (the reason in the err given to open). */
+gs_status gs_gpr_layers_close(gs_gpr_layers *w);
+
 /* A geometry view's cells and the model's metadata. */
 typedef struct gs_gpr_geometry {
   gs_gpr_box box;
@@ -97,6 +112,8 @@ typedef struct gs_gpr_geometry {
   int nrx;
   const char *const *rx_ids;
   const double *rx_pos; /* [nrx][3] metres */
+  int pml_always;       /* 3D: pml_thickness written even when all six are 0 (gprMax: the model has PML) */
+  int64_t start[3];     /* lines: the view's first cell (gprMax's points are (start + i) * dx) */
 } gs_gpr_geometry;
 
 /* Writes a geometry view at path; the format is chosen by path's extension.
@@ -114,5 +131,54 @@ typedef struct gs_gpr_geometry {
  * GS_OK, GS_ERR_USAGE (another extension, a size out of range, NULL arrays),
  * GS_ERR_NOMEM or GS_ERR_IO. */
 gs_status gs_gpr_write_geometry(const char *path, const gs_gpr_geometry *g, char *err, size_t errlen);
+
+/* Writes gprMax 4's fine geometry view (type f) at path (".vtkhdf" only): a
+ * VTKHDF UnstructuredGrid of the box's cell edges, as gprMax's
+ * GeometryViewLines: Points (float64, (start + index) * spacing for every
+ * node, z fastest), three VTK_LINE cells per cell (its x, y and z edge from
+ * its lower corner, cells in x-slowest order), Connectivity and Offsets
+ * int32, Types uint8, NumberOf* int64, CellData/Material uint32 (g->material
+ * holds the three edges' materials of each cell in that order), FieldData
+ * gprMax_version, dx_dy_dz, nx_ny_nz and material_ids only. GS_OK,
+ * GS_ERR_USAGE (another extension, 2^31 or more points, bad arrays),
+ * GS_ERR_NOMEM or GS_ERR_IO. */
+gs_status gs_gpr_write_geometry_lines(const char *path, const gs_gpr_geometry *g, char *err, size_t errlen);
+
+/* A geometry objects file (#geometry_objects_write): sizes in cells. */
+typedef struct gs_gpr_geomobj {
+  const char *title;
+  double dxdydz[3];
+  int64_t size[3];
+  const int16_t *data;  /* [sx][sy][sz] (z fastest): the view's material of each cell */
+  const int8_t *rigidE; /* [12][sx][sy][sz] */
+  const int8_t *rigidH; /* [6][sx][sy][sz] */
+  const uint32_t *id;   /* [6][sx + 1][sy + 1][sz + 1] */
+} gs_gpr_geomobj;
+
+/* Writes gprMax 4's geometry objects file at path (.h5): root attributes
+ * gprMax, Title (variable-length UTF-8 strings), dx_dy_dz (float64[3]);
+ * datasets data (int16), rigidE, rigidH (int8), ID (uint32) of the shapes
+ * above, as gprMax's GeometryObject.write_hdf5 (through h5py). GS_OK,
+ * GS_ERR_USAGE (a size out of range, NULL arrays), GS_ERR_NOMEM or GS_ERR_IO. */
+gs_status gs_gpr_write_geometry_object(const char *path, const gs_gpr_geomobj *g, char *err, size_t errlen);
+
+/* A geometry objects file as read (#geometry_objects_read). */
+typedef struct gs_gpr_geomobj_in {
+  double dxdydz[3]; /* attribute dx_dy_dz */
+  int64_t size[3];  /* data's shape */
+  int16_t *data;    /* [sx][sy][sz] */
+  int8_t *rigid;    /* [12 + 6][sx][sy][sz] (rigidE then rigidH), NULL when the file has no rigid or ID arrays */
+  uint32_t *id;     /* [6][sx + 1][sy + 1][sz + 1], NULL likewise */
+} gs_gpr_geomobj_in;
+
+/* Reads gprMax's geometry objects file at path: dx_dy_dz (float64[3]), data
+ * (3-D, integers, converted to int16 as gprMax does), and when rigidE,
+ * rigidH and ID are all there, those too (their shapes must match data's).
+ * At most max_cells cells. GS_OK, or GS_ERR_FORMAT (not HDF5, no dx_dy_dz or
+ * data, a wrong shape or type, too large) or GS_ERR_NOMEM with one line in
+ * err naming path; g is then empty. Free with gs_gpr_geomobj_in_free. */
+gs_status gs_gpr_read_geometry_object(const char *path, int64_t max_cells, gs_gpr_geomobj_in *g, char *err,
+                                      size_t errlen);
+void gs_gpr_geomobj_in_free(gs_gpr_geomobj_in *g);
 
 #endif

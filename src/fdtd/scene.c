@@ -700,6 +700,9 @@ static const scene_command commands[] = {
      gs_cmd_add_dispersion},
     {"soil_peplinski", 0, MAX_ARGS, 0, NULL, GRID_NOT_NEEDED, gs_cmd_refuse_dispersion},
     {"geometry_view", 11, 11, 0, "x1 y1 z1 x2 y2 z2 dx dy dz file n|f", GRID_BEFORE_COUNT, gs_cmd_geometry_view},
+    {"geometry_objects_write", 7, 7, 0, "x1 y1 z1 x2 y2 z2 basename", GRID_BEFORE_COUNT, gs_cmd_geometry_objects_write},
+    {"geometry_objects_read", 5, 5, 0, "x y z geometry.h5 materials.txt", GRID_BEFORE_COUNT,
+     gs_cmd_geometry_objects_read},
 };
 
 static const scene_command *find_command(const char *name) {
@@ -828,7 +831,8 @@ static gs_status finish_scene(const parser *p, const char *path, char *err, size
     snprintf(err, errlen, "%s: #time_window gives no iterations", path);
     return GS_ERR_FORMAT;
   }
-  if (gs_scene_resolve_snapshots(s, err, errlen)) return GS_ERR_FORMAT;
+  if (gs_scene_resolve_snapshots(s, err, errlen) || gs_scene_resolve_geometry_reads(s, err, errlen))
+    return GS_ERR_FORMAT;
   if (gs_scene_resolve_dispersion(s, err, errlen)) return GS_ERR_FORMAT;
   if (s->mode == GS_MODE_3D && s->snapshot_every) {
     snprintf(err, errlen, "%s: #snapshot_png: not supported in 3D models yet", path);
@@ -878,7 +882,10 @@ void gs_scene_free(gs_scene *s) {
   free(s->objects);
   free(s->snaps);
   free(s->views);
+  gs_scene_free_geometry_reads(s);
   free(s->objs3);
+  free(s->geo_writes);
+  free(s->geo_reads);
   memset(s, 0, sizeof *s);
 }
 

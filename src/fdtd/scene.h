@@ -120,8 +120,26 @@ typedef struct gs_snapshot_req {
 /* #geometry_view: the cells' materials of a box, every step[] cells. */
 typedef struct gs_geometry_view {
   int64_t lo[3], step[3], size[3];
+  int64_t hi[3]; /* the upper corner as given, in cells (gprMax's pml_thickness uses it) */
+  int fine;      /* type f: gprMax's per-edge view (3D models; 2D writes the cells) */
   char file[256];
 } gs_geometry_view;
+
+/* #geometry_objects_write (3D): cells [lo, hi) saved as BASE.h5 and
+ * BASE_materials.txt (src/fdtd/geometry_objects.c). */
+typedef struct gs_geo_write {
+  int64_t lo[3], hi[3];
+  char base[256];
+} gs_geo_write;
+
+/* #geometry_objects_read (3D): a geometry objects file and its materials
+ * list, placed at cell lo; objs3[obj] is its place in the geometry (its
+ * arrays are read once the whole file is parsed, after every #material). */
+typedef struct gs_geo_read {
+  int64_t lo[3];
+  char geo[2200], mat[2200]; /* paths as resolved (as given, else in the input file's folder) */
+  int obj, line;
+} gs_geo_read;
 
 /* The model's orientation (see the top of this file). */
 enum { GS_MODE_TMZ, GS_MODE_TMX, GS_MODE_TMY, GS_MODE_3D };
@@ -171,6 +189,10 @@ typedef struct gs_scene {
   int nsnaps;
   gs_geometry_view *views;
   int nviews;
+  gs_geo_write *geo_writes; /* 3D: #geometry_objects_write */
+  int ngeo_writes;
+  gs_geo_read *geo_reads; /* 3D: #geometry_objects_read */
+  int ngeo_reads;
   uint64_t hash; /* FNV-1a of the scene and the files it reads */
 } gs_scene;
 

@@ -73,6 +73,13 @@ int gs_cmd_refuse_dispersion(gs_parser *p, const gs_command_call *c);
  * against dt, or a 2D model. */
 int gs_scene_resolve_dispersion(gs_scene *s, char *err, size_t errlen);
 int gs_cmd_geometry_view(gs_parser *p, const gs_command_call *c);
+int gs_cmd_geometry_objects_write(gs_parser *p, const gs_command_call *c);
+int gs_cmd_geometry_objects_read(gs_parser *p, const gs_command_call *c);
+/* After parsing: each #geometry_objects_read's materials appended (gprMax's
+ * order and names) and its arrays read (src/fdtd/geometry_objects.c). */
+int gs_scene_resolve_geometry_reads(gs_scene *s, char *err, size_t errlen);
+/* Frees what gs_scene_resolve_geometry_reads made. */
+void gs_scene_free_geometry_reads(gs_scene *s);
 /* Snapshot times to iterations once dt is known; -1 with err if one is outside the window. */
 int gs_scene_resolve_snapshots(gs_scene *s, char *err, size_t errlen);
 

@@ -9,12 +9,40 @@
 
 #define GROW(arr, n) ((arr) = gs_xrealloc((arr), sizeof *(arr) * (size_t)((n) + 1)))
 
+/* gprMax's correction of a 3D snapshot's box (Snapshot.build): while the
+ * last sampled node lo + step ceil((hi - lo) / step) passes hi, hi moves up
+ * to it when it is in the grid; else the step of any axis longer than the
+ * box shrinks to the box; else hi drops one step below it. */
+static void snapshot_bounds3(const int64_t n[3], const int64_t lo[3], int64_t hi[3], int64_t step[3]) {
+  for (int round = 0; round < 8; ++round) {
+    int64_t ub[3];
+    int past = 0, inside = 1, longer = 0;
+    for (int k = 0; k < 3; ++k) {
+      int64_t size = hi[k] - lo[k];
+      ub[k] = lo[k] + step[k] * ((size + step[k] - 1) / step[k]);
+      past |= hi[k] < ub[k];
+      inside &= ub[k] <= n[k];
+      longer |= step[k] > size;
+    }
+    if (!past) return;
+    for (int k = 0; k < 3; ++k) {
+      int64_t size = hi[k] - lo[k];
+      if (inside)
+        hi[k] = ub[k];
+      else if (longer && step[k] > size && size > 0)
+        step[k] = size;
+      else if (!longer && hi[k] < ub[k])
+        hi[k] = ub[k] - step[k];
+    }
+  }
+}
+
 /* The box and sampling of an output command: corners and steps (metres) to
  * cells, as gprMax checks them; cells along each axis = ceil(extent / step),
  * fewer where the last sample would leave the grid. */
 static int output_box(gs_parser *p, const gs_command_call *c, const double v[9], int64_t lo[3], int64_t step[3],
-                      int64_t size[3]) {
-  int64_t hi[3];
+                      int64_t size[3], int64_t hi[3]) {
+  const int is3d = p->s->mode == GS_MODE_3D, view = !strcmp(c->name, "geometry_view");
   if (gs_point_cells(p, v, lo, 1, c->name) || gs_point_cells(p, v + 3, hi, 1, c->name) ||
       gs_point_cells(p, v + 6, step, 0, c->name))
     return -1;
@@ -22,11 +50,18 @@ static int output_box(gs_parser *p, const gs_command_call *c, const double v[9],
     if (lo[k] > hi[k])
       return gs_perr(p, "#%s: the lower coordinates should be less than the upper coordinates", c->name);
     if (step[k] < 1) step[k] = 1;
+  }
+  if (is3d && !view) snapshot_bounds3(p->n, lo, hi, step);
+  for (int k = 0; k < 3; ++k) {
     int64_t extent = hi[k] - lo[k];
-    size[k] = extent == 0 ? 1 : (extent + step[k] - 1) / step[k];
-    if (k != p->s->axis[2] && lo[k] + size[k] * step[k] > p->n[k]) size[k] = (p->n[k] - lo[k]) / step[k];
-    if (k == p->s->axis[2]) size[k] = step[k] = 1; /* a 2D model has one layer (gprMax clips the step to it) */
+    size[k] = extent == 0 && !is3d ? 1 : (extent + step[k] - 1) / step[k];
+    /* A 2D snapshot samples nodes up to lo + size * step (3D: snapshot_bounds3; a view's cells end before hi). */
+    int thin = !is3d && k == p->s->axis[2];
+    if (!thin && !is3d && lo[k] + size[k] * step[k] > p->n[k]) size[k] = (p->n[k] - lo[k]) / step[k];
+    if (thin) size[k] = step[k] = 1; /* a 2D model has one layer (gprMax clips the step to it) */
     if (size[k] < 1) return gs_perr(p, "#%s: the box holds no whole step on the %c axis", c->name, "xyz"[k]);
+    if (is3d && !view && lo[k] + size[k] * step[k] > p->n[k]) /* a safeguard: snapshot_bounds3 keeps it inside */
+      return gs_perr(p, "#%s: the samples leave the domain on the %c axis", c->name, "xyz"[k]);
   }
   return 0;
 }
@@ -47,10 +82,10 @@ static int output_file(gs_parser *p, const gs_command_call *c, const char *name,
 /* #snapshot: x1 y1 z1 x2 y2 z2 dx dy dz t file (t: seconds, or an
  * iteration count written as an integer; resolved once dt is known). */
 int gs_cmd_snapshot(gs_parser *p, const gs_command_call *c) {
-  if (p->s->mode == GS_MODE_3D) return gs_perr(p, "#snapshot: not supported in 3D models yet");
   double v[10];
   gs_snapshot_req q = {.seconds = -1};
-  if (gs_parse_args(p, c, 0, 10, v) || output_box(p, c, v, q.lo, q.step, q.size)) return -1;
+  int64_t hi[3];
+  if (gs_parse_args(p, c, 0, 10, v) || output_box(p, c, v, q.lo, q.step, q.size, hi)) return -1;
   if (!strpbrk(c->arg[9], ".eE")) {
     if (!(v[9] >= 1) || v[9] > GS_SCENE_MAX_ITERATIONS)
       return gs_perr(p, "#snapshot: iteration %s is not a count from 1", c->arg[9]);
@@ -68,17 +103,42 @@ int gs_cmd_snapshot(gs_parser *p, const gs_command_call *c) {
 
 /* #geometry_view: x1 y1 z1 x2 y2 z2 dx dy dz file n|f. */
 int gs_cmd_geometry_view(gs_parser *p, const gs_command_call *c) {
-  if (p->s->mode == GS_MODE_3D) return gs_perr(p, "#geometry_view: not supported in 3D models yet");
   double v[9];
   gs_geometry_view g;
   memset(&g, 0, sizeof g);
-  if (gs_parse_args(p, c, 0, 9, v) || output_box(p, c, v, g.lo, g.step, g.size)) return -1;
+  if (gs_parse_args(p, c, 0, 9, v) || output_box(p, c, v, g.lo, g.step, g.size, g.hi)) return -1;
   if (strcmp(c->arg[10], "n") && strcmp(c->arg[10], "f"))
     return gs_perr(p, "#geometry_view: '%s': the type is n (cells) or f (edges)", c->arg[10]);
+  g.fine = c->arg[10][0] == 'f';
+  if (g.fine && p->s->mode == GS_MODE_3D && (g.step[0] != 1 || g.step[1] != 1 || g.step[2] != 1))
+    return gs_perr(p, "#geometry_view: type f needs the model's own discretisation (steps of one cell), as gprMax");
   if (output_file(p, c, c->arg[9], ".vtkhdf", g.file, sizeof g.file)) return -1;
   if (p->s->nviews >= 100) return gs_perr(p, "#geometry_view: more than 100 views");
   GROW(p->s->views, p->s->nviews);
   p->s->views[p->s->nviews++] = g;
+  return 0;
+}
+
+/* #geometry_objects_write: x1 y1 z1 x2 y2 z2 basename (3D models). */
+int gs_cmd_geometry_objects_write(gs_parser *p, const gs_command_call *c) {
+  if (p->s->mode != GS_MODE_3D) return gs_perr(p, "#geometry_objects_write: only in 3D models here");
+  double v[6];
+  gs_geo_write w;
+  memset(&w, 0, sizeof w);
+  if (gs_parse_args(p, c, 0, 6, v) || gs_point_cells(p, v, w.lo, 1, c->name) ||
+      gs_point_cells(p, v + 3, w.hi, 1, c->name))
+    return -1;
+  for (int k = 0; k < 3; ++k)
+    if (w.lo[k] >= w.hi[k])
+      return gs_perr(p, "#geometry_objects_write: the lower coordinates should be less than the upper coordinates");
+  const char *name = c->arg[6];
+  if (strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+    return gs_perr(p, "#geometry_objects_write: '%s': give a file name, not a path", name);
+  if (strlen(name) > 200) return gs_perr(p, "#geometry_objects_write: '%.40s...': name too long", name);
+  snprintf(w.base, sizeof w.base, "%s", name);
+  if (p->s->ngeo_writes >= 100) return gs_perr(p, "#geometry_objects_write: more than 100 files");
+  GROW(p->s->geo_writes, p->s->ngeo_writes);
+  p->s->geo_writes[p->s->ngeo_writes++] = w;
   return 0;
 }
 
