@@ -22,13 +22,14 @@ static gs_status parse_at(const gs_scene *sc, const char *slice, gs_fdtd3_slice 
   }
   int axis = metres ? (int)(metres - "xyz") : (int)(cells - "ijk");
   double v = strtod(slice + 2, &end);
-  if (*end != '\0' || !isfinite(v) || (cells && v != floor(v))) {
+  size_t plain = strspn(slice + 2, cells ? "0123456789" : "0123456789.eE+-"); /* no hex, no inf */
+  if (*end != '\0' || slice[2 + plain] != '\0' || !isfinite(v) || (cells && v != floor(v))) {
     snprintf(err, errlen, "--slice '%.200s': '%.200s' is not %s", slice, slice + 2,
              metres ? "a number of metres" : "a whole node index");
     return GS_ERR_USAGE;
   }
   double node = metres ? floor(v / d[axis] + 0.5) : v;
-  if (!(node >= 0 && node <= (double)n[axis])) {
+  if (!(v >= 0 && node <= (double)n[axis])) {
     snprintf(err, errlen, "--slice '%.200s': outside the domain (%c nodes 0..%lld%s)", slice, "ijk"[axis],
              (long long)n[axis], metres ? ", metres divided by the cell size and rounded" : "");
     return GS_ERR_USAGE;
