@@ -930,6 +930,14 @@ static void ck3_decode(const uint8_t *in, ck3_header *h) {
   }
 }
 
+/* n bytes to or from fp (a file either written or read, never both); 0 or -1. */
+static int ck3_put(const uint8_t *at, size_t n, FILE *fp) {
+  return fwrite(at, 1, n, fp) == n ? 0 : -1;
+}
+static int ck3_get(uint8_t *at, size_t n, FILE *fp) {
+  return fread(at, 1, n, fp) == n ? 0 : -1;
+}
+
 /* Copies one section between the file and the model through buf (chunk
  * bytes), adding its bytes to the CRC; 0, or -1 when fp fails. */
 static int ck3_section(const gs_fdtd3_sim *m, const gs_fdtd3_state *s, FILE *fp, int writing, uint8_t *buf,
@@ -941,7 +949,7 @@ static int ck3_section(const gs_fdtd3_sim *m, const gs_fdtd3_state *s, FILE *fp,
       m->b->copy_d2h(buf, (uint8_t *)s->dev + off, n, m->s);
       m->b->stream_sync(m->s);
     }
-    if (writing ? fwrite(at, 1, n, fp) != n : fread(at, 1, n, fp) != n) return -1;
+    if (writing ? ck3_put(at, n, fp) : ck3_get(at, n, fp)) return -1;
     *crc = crc32_z(*crc, at, n);
     if (!writing && s->dev) {
       m->b->copy_h2d((uint8_t *)s->dev + off, buf, n, m->s);

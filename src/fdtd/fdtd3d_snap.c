@@ -14,13 +14,15 @@ static const char *const comp_names[6] = {"ex", "ey", "ez", "hx", "hy", "hz"};
 static gs_status parse_at(const gs_scene *sc, const char *slice, gs_fdtd3_slice *out, char *err, size_t errlen) {
   const int64_t n[3] = {sc->nx, sc->ny, sc->nz};
   const double d[3] = {sc->dx, sc->dy, sc->dz};
-  const char *metres = strchr("xyz", slice[0]), *cells = strchr("ijk", slice[0]);
+  static const char axes[] = "xyzijk"; /* metres, then a node index */
+  const char *hit = slice[0] ? strchr(axes, slice[0]) : NULL;
+  int metres = hit && hit - axes < 3, cells = hit && !metres;
   char *end = NULL;
-  if (slice[0] == '\0' || slice[1] != '=' || !(metres || cells) || slice[2] == '\0') {
+  if (!hit || slice[1] != '=' || slice[2] == '\0') {
     snprintf(err, errlen, "--slice '%.200s': not x=, y=, z= (metres) or i=, j=, k= (node) and a number", slice);
     return GS_ERR_USAGE;
   }
-  int axis = metres ? (int)(metres - "xyz") : (int)(cells - "ijk");
+  int axis = (int)(hit - axes) % 3;
   double v = strtod(slice + 2, &end);
   size_t plain = strspn(slice + 2, cells ? "0123456789" : "0123456789.eE+-"); /* no hex, no inf */
   if (*end != '\0' || slice[2 + plain] != '\0' || !isfinite(v) || (cells && v != floor(v))) {
