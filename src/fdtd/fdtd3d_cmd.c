@@ -106,6 +106,7 @@ typedef struct run3 {
   const char *outdir;
   gs_fdtd3_slice slice;
   int64_t r, first_step, saved; /* the run, where it started, its last checkpoint's step (-1: none) */
+  double steps;                 /* stepped by this job (a restart's run counts from its checkpoint) */
   int status;                   /* GS_EXIT_OK, or GS_EXIT_PARTIAL after a failed snapshot */
 } run3;
 
@@ -157,6 +158,7 @@ static int step_run(run3 *x, gs_fdtd3_sim *m, double *secs) {
   }
   gs_fdtd3_sim_sync(m);
   *secs += now_s() - t0;
+  x->steps += (double)(m->step - x->first_step);
   if (prog) gs_progress_end(prog);
   if (stopped) {
     if (x->saved != m->step) gs_ckpt3_save(m, x->outdir);
@@ -222,9 +224,9 @@ int gs_fdtd3_run(const gs_comm *c, const gs_backend *b, const gs_fdtd_opts *o, c
   for (x.r = 0; x.r < o->runs && status == GS_EXIT_OK && !stopped; ++x.r)
     status = run_once(b, &x, sum, &secs, &stopped);
   if (status != GS_EXIT_USAGE && !stopped) {
-    double updates = (double)sc->nx * (double)sc->ny * (double)sc->nz * (double)sc->iterations * (double)o->runs;
+    double updates = (double)sc->nx * (double)sc->ny * (double)sc->nz * x.steps;
     printf("checksum E=%016" PRIx64 " H=%016" PRIx64 "\n", sum[0], sum[1]);
-    printf("fdtd: %.0f steps in %.3f s on 1 rank: %.1f Mcells/s\n", (double)sc->iterations * (double)o->runs, secs,
+    printf("fdtd: %.0f steps in %.3f s on 1 rank: %.1f Mcells/s\n", x.steps, secs,
            secs > 0 ? updates / secs * 1e-6 : 0.0);
   }
   fflush(stdout);
