@@ -67,7 +67,7 @@ typedef struct gs_fdtd3_state {
   void *dev, *host;
   size_t bytes;
 } gs_fdtd3_state;
-#define GS_FDTD3_MAX_STATE 64
+#define GS_FDTD3_MAX_STATE 128
 /* Lists m's state at m->step (after gs_fdtd3_sim_sync) into out (at most
  * GS_FDTD3_MAX_STATE entries); returns the count. Everything a step reads
  * that the scene does not give MUST be listed there (fields, CPML psi,
