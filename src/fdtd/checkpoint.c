@@ -959,6 +959,14 @@ static int ck3_section(const gs_fdtd3_sim *m, const gs_fdtd3_state *s, FILE *fp,
   return 0;
 }
 
+/* The staging buffer's size: the largest section, at most 64 MiB. */
+static size_t ck3_chunk(const gs_fdtd3_state *st, int n) {
+  size_t chunk = 1;
+  for (int k = 0; k < n; ++k)
+    chunk = st[k].bytes > chunk ? st[k].bytes : chunk;
+  return chunk < ((size_t)64 << 20) ? chunk : ((size_t)64 << 20);
+}
+
 static ck3_header ck3_header_of(const gs_fdtd3_sim *m, const gs_fdtd3_state *st, int n) {
   ck3_header h = {.version = GS_CK3_VERSION,
                   .scene_hash = m->sc->hash,
@@ -987,7 +995,7 @@ gs_status gs_ckpt3_write(gs_fdtd3_sim *m, const char *path, char *err, size_t er
   if (s != GS_OK) return s;
   int bad = fwrite(hb, hlen, 1, t.fp) != 1;
   uLong crc = crc32(0L, Z_NULL, 0);
-  size_t chunk = 64u << 20;
+  size_t chunk = ck3_chunk(st, n);
   uint8_t *buf = gs_xmalloc(chunk);
   for (int k = 0; k < n && !bad; ++k)
     bad = ck3_section(m, &st[k], t.fp, 1, buf, chunk, &crc) != 0;
@@ -1032,6 +1040,13 @@ static gs_status ck3_read_header(FILE *fp, const char *path, ck3_header *h, char
   return GS_ERR_FORMAT;
 }
 
+/* Whether a section name read from a file can go into a one-line message. */
+static int ck3_printable(const char *name) {
+  for (; *name; ++name)
+    if (*name < 0x20 || *name > 0x7e) return 0;
+  return 1;
+}
+
 /* Every header field against the model and the file's length; GS_OK, or
  * the reason in err. m is resumed at the file's step when the rest holds,
  * its state listed into st (n entries). */
@@ -1055,6 +1070,10 @@ static gs_status ck3_check(gs_fdtd3_sim *m, const ck3_header *h, const char *p, 
     *n = gs_fdtd3_sim_state(m, st);
     uint64_t total = 0;
     for (int k = 0; k < *n; ++k) {
+      if ((uint32_t)k < h->nsec && !ck3_printable(h->name[k])) {
+        snprintf(err, errlen, "%s: section %d: its name is not printable text", p, k + 1);
+        return GS_ERR_FORMAT;
+      }
       if ((uint32_t)k >= h->nsec || strcmp(h->name[k], st[k].name) != 0 || h->bytes[k] != st[k].bytes) {
         snprintf(err, errlen, "%s: section %d is '%s' of %llu bytes; this model's is '%s' of %zu bytes", p, k + 1,
                  (uint32_t)k < h->nsec ? h->name[k] : "(none)",
@@ -1098,7 +1117,7 @@ gs_status gs_ckpt3_load(gs_fdtd3_sim *m, const char *dir, char *err, size_t errl
   if (s == GS_OK) s = ck3_check(m, &h, path, (int64_t)sb.st_size, st, &n, err, errlen);
   if (s == GS_OK) {
     uLong crc = crc32(0L, Z_NULL, 0);
-    size_t chunk = 64u << 20;
+    size_t chunk = ck3_chunk(st, n);
     uint8_t *buf = gs_xmalloc(chunk);
     for (int k = 0; k < n && s == GS_OK; ++k)
       if (ck3_section(m, &st[k], fp, 0, buf, chunk, &crc) != 0) {

@@ -29,7 +29,7 @@ static void remove_dir(void) {
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc;
   (void)argv;
-  gs_scene_synthetic3(&sc, 10, 9, 8, 12);
+  gs_scene_synthetic3(&sc, 10, 9, 14, 12); /* its source and receiver at k = nz / 2 + 5 */
   const int pml[6] = {2, 1, 3, 2, 2, 1};
   for (int k = 0; k < 6; ++k)
     sc.pml6[k] = pml[k];
