@@ -139,7 +139,7 @@ static void test_field(const gs_comm *c, int64_t nx, int64_t ny, int64_t steps) 
   gs_fdtd_sim m;
   make_sim(&m, &sc, nx, ny, steps);
   const int64_t W = nx + 1, H = ny + 1, u = gs_snapshot_glyph_scale(W, H);
-  gs_snapshot_label lab = {1.234e-9, 1234}, lab2 = {1.234e-9, 1235};
+  gs_snapshot_label lab = {1.234e-9, 1234, NULL}, lab2 = {1.234e-9, 1235, NULL};
   picture bare = snap(&m, c, NULL, "snap_label_bare.png");
   picture a = snap(&m, c, &lab, "snap_label_a.png");
   picture b = snap(&m, c, &lab2, "snap_label_b.png");
@@ -185,7 +185,7 @@ static void test_units(const gs_comm *c) {
                {2.5e-6, 123456789, "t = 2.500 us   step 123456789"},
                {NAN, 9, "t = nan ps   step 9"}};
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
-    gs_snapshot_label lab = {cases[k].t, cases[k].step};
+    gs_snapshot_label lab = {cases[k].t, cases[k].step, NULL};
     picture p = snap(&m, c, &lab, "snap_label_units.png");
     if (!p.rgb) continue;
     CHECKF(text_at(&p, 2, 20 + 3, 1, cases[k].text), "%s", cases[k].text);

@@ -6,6 +6,7 @@
 
 #include "comm.h"
 #include "fdtd.h"
+#include "fdtd3d.h"
 
 /* Bytes of one rank's file's header (little-endian, field by field,
  * ending with its own CRC-32; docs/fdtd.md, "Checkpoints"). */
@@ -41,5 +42,16 @@ void gs_ckpt_drop(const gs_comm *c, const char *dir, gs_ckpt_old *old);
  * rank (one line, naming the file and the reason, in err on the lowest rank
  * that found it). */
 gs_status gs_ckpt_load(gs_fdtd_sim *m, const gs_comm *c, const char *dir, gs_ckpt_old *old, char *err, size_t errlen);
+
+/* A 3D model's checkpoint (one rank; docs/fdtd.md "Checkpoints of 3D
+ * models"): every piece of gs_fdtd3_sim_state as one section of path,
+ * written as a temporary and renamed into place. */
+gs_status gs_ckpt3_write(gs_fdtd3_sim *m, const char *path, char *err, size_t errlen);
+/* gs_ckpt3_write to DIR/checkpoint.gsck; fatal on failure (as 2D). */
+void gs_ckpt3_save(gs_fdtd3_sim *m, const char *dir);
+/* Restores m (built, at step 0) from DIR/checkpoint.gsck: header, scene,
+ * grid, run and every section's name and length checked before anything is
+ * read into the model, then the data's CRC. GS_OK, or one line in err. */
+gs_status gs_ckpt3_load(gs_fdtd3_sim *m, const char *dir, char *err, size_t errlen);
 
 #endif

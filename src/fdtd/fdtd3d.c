@@ -10,8 +10,8 @@
 #include "fdtd3d_dispersion.h"
 #include "fdtd_internal.h"
 #include "geometry3d.h"
-#include "parallel.h"
 #include "gpr_views3d.h"
+#include "parallel.h"
 
 static void zero_device(const gs_backend *b, void *dev, size_t bytes, gs_stream s) {
   b->zero(dev, bytes, s);
@@ -443,6 +443,41 @@ void gs_fdtd3_sim_free(gs_fdtd3_sim *m) {
   memset(m, 0, sizeof *m);
 }
 
+/* The state list: one line per piece (fdtd3d.h). The read set of the
+ * fields and CPML auxiliaries is the state; the other set is rewritten
+ * whole by the next step. */
+int gs_fdtd3_sim_state(gs_fdtd3_sim *m, gs_fdtd3_state *out) {
+  static const char *field[6] = {"ex", "ey", "ez", "hx", "hy", "hz"};
+  int n = 0;
+  for (int c = 0; c < 6; ++c)
+    out[n++] = (gs_fdtd3_state){.dev = m->f[m->cur][c], .bytes = sizeof(float) * (size_t)m->count};
+  for (int c = 0; c < 6; ++c)
+    snprintf(out[c].name, sizeof out[c].name, "field.%s", field[c]);
+  for (int s = 0; s < m->nslab; ++s) {
+    const gs_fdtd3_slab *p = &m->slab[s];
+    int a = p->dir == 0 ? 1 : 0, b = p->dir == 2 ? 1 : 2;
+    const int64_t ncell[3] = {m->sc->nx, m->sc->ny, m->sc->nz};
+    size_t cells = (size_t)p->t * (size_t)ncell[a] * (size_t)ncell[b];
+    for (int slot = 0; slot < 4; ++slot) {
+      out[n] = (gs_fdtd3_state){.dev = m->psi[s][m->cur][slot], .bytes = sizeof(float) * cells};
+      snprintf(out[n++].name, sizeof out[0].name, "cpml.%c%s.%s%d", "xyz"[p->dir], p -> side ? "max" : "min",
+               slot < 2 ? "e" : "h", slot % 2);
+    }
+  }
+  if (m->nrx) {
+    out[n] = (gs_fdtd3_state){.host = m->rx_hist, .bytes = sizeof(float) * 6 * (size_t)m->nrx * (size_t)m->step};
+    snprintf(out[n++].name, sizeof out[0].name, "rx.history");
+  }
+  n += gs_fdtd3_disp_state(m, out + n); /* the dispersive poles */
+  /* New state (source state, transmission lines): one more entry here. */
+  return n;
+}
+
+void gs_fdtd3_sim_resume(gs_fdtd3_sim *m, int64_t step) {
+  m->step = step;
+  m->flushed = step;
+}
+
 void gs_fdtd3_memory_need(const gs_scene *sc, double *device, double *host) {
   int64_t pitch, plane, count;
   gs_fdtd3_layout(sc->nx, sc->ny, sc->nz, &pitch, &plane, &count);
@@ -459,7 +494,7 @@ void gs_fdtd3_memory_need(const gs_scene *sc, double *device, double *host) {
   /* the geometry build (cells: material and edge flags; nodes: six 2-byte materials), host
    * materials, receiver histories */
   *host = 8.0 * n[0] * n[1] * n[2] + 12.0 * nodes + 3.0 * nodes + 24.0 * steps * sc->nrx + 4.0 * steps * sc->nsources +
-          gs_fdtd3_disp_memory(sc); /* the pole lists and zeros, made on the host first */
+          gs_fdtd3_disp_memory(sc);        /* the pole lists and zeros, made on the host first */
   *host += gs_gpr3_outputs_host_bytes(sc); /* the largest #snapshot / #geometry_view (gpr_views3d.c) */
 }
 

@@ -64,4 +64,23 @@ void gs_fdtd3_sim_free(gs_fdtd3_sim *m);
  * #material), as gs_geometry3_build takes them; the caller frees them. */
 struct gs_mat3 *gs_fdtd3_materials(const gs_scene *sc);
 
+/* One piece of a model's state that a checkpoint saves and a restart
+ * restores (src/fdtd/checkpoint.c, docs/fdtd.md "Checkpoints of 3D models"):
+ * a name (at most 23 characters, written into the file's section table),
+ * where the bytes live (dev on the device, or host) and how many. */
+typedef struct gs_fdtd3_state {
+  char name[24];
+  void *dev, *host;
+  size_t bytes;
+} gs_fdtd3_state;
+#define GS_FDTD3_MAX_STATE 128
+/* Lists m's state at m->step (after gs_fdtd3_sim_sync) into out (at most
+ * GS_FDTD3_MAX_STATE entries); returns the count. Everything a step reads
+ * that the scene does not give MUST be listed there (fields, CPML psi,
+ * receiver histories so far; new dispersion, source or transmission-line
+ * state too), or a restarted run is not the bits of an unbroken one. */
+int gs_fdtd3_sim_state(gs_fdtd3_sim *m, gs_fdtd3_state *out);
+/* Before a restart fills the state: m stands at step (receivers flushed). */
+void gs_fdtd3_sim_resume(gs_fdtd3_sim *m, int64_t step);
+
 #endif

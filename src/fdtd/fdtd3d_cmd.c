@@ -8,7 +8,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "checkpoint.h"
 #include "fdtd3d.h"
+#include "fdtd3d_snap.h"
 #include "gpr_views3d.h"
 #include "log.h"
 #include "progress.h"
@@ -22,12 +24,11 @@ static double now_s(void) {
 
 /* What 3D models do not take yet: one line on rank 0, or 0. */
 static int refused(const gs_comm *c, const gs_fdtd_opts *o, const gs_scene *sc) {
-  const char *why = c->size > 1 ? "3D models run on one rank (one GPU) so far"
-                    : o->checkpoint_every || o->restart || o->stop_after
-                        ? "checkpoints of 3D models are not written yet"
-                    : o->snapshot_every ? "PNG snapshots of 3D models are not made yet"
-                    : o->spread.decomp  ? "--decomp: 3D models run on one rank so far"
-                                        : NULL;
+  const char *why = c->size > 1        ? "3D models run on one rank (one GPU) so far"
+                    : o->spread.decomp ? "--decomp: 3D models run on one rank so far"
+                    : (o->slice || o->slice_field) && !sc->snapshot_every
+                        ? "--slice and --slice-field need --snapshot-every or #snapshot_png"
+                        : NULL;
   if (why && c->rank == 0) gs_log_error("fdtd: %s: %s", sc->path, why);
   return why != NULL;
 }
@@ -98,39 +99,112 @@ static int save(const gs_scene *sc, const gs_fdtd3_sim *m, const char *outdir, i
   return 0;
 }
 
-/* One run: build, step (with progress), outputs; 0, or an exit status. */
-static int run_once(const gs_backend *b, const gs_fdtd_opts *o, const gs_scene *sc, const char *outdir, int64_t r,
-                    uint64_t sum[2], double *secs) {
+/* What a run needs besides its model. */
+typedef struct run3 {
+  const gs_comm *c;
+  const gs_fdtd_opts *o;
+  const gs_scene *sc;
+  const char *outdir;
+  char model[512]; /* the input's name without folder and extension */
+  gs_fdtd3_slice slice;
+  int64_t r, first_step, saved; /* the run, where it started, its last checkpoint's step (-1: none) */
+  double steps;                 /* stepped by this job (a restart's run counts from its checkpoint) */
+  int status;                   /* GS_EXIT_OK, or GS_EXIT_PARTIAL after a failed snapshot */
+} run3;
+
+/* The next step where something happens: a progress update (every 64
+ * steps), a PNG or gprMax snapshot, a checkpoint, --stop-after, the end. */
+static int64_t next_event(const run3 *x, int64_t step) {
+  const int64_t every[3] = {64, x->sc->snapshot_every, x->o->checkpoint_every};
+  int64_t next = gs_gpr3_next_snapshot(x->sc, step);
+  for (int k = 0; k < 3; ++k)
+    if (every[k] && (step / every[k] + 1) * every[k] < next) next = (step / every[k] + 1) * every[k];
+  if (x->o->stop_after && x->first_step + x->o->stop_after < next) next = x->first_step + x->o->stop_after;
+  return next;
+}
+
+/* The slice now as snapshots/[runNNN_]COMP_AXISAT_STEP.png; a failure makes the status partial. */
+static void take_snapshot(run3 *x, gs_fdtd3_sim *m) {
+  char name[64], path[1400], err[1024];
+  gs_fdtd3_slice_name(m, &x->slice, name, sizeof name);
+  if (x->o->runs > 1)
+    snprintf(path, sizeof path, "%s/snapshots/run%03lld_%s_%08lld.png", x->outdir, (long long)x->r + 1, name,
+             (long long)m->step);
+  else
+    snprintf(path, sizeof path, "%s/snapshots/%s_%08lld.png", x->outdir, name, (long long)m->step);
+  if (gs_fdtd3_slice_png(m, &x->slice, path, err, sizeof err) != GS_OK) {
+    gs_log_error("fdtd: snapshot: %s", err);
+    x->status = GS_EXIT_PARTIAL;
+  }
+}
+
+/* Steps to the end, or to --stop-after, with the snapshots, checkpoints
+ * and progress on the way; 1 when stopped early. */
+static int step_run(run3 *x, gs_fdtd3_sim *m, double *secs) {
+  const int64_t iterations = x->sc->iterations;
+  int show = x->o->progress || isatty(2), stopped = 0;
+  gs_progress *prog = show ? gs_progress_create("fdtd", iterations, "steps") : NULL;
+  double cells = (double)x->sc->nx * (double)x->sc->ny * (double)x->sc->nz, t0 = now_s();
+  /* #snapshot files (gprMax's): a failure is reported and the run goes on, partial. */
+  if (gs_gpr3_snapshots_due(m, x->outdir, x->model, (int)x->o->runs)) x->status = GS_EXIT_PARTIAL;
+  while (m->step < iterations && !stopped) {
+    gs_fdtd3_sim_advance(m, next_event(x, m->step) - m->step);
+    if (gs_gpr3_snapshots_due(m, x->outdir, x->model, (int)x->o->runs)) x->status = GS_EXIT_PARTIAL;
+    if (prog) {
+      gs_fdtd3_sim_sync(m);
+      gs_progress_update(prog, m->step, (double)(m->step - x->first_step) * cells * 1e-6);
+    }
+    if (x->sc->snapshot_every && m->step % x->sc->snapshot_every == 0) take_snapshot(x, m);
+    if (x->o->checkpoint_every && m->step % x->o->checkpoint_every == 0 && m->step < iterations) {
+      gs_ckpt3_save(m, x->outdir);
+      x->saved = m->step;
+    }
+    stopped = x->o->stop_after && m->step - x->first_step >= x->o->stop_after && m->step < iterations;
+  }
+  gs_fdtd3_sim_sync(m);
+  *secs += now_s() - t0;
+  x->steps += (double)(m->step - x->first_step);
+  if (prog) gs_progress_end(prog);
+  if (stopped) {
+    if (x->saved != m->step) gs_ckpt3_save(m, x->outdir);
+    printf("fdtd: stopped after step %lld of %lld; continue with --restart %s\n", (long long)m->step,
+           (long long)iterations, x->outdir);
+  }
+  return stopped;
+}
+
+/* One run: build, --restart's checkpoint, step (with progress), outputs;
+ * 0, or an exit status; *stopped set when --stop-after ended it. */
+static int run_once(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs, int *stopped) {
   gs_fdtd3_sim m;
-  char err[1024], model[512];
-  model_name(sc->path, model, sizeof model);
-  if (gs_gpr3_geometry_outputs(sc, (int)r, (int)o->runs, outdir, err, sizeof err) != GS_OK) {
+  char err[1024];
+  if (gs_gpr3_geometry_outputs(x->sc, (int)x->r, (int)x->o->runs, x->outdir, err, sizeof err) != GS_OK) {
     gs_log_error("fdtd: geometry output: %s", err);
     return GS_EXIT_USAGE;
   }
-  if (gs_fdtd3_sim_init(&m, sc, b, (int)r, err, sizeof err) != GS_OK) {
+  if (gs_fdtd3_sim_init(&m, x->sc, b, (int)x->r, err, sizeof err) != GS_OK) {
     gs_log_error("fdtd: %s", err);
     return GS_EXIT_USAGE;
   }
-  int snap_failed = gs_gpr3_snapshots_due(&m, outdir, model, (int)o->runs);
-  int show = o->progress || isatty(2);
-  gs_progress *prog = show ? gs_progress_create("fdtd", sc->iterations, "steps") : NULL;
-  double cells = (double)sc->nx * (double)sc->ny * (double)sc->nz, t0 = now_s();
-  while (m.step < sc->iterations) { /* a failed snapshot is reported; the run goes on */
-    int64_t until = gs_gpr3_next_snapshot(sc, m.step), n = until - m.step < 64 ? until - m.step : 64;
-    gs_fdtd3_sim_advance(&m, n);
-    snap_failed += gs_gpr3_snapshots_due(&m, outdir, model, (int)o->runs);
-    if (prog) {
-      gs_fdtd3_sim_sync(&m);
-      gs_progress_update(prog, m.step, (double)m.step * cells * 1e-6);
+  if (x->o->restart) {
+    if (gs_ckpt3_load(&m, x->o->restart, err, sizeof err) != GS_OK) {
+      gs_log_error("fdtd: --restart: %s", err);
+      gs_fdtd3_sim_free(&m);
+      return GS_EXIT_USAGE;
     }
+    printf("fdtd: restarting at step %lld from %s\n", (long long)m.step, x->o->restart);
   }
-  gs_fdtd3_sim_sync(&m);
-  *secs += now_s() - t0;
-  if (prog) gs_progress_end(prog);
-  int status = save(sc, &m, outdir, r, o->runs) || snap_failed ? GS_EXIT_PARTIAL : GS_EXIT_OK;
+  x->first_step = m.step;
+  x->saved = -1;
+  *stopped = step_run(x, &m, secs);
+  if (*stopped) {
+    gs_fdtd3_sim_free(&m);
+    return x->status;
+  }
+  int status = save(x->sc, &m, x->outdir, x->r, x->o->runs) ? GS_EXIT_PARTIAL : x->status;
   gs_fdtd3_sim_checksum(&m, sum);
   gs_fdtd3_sim_free(&m);
+  gs_ckpt_remove(x->c, x->outdir, -1); /* the run is complete: its checkpoints (and a restart's here) go */
   return status;
 }
 
@@ -141,6 +215,14 @@ int gs_fdtd3_run(const gs_comm *c, const gs_backend *b, const gs_fdtd_opts *o, c
     return GS_EXIT_USAGE;
   }
   if (!fits(c, b, sc)) return GS_EXIT_USAGE;
+  char err[1024];
+  run3 x = {.c = c, .o = o, .sc = sc, .outdir = outdir, .status = GS_EXIT_OK};
+  model_name(sc->path, x.model, sizeof x.model);
+  if (gs_fdtd3_slice_parse(sc, o->slice, o->slice_field, &x.slice, err, sizeof err) != GS_OK) {
+    gs_log_error("fdtd: %s: %s", sc->path, err);
+    return GS_EXIT_USAGE;
+  }
+  gs_ckpt_clean(c, outdir, o->restart); /* what killed runs left there */
   printf("fdtd: %s: 3D, %lld x %lld x %lld cells of %g x %g x %g m, dt %g s, %lld iterations, %d material(s), %d "
          "source(s), %d receiver(s), PML %d/%d/%d/%d/%d/%d, backend %s, %lld run(s)\n",
          sc->path, (long long)sc->nx, (long long)sc->ny, (long long)sc->nz, sc->dx, sc->dy, sc->dz, sc->dt,
@@ -148,13 +230,13 @@ int gs_fdtd3_run(const gs_comm *c, const gs_backend *b, const gs_fdtd_opts *o, c
          sc->pml6[3], sc->pml6[4], sc->pml6[5], b->name, (long long)o->runs);
   uint64_t sum[2] = {0, 0};
   double secs = 0;
-  int status = GS_EXIT_OK;
-  for (int64_t r = 0; r < o->runs && status == GS_EXIT_OK; ++r)
-    status = run_once(b, o, sc, outdir, r, sum, &secs);
-  if (status != GS_EXIT_USAGE) {
-    double updates = (double)sc->nx * (double)sc->ny * (double)sc->nz * (double)sc->iterations * (double)o->runs;
+  int status = GS_EXIT_OK, stopped = 0;
+  for (x.r = 0; x.r < o->runs && status == GS_EXIT_OK && !stopped; ++x.r)
+    status = run_once(b, &x, sum, &secs, &stopped);
+  if (status != GS_EXIT_USAGE && !stopped) {
+    double updates = (double)sc->nx * (double)sc->ny * (double)sc->nz * x.steps;
     printf("checksum E=%016" PRIx64 " H=%016" PRIx64 "\n", sum[0], sum[1]);
-    printf("fdtd: %.0f steps in %.3f s on 1 rank: %.1f Mcells/s\n", (double)sc->iterations * (double)o->runs, secs,
+    printf("fdtd: %.0f steps in %.3f s on 1 rank: %.1f Mcells/s\n", x.steps, secs,
            secs > 0 ? updates / secs * 1e-6 : 0.0);
   }
   fflush(stdout);

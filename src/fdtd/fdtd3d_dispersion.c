@@ -4,6 +4,7 @@
 
 #include <complex.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -223,6 +224,18 @@ void gs_fdtd3_disp_after_step(gs_fdtd3_sim *m, const gs_fdtd3_step_args *a) {
 
 void gs_fdtd3_disp_after_sources(gs_fdtd3_sim *m, const gs_fdtd3_step_args *a) {
   m->b->fdtd3_disp_b(a, &m->disp->args, m->s);
+}
+
+int gs_fdtd3_disp_state(gs_fdtd3_sim *m, gs_fdtd3_state *out) {
+  const gs_fdtd3_disp *d = m->disp;
+  int n = 0;
+  for (int c = 0; d && c < 3; ++c) {
+    if (!d->args.n[c]) continue;
+    const size_t floats = (size_t)d->args.n[c] * (size_t)d->args.npoles * (d->args.cplx ? 2u : 1u);
+    out[n] = (gs_fdtd3_state){.dev = d->args.t[c], .bytes = sizeof(float) * floats};
+    snprintf(out[n++].name, sizeof out[0].name, "disp.poles.e%c", "xyz"[c]);
+  }
+  return n;
 }
 
 double gs_fdtd3_disp_bytes(const gs_fdtd3_sim *m) {

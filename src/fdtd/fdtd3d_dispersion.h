@@ -20,6 +20,8 @@ void gs_fdtd3_disp_after_sources(gs_fdtd3_sim *m, const gs_fdtd3_step_args *a);
 void gs_fdtd3_disp_free(gs_fdtd3_sim *m);
 /* Device bytes the model's lists, pole state and coefficients take (0
  * without dispersion). */
+/* The pole state as checkpoint sections (gs_fdtd3_sim_state); returns the count (0 without poles). */
+int gs_fdtd3_disp_state(gs_fdtd3_sim *m, gs_fdtd3_state *out);
 double gs_fdtd3_disp_bytes(const gs_fdtd3_sim *m);
 /* Device bytes of the pole state and lists (also made on the host first),
  * an upper bound from the

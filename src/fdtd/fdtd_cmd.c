@@ -40,6 +40,8 @@ const gs_opt gs_fdtd_opt_table[] = {
     {"stop-after",       0,   GS_OPT_INT,    offsetof(gs_fdtd_opts, stop_after),       "STEPS", 1, 1e15,   "end the run after STEPS steps (with a checkpoint), as a time-limited job would"},
     {"steps",            0,   GS_OPT_INT,    offsetof(gs_fdtd_opts, steps),            "N",     1, 1e15,   "override the iteration count of #time_window"},
     {"snapshot-every",   0,   GS_OPT_INT,    offsetof(gs_fdtd_opts, snapshot_every),   "STEPS", 1, 1e15,   "override #snapshot_png"},
+    {"slice",            0,   GS_OPT_STRING, offsetof(gs_fdtd_opts, slice),            "AXIS=AT", 0, 0,    "3D: the snapshots' plane, x=, y= or z= metres or i=, j= or k= node (default: through the first source, normal to z)"},
+    {"slice-field",      0,   GS_OPT_STRING, offsetof(gs_fdtd_opts, slice_field),      "F",     0, 0,      "3D: the snapshots' component, ex ey ez hx hy hz (default: the first source's)"},
     {"progress",         0,   GS_OPT_FLAG,   offsetof(gs_fdtd_opts, progress),         NULL,    0, 0,      "show progress on rank 0 (default when a terminal)"},
     {NULL,               0,   0,             0,                                        NULL,    0, 0,      NULL},
 };
@@ -352,7 +354,7 @@ static void take_snapshot(fdtd_job *j, gs_fdtd_sim *m, int64_t r) {
     snprintf(sp, sizeof sp, "%s/snapshots/run%03lld_ez_%08lld.png", j->outdir, (long long)r + 1, (long long)m->step);
   else
     snprintf(sp, sizeof sp, "%s/snapshots/ez_%08lld.png", j->outdir, (long long)m->step);
-  gs_snapshot_label lab = {(double)m->step * j->sc.dt, m->step}; /* Ez after step n: the field at n dt */
+  gs_snapshot_label lab = {(double)m->step * j->sc.dt, m->step, NULL}; /* Ez after step n: the field at n dt */
   if (gs_fdtd_snapshot(m, j->c, j->parts, &lab, sp, err, sizeof err) != GS_OK) {
     gs_log_error("fdtd: snapshot: %s", err);
     j->status = GS_EXIT_PARTIAL;
@@ -559,6 +561,11 @@ int gs_fdtd_run(const gs_comm *c, const gs_backend *backend, const gs_fdtd_opts 
     return GS_EXIT_USAGE;
   }
   if (load_scene(&job) != 0) return GS_EXIT_USAGE;
+  if (job.sc.mode != GS_MODE_3D && (o->slice || o->slice_field)) {
+    if (job.root) gs_log_error("fdtd: %s: --slice and --slice-field are for 3D models", job.scene_path);
+    gs_scene_free(&job.sc);
+    return GS_EXIT_USAGE;
+  }
   if (job.sc.mode == GS_MODE_3D) { /* the 3D engine (src/fdtd/fdtd3d_cmd.c) */
     int st = make_outdir(&job) != 0 ? GS_EXIT_USAGE : gs_fdtd3_run(c, backend, o, &job.sc, job.outdir);
     gs_scene_free(&job.sc);

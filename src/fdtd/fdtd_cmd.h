@@ -15,6 +15,7 @@
 /* The fdtd command's options (docs/usage.md, "fdtd"). */
 typedef struct gs_fdtd_opts {
   const char *outdir, *restart;
+  const char *slice, *slice_field; /* 3D snapshots: the plane and the component */
   int64_t checkpoint_every, runs, steps, stop_after, snapshot_every;
   int progress;
   gs_fdtd_spread_opts spread; /* parsed by gs_fdtd_spread_opt_table */

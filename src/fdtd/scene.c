@@ -834,10 +834,6 @@ static gs_status finish_scene(const parser *p, const char *path, char *err, size
   if (gs_scene_resolve_snapshots(s, err, errlen) || gs_scene_resolve_geometry_reads(s, err, errlen))
     return GS_ERR_FORMAT;
   if (gs_scene_resolve_dispersion(s, err, errlen)) return GS_ERR_FORMAT;
-  if (s->mode == GS_MODE_3D && s->snapshot_every) {
-    snprintf(err, errlen, "%s: #snapshot_png: not supported in 3D models yet", path);
-    return GS_ERR_FORMAT;
-  }
   for (int k = 0; k < 4; ++k)
     if (2 * (int64_t)s->pml[k] >= (k % 2 ? s->ny : s->nx)) {
       snprintf(err, errlen, "%s: #pml_cells: %d cells leave no interior in a %lld x %lld domain", path, s->pml[k],

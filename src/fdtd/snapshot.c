@@ -153,8 +153,9 @@ static void label_layout(snap_layout *L, const gs_snapshot_label *lab, float sca
   if (!lab) return;
   const int64_t u = L->u = gs_snapshot_glyph_scale(w, h);
   format_time(L->time, sizeof L->time, lab->t_seconds, lab->step);
-  snprintf(L->lo, sizeof L->lo, "-%.1e V/m", (double)scale);
-  snprintf(L->hi, sizeof L->hi, "+%.1e V/m", (double)scale);
+  const char *unit = lab->unit ? lab->unit : "V/m";
+  snprintf(L->lo, sizeof L->lo, "-%.1e %.8s", (double)scale, unit);
+  snprintf(L->hi, sizeof L->hi, "+%.1e %.8s", (double)scale, unit);
   int64_t ends = text_width(L->lo, u) > text_width(L->hi, u) ? text_width(L->lo, u) : text_width(L->hi, u);
   int64_t bar = 2 * (ends + GAP * ADVANCE * u) + text_width("0", u);
   if (bar < w - 2 * SIDE * u) bar = w - 2 * SIDE * u;
@@ -390,5 +391,54 @@ gs_status gs_fdtd_snapshot(gs_fdtd_sim *m, const gs_comm *c, const int64_t *part
       gs_png_writer_abort(o.w);
   }
   bufs_free(&b);
+  return o.st;
+}
+
+/* Rows [j0, j1) of a plane as picture rows (j1 - 1 first), outlines where
+ * mat changes to the left or below, margin grey right of the field. */
+static void colour_plane(const float *v, const uint8_t *mat, int64_t W, int64_t width, int64_t j0, int64_t j1,
+                         float scale, uint8_t *rgb) {
+  for (int64_t y = 0; y < j1 - j0; ++y) {
+    int64_t j = j1 - 1 - y;
+    uint8_t *out = rgb + (size_t)y * (size_t)width * 3;
+    for (int64_t i = 0; i < W; ++i) {
+      size_t at = (size_t)j * (size_t)W + (size_t)i;
+      diverging(v[at], scale, out + 3 * i);
+      if (mat && ((i > 0 && mat[at - 1] != mat[at]) || (j > 0 && mat[at - (size_t)W] != mat[at])))
+        out[3 * i] = out[3 * i + 1] = out[3 * i + 2] = 40;
+    }
+    memset(out + 3 * W, GS_SNAPSHOT_MARGIN_GREY, 3 * (size_t)(width - W));
+  }
+}
+
+gs_status gs_snapshot_plane_png(const float *v, const uint8_t *mat, int64_t W, int64_t H,
+                                const gs_snapshot_label *label, const char *path, char *err, size_t errlen) {
+  const int64_t band = 64;
+  float scale = abs_quantile(v, (size_t)(W * H), 1, 0.995); /* exact up to 2^20 values, sampled beyond */
+  snap_layout L;
+  label_layout(&L, label, scale, W, H);
+  uint8_t *rgb = gs_xmalloc((size_t)L.width * 3 * (size_t)band), *prev = gs_xmalloc((size_t)L.width * 3);
+  snap_png o = {.rowbytes = (size_t)L.width * 3, .prev = prev, .st = GS_OK};
+  gs_png_format f = {.width = (uint32_t)L.width, .height = (uint32_t)(H + L.rows), .depth = 8, .channels = 3};
+  o.st = gs_png_writer_open(path, &f, &o.w, err, errlen);
+  for (int64_t top = H; top > 0 && o.st == GS_OK; top -= band) {
+    int64_t j0 = top - band > 0 ? top - band : 0;
+    colour_plane(v, mat, W, L.width, j0, top, scale, rgb);
+    png_piece(&o, rgb, top - j0, j0 == 0 && L.rows == 0, err, errlen);
+  }
+  for (int64_t y0 = 0; y0 < L.rows && o.st == GS_OK; y0 += band) {
+    int64_t n = L.rows - y0 < band ? L.rows - y0 : band;
+    for (int64_t y = 0; y < n; ++y)
+      label_row(&L, y0 + y, rgb + (size_t)y * o.rowbytes);
+    png_piece(&o, rgb, n, y0 + n == L.rows, err, errlen);
+  }
+  if (o.w) {
+    if (o.st == GS_OK)
+      o.st = gs_png_writer_finish(o.w, o.adler, 1, err, errlen);
+    else
+      gs_png_writer_abort(o.w);
+  }
+  free(rgb);
+  free(prev);
   return o.st;
 }

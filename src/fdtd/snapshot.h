@@ -10,6 +10,7 @@
 typedef struct gs_snapshot_label {
   double t_seconds;
   int64_t step;
+  const char *unit; /* of the colour bar's end values; NULL: V/m */
 } gs_snapshot_label;
 
 /* Grey of the label strip and of any columns beside the field: not white,
@@ -39,6 +40,12 @@ int64_t gs_snapshot_glyph_scale(int64_t width, int64_t height);
 /* The 5x7 glyph of ch, 7 rows from the top, bit 4 the leftmost pixel; the
  * glyph of '?' for characters the label never prints. */
 const uint8_t *gs_snapshot_glyph(char ch);
+/* One plane of a field (v: w x h values, row 0 the bottom row of the
+ * picture) as a PNG at path, coloured as gs_fdtd_snapshot (the exact 99.5th
+ * percentile of |v|, the label strip below), outlines where mat (w x h
+ * material numbers, or NULL) changes between neighbours. */
+gs_status gs_snapshot_plane_png(const float *v, const uint8_t *mat, int64_t w, int64_t h,
+                                const gs_snapshot_label *label, const char *path, char *err, size_t errlen);
 /* A B-scan PNG: runs columns of steps Ez samples (ez[run * steps + step]). */
 gs_status gs_fdtd_write_bscan(float *ez, int64_t runs, int64_t steps, const char *path, char *err, size_t errlen);
 
