@@ -13,6 +13,7 @@
 
 #include "error.h"
 #include "fdtd3d_kernels.h"
+#include "fdtd3d_src.h"
 #include "fdtd_kernels.h"
 #include "halo_kernels.h"
 #include "kernels.h"
@@ -110,6 +111,7 @@ typedef struct gs_backend {
   int (*fdtd3_inject)(float *field, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n,
                       void *stream);
   int (*fdtd3_sample)(gs_fdtd3_fields v, const int64_t *off, int n, float *out, int64_t slots, gs_tick t, void *stream);
+  gs_fdtd3_sources_fn fdtd3_sources; /* magnetic dipoles, voltage sources, transmission lines */
   gs_halo_copy_fn halo_copy;
   gs_halo_signal_fn halo_signal;
   gs_halo_wait_fn halo_wait;

@@ -125,6 +125,7 @@ const gs_backend gs_backend_cpu = {
     .fdtd3_step = gs_fdtd3_step_ref,
     .fdtd3_inject = gs_fdtd3_inject_ref,
     .fdtd3_sample = gs_fdtd3_sample_ref,
+    .fdtd3_sources = gs_fdtd3_sources_ref,
     .halo_copy = gs_halo_copy_ref,
     .halo_signal = gs_halo_signal_ref,
     .halo_wait = gs_halo_wait_ref,

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "fdtd3d_sources.h"
 #include "fdtd_internal.h"
 #include "geometry3d.h"
 
@@ -255,6 +256,7 @@ gs_status gs_fdtd3_sim_init(gs_fdtd3_sim *m, const gs_scene *sc, const gs_backen
       for (int c = 0; c < 6; ++c)
         m->f[set][c] = device_zeros(b, sizeof(float) * (size_t)m->count, m->s);
     init_cpml(m, &g);
+    st = gs_fdtd3_src_init(m, &g, err, errlen); /* before the dipoles: a voltage source's material */
     init_sources(m);
     init_receivers(m);
     for (int c = 0; c < 3; ++c) { /* the sources had the last use of the host copies */
@@ -341,6 +343,7 @@ static void step_once(gs_fdtd3_sim *m) {
   gs_fdtd3_step_args a = step_args(m, m->cur);
   gs_fdtd3_region all = {0, sc->nx + 1, 0, sc->ny + 1, 0, sc->nz + 1};
   b->fdtd3_step(&a, &all, 1, m->s);
+  if (m->xsrc) gs_fdtd3_src_step(m, &a, t);
   m->cur = 1 - m->cur;
   for (int c = 0; c < 3; ++c)
     if (m->nsrc[c]) b->fdtd3_inject(m->f[m->cur][c], m->src_off[c], m->src_val[c], m->nsrc[c], t, m->nsrc[c], m->s);
@@ -389,6 +392,7 @@ void gs_fdtd3_sim_free(gs_fdtd3_sim *m) {
   const gs_backend *b = m->b;
   if (!b) return;
   b->stream_sync(m->s);
+  gs_fdtd3_src_free(m);
   for (int set = 0; set < 2; ++set)
     for (int c = 0; c < 6; ++c)
       if (m->f[set][c]) b->dev_free(m->f[set][c]);

@@ -39,6 +39,7 @@ typedef struct gs_fdtd3_sim {
   float *rx_ring;  /* device: GS_RX3_CHUNK steps of [receiver][6] */
   float *rx_hist;  /* host: [step][receiver][6] */
   int64_t flushed;
+  struct gs_fdtd3_xsrc *xsrc; /* magnetic dipoles, voltage sources, lines (fdtd3d_sources.c), or NULL */
 } gs_fdtd3_sim;
 
 /* Bytes the model needs (device: fields, materials, CPML, sources, ring;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "fdtd3d.h"
+#include "fdtd3d_sources.h"
 #include "log.h"
 #include "progress.h"
 #include "rx_output.h"
@@ -40,6 +41,14 @@ static int positions_ok(const gs_scene *sc, int64_t runs) {
               n[3] = {sc->nx, sc->ny, sc->nz};
       for (int a = 0; a < 3; ++a)
         if (p[a] < (a == s->pol ? 0 : 1) || p[a] >= n[a]) return 0;
+    }
+    for (int q = 0; q < sc->nsrc3; ++q) {
+      const gs_source3 *s = &sc->src3[q];
+      int64_t p[3] = {s->at.i + r * sc->src_di, s->at.j + r * sc->src_dj, s->at.k + r * sc->src_dk},
+              n[3] = {sc->nx, sc->ny, sc->nz};
+      const int magnetic = s->kind == GS_SRC3_MAGNETIC; /* anywhere in the domain */
+      for (int a = 0; a < 3; ++a)
+        if (p[a] < (magnetic || a == s->at.pol ? 0 : 1) || p[a] >= n[a] + magnetic) return 0;
     }
     for (int q = 0; q < sc->nrx; ++q) {
       const gs_rx *x = &sc->rxs[q];
@@ -88,13 +97,19 @@ static int save(const gs_scene *sc, const gs_fdtd3_sim *m, const char *outdir, i
     snprintf(hp, sizeof hp, "%s/%s.h5", outdir, model);
     snprintf(cp, sizeof cp, "%s/receivers.csv", outdir);
   }
-  if (!sc->nrx) return 0;
-  if (gs_rx3_write_h5(sc, m->rx_hist, m->step, (int)r, hp, err, sizeof err) != GS_OK ||
-      gs_rx3_write_csv(sc, m->rx_hist, m->step, cp, err, sizeof err) != GS_OK) {
-    gs_log_error("fdtd: %s", err);
-    return 1;
-  }
-  return 0;
+  const int ntl = gs_fdtd3_src_lines(m);
+  if (!sc->nrx && !ntl) return 0;
+  gs_gpr_tl *tl = gs_xcalloc((size_t)ntl + 1, sizeof *tl);
+  float *vi = gs_xmalloc(sizeof(float) * 2 * (size_t)(sc->iterations + 1) * (size_t)ntl + 1);
+  for (int q = 0; q < ntl; ++q)
+    gs_fdtd3_src_line(m, q, &tl[q], vi + (size_t)q * 2 * (size_t)(sc->iterations + 1),
+                      vi + ((size_t)q * 2 + 1) * (size_t)(sc->iterations + 1));
+  int bad = gs_rx3_write_h5(sc, m->rx_hist, m->step, (int)r, tl, ntl, hp, err, sizeof err) != GS_OK ||
+            (sc->nrx && gs_rx3_write_csv(sc, m->rx_hist, m->step, cp, err, sizeof err) != GS_OK);
+  free(tl);
+  free(vi);
+  if (bad) gs_log_error("fdtd: %s", err);
+  return bad;
 }
 
 /* One run: build, step (with progress), outputs; 0, or an exit status. */
