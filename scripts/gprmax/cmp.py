@@ -55,6 +55,13 @@ class Run:
                         d = d[:, column]
                     comps[c] = d.astype(np.float64)
                 self.rxs.append((g, name, pos, comps))
+            # Transmission lines (tls/tlN: Vinc Iinc Vtotal Itotal) are compared like receivers,
+            # named by their group; with --field-peak V against the line's voltage peak, I its current's.
+            lines = f["tls"] if "tls" in f and column is None else {}
+            for g in sorted(lines, key=lambda s: (len(s), s)):
+                tl = lines[g]
+                pos = np.asarray(tl.attrs["Position"], dtype=np.float64) if "Position" in tl.attrs else None
+                self.rxs.append((f"tls/{g}", f"tls/{g}", pos, {c: tl[c][()].astype(np.float64) for c in tl}))
 
     def label(self):
         return self.path if self.column is None else f"{self.path}[:, {self.column}]"

@@ -44,9 +44,10 @@ static int positions_ok(const gs_scene *sc, int64_t runs) {
     }
     for (int q = 0; q < sc->nsrc3; ++q) {
       const gs_source3 *s = &sc->src3[q];
-      int64_t p[3] = {s->at.i + r * sc->src_di, s->at.j + r * sc->src_dj, s->at.k + r * sc->src_dk},
+      const int magnetic = s->kind == GS_SRC3_MAGNETIC; /* anywhere in the domain; the only kind that moves */
+      const int64_t rm = magnetic ? r : 0;
+      int64_t p[3] = {s->at.i + rm * sc->src_di, s->at.j + rm * sc->src_dj, s->at.k + rm * sc->src_dk},
               n[3] = {sc->nx, sc->ny, sc->nz};
-      const int magnetic = s->kind == GS_SRC3_MAGNETIC; /* anywhere in the domain */
       for (int a = 0; a < 3; ++a)
         if (p[a] < (magnetic || a == s->at.pol ? 0 : 1) || p[a] >= n[a] + magnetic) return 0;
     }

@@ -60,11 +60,15 @@ static int wave_values(const gs_scene *sc, const gs_source *s, int half, float *
   return 0;
 }
 
-static int64_t node_of(const gs_fdtd3_sim *m, const gs_source *s, int64_t p[3]) {
+/* The source's node in this run: #src_steps moves magnetic dipoles (as
+ * Hertzian dipoles); gprMax 4 leaves voltage sources and lines in place. */
+static int64_t node_of(const gs_fdtd3_sim *m, const gs_source3 *v, int64_t p[3]) {
   const gs_scene *sc = m->sc;
-  p[0] = s->i + m->run * sc->src_di;
-  p[1] = s->j + m->run * sc->src_dj;
-  p[2] = s->k + m->run * sc->src_dk;
+  const gs_source *s = &v->at;
+  const int64_t run = v->kind == GS_SRC3_MAGNETIC ? m->run : 0;
+  p[0] = s->i + run * sc->src_di;
+  p[1] = s->j + run * sc->src_dj;
+  p[2] = s->k + run * sc->src_dk;
   return p[2] * m->plane + p[1] * m->pitch + p[0];
 }
 
@@ -89,7 +93,7 @@ static int init_magnetic(gs_fdtd3_sim *m, const gs_geometry3 *g, char *err, size
   for (int q = 0, k = 0; q < sc->nsrc3 && !rc; ++q) {
     const gs_source *s = &sc->src3[q].at;
     if (sc->src3[q].kind != GS_SRC3_MAGNETIC) continue;
-    off[k] = node_of(m, s, &ijk[3 * k]);
+    off[k] = node_of(m, &sc->src3[q], &ijk[3 * k]);
     comp[k] = s->pol;
     const gs_mat3 *mt = &g->mat[g->id[3 + s->pol][gs_geometry3_node(g, ijk[3 * k], ijk[3 * k + 1], ijk[3 * k + 2])]];
     const float srcm = (float)(1 / (GS_MU0 * mt->mr / sc->dt + 0.5 * mt->sm));
@@ -153,7 +157,7 @@ static int init_voltage(gs_fdtd3_sim *m, const gs_geometry3 *g, char *err, size_
     const gs_source3 *v = &sc->src3[q];
     if (v->kind != GS_SRC3_VOLTAGE) continue;
     const int c = v->at.pol, a = c == 0 ? 1 : 0, b = c == 2 ? 1 : 2;
-    off[k] = node_of(m, &v->at, p);
+    off[k] = node_of(m, v, p);
     comp[k] = c;
     hard[k] = v->resistance == 0;
     if (!hard[k] && voltage_material(m, g, v, off[k], &nmat, &srce)) {
@@ -257,7 +261,7 @@ static int init_tlines(gs_fdtd3_sim *m, char *err, size_t errlen) {
     gs_fdtd3_tline *l = &x->tl_host[k];
     int64_t p[3];
     x->tl_src[k] = v;
-    node_of(m, &v->at, p);
+    node_of(m, v, p);
     l->i = p[0], l->j = p[1], l->k = p[2];
     tl_constants(sc, v, l);
     memset(buf, 0, sizeof(float) * floats);

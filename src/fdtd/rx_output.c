@@ -196,7 +196,8 @@ static int sources3(const gs_scene *sc, int run, gs_gpr_src *srcs) {
     for (int q = 0; q < count; ++q) {
       if (pass != 1 && sc->src3[q].kind != kinds[pass]) continue;
       const gs_source *s = pass == 1 ? &sc->sources[q] : &sc->src3[q].at;
-      const int64_t p[3] = {s->i + run * sc->src_di, s->j + run * sc->src_dj, s->k + run * sc->src_dk};
+      const int64_t r = pass == 0 ? 0 : run; /* gprMax 4 does not move voltage sources */
+      const int64_t p[3] = {s->i + r * sc->src_di, s->j + r * sc->src_dj, s->k + r * sc->src_dk};
       srcs[n].type = types[pass];
       for (int a = 0; a < 3; ++a)
         srcs[n].pos[a] = (double)p[a] * d[a];
