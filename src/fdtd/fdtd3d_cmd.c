@@ -152,8 +152,8 @@ int gs_fdtd3_run(const gs_comm *c, const gs_backend *b, const gs_fdtd_opts *o, c
   printf("fdtd: %s: 3D, %lld x %lld x %lld cells of %g x %g x %g m, dt %g s, %lld iterations, %d material(s), %d "
          "source(s), %d receiver(s), PML %d/%d/%d/%d/%d/%d, backend %s, %lld run(s)\n",
          sc->path, (long long)sc->nx, (long long)sc->ny, (long long)sc->nz, sc->dx, sc->dy, sc->dz, sc->dt,
-         (long long)sc->iterations, sc->nmaterials - 2, sc->nsources, sc->nrx, sc->pml6[0], sc->pml6[1], sc->pml6[2],
-         sc->pml6[3], sc->pml6[4], sc->pml6[5], b->name, (long long)o->runs);
+         (long long)sc->iterations, sc->nmaterials - 2, sc->nsources + sc->nsrc3, sc->nrx, sc->pml6[0], sc->pml6[1],
+         sc->pml6[2], sc->pml6[3], sc->pml6[4], sc->pml6[5], b->name, (long long)o->runs);
   uint64_t sum[2] = {0, 0};
   double secs = 0;
   int status = GS_EXIT_OK;

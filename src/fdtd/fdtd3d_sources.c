@@ -231,8 +231,15 @@ static int tl_incident(const gs_scene *sc, gs_fdtd3_tline *l, float *buf, float 
   for (int64_t t = 0; t < sc->iterations; ++t) {
     inc[N + t] = curr[GS_FDTD3_TL_ANT];
     inc[t] = volt[GS_FDTD3_TL_ANT];
-    gs_fdtd3_tl_update_current(l, volt, curr, nl, t);
-    gs_fdtd3_tl_update_voltage(l, volt, curr, abc, nl, t);
+    /* Only the cells that matter (the same bits, a quarter of the work): a
+     * step moves a value one cell; the line is 0 beyond the injector plus t
+     * cells, and cells more than N - t beyond the antenna can no longer
+     * reach what is kept (Vinc, Iinc, the first cells). */
+    int64_t n = nl, front = GS_FDTD3_TL_SRC + t + 3, reach = GS_FDTD3_TL_ANT + (N - t) + 3;
+    if (front < n) n = front;
+    if (reach < n) n = reach;
+    gs_fdtd3_tl_update_current(l, volt, curr, n, t);
+    gs_fdtd3_tl_update_voltage(l, volt, curr, abc, n, t);
   }
   memcpy(buf, volt, sizeof(float) * GS_FDTD3_TL_CELLS);
   memcpy(buf + GS_FDTD3_TL_CELLS, curr, sizeof(float) * GS_FDTD3_TL_CELLS);
