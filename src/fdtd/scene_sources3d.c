@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "fsutil.h"
 #include "scene_internal.h"
@@ -143,7 +144,7 @@ static int read_row(gs_parser *p, const char *path, int64_t line, char *text, us
   char *hash = strchr(text, '#'); /* numpy.loadtxt's comments */
   if (hash) *hash = '\0';
   int col = 0;
-  for (char *save = NULL, *tok = strtok_r(text, " \t\r\n,", &save); tok; tok = strtok_r(NULL, " \t\r\n,", &save)) {
+  for (char *save = NULL, *tok = strtok_r(text, " \t\r\n", &save); tok; tok = strtok_r(NULL, " \t\r\n", &save)) {
     char *end;
     errno = 0;
     double d = strtod(tok, &end);
@@ -173,7 +174,7 @@ static int read_row(gs_parser *p, const char *path, int64_t line, char *text, us
 static int add_user_waves(gs_parser *p, const char *path, char names[][64], int nnames, user_table *t,
                           int extrapolate) {
   gs_scene *s = p->s;
-  int timed = !strcmp(names[0], "time") || !strcmp(names[0], "Time") || !strcmp(names[0], "TIME");
+  int timed = !strcasecmp(names[0], "time"); /* gprMax: names[0].lower() == "time" */
   if (timed)
     for (int64_t r = 1; r < t->rows; ++r)
       if (!(t->v[r * t->ncol] > t->v[(r - 1) * t->ncol]))
