@@ -30,13 +30,15 @@ __global__ void __launch_bounds__(kThreads)
       gs_fdtd3_src_volt(&a, &s, q, step);
     for (int q = 0; q < s.ntl; ++q)
       gs_fdtd3_tl_e(&a, &s.tl[q], step);
+    for (int q = 0; q < s.nhd; ++q)
+      gs_fdtd3_src_hertz(&a, &s, q, step);
   }
 }
 
 } // namespace
 
 extern "C" int gs_fdtd3_sources_cuda(const gs_fdtd3_step_args *a, const gs_fdtd3_srcs *s, gs_tick t, void *stream) {
-  if (s->nmag + s->nvolt + s->ntl <= 0) return 0;
+  if (s->nmag + s->nvolt + s->ntl + s->nhd <= 0) return 0;
   sources_kernel<<<1, kThreads, 0, (cudaStream_t)stream>>>(*a, *s, t);
   return (int)cudaGetLastError();
 }

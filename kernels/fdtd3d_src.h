@@ -13,8 +13,8 @@
  *      computed them before the dipole's current; the CPML psi update reads
  *      psi_in and writes psi_out, so doing it again gives the same bits);
  *   4. every voltage source: resistive: E_out -= value; hard: E_out = value;
- *   5. every transmission line's E part (line voltages, then E at its node).
- * Hertzian dipoles follow (gs_fdtd3_inject), as in gprMax.
+ *   5. every transmission line's E part (line voltages, then E at its node);
+ *   6. every Hertzian dipole: E_out -= value (float64, rounded once).
  * gs_fdtd3_sources_cuda() runs this as one single-block kernel; its CPU twin
  * gs_fdtd3_sources_ref() has the same signature and expressions
  * (fdtd3d_src_node.h), no fused multiply-add on either side. */
@@ -66,6 +66,10 @@ typedef struct gs_fdtd3_srcs {
   const int *volt_hard;
   int ntl;
   const gs_fdtd3_tline *tl; /* [ntl] */
+  int nhd;                  /* Hertzian dipoles, last (gprMax's order) */
+  const int64_t *hd_off;
+  const int *hd_comp;
+  const double *hd_val; /* [step][nhd]: subtracted from E */
 } gs_fdtd3_srcs;
 
 typedef int (*gs_fdtd3_sources_fn)(const gs_fdtd3_step_args *a, const gs_fdtd3_srcs *s, gs_tick t, void *stream);

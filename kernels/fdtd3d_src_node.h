@@ -52,6 +52,13 @@ GS_HD3 void gs_fdtd3_src_volt(const gs_fdtd3_step_args *a, const gs_fdtd3_srcs *
     e[o] = (float)v;
 }
 
+/* Hertzian dipole q at step s. */
+GS_HD3 void gs_fdtd3_src_hertz(const gs_fdtd3_step_args *a, const gs_fdtd3_srcs *s, int q, int64_t step) {
+  float *e = s->hd_comp[q] == 0 ? a->ex_out : s->hd_comp[q] == 1 ? a->ey_out : a->ez_out;
+  const int64_t o = s->hd_off[q];
+  e[o] = (float)((double)e[o] - s->hd_val[step * s->nhd + q]);
+}
+
 GS_HD3 int gs_fdtd3_tl_on(const gs_fdtd3_tline *l, int64_t step) {
   const double time = (double)step * l->dt;
   return time >= l->start && time <= l->stop;

@@ -17,5 +17,7 @@ int gs_fdtd3_sources_ref(const gs_fdtd3_step_args *args, const gs_fdtd3_srcs *s,
     gs_fdtd3_src_volt(a, s, q, step);
   for (int q = 0; q < s->ntl; ++q)
     gs_fdtd3_tl_e(a, &s->tl[q], step);
+  for (int q = 0; q < s->nhd; ++q)
+    gs_fdtd3_src_hertz(a, s, q, step);
   return 0;
 }

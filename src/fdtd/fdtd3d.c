@@ -183,6 +183,7 @@ static void init_cpml(gs_fdtd3_sim *m, const gs_geometry3 *g) {
  * material, I at (n + 1/2) dt, dl / (dx dy dz)). */
 static void init_sources(gs_fdtd3_sim *m) {
   const gs_scene *sc = m->sc;
+  if (m->xsrc) return; /* fdtd3d_sources.c applies them (rounded once, in float64, as gprMax) */
   const double d[3] = {sc->dx, sc->dy, sc->dz};
   for (int c = 0; c < 3; ++c) {
     int n = 0;

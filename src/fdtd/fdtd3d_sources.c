@@ -295,10 +295,44 @@ static int init_tlines(gs_fdtd3_sim *m, char *err, size_t errlen) {
   return rc;
 }
 
+/* Hertzian dipoles (moved by #src_steps): E -= float64(float32(srce * I)) * dl * (1 / (dx dy
+ * dz)), rounded once, as gprMax's numpy scalars do; srce of the node's material after the
+ * voltage sources'. */
+static int init_hertzian(gs_fdtd3_sim *m, char *err, size_t errlen) {
+  const gs_scene *sc = m->sc;
+  const int n = sc->nsources;
+  if (!n) return 0;
+  const double d[3] = {sc->dx, sc->dy, sc->dz};
+  int64_t *off = gs_xmalloc(sizeof *off * (size_t)n);
+  int *comp = gs_xmalloc(sizeof *comp * (size_t)n), rc = 0;
+  double *val = gs_xcalloc((size_t)(sc->iterations + 1) * (size_t)n, sizeof *val);
+  float *wave = gs_xmalloc(sizeof *wave * (size_t)(sc->iterations + 1));
+  for (int k = 0; k < n && !rc; ++k) {
+    const gs_source *s = &sc->sources[k];
+    const int c = s->pol;
+    comp[k] = c;
+    off[k] =
+        (s->k + m->run * sc->src_dk) * m->plane + (s->j + m->run * sc->src_dj) * m->pitch + s->i + m->run * sc->src_di;
+    const float srce = m->coef_host[m->mat_host[c][off[k]]].src;
+    rc = wave_values(sc, s, !sc->gprmax3_timing, wave, err, errlen);
+    for (int64_t t = 0; t <= sc->iterations && !rc; ++t)
+      val[t * n + k] = (double)(srce * wave[t]) * d[c] * (1 / (sc->dx * sc->dy * sc->dz));
+  }
+  if (!rc) {
+    m->xsrc->dev.nhd = n;
+    m->xsrc->dev.hd_off = upload(m, off, sizeof *off * (size_t)n);
+    m->xsrc->dev.hd_comp = upload(m, comp, sizeof *comp * (size_t)n);
+    m->xsrc->dev.hd_val = upload(m, val, sizeof *val * (size_t)(sc->iterations + 1) * (size_t)n);
+  }
+  free(off), free(comp), free(val), free(wave);
+  return rc;
+}
+
 gs_status gs_fdtd3_src_init(gs_fdtd3_sim *m, const gs_geometry3 *g, char *err, size_t errlen) {
-  if (!m->sc->nsrc3) return GS_OK;
+  if (!m->sc->nsrc3 && !m->sc->nsources) return GS_OK;
   m->xsrc = gs_xcalloc(1, sizeof *m->xsrc);
-  if (init_magnetic(m, g, err, errlen) || init_voltage(m, g, err, errlen) || init_tlines(m, err, errlen))
+  if (init_magnetic(m, g, err, errlen) || init_voltage(m, g, err, errlen) || init_tlines(m, err, errlen) ||
+      init_hertzian(m, err, errlen))
     return GS_ERR_USAGE;
   return GS_OK;
 }
