@@ -430,11 +430,11 @@ void gs_fdtd3_memory_need(const gs_scene *sc, double *device, double *host) {
   for (int s = 0; s < 6; ++s) /* four auxiliaries of t x n_a x n_b, two sets */
     pml += 32.0 * sc->pml6[s] * n[(s % 3 + 1) % 3] * n[(s % 3 + 2) % 3];
   /* fields (two sets of six), E (and H) materials, CPML, source values, the receivers' ring */
-  *device = 48.0 * nodes + (magnetic ? 6.0 : 3.0) * nodes + pml + 4.0 * steps * sc->nsources +
+  *device = 48.0 * nodes + (magnetic ? 6.0 : 3.0) * nodes + pml + 8.0 * steps * sc->nsources +
             24.0 * GS_RX3_CHUNK * sc->nrx +
             16.0 * steps * sc->nsrc3; /* the other sources' values (float64) or a line's four series */
   /* the geometry build (cells: material and edge flags; nodes: six 2-byte materials), host
    * materials, receiver histories */
-  *host = 8.0 * n[0] * n[1] * n[2] + 12.0 * nodes + 3.0 * nodes + 24.0 * steps * sc->nrx + 4.0 * steps * sc->nsources +
+  *host = 8.0 * n[0] * n[1] * n[2] + 12.0 * nodes + 3.0 * nodes + 24.0 * steps * sc->nrx + 8.0 * steps * sc->nsources +
           24.0 * steps * sc->nsrc3;
 }
