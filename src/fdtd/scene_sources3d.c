@@ -252,7 +252,9 @@ int gs_cmd_excitation_file(gs_parser *p, const gs_command_call *c) {
   t.ncol = nnames;
   while (!rc && fgets(line, sizeof line, fp)) {
     ++lineno;
-    if (strlen(line) == sizeof line - 1 && line[sizeof line - 2] != '\n')
+    if (lineno > GS_USER_MAX_VALUES) /* blank or comment lines bound the reading time too */
+      rc = gs_perr(p, "#excitation_file: %s: more than %d lines", path, GS_USER_MAX_VALUES);
+    else if (strlen(line) == sizeof line - 1 && line[sizeof line - 2] != '\n')
       rc = gs_perr(p, "#excitation_file: %s:%lld: line longer than %zu characters", path, (long long)lineno,
                    sizeof line - 2);
     else
