@@ -44,6 +44,15 @@ run "$scene" -o "$w/b2" --restart "$w/b1" --stop-after 200 > /dev/null 2>&1
 [ -f "$w/b1/checkpoint.gsck" ] || f "a restart from another folder removed that folder's checkpoint"
 run "$scene" -o "$w/b" --restart "$w/b2" > "$w/b.log" 2>&1 || f "second restart: $(tail -2 "$w/b.log")"
 same "$w/full" "$w/b" "stop 1, stop 201, restart" receivers.csv small_3d.h5
+# State beyond fields and CPML: dispersive poles (debye_soil_3d) and transmission lines, voltage
+# sources, a magnetic dipole and an excitation file (sources_3d): stopped, restarted, the same.
+for s in debye_soil_3d sources_3d; do
+  d=$src/tests/data/gprmax/$s
+  (cd "$d" && run $s.in -o "$w/$s-full" > "$w/$s-full.log" 2>&1) || f "$s unbroken: $(tail -2 "$w/$s-full.log")"
+  (cd "$d" && run $s.in -o "$w/$s" --stop-after 123 > /dev/null 2>&1)
+  (cd "$d" && run $s.in -o "$w/$s" --restart "$w/$s" > "$w/$s.log" 2>&1) || f "$s restart: $(tail -2 "$w/$s.log")"
+  same "$w/$s-full" "$w/$s" "$s: stop 123, restart" receivers.csv $s.h5
+done
 # A magnetic scene with uneven CPML, two runs (the second moved by #src_steps/#rx_steps),
 # checkpoints every 70 steps: the same outputs as without them.
 cat > "$w/mag.in" <<'IN'

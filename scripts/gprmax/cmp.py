@@ -55,6 +55,16 @@ class Run:
                         d = d[:, column]
                     comps[c] = d.astype(np.float64)
                 self.rxs.append((g, name, pos, comps))
+            # Transmission lines (tls/tlN: Vinc Iinc Vtotal Itotal) are compared like receivers,
+            # named by their group; with --field-peak V against the line's voltage peak, I its current's.
+            lines = f["tls"] if "tls" in f and column is None else {}
+            self.tl_attrs = {}  # tls/tlN: (Resistance, dl), compared exactly
+            for g in sorted(lines, key=lambda s: (len(s), s)):
+                tl = lines[g]
+                self.tl_attrs[f"tls/{g}"] = tuple(float(tl.attrs[a]) if a in tl.attrs else None
+                                                  for a in ("Resistance", "dl"))
+                pos = np.asarray(tl.attrs["Position"], dtype=np.float64) if "Position" in tl.attrs else None
+                self.rxs.append((f"tls/{g}", f"tls/{g}", pos, {c: tl[c][()].astype(np.float64) for c in tl}))
 
     def label(self):
         return self.path if self.column is None else f"{self.path}[:, {self.column}]"
@@ -115,6 +125,9 @@ def compare(pairs_of_runs, limit, name, merged):
     for t, (ours, ref) in enumerate(pairs_of_runs):
         where = f"trace {t + 1} " if multi else ""
         check_attrs(ours, ref, problems, where)
+        for g, v in getattr(ref, "tl_attrs", {}).items():
+            if getattr(ours, "tl_attrs", {}).get(g) != v:
+                problems.append(f"{where}{g}: Resistance, dl {getattr(ours, 'tl_attrs', {}).get(g)}, reference {v}")
         pairs, extra = match(ours, ref, merged)
         for o in extra:
             problems.append(f"{where}extra receiver {o[0]} '{o[1]}' (not in the reference)")

@@ -14,6 +14,7 @@ and Position attributes), then damages it as GS_FAKE_MODE says:
   dropcomp  one component of the first receiver removed (must fail)
   missing   the last run's file not written (must fail)
 Usage (as gpustencil): fake_fdtd.py fdtd MODEL.in -o OUT --backend B [-n N]"""
+import glob
 import os
 import shutil
 import sys
@@ -112,7 +113,9 @@ def damage(files, mode):
 def main():
     a = parse(sys.argv)
     model = os.path.basename(a["input"])[:-3]
-    ref = os.path.join(os.environ["GS_FAKE_DATA"], model)
+    # The reference folder is the one holding MODEL.in (its name may differ from the model's).
+    hits = glob.glob(os.path.join(os.environ["GS_FAKE_DATA"], "*", model + ".in"))
+    ref = os.path.dirname(hits[0]) if hits else os.path.join(os.environ["GS_FAKE_DATA"], model)
     out, n = a["out"], a["n"]
     os.makedirs(out, exist_ok=True)
     if n == 1:

@@ -1,14 +1,17 @@
 """Numpy float32 3D free-space stepper of gprMax 4's update (no PML, a gaussiandot z dipole at the
-centre of a 50^3 grid of 1 mm): prints its difference from the given .h5 files per receiver
-(tests/data/gprmax3d_open/README.md). Usage: ref3d.py GPRMAX.h5 OURS.h5"""
+centre of a 50^3 grid of 1 mm; with --magnetic a magnetic dipole, gprMax's MagneticDipole formula):
+prints its difference from the given .h5 files per receiver (tests/data/gprmax3d_open/README.md).
+Usage: ref3d.py [--magnetic] GPRMAX.h5 OURS.h5"""
 # numpy float32 3D free-space gprMax update (no PML), gaussiandot z-dipole; compares with two h5 files
 import numpy as np, h5py, sys
 f32=np.float32
 nx=ny=nz=50; dx=dy=dz=0.001
 c=299792458.0; e0=8.8541878128e-12; m0=1.25663706212e-06
+MD=sys.argv[1]=='--magnetic'
+if MD: sys.argv.pop(1)
 dt=float(h5py.File(sys.argv[1]).attrs['dt']); its=int(h5py.File(sys.argv[1]).attrs['Iterations'])
 EA=e0/dt; CA=f32(1.0); CB=f32((1/dx)*1/EA); srce=f32(1/EA)
-HA=m0/dt; DB=f32((1/dx)*1/HA)
+HA=m0/dt; DB=f32((1/dx)*1/HA); srcm=f32(1/HA)
 Ex=np.zeros((nx+1,ny+1,nz+1),f32); Ey=Ex.copy(); Ez=Ex.copy(); Hx=Ex.copy(); Hy=Ex.copy(); Hz=Ex.copy()
 f=1e9; chi=1/f; zeta=2*np.pi**2*f**2
 def w(t): d=t-chi; return -2*zeta*d*np.exp(-zeta*d**2)
@@ -21,9 +24,11 @@ for n in range(its):
     Hx[1:nx+1,0:ny,0:nz]=Hx[1:nx+1,0:ny,0:nz]-DB*(Ez[1:nx+1,1:ny+1,0:nz]-Ez[1:nx+1,0:ny,0:nz])+DB*(Ey[1:nx+1,0:ny,1:nz+1]-Ey[1:nx+1,0:ny,0:nz])
     Hy[0:nx,1:ny+1,0:nz]=Hy[0:nx,1:ny+1,0:nz]-DB*(Ex[0:nx,1:ny+1,1:nz+1]-Ex[0:nx,1:ny+1,0:nz])+DB*(Ez[1:nx+1,1:ny+1,0:nz]-Ez[0:nx,1:ny+1,0:nz])
     Hz[0:nx,0:ny,1:nz+1]=Hz[0:nx,0:ny,1:nz+1]-DB*(Ey[1:nx+1,0:ny,1:nz+1]-Ey[0:nx,0:ny,1:nz+1])+DB*(Ex[0:nx,1:ny+1,1:nz+1]-Ex[0:nx,0:ny,1:nz+1])
+    if MD: Hz[si,sj,sk]=f32(np.float64(Hz[si,sj,sk])-np.float64(f32(srcm*f32(w(dt*n))))*(1/(dx*dy*dz)))
     Ex[0:nx,1:ny,1:nz]=CA*Ex[0:nx,1:ny,1:nz]+CB*(Hz[0:nx,1:ny,1:nz]-Hz[0:nx,0:ny-1,1:nz])-CB*(Hy[0:nx,1:ny,1:nz]-Hy[0:nx,1:ny,0:nz-1])
     Ey[1:nx,0:ny,1:nz]=CA*Ey[1:nx,0:ny,1:nz]+CB*(Hx[1:nx,0:ny,1:nz]-Hx[1:nx,0:ny,0:nz-1])-CB*(Hz[1:nx,0:ny,1:nz]-Hz[0:nx-1,0:ny,1:nz])
     Ez[1:nx,1:ny,0:nz]=CA*Ez[1:nx,1:ny,0:nz]+CB*(Hy[1:nx,1:ny,0:nz]-Hy[0:nx-1,1:ny,0:nz])-CB*(Hx[1:nx,1:ny,0:nz]-Hx[1:nx,0:ny-1,0:nz])
+    if MD: continue
     v=f32(w(dt*n+0.5*dt)); s=np.float64(f32(srce*v))*dz*(1/(dx*dy*dz))
     Ez[si,sj,sk]=f32(np.float64(Ez[si,sj,sk])-s)
 for path in sys.argv[1:]:

@@ -8,6 +8,7 @@
 
 #include "error.h"
 #include "fdtd3d_dispersion.h"
+#include "fdtd3d_sources.h"
 #include "fdtd_internal.h"
 #include "geometry3d.h"
 #include "gpr_views3d.h"
@@ -207,6 +208,7 @@ static void init_cpml(gs_fdtd3_sim *m, const gs_geometry3 *g) {
  * material, I at (n + 1/2) dt, dl / (dx dy dz)). */
 static void init_sources(gs_fdtd3_sim *m) {
   const gs_scene *sc = m->sc;
+  if (m->xsrc) return; /* fdtd3d_sources.c applies them (rounded once, in float64, as gprMax) */
   const double d[3] = {sc->dx, sc->dy, sc->dz};
   for (int c = 0; c < 3; ++c) {
     int n = 0;
@@ -281,6 +283,7 @@ gs_status gs_fdtd3_sim_init(gs_fdtd3_sim *m, const gs_scene *sc, const gs_backen
       for (int c = 0; c < 6; ++c)
         m->f[set][c] = device_zeros(b, sizeof(float) * (size_t)m->count, m->s);
     init_cpml(m, &g);
+    st = gs_fdtd3_src_init(m, &g, err, errlen); /* before the dipoles: a voltage source's material */
     init_sources(m);
     init_receivers(m);
     for (int c = 0; c < 3; ++c) { /* the sources had the last use of the host copies */
@@ -367,7 +370,10 @@ static void step_once(gs_fdtd3_sim *m) {
   gs_fdtd3_step_args a = step_args(m, m->cur);
   gs_fdtd3_region all = {0, sc->nx + 1, 0, sc->ny + 1, 0, sc->nz + 1};
   b->fdtd3_step(&a, &all, 1, m->s);
+  /* gprMax's order: H sources, the dispersive E update, E sources, then the poles' second half. */
+  if (m->xsrc) gs_fdtd3_src_step(m, &a, t, GS_FDTD3_SRC_H);
   if (m->disp) gs_fdtd3_disp_after_step(m, &a);
+  if (m->xsrc) gs_fdtd3_src_step(m, &a, t, GS_FDTD3_SRC_E);
   m->cur = 1 - m->cur;
   for (int c = 0; c < 3; ++c)
     if (m->nsrc[c]) b->fdtd3_inject(m->f[m->cur][c], m->src_off[c], m->src_val[c], m->nsrc[c], t, m->nsrc[c], m->s);
@@ -418,6 +424,7 @@ void gs_fdtd3_sim_free(gs_fdtd3_sim *m) {
   if (!b) return;
   b->stream_sync(m->s);
   gs_fdtd3_disp_free(m);
+  gs_fdtd3_src_free(m);
   for (int set = 0; set < 2; ++set)
     for (int c = 0; c < 6; ++c)
       if (m->f[set][c]) b->dev_free(m->f[set][c]);
@@ -469,7 +476,8 @@ int gs_fdtd3_sim_state(gs_fdtd3_sim *m, gs_fdtd3_state *out) {
     snprintf(out[n++].name, sizeof out[0].name, "rx.history");
   }
   n += gs_fdtd3_disp_state(m, out + n); /* the dispersive poles */
-  /* New state (source state, transmission lines): one more entry here. */
+  n += gs_fdtd3_src_state(m, out + n);  /* the transmission lines */
+  /* New state: one more entry here. */
   return n;
 }
 
@@ -489,12 +497,13 @@ void gs_fdtd3_memory_need(const gs_scene *sc, double *device, double *host) {
   for (int s = 0; s < 6; ++s) /* four auxiliaries of t x n_a x n_b, two sets */
     pml += 32.0 * sc->pml6[s] * n[(s % 3 + 1) % 3] * n[(s % 3 + 2) % 3];
   /* fields (two sets of six), E (and H) materials, CPML, source values, the receivers' ring */
-  *device = 48.0 * nodes + (magnetic ? 6.0 : 3.0) * nodes + pml + 4.0 * steps * sc->nsources +
-            24.0 * GS_RX3_CHUNK * sc->nrx + gs_fdtd3_disp_memory(sc); /* + dispersive pole state */
+  *device = 48.0 * nodes + (magnetic ? 6.0 : 3.0) * nodes + pml + 8.0 * steps * sc->nsources +
+            24.0 * GS_RX3_CHUNK * sc->nrx + 16.0 * steps * sc->nsrc3 + /* the other sources' values, a line's series */
+            gs_fdtd3_disp_memory(sc);                                  /* + dispersive pole state */
   /* the geometry build (cells: material and edge flags; nodes: six 2-byte materials), host
    * materials, receiver histories */
-  *host = 8.0 * n[0] * n[1] * n[2] + 12.0 * nodes + 3.0 * nodes + 24.0 * steps * sc->nrx + 4.0 * steps * sc->nsources +
-          gs_fdtd3_disp_memory(sc);        /* the pole lists and zeros, made on the host first */
+  *host = 8.0 * n[0] * n[1] * n[2] + 12.0 * nodes + 3.0 * nodes + 24.0 * steps * sc->nrx + 8.0 * steps * sc->nsources +
+          24.0 * steps * sc->nsrc3 + gs_fdtd3_disp_memory(sc); /* the pole lists and zeros, made on the host first */
   *host += gs_gpr3_outputs_host_bytes(sc); /* the largest #snapshot / #geometry_view (gpr_views3d.c) */
 }
 

@@ -42,6 +42,7 @@ typedef struct gs_fdtd3_sim {
   float *rx_hist;  /* host: [step][receiver][6] */
   int64_t flushed;
   gs_fdtd3_disp *disp; /* NULL without dispersive materials */
+  struct gs_fdtd3_xsrc *xsrc; /* magnetic dipoles, voltage sources, lines (fdtd3d_sources.c), or NULL */
 } gs_fdtd3_sim;
 
 /* Bytes the model needs (device: fields, materials, CPML, sources, ring;

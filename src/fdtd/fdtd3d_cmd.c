@@ -11,6 +11,7 @@
 #include "checkpoint.h"
 #include "fdtd3d.h"
 #include "fdtd3d_snap.h"
+#include "fdtd3d_sources.h"
 #include "gpr_views3d.h"
 #include "log.h"
 #include "progress.h"
@@ -24,8 +25,13 @@ static double now_s(void) {
 
 /* What 3D models do not take yet: one line on rank 0, or 0. */
 static int refused(const gs_comm *c, const gs_fdtd_opts *o, const gs_scene *sc) {
-  const char *why = c->size > 1        ? "3D models run on one rank (one GPU) so far"
-                    : o->spread.decomp ? "--decomp: 3D models run on one rank so far"
+  int lines = 0;
+  for (int q = 0; q < sc->nsrc3; ++q)
+    lines += sc->src3[q].kind == GS_SRC3_TLINE;
+  const int ckpt = o->checkpoint_every || o->stop_after || o->restart;
+  const char *why = c->size > 1          ? "3D models run on one rank (one GPU) so far"
+                    : o->spread.decomp   ? "--decomp: 3D models run on one rank so far"
+                    : ckpt && lines > 20 ? "checkpoints hold at most 20 transmission lines (gs_fdtd3_src_state)"
                     : (o->slice || o->slice_field) && !sc->snapshot_every
                         ? "--slice and --slice-field need --snapshot-every or #snapshot_png"
                         : NULL;
@@ -42,6 +48,15 @@ static int positions_ok(const gs_scene *sc, int64_t runs) {
               n[3] = {sc->nx, sc->ny, sc->nz};
       for (int a = 0; a < 3; ++a)
         if (p[a] < (a == s->pol ? 0 : 1) || p[a] >= n[a]) return 0;
+    }
+    for (int q = 0; q < sc->nsrc3; ++q) {
+      const gs_source3 *s = &sc->src3[q];
+      const int magnetic = s->kind == GS_SRC3_MAGNETIC; /* anywhere in the domain; the only kind that moves */
+      const int64_t rm = magnetic ? r : 0;
+      int64_t p[3] = {s->at.i + rm * sc->src_di, s->at.j + rm * sc->src_dj, s->at.k + rm * sc->src_dk},
+              n[3] = {sc->nx, sc->ny, sc->nz};
+      for (int a = 0; a < 3; ++a)
+        if (p[a] < (magnetic || a == s->at.pol ? 0 : 1) || p[a] >= n[a] + magnetic) return 0;
     }
     for (int q = 0; q < sc->nrx; ++q) {
       const gs_rx *x = &sc->rxs[q];
@@ -90,13 +105,19 @@ static int save(const gs_scene *sc, const gs_fdtd3_sim *m, const char *outdir, i
     snprintf(hp, sizeof hp, "%s/%s.h5", outdir, model);
     snprintf(cp, sizeof cp, "%s/receivers.csv", outdir);
   }
-  if (!sc->nrx) return 0;
-  if (gs_rx3_write_h5(sc, m->rx_hist, m->step, (int)r, hp, err, sizeof err) != GS_OK ||
-      gs_rx3_write_csv(sc, m->rx_hist, m->step, cp, err, sizeof err) != GS_OK) {
-    gs_log_error("fdtd: %s", err);
-    return 1;
-  }
-  return 0;
+  const int ntl = gs_fdtd3_src_lines(m);
+  if (!sc->nrx && !ntl) return 0;
+  gs_gpr_tl *tl = gs_xcalloc((size_t)ntl + 1, sizeof *tl);
+  float *vi = gs_xmalloc(sizeof(float) * 2 * (size_t)(sc->iterations + 1) * (size_t)ntl + 1);
+  for (int q = 0; q < ntl; ++q)
+    gs_fdtd3_src_line(m, q, &tl[q], vi + (size_t)q * 2 * (size_t)(sc->iterations + 1),
+                      vi + ((size_t)q * 2 + 1) * (size_t)(sc->iterations + 1));
+  int bad = gs_rx3_write_h5(sc, m->rx_hist, m->step, (int)r, tl, ntl, hp, err, sizeof err) != GS_OK ||
+            (sc->nrx && gs_rx3_write_csv(sc, m->rx_hist, m->step, cp, err, sizeof err) != GS_OK);
+  free(tl);
+  free(vi);
+  if (bad) gs_log_error("fdtd: %s", err);
+  return bad;
 }
 
 /* What a run needs besides its model. */
@@ -226,8 +247,8 @@ int gs_fdtd3_run(const gs_comm *c, const gs_backend *b, const gs_fdtd_opts *o, c
   printf("fdtd: %s: 3D, %lld x %lld x %lld cells of %g x %g x %g m, dt %g s, %lld iterations, %d material(s), %d "
          "source(s), %d receiver(s), PML %d/%d/%d/%d/%d/%d, backend %s, %lld run(s)\n",
          sc->path, (long long)sc->nx, (long long)sc->ny, (long long)sc->nz, sc->dx, sc->dy, sc->dz, sc->dt,
-         (long long)sc->iterations, sc->nmaterials - 2, sc->nsources, sc->nrx, sc->pml6[0], sc->pml6[1], sc->pml6[2],
-         sc->pml6[3], sc->pml6[4], sc->pml6[5], b->name, (long long)o->runs);
+         (long long)sc->iterations, sc->nmaterials - 2, sc->nsources + sc->nsrc3, sc->nrx, sc->pml6[0], sc->pml6[1],
+         sc->pml6[2], sc->pml6[3], sc->pml6[4], sc->pml6[5], b->name, (long long)o->runs);
   uint64_t sum[2] = {0, 0};
   double secs = 0;
   int status = GS_EXIT_OK, stopped = 0;

@@ -10,6 +10,11 @@
 
 #include "error.h"
 
+/* glibc defines CMPLX only for GCC >= 4.7; clang (the fuzz builds) has the builtin it uses. */
+#if !defined(CMPLX) && defined(__clang__)
+#define CMPLX(x, y) __builtin_complex((double)(x), (double)(y))
+#endif
+
 struct gs_fdtd3_disp {
   gs_fdtd3_disp_args args; /* device pointers */
   gs_fdtd3_disp_coef *coef;

@@ -243,6 +243,10 @@ static gs_status bad_input(const char *path, const char *what, char *err, size_t
 static gs_status check_model(const char *path, const gs_gpr_model *m, char *err, size_t errlen) {
   if (m->iterations < 0 || m->nsrc < 0 || m->nrx < 0) return bad_input(path, "negative count", err, errlen);
   if ((m->nsrc && !m->src) || (m->nrx && !m->rx)) return bad_input(path, "no source or receiver array", err, errlen);
+  if (m->ntl < 0 || (m->ntl && !m->tl)) return bad_input(path, "no transmission line array", err, errlen);
+  for (int q = 0; q < m->ntl; q++)
+    if (m->tl[q].n < 0 || !m->tl[q].vinc || !m->tl[q].iinc || !m->tl[q].vtotal || !m->tl[q].itotal)
+      return bad_input(path, "a transmission line without data", err, errlen);
   for (int s = 0; s < m->nsrc; s++)
     if (!m->src[s].type) return bad_input(path, "a source without a type", err, errlen);
   for (int r = 0; r < m->nrx; r++) {
@@ -259,7 +263,7 @@ static gs_status check_model(const char *path, const gs_gpr_model *m, char *err,
 /* Root attributes of MODEL.h5. */
 static int put_model_attrs(h5out *o, const gs_gpr_model *m) {
   hid_t r = o->file;
-  int64_t nsrc = m->nsrc, nrx = m->nrx;
+  int64_t nsrc = m->nsrc + (int64_t)m->ntl, nrx = m->nrx;
   if (put_str(o, r, "gprMax", GPR_VERSION) || put_str(o, r, "Title", m->title ? m->title : "") ||
       put_i64(o, r, "Iterations", 0, &m->iterations) || put_i32(o, r, "srcsteps", 3, m->srcsteps) ||
       put_i32(o, r, "rxsteps", 3, m->rxsteps) || put_i64(o, r, "nx_ny_nz", 3, m->nxnynz) ||
@@ -278,6 +282,29 @@ static int put_sources(h5out *o, const gs_gpr_model *m) {
     snprintf(name, sizeof name, "src%d", s + 1);
     hid_t g = make_group(o, top, name);
     if (g >= 0) (void)(put_str(o, g, "Type", m->src[s].type) || put_f64(o, g, "Position", 3, m->src[s].pos));
+    close_group(o, g);
+  }
+  close_group(o, top);
+  return o->st == GS_OK ? 0 : -1;
+}
+
+/* tls/tlN (N from 1): gprMax's transmission line outputs. */
+static int put_lines(h5out *o, const gs_gpr_model *m) {
+  if (m->ntl == 0) return 0;
+  char name[32];
+  hid_t top = make_group(o, o->file, "tls");
+  for (int q = 0; q < m->ntl && top >= 0 && o->st == GS_OK; q++) {
+    const gs_gpr_tl *l = &m->tl[q];
+    hsize_t n = (hsize_t)l->n;
+    snprintf(name, sizeof name, "tl%d", q + 1);
+    hid_t g = make_group(o, top, name);
+    if (g >= 0)
+      (void)(put_f64(o, g, "Position", 3, l->pos) || put_f64(o, g, "Resistance", 0, &l->resistance) ||
+             put_f64(o, g, "dl", 0, &l->dl) ||
+             put_dset(o, g, "Vinc", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, 1, &n, l->vinc) ||
+             put_dset(o, g, "Iinc", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, 1, &n, l->iinc) ||
+             put_dset(o, g, "Vtotal", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, 1, &n, l->vtotal) ||
+             put_dset(o, g, "Itotal", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, 1, &n, l->itotal));
     close_group(o, g);
   }
   close_group(o, top);
@@ -307,7 +334,8 @@ gs_status gs_gpr_write_receivers(const char *path, const gs_gpr_model *m, char *
   gs_status st = check_model(path, m, err, errlen);
   if (st != GS_OK) return st;
   h5out o;
-  if (h5_open(&o, path, err, errlen) == GS_OK && put_model_attrs(&o, m) == 0 && put_sources(&o, m) == 0)
+  if (h5_open(&o, path, err, errlen) == GS_OK && put_model_attrs(&o, m) == 0 && put_sources(&o, m) == 0 &&
+      put_lines(&o, m) == 0)
     put_receivers(&o, m);
   return h5_close(&o);
 }

@@ -32,6 +32,14 @@ typedef struct gs_gpr_src {
   double pos[3];    /* attribute Position, metres */
 } gs_gpr_src;
 
+/* One transmission line, group tls/tlN (gprMax's TransmissionLine outputs). */
+typedef struct gs_gpr_tl {
+  double pos[3];                              /* attribute Position, metres */
+  double resistance, dl;                      /* attributes Resistance (Ohms) and dl (m) */
+  int64_t n;                                  /* samples of each dataset (gprMax: iterations + 1) */
+  const float *vinc, *iinc, *vtotal, *itotal; /* datasets Vinc, Iinc, Vtotal, Itotal */
+} gs_gpr_tl;
+
 /* A model's receiver file. */
 typedef struct gs_gpr_model {
   const char *title; /* "" (or NULL) if none */
@@ -42,6 +50,8 @@ typedef struct gs_gpr_model {
   int nsrc, nrx;
   const gs_gpr_src *src;
   const gs_gpr_rx *rx;
+  int ntl; /* transmission lines (counted in the nsrc attribute, as gprMax does) */
+  const gs_gpr_tl *tl;
 } gs_gpr_model;
 
 /* Writes gprMax 4's receiver file (MODEL.h5) at path: root attributes gprMax

@@ -184,8 +184,31 @@ gs_status gs_rx3_write_csv(const gs_scene *sc, const float *rx, int64_t steps, c
   return write_csv(sc, &three, rx, steps, path, err, errlen);
 }
 
-gs_status gs_rx3_write_h5(const gs_scene *sc, const float *rx, int64_t steps, int run, const char *path, char *err,
-                          size_t errlen) {
+/* The srcs groups in gprMax's order: voltage sources, Hertzian dipoles,
+ * magnetic dipoles (transmission lines have their own group). */
+static int sources3(const gs_scene *sc, int run, gs_gpr_src *srcs) {
+  static const int kinds[3] = {GS_SRC3_VOLTAGE, -1, GS_SRC3_MAGNETIC};
+  static const char *const types[3] = {"VoltageSource", "HertzianDipole", "MagneticDipole"};
+  const double d[3] = {sc->dx, sc->dy, sc->dz};
+  int n = 0;
+  for (int pass = 0; pass < 3; ++pass) {
+    int count = pass == 1 ? sc->nsources : sc->nsrc3;
+    for (int q = 0; q < count; ++q) {
+      if (pass != 1 && sc->src3[q].kind != kinds[pass]) continue;
+      const gs_source *s = pass == 1 ? &sc->sources[q] : &sc->src3[q].at;
+      const int64_t r = pass == 0 ? 0 : run; /* gprMax 4 does not move voltage sources */
+      const int64_t p[3] = {s->i + r * sc->src_di, s->j + r * sc->src_dj, s->k + r * sc->src_dk};
+      srcs[n].type = types[pass];
+      for (int a = 0; a < 3; ++a)
+        srcs[n].pos[a] = (double)p[a] * d[a];
+      ++n;
+    }
+  }
+  return n;
+}
+
+gs_status gs_rx3_write_h5(const gs_scene *sc, const float *rx, int64_t steps, int run, const gs_gpr_tl *tl, int ntl,
+                          const char *path, char *err, size_t errlen) {
   int *order = gs_xmalloc(sizeof(int) * (size_t)sc->nrx + 1);
   for (int k = 0; k < sc->nrx; ++k)
     order[k] = k;
@@ -193,7 +216,7 @@ gs_status gs_rx3_write_h5(const gs_scene *sc, const float *rx, int64_t steps, in
   qsort(order, (size_t)sc->nrx, sizeof(int), by_name);
   float *cols = gs_xmalloc(sizeof(float) * 6 * (size_t)sc->nrx * (size_t)steps + 1);
   gs_gpr_rx *rxs = gs_xcalloc((size_t)sc->nrx + 1, sizeof *rxs);
-  gs_gpr_src *srcs = gs_xcalloc((size_t)sc->nsources + 1, sizeof *srcs);
+  gs_gpr_src *srcs = gs_xcalloc((size_t)sc->nsources + (size_t)sc->nsrc3 + 1, sizeof *srcs);
   const double d[3] = {sc->dx, sc->dy, sc->dz};
   for (int n = 0; n < sc->nrx; ++n) {
     const gs_rx *r = &sc->rxs[order[n]];
@@ -210,17 +233,13 @@ gs_status gs_rx3_write_h5(const gs_scene *sc, const float *rx, int64_t steps, in
       rxs[n].data[rxs[n].ncomp++] = col;
     }
   }
-  for (int n = 0; n < sc->nsources; ++n) {
-    const gs_source *s = &sc->sources[n];
-    const int64_t p[3] = {s->i + run * sc->src_di, s->j + run * sc->src_dj, s->k + run * sc->src_dk};
-    srcs[n].type = "HertzianDipole";
-    for (int a = 0; a < 3; ++a)
-      srcs[n].pos[a] = (double)p[a] * d[a];
-  }
+  const int nsrc = sources3(sc, run, srcs);
   gs_gpr_model m = {.title = sc->title,
                     .iterations = steps,
                     .dt = sc->dt,
-                    .nsrc = sc->nsources,
+                    .ntl = ntl,
+                    .tl = tl,
+                    .nsrc = nsrc,
                     .nrx = sc->nrx,
                     .src = srcs,
                     .rx = rxs,

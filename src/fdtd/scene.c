@@ -152,6 +152,10 @@ static int find_waveform(const gs_scene *s, const char *name) {
   return -1;
 }
 
+int gs_find_waveform(const gs_scene *s, const char *name) {
+  return find_waveform(s, name);
+}
+
 #define GROW(arr, n) ((arr) = gs_xrealloc((arr), sizeof *(arr) * (size_t)((n) + 1)))
 
 static int have_geometry(const parser *p) {
@@ -703,6 +707,12 @@ static const scene_command commands[] = {
     {"geometry_objects_write", 7, 7, 0, "x1 y1 z1 x2 y2 z2 basename", GRID_BEFORE_COUNT, gs_cmd_geometry_objects_write},
     {"geometry_objects_read", 5, 5, 0, "x y z geometry.h5 materials.txt", GRID_BEFORE_COUNT,
      gs_cmd_geometry_objects_read},
+    {"magnetic_dipole", 5, 7, 0, "x|y|z x y z waveform [delay remove]", GRID_AFTER_COUNT, gs_cmd_magnetic_dipole},
+    {"voltage_source", 6, 8, 2, "x|y|z x y z resistance waveform [delay remove]", GRID_AFTER_COUNT,
+     gs_cmd_voltage_source},
+    {"transmission_line", 6, 8, 2, "x|y|z x y z resistance waveform [delay remove]", GRID_AFTER_COUNT,
+     gs_cmd_transmission_line},
+    {"excitation_file", 1, 3, 2, "file [kind fill_value]", GRID_NOT_NEEDED, gs_cmd_excitation_file},
 };
 
 static const scene_command *find_command(const char *name) {
@@ -827,6 +837,8 @@ static gs_status finish_scene(const parser *p, const char *path, char *err, size
     return GS_ERR_FORMAT;
   }
   s->iterations = (int64_t)steps;
+  s->timewindow = p->tw_is_iterations ? (double)(s->iterations - 1) * s->dt : p->tw;
+  if (gs_scene_sources3_finish(s, err, errlen)) return GS_ERR_FORMAT;
   if (s->iterations < 1) {
     snprintf(err, errlen, "%s: #time_window gives no iterations", path);
     return GS_ERR_FORMAT;
@@ -868,6 +880,7 @@ gs_status gs_scene_load(const char *path, gs_scene *s, char *err, size_t errlen)
 }
 
 void gs_scene_free(gs_scene *s) {
+  gs_scene_sources3_free(s);
   for (int k = 0; k < s->nobjects; ++k)
     free(s->objects[k].grey);
   free(s->materials);
@@ -915,6 +928,9 @@ double gs_waveform_value(const gs_waveform *w, double t) {
   }
   case GS_WAVE_IMPULSE:
     v = t == 0 || t < w->dt ? 1 : 0;
+    break;
+  case GS_WAVE_USER:
+    v = gs_user_wave_value(w->user, t);
     break;
   case GS_WAVE_GAUSSIANDOTDOT:
   case GS_WAVE_GAUSSIANDOTDOTNORM:

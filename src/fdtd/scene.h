@@ -27,8 +27,12 @@ enum {
   GS_WAVE_CONTSINE,
   GS_WAVE_GAUSSIANPRIME,       /* gprMax: the same as gaussiandot */
   GS_WAVE_GAUSSIANDOUBLEPRIME, /* gprMax: gaussiandotdot's shape with gaussian's chi and zeta */
-  GS_WAVE_IMPULSE              /* 1 while t < dt (gprMax) */
+  GS_WAVE_IMPULSE,             /* 1 while t < dt (gprMax) */
+  GS_WAVE_USER                 /* #excitation_file: samples interpolated (src/fdtd/scene_sources3d.c) */
 };
+
+/* A waveform read from an #excitation_file (scene_sources3d.c). */
+typedef struct gs_user_wave gs_user_wave;
 
 /* gprMax material: pec (or sigma = inf) is never averaged and gives zero
  * update coefficients. Compound materials (gprMax's dielectric smoothing,
@@ -58,7 +62,8 @@ typedef struct gs_waveform {
   char name[64];
   int type;
   double amp, freq;
-  double dt; /* the model's time step (impulse) */
+  double dt;          /* the model's time step (impulse) */
+  gs_user_wave *user; /* GS_WAVE_USER: its samples (owned by the scene) */
 } gs_waveform;
 
 typedef struct gs_source {
@@ -68,6 +73,15 @@ typedef struct gs_source {
   int waveform;
   double start, stop; /* seconds */
 } gs_source;
+
+/* 3D sources other than Hertzian dipoles (src/fdtd/scene_sources3d.c), in
+ * file order within each kind. */
+enum { GS_SRC3_MAGNETIC, GS_SRC3_VOLTAGE, GS_SRC3_TLINE };
+typedef struct gs_source3 {
+  int kind;          /* GS_SRC3_ */
+  gs_source at;      /* node, component, waveform, delay and removal time */
+  double resistance; /* voltage source (0: hard) and transmission line, Ohms */
+} gs_source3;
 
 /* Receiver outputs: bits of these, in gprMax's (alphabetical) order. */
 enum { GS_OUT_EX, GS_OUT_EY, GS_OUT_EZ, GS_OUT_HX, GS_OUT_HY, GS_OUT_HZ, GS_OUT_IX, GS_OUT_IY, GS_OUT_IZ, GS_OUT_N };
@@ -181,6 +195,9 @@ typedef struct gs_scene {
   int nwaveforms;
   gs_source *sources;
   int nsources;
+  gs_source3 *src3; /* 3D: magnetic dipoles, voltage sources, transmission lines */
+  int nsrc3;
+  double timewindow; /* gprMax's: the seconds given, or (iterations - 1) dt */
   gs_rx *rxs;
   int nrx;
   gs_object *objects;
@@ -231,7 +248,12 @@ void gs_scene_components(const gs_scene *s, int out[3]);
  * (the scene's order), or -1 when the material is not dispersive. */
 int gs_scene_dispersion_of(const gs_scene *s, int material);
 
-/* Waveform value at time t (seconds), gprMax's definitions. */
+/* Waveform value at time t (seconds), gprMax's definitions; NAN where a
+ * user waveform is not defined (gprMax stops with an error there). */
 double gs_waveform_value(const gs_waveform *w, double t);
+/* A user waveform's value at t (gprMax's interp1d), NAN outside its times. */
+double gs_user_wave_value(const gs_user_wave *u, double t);
+/* Frees what the commands of scene_sources3d.c added to s. */
+void gs_scene_sources3_free(gs_scene *s);
 
 #endif

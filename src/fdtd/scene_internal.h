@@ -80,6 +80,14 @@ int gs_cmd_geometry_objects_read(gs_parser *p, const gs_command_call *c);
 int gs_scene_resolve_geometry_reads(gs_scene *s, char *err, size_t errlen);
 /* Frees what gs_scene_resolve_geometry_reads made. */
 void gs_scene_free_geometry_reads(gs_scene *s);
+/* scene_sources3d.c: 3D sources and user waveforms. */
+int gs_cmd_magnetic_dipole(gs_parser *p, const gs_command_call *c);
+int gs_cmd_voltage_source(gs_parser *p, const gs_command_call *c);
+int gs_cmd_transmission_line(gs_parser *p, const gs_command_call *c);
+int gs_cmd_excitation_file(gs_parser *p, const gs_command_call *c);
+int gs_find_waveform(const gs_scene *s, const char *name);
+/* Once dt is known (user waveforms' simulation times); -1 with err. */
+int gs_scene_sources3_finish(gs_scene *s, char *err, size_t errlen);
 /* Snapshot times to iterations once dt is known; -1 with err if one is outside the window. */
 int gs_scene_resolve_snapshots(gs_scene *s, char *err, size_t errlen);
 

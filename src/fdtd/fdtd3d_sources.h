@@ -1,0 +1,24 @@
+/* The 3D model's magnetic dipoles, voltage sources and transmission lines
+ * (issue #18; kernels/fdtd3d_src.h has their order within a step). */
+#ifndef GS_FDTD3D_SRC_ENGINE_H
+#define GS_FDTD3D_SRC_ENGINE_H
+
+#include "fdtd3d.h"
+#include "gprmax_out.h"
+
+/* Sets up the scene's sources for run m->run, after the materials and before
+ * the Hertzian dipoles (a resistive voltage source changes its node's
+ * material, as in gprMax): GS_OK, or GS_ERR_USAGE with the reason in err. */
+gs_status gs_fdtd3_src_init(gs_fdtd3_sim *m, const gs_geometry3 *g, char *err, size_t errlen);
+/* Queues the sources of step t, after the fused H and E update a. */
+void gs_fdtd3_src_step(gs_fdtd3_sim *m, const gs_fdtd3_step_args *a, gs_tick t, int part);
+/* The transmission lines' state as checkpoint sections (gs_fdtd3_sim_state; the other sources
+ * keep none); returns the count. */
+int gs_fdtd3_src_state(gs_fdtd3_sim *m, gs_fdtd3_state *out);
+/* Transmission lines, and line q's outputs (vtotal, itotal: iterations + 1
+ * floats each, filled here; out points into them and into m). */
+int gs_fdtd3_src_lines(const gs_fdtd3_sim *m);
+void gs_fdtd3_src_line(const gs_fdtd3_sim *m, int q, gs_gpr_tl *out, float *vtotal, float *itotal);
+void gs_fdtd3_src_free(gs_fdtd3_sim *m);
+
+#endif
