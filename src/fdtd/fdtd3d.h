@@ -41,7 +41,7 @@ typedef struct gs_fdtd3_sim {
   float *rx_ring;  /* device: GS_RX3_CHUNK steps of [receiver][6] */
   float *rx_hist;  /* host: [step][receiver][6] */
   int64_t flushed;
-  gs_fdtd3_disp *disp; /* NULL without dispersive materials */
+  gs_fdtd3_disp *disp;        /* NULL without dispersive materials */
   struct gs_fdtd3_xsrc *xsrc; /* magnetic dipoles, voltage sources, lines (fdtd3d_sources.c), or NULL */
 } gs_fdtd3_sim;
 

@@ -684,7 +684,8 @@ int *gs_compound_cache_slot(gs_compound_cache *c, const uint32_t *ids, int n) {
  * takes numpy's mean of each property (a running sum, then / n). */
 static int compound(b3 *b, const uint32_t *ids, int n) {
   gs_geometry3 *g = b->g;
-  const char *names[4];
+  if (n != 2 && n != 4) return -1; /* an H (2 cells) or E (4 cells) component */
+  const char *names[4] = {"", "", "", ""};
   for (int k = 0; k < n; ++k)
     names[k] = g->mat[ids[k]].name;
   char name[sizeof g->mat[0].name];
