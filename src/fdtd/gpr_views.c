@@ -101,18 +101,22 @@ static gs_status write_view(const gs_scene *sc, int run, const gs_geometry_view 
   return st;
 }
 
+void gs_gpr_view_path(const char *dir, const char *file, int run, int runs, char *out, size_t n) {
+  const char *dot = strrchr(file, '.');
+  if (runs > 1 && dot)
+    snprintf(out, n, "%s/%.*s%d%s", dir, (int)(dot - file), file, run + 1, dot);
+  else
+    snprintf(out, n, "%s/%s", dir, file);
+}
+
 gs_status gs_gpr_write_views(const gs_scene *sc, int run, int runs, const char *dir, char *err, size_t errlen) {
   if (!sc->nviews) return GS_OK;
   gs_geometry g;
   gs_geometry_build(&g, sc, 0, sc->nx + 1, 0, sc->ny + 1);
   gs_status st = GS_OK;
   for (int k = 0; k < sc->nviews && st == GS_OK; ++k) {
-    const char *file = sc->views[k].file, *dot = strrchr(file, '.');
     char path[2048];
-    if (runs > 1)
-      snprintf(path, sizeof path, "%s/%.*s%d%s", dir, (int)(dot - file), file, run + 1, dot);
-    else
-      snprintf(path, sizeof path, "%s/%s", dir, file);
+    gs_gpr_view_path(dir, sc->views[k].file, run, runs, path, sizeof path);
     st = write_view(sc, run, &sc->views[k], &g, path, err, errlen);
   }
   gs_geometry_free(&g);

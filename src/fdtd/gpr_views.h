@@ -12,6 +12,10 @@
 
 /* Rank 0: every #geometry_view of run (0-based) of runs into dir (the
  * model number appended to the name with several runs, as gprMax does). */
+/* Where geometry view `file` of run `run` (0-based) of `runs` goes in dir:
+ * dir/file, or with several runs the run number before the extension
+ * (gprMax's naming), 2D and 3D alike. */
+void gs_gpr_view_path(const char *dir, const char *file, int run, int runs, char *out, size_t n);
 gs_status gs_gpr_write_views(const gs_scene *sc, int run, int runs, const char *dir, char *err, size_t errlen);
 /* Collective: snapshot q of m's fields now (after q->iteration - 1 steps),
  * gathered on rank 0 and written to path there. GS_OK on the other ranks. */

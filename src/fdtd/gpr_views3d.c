@@ -8,6 +8,7 @@
 
 #include "fsutil.h"
 #include "geometry_objects.h"
+#include "gpr_views.h"
 #include "gprmax_out.h"
 #include "log.h"
 
@@ -136,12 +137,8 @@ gs_status gs_gpr3_write_views(const gs_scene *sc, const gs_geometry3 *g, int run
                               size_t errlen) {
   gs_status st = GS_OK;
   for (int k = 0; k < sc->nviews && st == GS_OK; ++k) {
-    const char *file = sc->views[k].file, *dot = strrchr(file, '.');
     char path[2048];
-    if (runs > 1)
-      snprintf(path, sizeof path, "%s/%.*s%d%s", dir, (int)(dot - file), file, run + 1, dot);
-    else
-      snprintf(path, sizeof path, "%s/%s", dir, file);
+    gs_gpr_view_path(dir, sc->views[k].file, run, runs, path, sizeof path);
     st = write_view(sc, g, run, &sc->views[k], path, err, errlen);
   }
   return st;
