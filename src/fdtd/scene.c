@@ -970,8 +970,10 @@ void gs_scene_synthetic3(gs_scene *s, int64_t nx, int64_t ny, int64_t nz, int64_
                           .nv = 6,
                           .v = {0, 0, 0, (double)nx * s->dx, (double)ny * s->dy, 0.5 * (double)nz * s->dz}};
   s->nobjs3 = 1;
-  s->sources[0] = (gs_source){.i = nx / 2, .j = ny / 2, .k = nz / 2 + 5, .pol = 2, .stop = INFINITY};
-  s->rxs[0].k = nz / 2 + 5;
+  /* Source and receiver 5 cells above the soil, within the grid for any nz >= 3. */
+  const int64_t above = nz / 2 + 5 < nz - 1 ? nz / 2 + 5 : nz - 2;
+  s->sources[0] = (gs_source){.i = nx / 2, .j = ny / 2, .k = above, .pol = 2, .stop = INFINITY};
+  s->rxs[0].k = above;
 }
 
 void gs_scene_synthetic(gs_scene *s, int64_t nx, int64_t ny, int64_t iterations) {
