@@ -203,45 +203,6 @@ static void init_cpml(gs_fdtd3_sim *m, const gs_geometry3 *g) {
   }
 }
 
-/* Hertzian dipoles grouped by the component they drive: offsets and the
- * value of each at every step, as gprMax computes it (srce of the node's
- * material, I at (n + 1/2) dt, dl / (dx dy dz)). */
-static void init_sources(gs_fdtd3_sim *m) {
-  const gs_scene *sc = m->sc;
-  if (m->xsrc) return; /* fdtd3d_sources.c applies them (rounded once, in float64, as gprMax) */
-  const double d[3] = {sc->dx, sc->dy, sc->dz};
-  for (int c = 0; c < 3; ++c) {
-    int n = 0;
-    for (int q = 0; q < sc->nsources; ++q)
-      n += sc->sources[q].pol == c;
-    m->nsrc[c] = n;
-    if (!n) continue;
-    int64_t *off = gs_xmalloc(sizeof *off * (size_t)n);
-    float *val = gs_xcalloc((size_t)sc->iterations * (size_t)n, sizeof *val);
-    double late = sc->gprmax3_timing ? 0 : 0.5 * sc->dt, per_volume = d[c] * (1 / (sc->dx * sc->dy * sc->dz));
-    for (int q = 0, k = 0; q < sc->nsources; ++q) {
-      const gs_source *src = &sc->sources[q];
-      if (src->pol != c) continue;
-      off[k] = node_at(m, src->i + m->run * sc->src_di, src->j + m->run * sc->src_dj, src->k + m->run * sc->src_dk);
-      float srce = m->coef_host[m->mat_host[c][off[k]]].src;
-      for (int64_t s = 0; s < sc->iterations; ++s) {
-        double t = (double)s * sc->dt;
-        if (t < src->start || t > src->stop) continue;
-        float wave = (float)gs_waveform_value(&sc->waveforms[src->waveform], t - src->start + late);
-        val[(size_t)s * (size_t)n + (size_t)k] = (float)((double)(srce * wave) * per_volume);
-      }
-      ++k;
-    }
-    m->src_off[c] = m->b->dev_alloc(sizeof *off * (size_t)n);
-    m->src_val[c] = m->b->dev_alloc(sizeof *val * (size_t)sc->iterations * (size_t)n);
-    m->b->copy_h2d(m->src_off[c], off, sizeof *off * (size_t)n, m->s);
-    m->b->copy_h2d(m->src_val[c], val, sizeof *val * (size_t)sc->iterations * (size_t)n, m->s);
-    m->b->stream_sync(m->s);
-    free(off);
-    free(val);
-  }
-}
-
 static void init_receivers(gs_fdtd3_sim *m) {
   const gs_scene *sc = m->sc;
   m->nrx = sc->nrx;
@@ -283,8 +244,7 @@ gs_status gs_fdtd3_sim_init(gs_fdtd3_sim *m, const gs_scene *sc, const gs_backen
       for (int c = 0; c < 6; ++c)
         m->f[set][c] = device_zeros(b, sizeof(float) * (size_t)m->count, m->s);
     init_cpml(m, &g);
-    st = gs_fdtd3_src_init(m, &g, err, errlen); /* before the dipoles: a voltage source's material */
-    init_sources(m);
+    st = gs_fdtd3_src_init(m, &g, err, errlen); /* every source, Hertzian dipoles too (fdtd3d_sources.c) */
     init_receivers(m);
     for (int c = 0; c < 3; ++c) { /* the sources had the last use of the host copies */
       free(m->mat_host[c]);
@@ -375,8 +335,6 @@ static void step_once(gs_fdtd3_sim *m) {
   if (m->disp) gs_fdtd3_disp_after_step(m, &a);
   if (m->xsrc) gs_fdtd3_src_step(m, &a, t, GS_FDTD3_SRC_E);
   m->cur = 1 - m->cur;
-  for (int c = 0; c < 3; ++c)
-    if (m->nsrc[c]) b->fdtd3_inject(m->f[m->cur][c], m->src_off[c], m->src_val[c], m->nsrc[c], t, m->nsrc[c], m->s);
   if (m->disp) gs_fdtd3_disp_after_sources(m, &a);
   m->step++;
   if (m->step - m->flushed == GS_RX3_CHUNK) flush_receivers(m);
@@ -432,8 +390,6 @@ void gs_fdtd3_sim_free(gs_fdtd3_sim *m) {
     if (m->mat[c]) b->dev_free(m->mat[c]);
     if (m->hmat[c]) b->dev_free(m->hmat[c]);
     free(m->mat_host[c]);
-    if (m->src_off[c]) b->dev_free(m->src_off[c]);
-    if (m->src_val[c]) b->dev_free(m->src_val[c]);
   }
   for (int s = 0; s < m->nslab; ++s) {
     b->dev_free(m->prof[s]);

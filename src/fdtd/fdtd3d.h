@@ -33,9 +33,6 @@ typedef struct gs_fdtd3_sim {
   gs_fdtd3_slab slab[6];
   float *prof[6];      /* device: be ae ke bh ah kh of each slab */
   float *psi[6][2][4]; /* device: [slab][set][E slot 0, E slot 1, H slot 0, H slot 1] */
-  int nsrc[3];         /* Hertzian dipoles driving Ex, Ey, Ez */
-  int64_t *src_off[3]; /* device */
-  float *src_val[3];   /* device: [step][source] */
   int nrx;
   int64_t *rx_off; /* device */
   float *rx_ring;  /* device: GS_RX3_CHUNK steps of [receiver][6] */

@@ -29,9 +29,11 @@ static int refused(const gs_comm *c, const gs_fdtd_opts *o, const gs_scene *sc) 
   for (int q = 0; q < sc->nsrc3; ++q)
     lines += sc->src3[q].kind == GS_SRC3_TLINE;
   const int ckpt = o->checkpoint_every || o->stop_after || o->restart;
-  const char *why = c->size > 1          ? "3D models run on one rank (one GPU) so far"
-                    : o->spread.decomp   ? "--decomp: 3D models run on one rank so far"
-                    : ckpt && lines > 20 ? "checkpoints hold at most 20 transmission lines (gs_fdtd3_src_state)"
+  char lines_why[80];
+  snprintf(lines_why, sizeof lines_why, "checkpoints hold at most %d transmission lines", GS_FDTD3_CKPT_LINES);
+  const char *why = c->size > 1                           ? "3D models run on one rank (one GPU) so far"
+                    : o->spread.decomp                    ? "--decomp: 3D models run on one rank so far"
+                    : ckpt && lines > GS_FDTD3_CKPT_LINES ? lines_why
                     : (o->slice || o->slice_field) && !sc->snapshot_every
                         ? "--slice and --slice-field need --snapshot-every or #snapshot_png"
                         : NULL;

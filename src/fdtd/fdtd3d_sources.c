@@ -346,7 +346,7 @@ int gs_fdtd3_src_state(gs_fdtd3_sim *m, gs_fdtd3_state *out) {
   const struct gs_fdtd3_xsrc *x = m->xsrc;
   int n = 0;
   const size_t series = sizeof(float) * (size_t)(m->sc->iterations + 1);
-  for (int q = 0; x && q < x->ntl && q < 20; ++q) { /* 5 sections a line; the file takes 128 in all */
+  for (int q = 0; x && q < x->ntl && q < GS_FDTD3_CKPT_LINES; ++q) {
     const gs_fdtd3_tline *l = &x->tl_host[q];
     void *dev[5] = {l->volt, l->curr, l->abc, l->vtotal, l->itotal};
     const size_t bytes[5] = {sizeof(float) * GS_FDTD3_TL_CELLS, sizeof(float) * GS_FDTD3_TL_CELLS, sizeof(float) * 2,

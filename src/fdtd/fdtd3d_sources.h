@@ -12,6 +12,9 @@
 gs_status gs_fdtd3_src_init(gs_fdtd3_sim *m, const gs_geometry3 *g, char *err, size_t errlen);
 /* Queues the sources of step t, after the fused H and E update a. */
 void gs_fdtd3_src_step(gs_fdtd3_sim *m, const gs_fdtd3_step_args *a, gs_tick t, int part);
+/* Transmission lines a checkpoint holds (5 sections each, within GS_FDTD3_MAX_STATE with the
+ * fields, CPML and poles); a model with more is refused checkpoints. */
+#define GS_FDTD3_CKPT_LINES 20
 /* The transmission lines' state as checkpoint sections (gs_fdtd3_sim_state; the other sources
  * keep none); returns the count. */
 int gs_fdtd3_src_state(gs_fdtd3_sim *m, gs_fdtd3_state *out);
