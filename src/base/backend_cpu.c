@@ -171,6 +171,7 @@ const gs_backend gs_backend_cpu = {
     .fdtd3_disp_a = gs_fdtd3_disp_a_ref,
     .fdtd3_disp_b = gs_fdtd3_disp_b_ref,
     .fdtd3_sources = gs_fdtd3_sources_ref,
+    .fdtd3_pw = gs_fdtd3_pw_ref,
     .halo_copy = gs_halo_copy_ref,
     .halo_signal = gs_halo_signal_ref,
     .halo_wait = gs_halo_wait_ref,

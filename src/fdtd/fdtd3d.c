@@ -8,6 +8,7 @@
 
 #include "error.h"
 #include "fdtd3d_dispersion.h"
+#include "fdtd3d_planewave.h"
 #include "fdtd3d_sources.h"
 #include "fdtd_internal.h"
 #include "geometry3d.h"
@@ -245,6 +246,7 @@ gs_status gs_fdtd3_sim_init(gs_fdtd3_sim *m, const gs_scene *sc, const gs_backen
         m->f[set][c] = device_zeros(b, sizeof(float) * (size_t)m->count, m->s);
     init_cpml(m, &g);
     st = gs_fdtd3_src_init(m, &g, err, errlen); /* every source, Hertzian dipoles too (fdtd3d_sources.c) */
+    if (st == GS_OK) st = gs_fdtd3_pw_init(m, err, errlen); /* plane waves (fdtd3d_planewave.c) */
     init_receivers(m);
     for (int c = 0; c < 3; ++c) { /* the sources had the last use of the host copies */
       free(m->mat_host[c]);
@@ -332,8 +334,10 @@ static void step_once(gs_fdtd3_sim *m) {
   b->fdtd3_step(&a, &all, 1, m->s);
   /* gprMax's order: H sources, the dispersive E update, E sources, then the poles' second half. */
   if (m->xsrc) gs_fdtd3_src_step(m, &a, t, GS_FDTD3_SRC_H);
+  if (m->pw) gs_fdtd3_pw_step(m, &a, t, GS_FDTD3_PW_H); /* gprMax: after the H sources */
   if (m->disp) gs_fdtd3_disp_after_step(m, &a);
   if (m->xsrc) gs_fdtd3_src_step(m, &a, t, GS_FDTD3_SRC_E);
+  if (m->pw) gs_fdtd3_pw_step(m, &a, t, GS_FDTD3_PW_E); /* gprMax: after the E sources */
   m->cur = 1 - m->cur;
   if (m->disp) gs_fdtd3_disp_after_sources(m, &a);
   m->step++;
@@ -383,6 +387,7 @@ void gs_fdtd3_sim_free(gs_fdtd3_sim *m) {
   b->stream_sync(m->s);
   gs_fdtd3_disp_free(m);
   gs_fdtd3_src_free(m);
+  gs_fdtd3_pw_free(m);
   for (int set = 0; set < 2; ++set)
     for (int c = 0; c < 6; ++c)
       if (m->f[set][c]) b->dev_free(m->f[set][c]);
@@ -433,6 +438,7 @@ int gs_fdtd3_sim_state(gs_fdtd3_sim *m, gs_fdtd3_state *out) {
   }
   n += gs_fdtd3_disp_state(m, out + n); /* the dispersive poles */
   n += gs_fdtd3_src_state(m, out + n);  /* the transmission lines */
+  n += gs_fdtd3_pw_state(m, out + n);   /* the plane waves' 1D grids */
   /* New state: one more entry here. */
   return n;
 }
