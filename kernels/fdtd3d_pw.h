@@ -38,13 +38,13 @@ typedef struct gs_fdtd3_pw {
   int64_t lo[3], hi[3]; /* the box's corners (nodes) */
   int64_t n, p;         /* 1D cells; PML cells (the last p of [max|m|, n - max|m|)) */
   int64_t iterations;
-  float *e1, *h1;                 /* [3][n]: the 1D grid's Ex Ey Ez, Hx Hy Hz */
-  float *aux;                     /* [3][4][p]: gprMax's Ix, Iy, Iz PML integrals (rows 0-1 E, 2-3 H) */
-  const float *rce, *rch;         /* [3][4][p]: RA RB RC RD of the 1D PML for E x y z and H x y z */
-  const float *whole, *half;      /* [iterations + 1][3][max|m|]: gprMax's waveformvalues_wholedt, _halfdt */
-  double proj[6];                 /* Ex Ey Ez Hx Hy Hz projections of the incident wave */
-  float ce[5], ch[5];             /* the background's E and H coefficients (c0, cb/dx, cb/dy, cb/dz, cb) */
-  float dx, dy, dz;               /* the cell sizes, float32 (the 1D PML divides by them) */
+  float *e1, *h1;            /* [3][n]: the 1D grid's Ex Ey Ez, Hx Hy Hz */
+  float *aux;                /* [3][4][p]: gprMax's Ix, Iy, Iz PML integrals (rows 0-1 E, 2-3 H) */
+  const float *rce, *rch;    /* [3][4][p]: RA RB RC RD of the 1D PML for E x y z and H x y z */
+  const float *whole, *half; /* [iterations + 1][3][max|m|]: gprMax's waveformvalues_wholedt, _halfdt */
+  double proj[6];            /* Ex Ey Ez Hx Hy Hz projections of the incident wave */
+  float ce[5], ch[5];        /* the background's E and H coefficients (c0, cb/dx, cb/dy, cb/dz, cb) */
+  float dx, dy, dz;          /* the cell sizes, float32 (the 1D PML divides by them) */
 } gs_fdtd3_pw;
 
 typedef int (*gs_fdtd3_pw_fn)(const gs_fdtd3_step_args *a, const gs_fdtd3_pw *w, int part, gs_tick t, void *stream);

@@ -44,7 +44,8 @@ GS_HD3 void gs_pw_h1(const gs_fdtd3_pw *w, int64_t j, int64_t step) {
   if (i < 0) return;
   const int64_t p = w->p;
   const float cd = c[4];
-  /* per component q: the two derivatives (sign +1 for the first, which gprMax subtracts for Hx and Hz and adds for Hy) */
+  /* per component q: the two derivatives (sign +1 for the first, which gprMax subtracts for Hx and Hz and adds for Hy)
+   */
   float *h[3] = {hx, hy, hz};
   const float *fa[3] = {ez, ez, ey}, *fb[3] = {ey, ex, ex};
   const int sa[3] = {my, mx, mx}, sb[3] = {mz, mz, my};

@@ -271,7 +271,9 @@ static int init_one(gs_fdtd3_sim *m, int q, char *err, size_t errlen) {
   gs_fdtd3_pw *w = &m->pw->w[q];
   double ds, angles[2];
   if (geometry(m, pw, w, &ds, angles)) {
-    snprintf(err, errlen, "%s:%d: #plane_wave: gprMax finds no rational direction within %g degrees (or its 1D grid is too long)",
+    snprintf(err, errlen,
+             "%s:%d: #plane_wave: gprMax finds no rational direction within %g degrees (or fails on its integers; or "
+             "the 1D grid is too long)",
              sc->path, pw->line, pw->max_angle_diff);
     return -1;
   }

@@ -77,12 +77,12 @@ typedef struct gs_source {
 /* 3D: #plane_wave_angles / #plane_wave_vector (src/fdtd/scene_sources3d.c;
  * the engine: src/fdtd/fdtd3d_planewave.c). */
 typedef struct gs_plane_wave {
-  int64_t lo[3], hi[3];     /* the TFSF box's corner nodes */
-  double theta, phi, psi;   /* degrees (the vector form: gprMax's angles of m) */
-  double max_angle_diff;    /* degrees: the rational direction's tolerance */
-  int waveform, material;   /* indices into the scene's tables */
-  double start, stop;       /* seconds (stop INFINITY: the time window) */
-  int line;                 /* the command's line, for messages */
+  int64_t lo[3], hi[3];   /* the TFSF box's corner nodes */
+  double theta, phi, psi; /* degrees (the vector form: gprMax's angles of m) */
+  double max_angle_diff;  /* degrees: the rational direction's tolerance */
+  int waveform, material; /* indices into the scene's tables */
+  double start, stop;     /* seconds (stop INFINITY: the time window) */
+  int line;               /* the command's line, for messages */
 } gs_plane_wave;
 
 /* 3D sources other than Hertzian dipoles (src/fdtd/scene_sources3d.c), in

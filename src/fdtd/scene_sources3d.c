@@ -164,7 +164,8 @@ static int parse_pw_rest(gs_parser *p, const gs_command_call *c, int first, gs_p
   w->waveform = gs_find_waveform(s, c->arg[first]);
   if (w->waveform < 0) return gs_perr(p, "#%s: waveform '%s' is not defined (yet)", c->name, c->arg[first]);
   if (s->waveforms[w->waveform].type == GS_WAVE_USER)
-    return gs_perr(p, "#%s: waveform '%s' comes from an excitation file (gprMax's plane wave takes only built-in shapes)",
+    return gs_perr(p,
+                   "#%s: waveform '%s' comes from an excitation file (gprMax's plane wave takes only built-in shapes)",
                    c->name, c->arg[first]);
   const char *mat = c->nargs > first + 1 ? c->arg[first + 1] : "free_space";
   w->material = gs_find_material(s, mat);
@@ -201,7 +202,8 @@ int gs_cmd_plane_wave_angles(gs_parser *p, const gs_command_call *c) {
   double ang[3];
   if (parse_pw_box(p, c, &w) || gs_parse_args(p, c, 6, 3, ang)) return -1;
   w.theta = ang[0], w.phi = ang[1], w.psi = ang[2];
-  if (!(w.theta >= 0 && w.theta <= 180)) return gs_perr(p, "#%s: theta %g is not in [0, 180] degrees", c->name, w.theta);
+  if (!(w.theta >= 0 && w.theta <= 180))
+    return gs_perr(p, "#%s: theta %g is not in [0, 180] degrees", c->name, w.theta);
   if (!(w.phi >= 0 && w.phi <= 360)) return gs_perr(p, "#%s: phi %g is not in [0, 360] degrees", c->name, w.phi);
   if (!(w.psi >= 0 && w.psi <= 360)) return gs_perr(p, "#%s: psi %g is not in [0, 360] degrees", c->name, w.psi);
   if (parse_pw_rest(p, c, 9, &w)) return -1;
