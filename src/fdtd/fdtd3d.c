@@ -245,8 +245,9 @@ gs_status gs_fdtd3_sim_init(gs_fdtd3_sim *m, const gs_scene *sc, const gs_backen
       for (int c = 0; c < 6; ++c)
         m->f[set][c] = device_zeros(b, sizeof(float) * (size_t)m->count, m->s);
     init_cpml(m, &g);
-    st = gs_fdtd3_src_init(m, &g, err, errlen);             /* every source, Hertzian dipoles too (fdtd3d_sources.c) */
-    if (st == GS_OK) st = gs_fdtd3_pw_init(m, err, errlen); /* plane waves (fdtd3d_planewave.c) */
+    st = gs_fdtd3_src_init(m, &g, err, errlen); /* every source, Hertzian dipoles too (fdtd3d_sources.c) */
+    /* plane waves (fdtd3d_planewave.c) */
+    if (st == GS_OK) st = gs_fdtd3_pw_init(m, err, errlen);
     init_receivers(m);
     for (int c = 0; c < 3; ++c) { /* the sources had the last use of the host copies */
       free(m->mat_host[c]);
