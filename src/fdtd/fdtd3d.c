@@ -463,11 +463,13 @@ void gs_fdtd3_memory_need(const gs_scene *sc, double *device, double *host) {
   *device = 48.0 * nodes + (magnetic ? 6.0 : 3.0) * nodes + pml + 8.0 * steps * sc->nsources +
             24.0 * GS_RX3_CHUNK * sc->nrx + 16.0 * steps * sc->nsrc3 + /* the other sources' values, a line's series */
             gs_fdtd3_disp_memory(sc);                                  /* + dispersive pole state */
+  *device += gs_fdtd3_pw_memory(sc);                                   /* the plane waves' 1D grids and tables */
   /* the geometry build (cells: material and edge flags; nodes: six 2-byte materials), host
    * materials, receiver histories */
   *host = 8.0 * n[0] * n[1] * n[2] + 12.0 * nodes + 3.0 * nodes + 24.0 * steps * sc->nrx + 8.0 * steps * sc->nsources +
           24.0 * steps * sc->nsrc3 + gs_fdtd3_disp_memory(sc); /* the pole lists and zeros, made on the host first */
   *host += gs_gpr3_outputs_host_bytes(sc); /* the largest #snapshot / #geometry_view (gpr_views3d.c) */
+  *host += gs_fdtd3_pw_memory(sc);
 }
 
 gs_mat3 *gs_fdtd3_materials(const gs_scene *sc) {

@@ -355,3 +355,21 @@ void gs_fdtd3_pw_free(gs_fdtd3_sim *m) {
   free(x);
   m->pw = NULL;
 }
+
+double gs_fdtd3_pw_memory(const gs_scene *sc) {
+  const double d[3] = {sc->dx, sc->dy, sc->dz}, cells[3] = {(double)sc->nx, (double)sc->ny, (double)sc->nz};
+  double bytes = 0;
+  for (int q = 0; q < sc->npws; ++q) {
+    int64_t mv[3];
+    double angles[2], sum = 0, len = 0, M = 0;
+    if (gs_fdtd3_pw_direction(sc->pws[q].theta, sc->pws[q].phi, d, sc->pws[q].max_angle_diff, mv, angles)) continue;
+    for (int a = 0; a < 3; ++a) {
+      const double v = fabs((double)mv[a]);
+      sum += v, len += v * (cells[a] + 1), M = v > M ? v : M;
+    }
+    const double p = sum * PW_PML_CELLS, n = len + p + sum * M;
+    /* 1D E and H, PML integrals and coefficients, the two waveform tables */
+    bytes += 4.0 * (6 * n + 36 * p + 6 * ((double)sc->iterations + 1) * M);
+  }
+  return bytes;
+}

@@ -15,6 +15,9 @@ void gs_fdtd3_pw_step(gs_fdtd3_sim *m, const gs_fdtd3_step_args *a, gs_tick t, i
 int gs_fdtd3_pw_state(gs_fdtd3_sim *m, gs_fdtd3_state *out);
 void gs_fdtd3_pw_free(gs_fdtd3_sim *m);
 
+/* Bytes the plane waves need (device; the host holds the tables once while they are made). */
+double gs_fdtd3_pw_memory(const gs_scene *sc);
+
 /* gprMax's choice of the rational direction m for angles theta, phi
  * (degrees) on cells d within tolerance tol (degrees): 0 and m, the angles
  * it stands for (degrees); -1 when gprMax finds none or would overflow. */
