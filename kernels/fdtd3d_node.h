@@ -1,6 +1,7 @@
 /* The 3D FDTD node update shared, as source, by the CPU twin (fdtd3d_ref.c)
  * and the CUDA kernels (fdtd3d.cu): the same expressions in the same order,
- * with no fused multiply-add on either side, give the same bits.
+ * with the same explicit fused multiply-adds (fmaf) and no other on
+ * either side, give the same bits.
  *
  * Node (i, j, k) owns Ex Ey Ez Hx Hy Hz at (i, j, k). Its E update needs the
  * new H of the nodes one lower in x, y or z; those are recomputed from the
@@ -14,8 +15,27 @@
 #ifdef __CUDACC__
 #define GS_HD3 __host__ __device__ __forceinline__
 #else
+#include <math.h>
 #define GS_HD3 static inline
 #endif
+
+/* gprMax 4's compiled update (gcc -O3 -march=native) contracts its sums
+ * into fused multiply-adds; these reproduce its contraction, so that our
+ * float32 fields equal its own bit for bit in free space (docs/gprmax-rules.md,
+ * "Fused multiply-adds"). fmaf() rounds once on the CPU (libm) and the GPU
+ * alike, and nothing else is fused (-ffp-contract=off, --fmad=false).
+ * H = c0 H - cm dm + cp dp: fmaf(cp, dp, fmaf(c0, H, -(cm dm))). */
+GS_HD3 float gs_fdtd3_hsum(float c0, float h, float cm, float dm, float cp, float dp) {
+  return fmaf(cp, dp, fmaf(c0, h, -(cm * dm)));
+}
+/* The same with c0 = 1 (fmaf(1, H, -p) is H - p). */
+GS_HD3 float gs_fdtd3_hsum1(float h, float cm, float dm, float cp, float dp) {
+  return fmaf(cp, dp, h - cm * dm);
+}
+/* E = c0 E + cp dp - cm dm: fmaf(-cm, dm, fmaf(c0, E, cp dp)). */
+GS_HD3 float gs_fdtd3_esum(float c0, float e, float cp, float dp, float cm, float dm) {
+  return fmaf(-cm, dm, fmaf(c0, e, cp * dp));
+}
 
 GS_HD3 int64_t gs_fdtd3_at(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k) {
   return k * a->plane + j * a->pitch + i;
@@ -60,12 +80,12 @@ GS_HD3 float gs_fdtd3_cpml(const gs_fdtd3_step_args *a, int e, int comp, int64_t
     const float dd = dir == 0 ? dx : dir == 1 ? dy : dz, c = dir == 0 ? cx : dir == 1 ? cy : cz;
     if (e) {
       const float psi = p->psi_e_in[slot][w];
-      p->psi_e_out[slot][w] = p->be[q] * psi + p->ae[q] * dd;
-      f = f + c * (p->ke[q] * dd + psi);
+      p->psi_e_out[slot][w] = fmaf(p->be[q], psi, p->ae[q] * dd); /* gprMax's HORIPML contraction */
+      f = fmaf(c, fmaf(p->ke[q], dd, psi), f);
     } else {
       const float psi = p->psi_h_in[slot][w];
-      if (own) p->psi_h_out[slot][w] = p->bh[q] * psi + p->ah[q] * dd;
-      f = f + c * (p->kh[q] * dd + psi);
+      if (own) p->psi_h_out[slot][w] = fmaf(p->bh[q], psi, p->ah[q] * dd);
+      f = fmaf(c, fmaf(p->kh[q], dd, psi), f);
     }
   }
   return f;
@@ -100,9 +120,9 @@ GS_HD3 float gs_fdtd3_hx_m(const gs_fdtd3_step_args *a, int64_t i, int64_t j, in
     const gs_fdtd3_hcoef c = a->hcoef[a->hmx[o]];
     cy = c.dby;
     cz = c.dbz;
-    h = c.da * a->hx[o] - cy * dy + cz * dz;
+    h = gs_fdtd3_hsum(c.da, a->hx[o], cy, dy, cz, dz);
   } else {
-    h = a->hx[o] - cy * dy + cz * dz;
+    h = gs_fdtd3_hsum1(a->hx[o], cy, dy, cz, dz);
   }
   if (a->nslab) h = gs_fdtd3_cpml(a, 0, 0, i, j, k, h, 0, -cy, cz, 0, dy, dz, own, mask);
   return h;
@@ -116,9 +136,9 @@ GS_HD3 float gs_fdtd3_hy_m(const gs_fdtd3_step_args *a, int64_t i, int64_t j, in
     const gs_fdtd3_hcoef c = a->hcoef[a->hmy[o]];
     cz = c.dbz;
     cx = c.dbx;
-    h = c.da * a->hy[o] - cz * dz + cx * dx;
+    h = gs_fdtd3_hsum(c.da, a->hy[o], cz, dz, cx, dx);
   } else {
-    h = a->hy[o] - cz * dz + cx * dx;
+    h = gs_fdtd3_hsum1(a->hy[o], cz, dz, cx, dx);
   }
   if (a->nslab) h = gs_fdtd3_cpml(a, 0, 1, i, j, k, h, cx, 0, -cz, dx, 0, dz, own, mask);
   return h;
@@ -132,9 +152,9 @@ GS_HD3 float gs_fdtd3_hz_m(const gs_fdtd3_step_args *a, int64_t i, int64_t j, in
     const gs_fdtd3_hcoef c = a->hcoef[a->hmz[o]];
     cx = c.dbx;
     cy = c.dby;
-    h = c.da * a->hz[o] - cx * dx + cy * dy;
+    h = gs_fdtd3_hsum(c.da, a->hz[o], cx, dx, cy, dy);
   } else {
-    h = a->hz[o] - cx * dx + cy * dy;
+    h = gs_fdtd3_hsum1(a->hz[o], cx, dx, cy, dy);
   }
   if (a->nslab) h = gs_fdtd3_cpml(a, 0, 2, i, j, k, h, -cx, cy, 0, dx, dy, 0, own, mask);
   return h;
@@ -158,7 +178,7 @@ GS_HD3 float gs_fdtd3_ex(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int6
   const int64_t o = gs_fdtd3_at(a, i, j, k);
   const gs_fdtd3_coef c = a->coef[a->mex[o]];
   const float dy = hz - hz_jm, dz = hy - hy_km;
-  float f = c.ca * a->ex[o] + c.cby * dy - c.cbz * dz;
+  float f = gs_fdtd3_esum(c.ca, a->ex[o], c.cby, dy, c.cbz, dz);
   if (a->nslab) f = gs_fdtd3_cpml(a, 1, 0, i, j, k, f, 0, c.cby, -c.cbz, 0, dy, dz, 1, mask);
   return f;
 }
@@ -168,7 +188,7 @@ GS_HD3 float gs_fdtd3_ey(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int6
   const int64_t o = gs_fdtd3_at(a, i, j, k);
   const gs_fdtd3_coef c = a->coef[a->mey[o]];
   const float dz = hx - hx_km, dx = hz - hz_im;
-  float f = c.ca * a->ey[o] + c.cbz * dz - c.cbx * dx;
+  float f = gs_fdtd3_esum(c.ca, a->ey[o], c.cbz, dz, c.cbx, dx);
   if (a->nslab) f = gs_fdtd3_cpml(a, 1, 1, i, j, k, f, -c.cbx, 0, c.cbz, dx, 0, dz, 1, mask);
   return f;
 }
@@ -178,7 +198,7 @@ GS_HD3 float gs_fdtd3_ez(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int6
   const int64_t o = gs_fdtd3_at(a, i, j, k);
   const gs_fdtd3_coef c = a->coef[a->mez[o]];
   const float dx = hy - hy_im, dy = hx - hx_jm;
-  float f = c.ca * a->ez[o] + c.cbx * dx - c.cby * dy;
+  float f = gs_fdtd3_esum(c.ca, a->ez[o], c.cbx, dx, c.cby, dy);
   if (a->nslab) f = gs_fdtd3_cpml(a, 1, 2, i, j, k, f, c.cbx, -c.cby, 0, dx, dy, 0, 1, mask);
   return f;
 }
