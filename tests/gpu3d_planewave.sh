@@ -3,7 +3,7 @@
 # fdtd3d_pw_ref.c): tests/data/gpu3d/plane_waves.in (two plane waves, #plane_wave_angles with
 # m = (280, 235, 133) and #plane_wave_vector, box faces inside the CPML of uneven depths, a
 # dielectric sphere, a magnetic box and the E nodes updated again next to them, a PEC box, a
-# Hertzian and a magnetic dipole; 300 steps): the checksum line, receivers.csv and MODEL.h5 of
+# Debye sphere, a Hertzian and a magnetic dipole; 300 steps): the checksum line, receivers.csv and MODEL.h5 of
 # --backend cpu and --backend cuda are the same bytes, and so are those of a run stopped on the
 # GPU at step 120 and restarted from its checkpoint on the CPU. Skips (77) without a GPU.
 set -u

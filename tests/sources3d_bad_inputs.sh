@@ -94,7 +94,9 @@ refused ':6: #plane_wave_vector: the direction \(0, 0, 0\) has no angle' "$g3$w#
 refused ':6: #plane_wave_vector: a delay and removal time are not taken' \
   "$g3$w#plane_wave_vector: $pb 1 1 1 30 w free_space 0 1e-9\n"
 refused ':6: #plane_wave_axial: not supported yet' "$g3$w#plane_wave_axial: $pb 30 x w\n"
-refused 'plane_wave.*dispersive.*not supported yet' \
-  "$g3$w#material: 4 0 1 0 soil\n#add_dispersion_debye: 1 2 1e-9 soil\n#plane_wave_angles: $pb 30 40 50 w\n"
+refused ':8: #plane_wave: a dispersive background material is not supported yet' \
+  "$g3$w#material: 4 0 1 0 soil\n#add_dispersion_debye: 1 2 1e-9 soil\n#plane_wave_angles: $pb 30 40 50 w soil\n"
+refused ':7: #plane_wave: a dispersive background material is not supported yet' \
+  "$g3$w#material: 4 0 1 0 soil\n#plane_wave_angles: $pb 30 40 50 w soil\n#add_dispersion_debye: 1 2 1e-9 soil\n"
 echo "sources3d_bad_inputs: $checks checks, $fail failed"
 [ "$fail" = 0 ]

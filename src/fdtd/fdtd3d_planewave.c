@@ -312,10 +312,12 @@ static int init_one(gs_fdtd3_sim *m, int q, char *err, size_t errlen) {
 gs_status gs_fdtd3_pw_init(gs_fdtd3_sim *m, char *err, size_t errlen) {
   const gs_scene *sc = m->sc;
   if (!sc->npws) return GS_OK;
-  if (m->disp) {
-    snprintf(err, errlen, "%s: #plane_wave with dispersive materials is not supported yet", sc->path);
-    return GS_ERR_USAGE;
-  }
+  for (int q = 0; q < sc->npws; ++q) /* the command may come before the #add_dispersion_* of its material */
+    if (gs_scene_dispersion_of(sc, sc->pws[q].material) >= 0) {
+      snprintf(err, errlen, "%s:%d: #plane_wave: a dispersive background material is not supported yet", sc->path,
+               sc->pws[q].line);
+      return GS_ERR_USAGE;
+    }
   m->pw = gs_xcalloc(1, sizeof *m->pw);
   m->pw->n = sc->npws;
   m->pw->w = gs_xcalloc((size_t)sc->npws, sizeof *m->pw->w);
