@@ -3,7 +3,8 @@
 # gprMax's rational direction m for a few angles (its find_dpw_integers_optimized, printed by
 # gprMax 4 for the same angles), and a checkpoint of a plane-wave model: stopped at step 100 and
 # restarted, the checksum line, receivers.csv and MODEL.h5 equal the unbroken run's byte for
-# byte (the 1D grid's E, H and PML integrals are checkpoint sections).
+# byte (the 1D grid's E, H and PML integrals are checkpoint sections); 32 plane waves are refused
+# checkpoints (96 sections) and run without.
 set -u
 bin=${GS_BIN:?}; src=${GS_SOURCE_DIR:?}
 w=${GS_WORK:?}/planewave3d; rm -rf "$w"; mkdir -p "$w"
@@ -28,5 +29,11 @@ grep -q "restarting at step 100" "$w/ck.log" || f "restart: no 'restarting at st
 c=$(grep checksum "$w/full.log")
 [ -n "$c" ] && [ "$c" = "$(grep checksum "$w/ck.log")" ] || f "checksum differs after the restart"
 for o in receivers.csv $model.h5; do cmp -s "$w/full/$o" "$w/ck/$o" || f "$o differs after the restart"; done
+# 32 plane waves (96 checkpoint sections): checkpoints refused, one line, exit 2
+{ printf "$g"; for q in $(seq 32); do echo "#plane_wave_angles: 0.008 0.008 0.008 0.022 0.022 0.022 90 0 $q w"; done; } > "$w/many.in"
+run "$w/many.in" -o "$w/many" --checkpoint-every 1 > /dev/null 2> "$w/many.err"; rc=$?
+[ $rc = 2 ] && [ "$(grep -c . "$w/many.err")" = 1 ] && grep -q "up to 94 sections" "$w/many.err" ||
+  f "32 plane waves with checkpoints: exit $rc, $(head -c 300 "$w/many.err")"
+run "$w/many.in" -o "$w/many" > "$w/many.log" 2>&1 || f "32 plane waves without checkpoints: $(tail -1 "$w/many.log")"
 [ $fail = 0 ] && echo "planewave3d: directions and restart as expected"
 exit $fail

@@ -157,7 +157,8 @@ static int parse_pw_box(gs_parser *p, const gs_command_call *c, gs_plane_wave *w
 }
 
 /* The waveform (one of the shapes gprMax's plane wave evaluates), the
- * background material (default free_space; not PEC, not dispersive) and
+ * background material (default free_space; not PEC; a dispersive one is
+ * refused once the file is read: fdtd3d_planewave.c) and
  * the optional delay and removal time (args from `first`). */
 static int parse_pw_rest(gs_parser *p, const gs_command_call *c, int first, gs_plane_wave *w) {
   gs_scene *s = p->s;
@@ -171,8 +172,6 @@ static int parse_pw_rest(gs_parser *p, const gs_command_call *c, int first, gs_p
   w->material = gs_find_material(s, mat);
   if (w->material < 0) return gs_perr(p, "#%s: material '%s' is not defined (yet)", c->name, mat);
   if (s->materials[w->material].pec) return gs_perr(p, "#%s: the background material cannot be pec", c->name);
-  if (gs_scene_dispersion_of(s, w->material) >= 0)
-    return gs_perr(p, "#%s: a dispersive background material is not supported yet", c->name);
   w->start = 0;
   w->stop = INFINITY;
   if (c->nargs == first + 4) {
