@@ -40,18 +40,20 @@ static void *upload(gs_fdtd3_sim *m, const void *host, size_t bytes) {
 }
 
 /* Python's continued-fraction convergents (gprMax's continued_fractions,
- * 15 terms, stopping once the remainder is below 1e-12); -1 past 2^100. */
+ * 15 terms, stopping once the remainder is below 1e-12); -1 once a term or
+ * a convergent leaves int64: gprMax then fails (every pair of convergents
+ * becomes a numpy int64 candidate, and its lcm is at least the larger q).
+ * The bounds keep every product below 2^127. */
 static int convergents(double x, __int128 out[15][2]) {
+  const __int128 lim = INT64_MAX;
   __int128 pp = 0, qp = 1, pc = 1, qc = 0;
-  const double big = 1e30;
   double xi = x;
   for (int t = 0; t < 15; ++t) {
     const double a = floor(xi);
-    if (!(fabs(a) < big)) return -1;
+    if (!(fabs(a) < 9.2e18)) return -1;
     const __int128 A = (__int128)a;
-    const __int128 lim = (__int128)1 << 100;
-    if (pc > lim || pc < -lim || qc > lim || qc < -lim || (A != 0 && (A > lim || A < -lim))) return -1;
     const __int128 pn = A * pc + pp, qn = A * qc + qp;
+    if (pn > lim || pn < -lim || qn > lim || qn < -lim) return -1;
     out[t][0] = pn, out[t][1] = qn;
     if (fabs(xi - a) < 1e-12) return t + 1;
     xi = 1 / (xi - a);
@@ -247,7 +249,7 @@ static int geometry(const gs_fdtd3_sim *m, const gs_plane_wave *pw, gs_fdtd3_pw 
   *ds = mv[0] ? px * sc->dx / (double)mv[0] : mv[1] ? py * sc->dy / (double)mv[1] : pz * sc->dz / (double)mv[2];
   w->p = sum * PW_PML_CELLS;
   w->n = len + w->p + sum * M;
-  return w->n > ((int64_t)1 << 28) ? -1 : 0;
+  return w->n > ((int64_t)1 << 31) ? -1 : 0; /* larger ones are refused by the memory estimate first */
 }
 
 /* The background's coefficients (gprMax's updatecoeffsE/H row of the material). */
