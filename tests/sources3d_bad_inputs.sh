@@ -69,5 +69,34 @@ refused 'waveform a is not defined at .* s .outside its excitation file.s times.
 refused 'huge.txt: more than 16777216 values' "$g3#excitation_file: $work/huge.txt\n"
 ex long.txt "a\n$(head -c 70000 /dev/zero | tr '\0' '1')\n"
 refused 'long.txt:2: line longer than' "$g3#excitation_file: $work/long.txt\n"
+# discrete plane waves (#plane_wave_angles, #plane_wave_vector)
+pb='0.004 0.004 0.004 0.016 0.016 0.016'
+refused ':4: #plane_wave_angles: not supported in 2D models' "$g2#plane_wave_angles: $pb 30 40 50 w\n"
+refused ':6: #plane_wave_angles: theta 190 is not in \[0, 180\]' "$g3$w#plane_wave_angles: $pb 190 40 50 w\n"
+refused ':6: #plane_wave_angles: psi -1 is not in \[0, 360\]' "$g3$w#plane_wave_angles: $pb 30 40 -1 w\n"
+refused ':6: #plane_wave_angles: waveform .nope. is not defined' "$g3$w#plane_wave_angles: $pb 30 40 50 nope\n"
+refused ':6: #plane_wave_angles: material .rock. is not defined' "$g3$w#plane_wave_angles: $pb 30 40 50 w rock\n"
+refused ':6: #plane_wave_angles: the background material cannot be pec' "$g3$w#plane_wave_angles: $pb 30 40 50 w pec\n"
+refused ':6: #plane_wave_angles: give both the delay and the removal time' \
+  "$g3$w#plane_wave_angles: $pb 30 40 50 w free_space 1e-9\n"
+refused ':6: #plane_wave_angles: the delay and removal time must be' \
+  "$g3$w#plane_wave_angles: $pb 30 40 50 w free_space 2e-9 1e-9\n"
+refused ':6: #plane_wave_angles: the box must keep at least one cell' \
+  "$g3$w#plane_wave_angles: 0 0.004 0.004 0.016 0.016 0.016 30 40 50 w\n"
+refused ':6: #plane_wave_angles: the box.s upper corner must lie above' \
+  "$g3$w#plane_wave_angles: 0.016 0.004 0.004 0.004 0.016 0.016 30 40 50 w\n"
+refused ':6: #plane_wave_angles: x = 0.5 m is outside the domain' \
+  "$g3$w#plane_wave_angles: 0.004 0.004 0.004 0.5 0.016 0.016 30 40 50 w\n"
+refused ':6: #plane_wave: gprMax finds no rational direction within 0.017 degrees' \
+  "$g3$w#plane_wave_angles: $pb 0.5 0.5 0.5 w\n"
+refused ':6: #plane_wave_vector: .1.5. is not an integer' "$g3$w#plane_wave_vector: $pb 1.5 1 1 30 w\n"
+refused ':6: #plane_wave_vector: the direction \(0, 0, 0\) has no angle' "$g3$w#plane_wave_vector: $pb 0 0 0 30 w\n"
+refused ':6: #plane_wave_vector: a delay and removal time are not taken' \
+  "$g3$w#plane_wave_vector: $pb 1 1 1 30 w free_space 0 1e-9\n"
+refused ':6: #plane_wave_axial: not supported yet' "$g3$w#plane_wave_axial: $pb 30 x w\n"
+refused ':8: #plane_wave: a dispersive background material is not supported yet' \
+  "$g3$w#material: 4 0 1 0 soil\n#add_dispersion_debye: 1 2 1e-9 soil\n#plane_wave_angles: $pb 30 40 50 w soil\n"
+refused ':7: #plane_wave: a dispersive background material is not supported yet' \
+  "$g3$w#material: 4 0 1 0 soil\n#plane_wave_angles: $pb 30 40 50 w soil\n#add_dispersion_debye: 1 2 1e-9 soil\n"
 echo "sources3d_bad_inputs: $checks checks, $fail failed"
 [ "$fail" = 0 ]

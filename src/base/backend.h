@@ -14,6 +14,7 @@
 #include "error.h"
 #include "fdtd3d_disp.h"
 #include "fdtd3d_kernels.h"
+#include "fdtd3d_pw.h"
 #include "fdtd3d_src.h"
 #include "fdtd_kernels.h"
 #include "halo_kernels.h"
@@ -118,6 +119,7 @@ typedef struct gs_backend {
   gs_fdtd3_disp_a_fn fdtd3_disp_a;
   gs_fdtd3_disp_b_fn fdtd3_disp_b;
   gs_fdtd3_sources_fn fdtd3_sources; /* magnetic dipoles, voltage sources, transmission lines */
+  gs_fdtd3_pw_fn fdtd3_pw;           /* discrete plane waves (kernels/fdtd3d_pw.h) */
   gs_halo_copy_fn halo_copy;
   gs_halo_signal_fn halo_signal;
   gs_halo_wait_fn halo_wait;

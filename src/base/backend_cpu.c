@@ -214,6 +214,7 @@ const gs_backend gs_backend_cpu = {
     .fdtd3_disp_a = cpu_fdtd3_disp_a,
     .fdtd3_disp_b = cpu_fdtd3_disp_b,
     .fdtd3_sources = gs_fdtd3_sources_ref,
+    .fdtd3_pw = gs_fdtd3_pw_ref,
     .halo_copy = gs_halo_copy_ref,
     .halo_signal = gs_halo_signal_ref,
     .halo_wait = gs_halo_wait_ref,

@@ -303,6 +303,11 @@ static int cu_fdtd3_sources(const gs_fdtd3_step_args *a, const gs_fdtd3_srcs *sr
   GS_LAUNCH_CHECK(gs_fdtd3_sources_cuda(a, src, t, s));
   return 0;
 }
+
+static int cu_fdtd3_pw(const gs_fdtd3_step_args *a, const gs_fdtd3_pw *w, int part, gs_tick t, void *s) {
+  GS_LAUNCH_CHECK(gs_fdtd3_pw_cuda(a, w, part, t, s));
+  return 0;
+}
 static int cu_fdtd_clock(int64_t *c, int64_t v0, int64_t v1, int add, void *s) {
   GS_LAUNCH_CHECK(gs_fdtd_clock_cuda(c, v0, v1, add, s));
   return 0;
@@ -376,6 +381,7 @@ const gs_backend gs_backend_cuda = {
     .fdtd3_disp_a = cu_fdtd3_disp_a,
     .fdtd3_disp_b = cu_fdtd3_disp_b,
     .fdtd3_sources = cu_fdtd3_sources,
+    .fdtd3_pw = cu_fdtd3_pw,
     .graph_begin = cu_graph_begin,
     .graph_end = cu_graph_end,
     .graph_launch = cu_graph_launch,

@@ -8,6 +8,7 @@
 
 #include "error.h"
 #include "fdtd3d_dispersion.h"
+#include "fdtd3d_planewave.h"
 #include "fdtd3d_sources.h"
 #include "fdtd_internal.h"
 #include "geometry3d.h"
@@ -246,6 +247,8 @@ gs_status gs_fdtd3_sim_init(gs_fdtd3_sim *m, const gs_scene *sc, const gs_backen
         m->f[set][c] = device_zeros(b, sizeof(float) * (size_t)m->count, m->s);
     init_cpml(m, &g);
     st = gs_fdtd3_src_init(m, &g, err, errlen); /* every source, Hertzian dipoles too (fdtd3d_sources.c) */
+    /* plane waves (fdtd3d_planewave.c) */
+    if (st == GS_OK) st = gs_fdtd3_pw_init(m, err, errlen);
     init_receivers(m);
     for (int c = 0; c < 3; ++c) { /* the sources had the last use of the host copies */
       free(m->mat_host[c]);
@@ -334,8 +337,10 @@ static void step_once(gs_fdtd3_sim *m) {
   b->fdtd3_step(&a, &all, 1, m->s);
   /* gprMax's order: H sources, the dispersive E update, E sources, then the poles' second half. */
   if (m->xsrc) gs_fdtd3_src_step(m, &a, t, GS_FDTD3_SRC_H);
+  if (m->pw) gs_fdtd3_pw_step(m, &a, t, GS_FDTD3_PW_H); /* gprMax: after the H sources */
   if (m->disp) gs_fdtd3_disp_after_step(m, &a);
   if (m->xsrc) gs_fdtd3_src_step(m, &a, t, GS_FDTD3_SRC_E);
+  if (m->pw) gs_fdtd3_pw_step(m, &a, t, GS_FDTD3_PW_E); /* gprMax: after the E sources */
   m->cur = 1 - m->cur;
   if (m->disp) gs_fdtd3_disp_after_sources(m, &a);
   m->step++;
@@ -385,6 +390,7 @@ void gs_fdtd3_sim_free(gs_fdtd3_sim *m) {
   b->stream_sync(m->s);
   gs_fdtd3_disp_free(m);
   gs_fdtd3_src_free(m);
+  gs_fdtd3_pw_free(m);
   for (int set = 0; set < 2; ++set)
     for (int c = 0; c < 6; ++c)
       if (m->f[set][c]) b->dev_free(m->f[set][c]);
@@ -435,6 +441,7 @@ int gs_fdtd3_sim_state(gs_fdtd3_sim *m, gs_fdtd3_state *out) {
   }
   n += gs_fdtd3_disp_state(m, out + n); /* the dispersive poles */
   n += gs_fdtd3_src_state(m, out + n);  /* the transmission lines */
+  n += gs_fdtd3_pw_state(m, out + n);   /* the plane waves' 1D grids */
   /* New state: one more entry here. */
   return n;
 }
@@ -458,11 +465,13 @@ void gs_fdtd3_memory_need(const gs_scene *sc, double *device, double *host) {
   *device = 48.0 * nodes + (magnetic ? 6.0 : 3.0) * nodes + pml + 8.0 * steps * sc->nsources +
             24.0 * GS_RX3_CHUNK * sc->nrx + 16.0 * steps * sc->nsrc3 + /* the other sources' values, a line's series */
             gs_fdtd3_disp_memory(sc);                                  /* + dispersive pole state */
+  *device += gs_fdtd3_pw_memory(sc);                                   /* the plane waves' 1D grids and tables */
   /* the geometry build (cells: material and edge flags; nodes: six 2-byte materials), host
    * materials, receiver histories */
   *host = 8.0 * n[0] * n[1] * n[2] + 12.0 * nodes + 3.0 * nodes + 24.0 * steps * sc->nrx + 8.0 * steps * sc->nsources +
           24.0 * steps * sc->nsrc3 + gs_fdtd3_disp_memory(sc); /* the pole lists and zeros, made on the host first */
   *host += gs_gpr3_outputs_host_bytes(sc); /* the largest #snapshot / #geometry_view (gpr_views3d.c) */
+  *host += gs_fdtd3_pw_memory(sc);
 }
 
 gs_mat3 *gs_fdtd3_materials(const gs_scene *sc) {

@@ -40,6 +40,7 @@ typedef struct gs_fdtd3_sim {
   int64_t flushed;
   gs_fdtd3_disp *disp;        /* NULL without dispersive materials */
   struct gs_fdtd3_xsrc *xsrc; /* magnetic dipoles, voltage sources, lines (fdtd3d_sources.c), or NULL */
+  struct gs_fdtd3_pws *pw;    /* discrete plane waves (fdtd3d_planewave.c), or NULL */
 } gs_fdtd3_sim;
 
 /* Bytes the model needs (device: fields, materials, CPML, sources, ring;

@@ -74,6 +74,17 @@ typedef struct gs_source {
   double start, stop; /* seconds */
 } gs_source;
 
+/* 3D: #plane_wave_angles / #plane_wave_vector (src/fdtd/scene_sources3d.c;
+ * the engine: src/fdtd/fdtd3d_planewave.c). */
+typedef struct gs_plane_wave {
+  int64_t lo[3], hi[3];   /* the TFSF box's corner nodes */
+  double theta, phi, psi; /* degrees (the vector form: gprMax's angles of m) */
+  double max_angle_diff;  /* degrees: the rational direction's tolerance */
+  int waveform, material; /* indices into the scene's tables */
+  double start, stop;     /* seconds (stop INFINITY: the time window) */
+  int line;               /* the command's line, for messages */
+} gs_plane_wave;
+
 /* 3D sources other than Hertzian dipoles (src/fdtd/scene_sources3d.c), in
  * file order within each kind. */
 enum { GS_SRC3_MAGNETIC, GS_SRC3_VOLTAGE, GS_SRC3_TLINE };
@@ -197,6 +208,8 @@ typedef struct gs_scene {
   int nsources;
   gs_source3 *src3; /* 3D: magnetic dipoles, voltage sources, transmission lines */
   int nsrc3;
+  gs_plane_wave *pws; /* 3D: discrete plane waves, in file order */
+  int npws;
   double timewindow; /* gprMax's: the seconds given, or (iterations - 1) dt */
   gs_rx *rxs;
   int nrx;

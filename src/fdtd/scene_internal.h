@@ -85,6 +85,9 @@ int gs_cmd_magnetic_dipole(gs_parser *p, const gs_command_call *c);
 int gs_cmd_voltage_source(gs_parser *p, const gs_command_call *c);
 int gs_cmd_transmission_line(gs_parser *p, const gs_command_call *c);
 int gs_cmd_excitation_file(gs_parser *p, const gs_command_call *c);
+int gs_cmd_plane_wave_angles(gs_parser *p, const gs_command_call *c);
+int gs_cmd_plane_wave_vector(gs_parser *p, const gs_command_call *c);
+int gs_cmd_plane_wave_axial(gs_parser *p, const gs_command_call *c);
 int gs_find_waveform(const gs_scene *s, const char *name);
 /* Once dt is known (user waveforms' simulation times); -1 with err. */
 int gs_scene_sources3_finish(gs_scene *s, char *err, size_t errlen);

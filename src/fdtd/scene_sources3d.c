@@ -4,6 +4,9 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#ifndef M_PI /* C11 leaves it out */
+#define M_PI 3.14159265358979323846
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +61,9 @@ void gs_scene_sources3_free(gs_scene *s) {
   free(s->src3);
   s->src3 = NULL;
   s->nsrc3 = 0;
+  free(s->pws);
+  s->pws = NULL;
+  s->npws = 0;
 }
 
 /* The polarisation, node, waveform and optional delay/removal time shared by
@@ -131,6 +137,109 @@ int gs_cmd_transmission_line(gs_parser *p, const gs_command_call *c) {
   if (!(x.resistance > 0) || x.resistance >= GS_Z0)
     return gs_perr(p, "#transmission_line: resistance %g is not in (0, 376.73) Ohms", x.resistance);
   return add_source3(p, &x);
+}
+
+/* The plane wave's box (both corners inside the domain, as gprMax checks;
+ * here also at least one cell from the outer faces, where gprMax's
+ * scattered-field nodes would fall outside its arrays, and not flat). */
+static int parse_pw_box(gs_parser *p, const gs_command_call *c, gs_plane_wave *w) {
+  double xyz[6];
+  if (gs_parse_args(p, c, 0, 6, xyz) || gs_point_cells(p, xyz, w->lo, 1, c->name) ||
+      gs_point_cells(p, xyz + 3, w->hi, 1, c->name))
+    return -1;
+  for (int a = 0; a < 3; ++a) {
+    if (!(w->hi[a] > w->lo[a]))
+      return gs_perr(p, "#%s: the box's upper corner must lie above its lower corner along %c", c->name, "xyz"[a]);
+    if (w->lo[a] < 1 || w->hi[a] > p->n[a] - 1)
+      return gs_perr(p, "#%s: the box must keep at least one cell from the domain's outer faces", c->name);
+  }
+  return 0;
+}
+
+/* The waveform (one of the shapes gprMax's plane wave evaluates), the
+ * background material (default free_space; not PEC; a dispersive one is
+ * refused once the file is read: fdtd3d_planewave.c) and
+ * the optional delay and removal time (args from `first`). */
+static int parse_pw_rest(gs_parser *p, const gs_command_call *c, int first, gs_plane_wave *w) {
+  gs_scene *s = p->s;
+  w->waveform = gs_find_waveform(s, c->arg[first]);
+  if (w->waveform < 0) return gs_perr(p, "#%s: waveform '%s' is not defined (yet)", c->name, c->arg[first]);
+  if (s->waveforms[w->waveform].type == GS_WAVE_USER)
+    return gs_perr(p,
+                   "#%s: waveform '%s' comes from an excitation file (gprMax's plane wave takes only built-in shapes)",
+                   c->name, c->arg[first]);
+  const char *mat = c->nargs > first + 1 ? c->arg[first + 1] : "free_space";
+  w->material = gs_find_material(s, mat);
+  if (w->material < 0) return gs_perr(p, "#%s: material '%s' is not defined (yet)", c->name, mat);
+  if (s->materials[w->material].pec) return gs_perr(p, "#%s: the background material cannot be pec", c->name);
+  w->start = 0;
+  w->stop = INFINITY;
+  if (c->nargs == first + 4) {
+    if (gs_parse_double(p, c->arg[first + 2], &w->start, c->name) ||
+        gs_parse_double(p, c->arg[first + 3], &w->stop, c->name))
+      return -1;
+    if (w->start < 0 || w->stop < 0 || !(w->stop - w->start > 0))
+      return gs_perr(p, "#%s: the delay and removal time must be >= 0, the removal after the delay", c->name);
+  }
+  w->line = p->line;
+  return 0;
+}
+
+static int add_plane_wave(gs_parser *p, const gs_plane_wave *w) {
+  gs_scene *s = p->s;
+  if (s->npws >= 64) return gs_perr(p, "more than 64 plane waves");
+  s->pws = gs_xrealloc(s->pws, sizeof *s->pws * (size_t)(s->npws + 1));
+  s->pws[s->npws++] = *w;
+  return 0;
+}
+
+/* #plane_wave_angles: x1 y1 z1 x2 y2 z2 theta phi psi waveform [material [delay remove]]. */
+int gs_cmd_plane_wave_angles(gs_parser *p, const gs_command_call *c) {
+  if (p->s->mode != GS_MODE_3D) return gs_perr(p, "#%s: not supported in 2D models (3D only)", c->name);
+  if (c->nargs == 12) return gs_perr(p, "#%s: give both the delay and the removal time, or neither", c->name);
+  gs_plane_wave w = {.max_angle_diff = 0.017}; /* gprMax's default: about one minute of arc */
+  double ang[3];
+  if (parse_pw_box(p, c, &w) || gs_parse_args(p, c, 6, 3, ang)) return -1;
+  w.theta = ang[0], w.phi = ang[1], w.psi = ang[2];
+  if (!(w.theta >= 0 && w.theta <= 180))
+    return gs_perr(p, "#%s: theta %g is not in [0, 180] degrees", c->name, w.theta);
+  if (!(w.phi >= 0 && w.phi <= 360)) return gs_perr(p, "#%s: phi %g is not in [0, 360] degrees", c->name, w.phi);
+  if (!(w.psi >= 0 && w.psi <= 360)) return gs_perr(p, "#%s: psi %g is not in [0, 360] degrees", c->name, w.psi);
+  if (parse_pw_rest(p, c, 9, &w)) return -1;
+  return add_plane_wave(p, &w);
+}
+
+/* #plane_wave_vector: x1 y1 z1 x2 y2 z2 mx my mz psi waveform [material]:
+ * gprMax turns m into angles (its formulas, kept) and then looks for the
+ * rational direction again with tolerance 0 (4.0.0b0 fails on the delay and
+ * removal time of this command: it reads one argument too many). */
+int gs_cmd_plane_wave_vector(gs_parser *p, const gs_command_call *c) {
+  if (p->s->mode != GS_MODE_3D) return gs_perr(p, "#%s: not supported in 2D models (3D only)", c->name);
+  if (c->nargs > 12) return gs_perr(p, "#%s: a delay and removal time are not taken (gprMax 4 fails on them)", c->name);
+  gs_plane_wave w = {.max_angle_diff = 0};
+  long mv[3];
+  if (parse_pw_box(p, c, &w)) return -1;
+  for (int a = 0; a < 3; ++a) {
+    char *end;
+    errno = 0;
+    mv[a] = strtol(c->arg[6 + a], &end, 10);
+    if (end == c->arg[6 + a] || *end || errno || labs(mv[a]) > 100000)
+      return gs_perr(p, "#%s: '%s' is not an integer of at most 100000", c->name, c->arg[6 + a]);
+  }
+  if (!mv[0] && !mv[1] && !mv[2]) return gs_perr(p, "#%s: the direction (0, 0, 0) has no angle", c->name);
+  if (gs_parse_double(p, c->arg[9], &w.psi, c->name)) return -1;
+  if (!(w.psi >= 0 && w.psi <= 360)) return gs_perr(p, "#%s: psi %g is not in [0, 360] degrees", c->name, w.psi);
+  const gs_scene *s = p->s;
+  const double ax = (double)mv[0] * s->dy, ay = (double)mv[1] * s->dx, az = (double)mv[2] * s->dz;
+  w.phi = atan2(ay, ax) * (180.0 / M_PI);
+  w.theta = acos(az / sqrt(ax * ax + ay * ay + az * az)) * (180.0 / M_PI);
+  if (parse_pw_rest(p, c, 10, &w)) return -1;
+  return add_plane_wave(p, &w);
+}
+
+/* #plane_wave_axial: gprMax's layered-background form, not built. */
+int gs_cmd_plane_wave_axial(gs_parser *p, const gs_command_call *c) {
+  return gs_perr(p, "#%s: not supported yet (use #plane_wave_angles or #plane_wave_vector)", c->name);
 }
 
 /* The excitation file's lines after the names: numbers, in rows of ncol. */
