@@ -68,6 +68,16 @@ run "$w/state.in" -o "$w/state-full" > "$w/state-full.log" 2>&1 || f "state unbr
 run "$w/state.in" -o "$w/state" --stop-after 123 > /dev/null 2>&1
 run "$w/state.in" -o "$w/state" --restart "$w/state" > "$w/state.log" 2>&1 || f "state restart: $(tail -2 "$w/state.log")"
 same "$w/state-full" "$w/state" "poles and sources: stop 123, restart" receivers.csv state.h5
+# The most state a checkpoint takes: the same scene with 20 transmission lines (the cap), so
+# that fields, six CPML slabs, receivers, poles and 20 lines fill 134 sections.
+cp "$w/state.in" "$w/lines20.in"
+for q in $(seq 0 18); do
+  printf '#transmission_line: z 0.%03d 0.%03d 0.044 60 r\n' $((14 + 2 * (q % 10))) $((16 + 4 * (q / 10))) >> "$w/lines20.in"
+done
+run "$w/lines20.in" -o "$w/l20-full" > "$w/l20-full.log" 2>&1 || f "20 lines unbroken: $(tail -2 "$w/l20-full.log")"
+run "$w/lines20.in" -o "$w/l20" --stop-after 57 > /dev/null 2>&1
+run "$w/lines20.in" -o "$w/l20" --restart "$w/l20" > "$w/l20.log" 2>&1 || f "20 lines restart: $(tail -2 "$w/l20.log")"
+same "$w/l20-full" "$w/l20" "20 lines: stop 57, restart" receivers.csv lines20.h5
 # A magnetic scene with uneven CPML, two runs (the second moved by #src_steps/#rx_steps),
 # checkpoints every 70 steps: the same outputs as without them.
 cat > "$w/mag.in" <<'IN'

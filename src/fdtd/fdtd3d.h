@@ -72,7 +72,10 @@ typedef struct gs_fdtd3_state {
   void *dev, *host;
   size_t bytes;
 } gs_fdtd3_state;
-#define GS_FDTD3_MAX_STATE 128
+/* Fields 6, CPML 24, receivers 1, poles 3, lines 5 each (at most GS_FDTD3_CKPT_LINES = 20
+ * with checkpoints) and plane waves 3 each (lines and plane waves together at most 94
+ * sections, fdtd3d_cmd.c): at most 134 entries, well inside. */
+#define GS_FDTD3_MAX_STATE 256
 /* Lists m's state at m->step (after gs_fdtd3_sim_sync) into out (at most
  * GS_FDTD3_MAX_STATE entries); returns the count. Everything a step reads
  * that the scene does not give MUST be listed there (fields, CPML psi,

@@ -32,7 +32,7 @@ static int refused(const gs_comm *c, const gs_fdtd_opts *o, const gs_scene *sc) 
   char lines_why[80];
   snprintf(lines_why, sizeof lines_why, "checkpoints hold at most %d transmission lines", GS_FDTD3_CKPT_LINES);
   /* plane waves: 3 sections each; with the fields (6), CPML (24), receivers (1), poles (3) and
-   * the lines (5 each) within GS_FDTD3_MAX_STATE (128) */
+   * the lines (5 each) within GS_FDTD3_MAX_STATE (fdtd3d.h) */
   const int pw_sections = sc->npws ? 5 * lines + 3 * sc->npws : 0;
   const char *why = c->size > 1                           ? "3D models run on one rank (one GPU) so far"
                     : o->spread.decomp                    ? "--decomp: 3D models run on one rank so far"
