@@ -124,6 +124,18 @@ typedef int (*gs_fdtd3_step_fn)(const gs_fdtd3_step_args *a, const gs_fdtd3_regi
 int gs_fdtd3_step_ref(const gs_fdtd3_step_args *a, const gs_fdtd3_region *r, int n, void *stream);
 int gs_fdtd3_step_cuda(const gs_fdtd3_step_args *a, const gs_fdtd3_region *r, int n, void *stream);
 
+/* One half of a step over the nodes of box (a model split over ranks,
+ * issue #19): h = 1: the new H of every node of box (its H psi stored);
+ * h = 0: the new E of every node of box, reading the new H of the nodes
+ * one lower from the out arrays wherever they lie in stored (the caller
+ * stored them: the H pass and the exchanged ghost layers) and recomputing
+ * the others (none, when stored holds the box and its lower ghost layer).
+ * The per-node expressions are those of gs_fdtd3_step (the same bits). */
+typedef int (*gs_fdtd3_pass_fn)(const gs_fdtd3_step_args *a, gs_fdtd3_region box, gs_fdtd3_region stored, int h,
+                                void *stream);
+int gs_fdtd3_pass_ref(const gs_fdtd3_step_args *a, gs_fdtd3_region box, gs_fdtd3_region stored, int h, void *stream);
+int gs_fdtd3_pass_cuda(const gs_fdtd3_step_args *a, gs_fdtd3_region box, gs_fdtd3_region stored, int h, void *stream);
+
 /* Splits the node box r into at most 7 boxes: out[0] (possibly empty) where
  * the fused kernel may run (no slab in reach, free-space H, interior) and
  * the rest. Returns how many boxes were written. */
