@@ -106,8 +106,11 @@ static int init_magnetic(gs_fdtd3_sim *m, const gs_geometry3 *g, char *err, size
   for (int q = 0, k = 0; q < sc->nsrc3 && !rc; ++q) {
     const gs_source *s = &sc->src3[q].at;
     if (sc->src3[q].kind != GS_SRC3_MAGNETIC) continue;
-    off[k] = node_of(m, &sc->src3[q], &ijk[3 * k]);
-    if (!gs_fdtd3_sim_owns(m, ijk[3 * k], ijk[3 * k + 1], ijk[3 * k + 2])) continue;
+    int64_t p[3];
+    const int64_t o = node_of(m, &sc->src3[q], p);
+    if (!gs_fdtd3_sim_owns(m, p[0], p[1], p[2])) continue; /* another rank's */
+    off[k] = o;
+    memcpy(&ijk[3 * k], p, sizeof p);
     comp[k] = s->pol;
     const gs_mat3 *mt = &g->mat[g->id[3 + s->pol][gs_geometry3_node(g, ijk[3 * k], ijk[3 * k + 1], ijk[3 * k + 2])]];
     const float srcm = (float)(1 / (GS_MU0 * mt->mr / sc->dt + 0.5 * mt->sm));
@@ -177,11 +180,12 @@ static int init_voltage(gs_fdtd3_sim *m, const gs_geometry3 *g, char *err, size_
     const gs_source3 *v = &sc->src3[q];
     if (v->kind != GS_SRC3_VOLTAGE) continue;
     const int c = v->at.pol, a = c == 0 ? 1 : 0, b = c == 2 ? 1 : 2;
-    off[k] = node_of(m, v, p);
+    const int64_t o = node_of(m, v, p);
     if (!gs_fdtd3_sim_owns(m, p[0], p[1], p[2])) { /* another rank's: its material counts all the same */
       if (v->resistance != 0 && nmat++ >= GS_FDTD3_MAX_MATERIALS) rc = too_many(sc, err, errlen);
       continue;
     }
+    off[k] = o;
     comp[k] = c;
     hard[k] = v->resistance == 0;
     if (!hard[k] && voltage_material(m, g, v, off[k], &nmat, &srce)) {
