@@ -232,17 +232,19 @@ void gs_fdtd3_dist_checksum(gs_fdtd3_sim *m, uint64_t sum[2]) {
 float *gs_fdtd3_dist_receivers(const gs_fdtd3_sim *m) {
   const gs_scene *sc = m->sc;
   const size_t per = 6 * (size_t)sc->nrx, count = per * (size_t)m->step;
-  uint32_t *mine = gs_xcalloc(count + 1, sizeof *mine), *all = m->dist->rank == 0 ? gs_xmalloc(4 * (count + 1)) : NULL;
+  uint32_t *mine = gs_xcalloc(count + 1, sizeof *mine);
+  float *all = m->dist->rank == 0 ? gs_xmalloc(sizeof *all * (count + 1)) : NULL; /* 4-byte elements, as mine */
   for (int64_t t = 0; t < m->step; ++t) /* bits, not values: a bitwise or of zeros keeps -0 and NaN */
     for (int q = 0; q < m->nrx; ++q)
       memcpy(mine + (size_t)t * per + 6 * (size_t)m->rx_index[q], m->rx_hist + ((size_t)t * (size_t)m->nrx + q) * 6,
              6 * sizeof(float));
   for (size_t at = 0; at < count; at += (size_t)1 << 28) {
     const size_t n = count - at < (size_t)1 << 28 ? count - at : (size_t)1 << 28;
-    GS_MPI_CHECK(MPI_Reduce(mine + at, all ? all + at : NULL, (int)n, MPI_UINT32_T, MPI_BOR, 0, m->dist->comm));
+    GS_MPI_CHECK(
+        MPI_Reduce(mine + at, all ? (void *)(all + at) : NULL, (int)n, MPI_UINT32_T, MPI_BOR, 0, m->dist->comm));
   }
   free(mine);
-  return (float *)all;
+  return all;
 }
 
 void gs_fdtd3_dist_free(gs_fdtd3_sim *m) {
