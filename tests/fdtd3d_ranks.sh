@@ -54,6 +54,10 @@ small=("$src/tests/data/gprmax/small_3d/small_3d.in" --steps 150)
 if want small; then
 run small-1 1 "${small[@]}"
 for d in 1x1x8 2x2x2 4x1x1 3x1x1 1x2x1; do split small "receivers.csv small_3d.h5" "$d" "${small[@]}"; done
+if [ "$b" = cuda ]; then # the GPU's parts (one-thread-per-node passes) against the CPU twin on one rank
+  "$mpi" -np 1 "$bin" fdtd --backend cpu "${small[@]}" -o "$w/small-cpu" > "$w/small-cpu.log" 2>&1 || f "small-cpu"
+  same small-cpu small-1 receivers.csv small_3d.h5
+fi
 run small-1x1x1 1 "${small[@]}" --decomp 1x1x1
 same small-1 small-1x1x1 receivers.csv small_3d.h5
 if [ "$max" -ge 2 ]; then # the default split of 2 ranks: the least halo bytes (37 x 31 nodes across x)
