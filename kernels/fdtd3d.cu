@@ -143,8 +143,8 @@ __global__ void __launch_bounds__(32 * kRows, GS_FDTD3_MINB)
   c.ey = ey[o];
   {
     const int64_t d = o - S; // new Hx, Hy of plane k0 - 1
-    c.hx = hx[d] - dby * (ez[d + P] - ez[d]) + dbz * (c.ey - ey[d]);
-    c.hy = hy[d] - dbz * (c.ex - ex[d]) + dbx * (ez[d + 1] - ez[d]);
+    c.hx = gs_fdtd3_hsum1(hx[d], dby, ez[d + P] - ez[d], dbz, c.ey - ey[d]);
+    c.hy = gs_fdtd3_hsum1(hy[d], dbz, c.ex - ex[d], dbx, ez[d + 1] - ez[d]);
   }
   const unsigned full = 0xFFFFFFFFu;
   int p = 0;
@@ -158,14 +158,14 @@ __global__ void __launch_bounds__(32 * kRows, GS_FDTD3_MINB)
       ez_r = ez[o + 1];
       ey_r = ey[o + 1];
     }
-    const float hx_c = cur.hx - dby * (cur.ez_u - ez_c) + dbz * (ey_n - c.ey);
-    const float hy_c = cur.hy - dbz * (ex_n - c.ex) + dbx * (ez_r - ez_c);
-    const float hz_c = cur.hz - dbx * (ey_r - c.ey) + dby * (cur.ex_u - c.ex);
+    const float hx_c = gs_fdtd3_hsum1(cur.hx, dby, cur.ez_u - ez_c, dbz, ey_n - c.ey);
+    const float hy_c = gs_fdtd3_hsum1(cur.hy, dbz, ex_n - c.ex, dbx, ez_r - ez_c);
+    const float hz_c = gs_fdtd3_hsum1(cur.hz, dbx, ey_r - c.ey, dby, cur.ex_u - c.ex);
     float hz_l = __shfl_up_sync(full, hz_c, 1), hy_l = __shfl_up_sync(full, hy_c, 1);
     if (tx == 0 && i >= r.i0) {
       const int64_t l = o - 1;
-      hz_l = hz[l] - dbx * (c.ey - ey[l]) + dby * (ex[l + P] - ex[l]);
-      hy_l = hy[l] - dbz * (ex[l + S] - ex[l]) + dbx * (ez_c - ez[l]);
+      hz_l = gs_fdtd3_hsum1(hz[l], dbx, c.ey - ey[l], dby, ex[l + P] - ex[l]);
+      hy_l = gs_fdtd3_hsum1(hy[l], dbz, ex[l + S] - ex[l], dbx, ez_c - ez[l]);
     }
     s_hz[p][ty][tx] = hz_c;
     s_hx[p][ty][tx] = hx_c;
@@ -176,13 +176,13 @@ __global__ void __launch_bounds__(32 * kRows, GS_FDTD3_MINB)
       hx_d = s_hx[p][ty - 1][tx];
     } else {
       const int64_t d = o - P;
-      hz_d = hz[d] - dbx * (ey[d + 1] - ey[d]) + dby * (c.ex - ex[d]);
-      hx_d = hx[d] - dby * (ez_c - ez[d]) + dbz * (ey[d + S] - ey[d]);
+      hz_d = gs_fdtd3_hsum1(hz[d], dbx, ey[d + 1] - ey[d], dby, c.ex - ex[d]);
+      hx_d = gs_fdtd3_hsum1(hx[d], dby, ez_c - ez[d], dbz, ey[d + S] - ey[d]);
     }
     const float4 cx = s_coef[cur.mx], cy = s_coef[cur.my], cz = s_coef[cur.mz]; // ca cbx cby cbz
-    const float ex_new = cx.x * c.ex + cx.z * (hz_c - hz_d) - cx.w * (hy_c - c.hy);
-    const float ey_new = cy.x * c.ey + cy.w * (hx_c - c.hx) - cy.y * (hz_c - hz_l);
-    const float ez_new = cz.x * ez_c + cz.y * (hy_c - hy_l) - cz.z * (hx_c - hx_d);
+    const float ex_new = gs_fdtd3_esum(cx.x, c.ex, cx.z, hz_c - hz_d, cx.w, hy_c - c.hy);
+    const float ey_new = gs_fdtd3_esum(cy.x, c.ey, cy.w, hx_c - c.hx, cy.y, hz_c - hz_l);
+    const float ez_new = gs_fdtd3_esum(cz.x, ez_c, cz.y, hy_c - hy_l, cz.z, hx_c - hx_d);
     if (act) {
       a.hx_out[o] = hx_c;
       a.hy_out[o] = hy_c;
@@ -344,14 +344,14 @@ __device__ __forceinline__ void ring_load(const RingTasks<NS> &t, unsigned slot,
 // The new H of node (row y, column x) of a staged plane (A: plane k, B: k + 1).
 template <typename Slot>
 __device__ __forceinline__ float ring_hx(const Slot &A, const Slot &B, int y, int x, float dby, float dbz) {
-  return A.f[3][y][x] - dby * (A.f[2][y + 1][x] - A.f[2][y][x]) + dbz * (B.f[1][y][x] - A.f[1][y][x]);
+  return gs_fdtd3_hsum1(A.f[3][y][x], dby, A.f[2][y + 1][x] - A.f[2][y][x], dbz, B.f[1][y][x] - A.f[1][y][x]);
 }
 template <typename Slot>
 __device__ __forceinline__ float ring_hy(const Slot &A, const Slot &B, int y, int x, float dbz, float dbx) {
-  return A.f[4][y][x] - dbz * (B.f[0][y][x] - A.f[0][y][x]) + dbx * (A.f[2][y][x + 1] - A.f[2][y][x]);
+  return gs_fdtd3_hsum1(A.f[4][y][x], dbz, B.f[0][y][x] - A.f[0][y][x], dbx, A.f[2][y][x + 1] - A.f[2][y][x]);
 }
 template <typename Slot> __device__ __forceinline__ float ring_hz(const Slot &A, int y, int x, float dbx, float dby) {
-  return A.f[5][y][x] - dbx * (A.f[1][y][x + 1] - A.f[1][y][x]) + dby * (A.f[0][y + 1][x] - A.f[0][y][x]);
+  return gs_fdtd3_hsum1(A.f[5][y][x], dbx, A.f[1][y][x + 1] - A.f[1][y][x], dby, A.f[0][y + 1][x] - A.f[0][y][x]);
 }
 
 // The new E and H of the node at row y, column x of plane A, stored at o if
@@ -368,9 +368,9 @@ __device__ __forceinline__ void ring_node(const gs_fdtd3_step_args &a, const Slo
   const float hz_d = ring_hz(A, y - 1, x, dbx, dby), hx_d = ring_hx(A, B, y - 1, x, dby, dbz);
   const float4 cx = s_coef[A.m[0][y - 1][mx]], cy = s_coef[A.m[1][y - 1][mx]], cz = s_coef[A.m[2][y - 1][mx]];
   const float ex_c = A.f[0][y][x], ey_c = A.f[1][y][x], ez_c = A.f[2][y][x];
-  const float ex_new = cx.x * ex_c + cx.z * (hz_c - hz_d) - cx.w * (hy_c - hy_km); // ca cbx cby cbz
-  const float ey_new = cy.x * ey_c + cy.w * (hx_c - hx_km) - cy.y * (hz_c - hz_l);
-  const float ez_new = cz.x * ez_c + cz.y * (hy_c - hy_l) - cz.z * (hx_c - hx_d);
+  const float ex_new = gs_fdtd3_esum(cx.x, ex_c, cx.z, hz_c - hz_d, cx.w, hy_c - hy_km); // ca cbx cby cbz
+  const float ey_new = gs_fdtd3_esum(cy.x, ey_c, cy.w, hx_c - hx_km, cy.y, hz_c - hz_l);
+  const float ez_new = gs_fdtd3_esum(cz.x, ez_c, cz.y, hy_c - hy_l, cz.z, hx_c - hx_d);
   if (act) {
     a.hx_out[o] = hx_c;
     a.hy_out[o] = hy_c;

@@ -10,8 +10,10 @@
 /* gprMax's phi and the first half of the pole update at one listed node:
  * phi = sum c0 T (float; one pole: just c0 T, gprMax's single-pole
  * function, which differs from 0 + c0 T only in the sign of a zero),
- * T = c1 T + c2 e (e: the old E). Complex poles (gprMax's complex64 kernels,
- * C99 complex products written out): phi reads the real parts, T = c1 T +
+ * T = c1 T + c2 e (e: the old E), with gprMax's fused multiply-adds for
+ * real poles (phi = fmaf(c0, T, phi), T = fmaf(c1, T, c2 e)). Complex poles (gprMax's complex64 kernels,
+ * C99 complex products written out; gprMax's build fuses parts of these
+ * too, not worked out yet, so they stay unfused here): phi reads the real parts, T = c1 T +
  * c2 (e + 0i) with (a + bi)(c + di) = (ac - bd) + (ad + bc)i. */
 GS_HD3 float gs_fdtd3_disp_phi(const gs_fdtd3_disp_args *d, int mat, float *t, float e) {
   const gs_fdtd3_disp_coef *c = d->coef + (int64_t)mat * d->npoles;
@@ -20,13 +22,13 @@ GS_HD3 float gs_fdtd3_disp_phi(const gs_fdtd3_disp_args *d, int mat, float *t, f
   if (d->npoles > 1) phi = 0.0f + phi;
   for (int p = 0; p < d->npoles; ++p) {
     float *tp = t + p * w;
-    if (p > 0) phi = phi + c[p].c0 * tp[0];
+    if (p > 0) phi = fmaf(c[p].c0, tp[0], phi); /* gprMax's contraction (fdtd3d_node.h) */
     if (d->cplx) {
       const float tr = tp[0], ti = tp[1];
       tp[0] = (c[p].c1 * tr - c[p].c1i * ti) + (c[p].c2 * e - c[p].c2i * 0.0f);
       tp[1] = (c[p].c1 * ti + c[p].c1i * tr) + (c[p].c2 * 0.0f + c[p].c2i * e);
     } else {
-      tp[0] = c[p].c1 * tp[0] + c[p].c2 * e;
+      tp[0] = fmaf(c[p].c1, tp[0], c[p].c2 * e);
     }
   }
   return phi;
@@ -52,32 +54,33 @@ GS_HD3 void gs_fdtd3_disp_a_node(const gs_fdtd3_step_args *a, const gs_fdtd3_dis
     const gs_fdtd3_coef c = a->coef[mat];
     const float dy = a->hz_out[o] - a->hz_out[o - P], dz = a->hy_out[o] - a->hy_out[o - S];
     const float phi = gs_fdtd3_disp_phi(d, mat, t, a->ex[o]);
-    float f = c.ca * a->ex[o] + c.cby * dy - c.cbz * dz - c.src * phi;
+    float f = fmaf(-c.src, phi, gs_fdtd3_esum(c.ca, a->ex[o], c.cby, dy, c.cbz, dz));
     if (a->nslab)
-      f = gs_fdtd3_cpml(a, 1, 0, i, j, k, f, 0, c.cby, -c.cbz, 0, dy, dz, 1, gs_fdtd3_slab_mask(a, 1, i, j, k));
+      f = gs_fdtd3_cpml(a, 1, 0, i, j, k, f, 0, c.src, -c.src, 0, dy, dz, 1, gs_fdtd3_slab_mask(a, 1, i, j, k));
     a->ex_out[o] = f;
   } else if (comp == 1) {
     const int mat = a->mey[o];
     const gs_fdtd3_coef c = a->coef[mat];
     const float dz = a->hx_out[o] - a->hx_out[o - S], dx = a->hz_out[o] - a->hz_out[o - 1];
     const float phi = gs_fdtd3_disp_phi(d, mat, t, a->ey[o]);
-    float f = c.ca * a->ey[o] + c.cbz * dz - c.cbx * dx - c.src * phi;
+    float f = fmaf(-c.src, phi, gs_fdtd3_esum(c.ca, a->ey[o], c.cbz, dz, c.cbx, dx));
     if (a->nslab)
-      f = gs_fdtd3_cpml(a, 1, 1, i, j, k, f, -c.cbx, 0, c.cbz, dx, 0, dz, 1, gs_fdtd3_slab_mask(a, 1, i, j, k));
+      f = gs_fdtd3_cpml(a, 1, 1, i, j, k, f, -c.src, 0, c.src, dx, 0, dz, 1, gs_fdtd3_slab_mask(a, 1, i, j, k));
     a->ey_out[o] = f;
   } else {
     const int mat = a->mez[o];
     const gs_fdtd3_coef c = a->coef[mat];
     const float dx = a->hy_out[o] - a->hy_out[o - 1], dy = a->hx_out[o] - a->hx_out[o - P];
     const float phi = gs_fdtd3_disp_phi(d, mat, t, a->ez[o]);
-    float f = c.ca * a->ez[o] + c.cbx * dx - c.cby * dy - c.src * phi;
+    float f = fmaf(-c.src, phi, gs_fdtd3_esum(c.ca, a->ez[o], c.cbx, dx, c.cby, dy));
     if (a->nslab)
-      f = gs_fdtd3_cpml(a, 1, 2, i, j, k, f, c.cbx, -c.cby, 0, dx, dy, 0, 1, gs_fdtd3_slab_mask(a, 1, i, j, k));
+      f = gs_fdtd3_cpml(a, 1, 2, i, j, k, f, c.src, -c.src, 0, dx, dy, 0, 1, gs_fdtd3_slab_mask(a, 1, i, j, k));
     a->ez_out[o] = f;
   }
 }
 
-/* B at entry e of component comp: T = T - c2 E_new (complex: c2 (E + 0i)). */
+/* B at entry e of component comp: T = T - c2 E_new (real: fmaf(-c2, E_new, T)
+ * as gprMax's build; complex: c2 (E + 0i), unfused). */
 GS_HD3 void gs_fdtd3_disp_b_node(const gs_fdtd3_step_args *a, const gs_fdtd3_disp_args *d, int comp, int64_t e) {
   const int64_t o = d->off[comp][e];
   const uint8_t *m = comp == 0 ? a->mex : comp == 1 ? a->mey : a->mez;
@@ -92,7 +95,7 @@ GS_HD3 void gs_fdtd3_disp_b_node(const gs_fdtd3_step_args *a, const gs_fdtd3_dis
   } else {
     float *t = d->t[comp] + e * d->npoles;
     for (int p = 0; p < d->npoles; ++p)
-      t[p] = t[p] - c[p].c2 * en;
+      t[p] = fmaf(-c[p].c2, en, t[p]);
   }
 }
 

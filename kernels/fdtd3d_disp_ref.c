@@ -2,7 +2,7 @@
 #include "fdtd3d_disp.h"
 #include "fdtd3d_disp_node.h"
 
-int gs_fdtd3_disp_a_ref(const gs_fdtd3_step_args *args, const gs_fdtd3_disp_args *disp, void *stream) {
+GS_FMA_CLONES int gs_fdtd3_disp_a_ref(const gs_fdtd3_step_args *args, const gs_fdtd3_disp_args *disp, void *stream) {
   (void)stream;
   /* Private copies: stores through the field pointers cannot alias them. */
   const gs_fdtd3_step_args a = *args;
@@ -13,7 +13,7 @@ int gs_fdtd3_disp_a_ref(const gs_fdtd3_step_args *args, const gs_fdtd3_disp_args
   return 0;
 }
 
-int gs_fdtd3_disp_b_ref(const gs_fdtd3_step_args *args, const gs_fdtd3_disp_args *disp, void *stream) {
+GS_FMA_CLONES int gs_fdtd3_disp_b_ref(const gs_fdtd3_step_args *args, const gs_fdtd3_disp_args *disp, void *stream) {
   (void)stream;
   const gs_fdtd3_step_args a = *args;
   const gs_fdtd3_disp_args d = *disp;

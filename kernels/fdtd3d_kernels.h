@@ -24,11 +24,17 @@
  *   Hz = DA Hz - DBx (Ey[i+1] - Ey) + DBy (Ex[j+1] - Ex)
  * (with free-space H, "DA Hx" is just Hx: the same bits as DA = 1.)
  *
- * CPML (gprMax's HORIPML, first order, in psi form): a slab normal to axis
- * dir corrects the terms of the E and H updates that differ along dir, in
- * the order the slabs are listed (gprMax's: x0, y0, z0, xmax, ymax, zmax):
- * for a term +-c d of the field's update, field += +-c (k[q] d + psi),
- * psi = b[q] psi + a[q] d (the field takes the old psi).
+ * CPML (gprMax's HORIPML, first order, in gprMax's own form, so that the
+ * round-off is gprMax's): a slab normal to axis dir corrects the terms of the
+ * E and H updates that differ along dir, in the order the slabs are listed
+ * (gprMax's: x0, y0, z0, xmax, ymax, zmax): with d = difference / cell size,
+ * field = fmaf(+-src, fmaf(RA - 1, d, RB Phi), field) and the new
+ * Phi = fmaf(RE, Phi, -(RF d)) (the field takes the old Phi; src is the
+ * node material's srce or srcm, the sign that of the term).
+ * The sums are contracted as gprMax's compiled update contracts them
+ * (docs/gprmax-rules.md, "Fused multiply-adds"):
+ *   E = fmaf(-cm, dm, fmaf(CA, E, cp dp)), H = fmaf(cp, dp, fmaf(DA, H, -(cm dm)))
+ * for E = CA E + cp dp - cm dm and H = DA H - cm dm + cp dp.
  *
  * Each GPU launcher gs_fdtd3_X_cuda() has a CPU twin gs_fdtd3_X_ref() with the
  * same signature and the same expressions (fdtd3d_node.h) evaluated without
@@ -56,9 +62,10 @@ typedef struct gs_fdtd3_coef {
   float ca, cbx, cby, cbz, src;
 } gs_fdtd3_coef;
 
-/* Magnetic coefficients of one material: DA, DBx, DBy, DBz. */
+/* Magnetic coefficients of one material (gprMax's updatecoeffsH row): DA,
+ * DBx, DBy, DBz and srcm = 1 / (mu / dt + sigma* / 2) (the CPML's factor). */
 typedef struct gs_fdtd3_hcoef {
-  float da, dbx, dby, dbz;
+  float da, dbx, dby, dbz, src;
 } gs_fdtd3_hcoef;
 
 /* One CPML slab: the face normal to axis dir (0 x, 1 y, 2 z) at index 0
@@ -67,11 +74,13 @@ typedef struct gs_fdtd3_hcoef {
  *   E (nodes at integer positions along dir): side 0: n in [1, t], depth
  *     q = t - n; side 1: n in [n_dir - t, n_dir), q = n - (n_dir - t);
  *   H (half nodes, n + 1/2): side 0: n in [0, t), q = t - 1 - n; side 1: as E.
- * Profiles (t values each): be, ae, ke for E at depth q, bh, ah, kh for H at
- * depth q + 1/2 (k = 1/kappa - 1 as gprMax's RA - 1). The slab corrects the
+ * Profiles (t values each, gprMax's float32 HORIPML coefficients): ra1e, rbe,
+ * ree, rfe (RA - 1, RB, RE, RF) for E at depth q, ra1h, rbh, reh, rfh for H at
+ * depth q + 1/2; d is the cell size along dir (float32: gprMax divides each
+ * difference by it). The slab corrects the
  * two components other than dir, E and H, in x, y, z order: slot 0 and 1
- * (x slab: Ey Ez, Hy Hz; y slab: Ex Ez, Hx Hz; z slab: Ex Ey, Hx Hy). psi
- * arrays, one per slot, t x nb x na floats, where (a, b) are the other two
+ * (x slab: Ey Ez, Hy Hz; y slab: Ex Ez, Hx Hz; z slab: Ex Ey, Hx Hy). Phi
+ * arrays (psi_*), one per slot, t x nb x na floats, where (a, b) are the other two
  * axes in x, y, z order with na, nb their cell counts (nodes at index n_a or
  * n_b take no correction, as in gprMax): element [(q nb + b) na + a] for y
  * and z slabs, [(b na + a) t + q] for x slabs (i fastest, so that a warp's
@@ -80,7 +89,8 @@ typedef struct gs_fdtd3_hcoef {
 typedef struct gs_fdtd3_slab {
   int dir, side;
   int64_t t;
-  const float *be, *ae, *ke, *bh, *ah, *kh;
+  float d;
+  const float *ra1e, *rbe, *ree, *rfe, *ra1h, *rbh, *reh, *rfh;
   const float *psi_e_in[2], *psi_h_in[2];
   float *psi_e_out[2], *psi_h_out[2];
 } gs_fdtd3_slab;
@@ -100,8 +110,9 @@ typedef struct gs_fdtd3_step_args {
   const gs_fdtd3_coef *coef;
   int64_t pitch, plane; /* elements per row, per plane */
   int64_t nx, ny, nz;   /* cells */
-  /* Free-space H: Hx -= dby dEz + ..., used when hmx is NULL. */
-  float dbx, dby, dbz;
+  /* Free-space H: Hx -= dby dEz + ..., used when hmx is NULL; srcm its
+   * CPML factor. */
+  float dbx, dby, dbz, srcm;
   /* Magnetic materials: the material of each Hx, Hy, Hz node and the table
    * (256 entries); NULL when all H is free space. */
   const uint8_t *hmx, *hmy, *hmz;

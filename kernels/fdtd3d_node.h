@@ -1,6 +1,7 @@
 /* The 3D FDTD node update shared, as source, by the CPU twin (fdtd3d_ref.c)
  * and the CUDA kernels (fdtd3d.cu): the same expressions in the same order,
- * with no fused multiply-add on either side, give the same bits.
+ * with the same explicit fused multiply-adds (fmaf) and no other on
+ * either side, give the same bits.
  *
  * Node (i, j, k) owns Ex Ey Ez Hx Hy Hz at (i, j, k). Its E update needs the
  * new H of the nodes one lower in x, y or z; those are recomputed from the
@@ -13,9 +14,38 @@
 
 #ifdef __CUDACC__
 #define GS_HD3 __host__ __device__ __forceinline__
+#define GS_FMA_CLONES
 #else
+#include <math.h>
 #define GS_HD3 static inline
+/* The CPU loops that evaluate these expressions: on x86-64 GCC builds them
+ * twice, for FMA hardware (fmaf() one instruction) and without (libm's
+ * fmaf(), the same bits, slower), and picks one when the program loads, so
+ * the binary runs on any x86-64 and at full speed on the FMA ones. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define GS_FMA_CLONES __attribute__((target_clones("fma", "default")))
+#else
+#define GS_FMA_CLONES
 #endif
+#endif
+
+/* gprMax 4's compiled update (gcc -O3 -march=native) contracts its sums
+ * into fused multiply-adds; these reproduce its contraction, so that our
+ * float32 fields equal its own bit for bit in free space (docs/gprmax-rules.md,
+ * "Fused multiply-adds"). fmaf() rounds once on the CPU (libm) and the GPU
+ * alike, and nothing else is fused (-ffp-contract=off, --fmad=false).
+ * H = c0 H - cm dm + cp dp: fmaf(cp, dp, fmaf(c0, H, -(cm dm))). */
+GS_HD3 float gs_fdtd3_hsum(float c0, float h, float cm, float dm, float cp, float dp) {
+  return fmaf(cp, dp, fmaf(c0, h, -(cm * dm)));
+}
+/* The same with c0 = 1 (fmaf(1, H, -p) is H - p). */
+GS_HD3 float gs_fdtd3_hsum1(float h, float cm, float dm, float cp, float dp) {
+  return fmaf(cp, dp, h - cm * dm);
+}
+/* E = c0 E + cp dp - cm dm: fmaf(-cm, dm, fmaf(c0, E, cp dp)). */
+GS_HD3 float gs_fdtd3_esum(float c0, float e, float cp, float dp, float cm, float dm) {
+  return fmaf(-cm, dm, fmaf(c0, e, cp * dp));
+}
 
 GS_HD3 int64_t gs_fdtd3_at(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k) {
   return k * a->plane + j * a->pitch + i;
@@ -40,12 +70,16 @@ GS_HD3 unsigned gs_fdtd3_slab_mask(const gs_fdtd3_step_args *a, int e, int64_t i
 }
 
 /* The CPML corrections of component comp (0 x, 1 y, 2 z) of E (e = 1) or H
- * (e = 0) at node (i, j, k), value f, in slab order: a slab normal to axis
- * dir adds c_dir (k d_dir + psi) and stores the new psi (H: only if own).
- * mask: gs_fdtd3_slab_mask() of the node. (Selects rather than arrays indexed
- * by dir: no local memory on the GPU.) */
+ * (e = 0) at node (i, j, k), value f, in slab order, gprMax's HORIPML form
+ * and contraction (fdtd3d_kernels.h): a slab normal to axis dir adds
+ * s_dir (RA01 d + RB Phi), d = raw_dir / cell size, and stores the new Phi
+ * (H: only if own). s_x, s_y, s_z: the node material's srce or srcm with the
+ * sign of its term; raw_x, raw_y, raw_z: the raw differences. mask:
+ * gs_fdtd3_slab_mask() of the node. (Selects rather than arrays indexed by
+ * dir: no local memory on the GPU.) */
 GS_HD3 float gs_fdtd3_cpml(const gs_fdtd3_step_args *a, int e, int comp, int64_t i, int64_t j, int64_t k, float f,
-                           float cx, float cy, float cz, float dx, float dy, float dz, int own, unsigned mask) {
+                           float sx, float sy, float sz, float raw_x, float raw_y, float raw_z, int own,
+                           unsigned mask) {
   for (int s = 0; s < a->nslab; ++s) {
     const gs_fdtd3_slab *p = &a->slab[s];
     const int dir = p->dir;
@@ -57,15 +91,16 @@ GS_HD3 float gs_fdtd3_cpml(const gs_fdtd3_step_args *a, int e, int comp, int64_t
     const int na = (int)(dir == 0 ? a->ny : a->nx), nb = (int)(dir == 2 ? a->ny : a->nz);
     const int slot = comp == (dir == 0 ? 1 : 0) ? 0 : 1;
     const int64_t w = dir == 0 ? ((int64_t)ib * na + ia) * t + q : ((int64_t)q * nb + ib) * na + ia; /* i fastest */
-    const float dd = dir == 0 ? dx : dir == 1 ? dy : dz, c = dir == 0 ? cx : dir == 1 ? cy : cz;
+    const float d = (dir == 0 ? raw_x : dir == 1 ? raw_y : raw_z) / p->d;
+    const float c = dir == 0 ? sx : dir == 1 ? sy : sz;
     if (e) {
-      const float psi = p->psi_e_in[slot][w];
-      p->psi_e_out[slot][w] = p->be[q] * psi + p->ae[q] * dd;
-      f = f + c * (p->ke[q] * dd + psi);
+      const float phi = p->psi_e_in[slot][w];
+      p->psi_e_out[slot][w] = fmaf(p->ree[q], phi, -(p->rfe[q] * d));
+      f = fmaf(c, fmaf(p->ra1e[q], d, p->rbe[q] * phi), f);
     } else {
-      const float psi = p->psi_h_in[slot][w];
-      if (own) p->psi_h_out[slot][w] = p->bh[q] * psi + p->ah[q] * dd;
-      f = f + c * (p->kh[q] * dd + psi);
+      const float phi = p->psi_h_in[slot][w];
+      if (own) p->psi_h_out[slot][w] = fmaf(p->reh[q], phi, -(p->rfh[q] * d));
+      f = fmaf(c, fmaf(p->ra1h[q], d, p->rbh[q] * phi), f);
     }
   }
   return f;
@@ -95,48 +130,45 @@ GS_HD3 int gs_fdtd3_ez_ok(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int
 GS_HD3 float gs_fdtd3_hx_m(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own, unsigned mask) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
   const float dy = a->ez[o + a->pitch] - a->ez[o], dz = a->ey[o + a->plane] - a->ey[o];
-  float h, cy = a->dby, cz = a->dbz;
+  float h, src = a->srcm;
   if (a->hmx) {
     const gs_fdtd3_hcoef c = a->hcoef[a->hmx[o]];
-    cy = c.dby;
-    cz = c.dbz;
-    h = c.da * a->hx[o] - cy * dy + cz * dz;
+    src = c.src;
+    h = gs_fdtd3_hsum(c.da, a->hx[o], c.dby, dy, c.dbz, dz);
   } else {
-    h = a->hx[o] - cy * dy + cz * dz;
+    h = gs_fdtd3_hsum1(a->hx[o], a->dby, dy, a->dbz, dz);
   }
-  if (a->nslab) h = gs_fdtd3_cpml(a, 0, 0, i, j, k, h, 0, -cy, cz, 0, dy, dz, own, mask);
+  if (a->nslab) h = gs_fdtd3_cpml(a, 0, 0, i, j, k, h, 0, -src, src, 0, dy, dz, own, mask);
   return h;
 }
 
 GS_HD3 float gs_fdtd3_hy_m(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own, unsigned mask) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
   const float dz = a->ex[o + a->plane] - a->ex[o], dx = a->ez[o + 1] - a->ez[o];
-  float h, cz = a->dbz, cx = a->dbx;
+  float h, src = a->srcm;
   if (a->hmy) {
     const gs_fdtd3_hcoef c = a->hcoef[a->hmy[o]];
-    cz = c.dbz;
-    cx = c.dbx;
-    h = c.da * a->hy[o] - cz * dz + cx * dx;
+    src = c.src;
+    h = gs_fdtd3_hsum(c.da, a->hy[o], c.dbz, dz, c.dbx, dx);
   } else {
-    h = a->hy[o] - cz * dz + cx * dx;
+    h = gs_fdtd3_hsum1(a->hy[o], a->dbz, dz, a->dbx, dx);
   }
-  if (a->nslab) h = gs_fdtd3_cpml(a, 0, 1, i, j, k, h, cx, 0, -cz, dx, 0, dz, own, mask);
+  if (a->nslab) h = gs_fdtd3_cpml(a, 0, 1, i, j, k, h, src, 0, -src, dx, 0, dz, own, mask);
   return h;
 }
 
 GS_HD3 float gs_fdtd3_hz_m(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own, unsigned mask) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
   const float dx = a->ey[o + 1] - a->ey[o], dy = a->ex[o + a->pitch] - a->ex[o];
-  float h, cx = a->dbx, cy = a->dby;
+  float h, src = a->srcm;
   if (a->hmz) {
     const gs_fdtd3_hcoef c = a->hcoef[a->hmz[o]];
-    cx = c.dbx;
-    cy = c.dby;
-    h = c.da * a->hz[o] - cx * dx + cy * dy;
+    src = c.src;
+    h = gs_fdtd3_hsum(c.da, a->hz[o], c.dbx, dx, c.dby, dy);
   } else {
-    h = a->hz[o] - cx * dx + cy * dy;
+    h = gs_fdtd3_hsum1(a->hz[o], a->dbx, dx, a->dby, dy);
   }
-  if (a->nslab) h = gs_fdtd3_cpml(a, 0, 2, i, j, k, h, -cx, cy, 0, dx, dy, 0, own, mask);
+  if (a->nslab) h = gs_fdtd3_cpml(a, 0, 2, i, j, k, h, -src, src, 0, dx, dy, 0, own, mask);
   return h;
 }
 
@@ -158,8 +190,8 @@ GS_HD3 float gs_fdtd3_ex(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int6
   const int64_t o = gs_fdtd3_at(a, i, j, k);
   const gs_fdtd3_coef c = a->coef[a->mex[o]];
   const float dy = hz - hz_jm, dz = hy - hy_km;
-  float f = c.ca * a->ex[o] + c.cby * dy - c.cbz * dz;
-  if (a->nslab) f = gs_fdtd3_cpml(a, 1, 0, i, j, k, f, 0, c.cby, -c.cbz, 0, dy, dz, 1, mask);
+  float f = gs_fdtd3_esum(c.ca, a->ex[o], c.cby, dy, c.cbz, dz);
+  if (a->nslab) f = gs_fdtd3_cpml(a, 1, 0, i, j, k, f, 0, c.src, -c.src, 0, dy, dz, 1, mask);
   return f;
 }
 
@@ -168,8 +200,8 @@ GS_HD3 float gs_fdtd3_ey(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int6
   const int64_t o = gs_fdtd3_at(a, i, j, k);
   const gs_fdtd3_coef c = a->coef[a->mey[o]];
   const float dz = hx - hx_km, dx = hz - hz_im;
-  float f = c.ca * a->ey[o] + c.cbz * dz - c.cbx * dx;
-  if (a->nslab) f = gs_fdtd3_cpml(a, 1, 1, i, j, k, f, -c.cbx, 0, c.cbz, dx, 0, dz, 1, mask);
+  float f = gs_fdtd3_esum(c.ca, a->ey[o], c.cbz, dz, c.cbx, dx);
+  if (a->nslab) f = gs_fdtd3_cpml(a, 1, 1, i, j, k, f, -c.src, 0, c.src, dx, 0, dz, 1, mask);
   return f;
 }
 
@@ -178,8 +210,8 @@ GS_HD3 float gs_fdtd3_ez(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int6
   const int64_t o = gs_fdtd3_at(a, i, j, k);
   const gs_fdtd3_coef c = a->coef[a->mez[o]];
   const float dx = hy - hy_im, dy = hx - hx_jm;
-  float f = c.ca * a->ez[o] + c.cbx * dx - c.cby * dy;
-  if (a->nslab) f = gs_fdtd3_cpml(a, 1, 2, i, j, k, f, c.cbx, -c.cby, 0, dx, dy, 0, 1, mask);
+  float f = gs_fdtd3_esum(c.ca, a->ez[o], c.cbx, dx, c.cby, dy);
+  if (a->nslab) f = gs_fdtd3_cpml(a, 1, 2, i, j, k, f, c.src, -c.src, 0, dx, dy, 0, 1, mask);
   return f;
 }
 

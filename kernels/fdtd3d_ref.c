@@ -43,14 +43,14 @@ int gs_fdtd3_split(const gs_fdtd3_step_args *a, gs_fdtd3_region r, gs_fdtd3_regi
 }
 
 /* New H of every node of r, then new E (fdtd3d_node.h). */
-static void h_pass(const gs_fdtd3_step_args *a, gs_fdtd3_region r) {
+GS_FMA_CLONES static void h_pass(const gs_fdtd3_step_args *a, gs_fdtd3_region r) {
   for (int64_t k = r.k0; k < r.k1; ++k)
     for (int64_t j = r.j0; j < r.j1; ++j)
       for (int64_t i = r.i0; i < r.i1; ++i)
         gs_fdtd3_h_node(a, i, j, k);
 }
 
-static void e_pass(const gs_fdtd3_step_args *a, gs_fdtd3_region r) {
+GS_FMA_CLONES static void e_pass(const gs_fdtd3_step_args *a, gs_fdtd3_region r) {
   for (int64_t k = r.k0; k < r.k1; ++k)
     for (int64_t j = r.j0; j < r.j1; ++j)
       for (int64_t i = r.i0; i < r.i1; ++i)

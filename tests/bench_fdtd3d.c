@@ -64,13 +64,15 @@ static void add_slabs(gs_fdtd3_step_args *a, gs_fdtd3_step_args *b, int64_t n, i
   for (int f = 0; f < 6 && p > 0; ++f) {
     gs_fdtd3_slab *s = &a->slab[a->nslab++], *t = &b->slab[b->nslab++];
     s->dir = f % 3, s->side = f / 3, s->t = p;
-    const float *pr[6];
-    for (int w = 0; w < 6; ++w) {
+    const float *pr[8];
+    for (int w = 0; w < 8; ++w) { /* RA - 1, RB, RE, RF for E, then for H */
       for (int q = 0; q < p; ++q)
-        prof[q] = w % 3 == 0 ? 0.9f : w % 3 == 1 ? -0.05f : 0.0f;
+        prof[q] = w % 4 == 0 ? -0.05f : w % 4 == 3 ? 0.01f : 0.9f;
       pr[w] = dev_copy(prof, (size_t)p * sizeof *prof);
     }
-    s->be = pr[0], s->ae = pr[1], s->ke = pr[2], s->bh = pr[3], s->ah = pr[4], s->kh = pr[5];
+    s->d = 1.0f;
+    s->ra1e = pr[0], s->rbe = pr[1], s->ree = pr[2], s->rfe = pr[3];
+    s->ra1h = pr[4], s->rbh = pr[5], s->reh = pr[6], s->rfh = pr[7];
     const size_t bytes = (size_t)(p * n * n) * sizeof(float);
     for (int w = 0; w < 2; ++w) {
       s->psi_e_out[w] = dev_zero(bytes), s->psi_h_out[w] = dev_zero(bytes);
@@ -107,7 +109,7 @@ static void make_args(gs_fdtd3_step_args *a, gs_fdtd3_step_args *b, int64_t n, i
     coef[q] = c;
   }
   a->coef = dev_copy(coef, sizeof coef);
-  a->dbx = a->dby = a->dbz = 0.5f;
+  a->dbx = a->dby = a->dbz = a->srcm = 0.5f;
   *b = *a;
   a->ex = f[0], a->ey = f[1], a->ez = f[2], a->hx = f[3], a->hy = f[4], a->hz = f[5];
   a->ex_out = f[6], a->ey_out = f[7], a->ez_out = f[8], a->hx_out = f[9], a->hy_out = f[10], a->hz_out = f[11];

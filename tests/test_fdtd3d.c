@@ -32,10 +32,10 @@ typedef struct model {
   uint8_t *m[3], *hm[3];
   gs_fdtd3_coef *coef;
   gs_fdtd3_hcoef *hcoef;
-  float dbx, dby, dbz;
+  float dbx, dby, dbz, srcm;
   int magnetic, nslab, dir[6], side[6];
   int64_t t[6], psin[6];
-  float *prof[6][6], *psi[2][6][4];
+  float *prof[6][8], *psi[2][6][4];
   int nsrc, nrx;
   int64_t steps, slots, *soff, *roff;
   float *sval, *ring;
@@ -55,7 +55,7 @@ static int buffers(model *m, void **p[NBUF], size_t sz[NBUF]) {
   p[n] = (void **)&m->coef, sz[n++] = GS_FDTD3_MAX_MATERIALS * sizeof(gs_fdtd3_coef);
   p[n] = (void **)&m->hcoef, sz[n++] = GS_FDTD3_MAX_MATERIALS * sizeof(gs_fdtd3_hcoef);
   for (int q = 0; q < m->nslab; ++q) {
-    for (int w = 0; w < 6; ++w)
+    for (int w = 0; w < 8; ++w)
       p[n] = (void **)&m->prof[q][w], sz[n++] = (size_t)m->t[q] * sizeof(float);
     for (int s = 0; s < 2; ++s)
       for (int w = 0; w < 4; ++w)
@@ -105,13 +105,14 @@ static gs_fdtd3_step_args args_of(const model *m, int s) {
   a.hmx = m->hm[0], a.hmy = m->hm[1], a.hmz = m->hm[2];
   a.coef = m->coef, a.hcoef = m->hcoef;
   a.pitch = m->pitch, a.plane = m->plane, a.nx = m->nx, a.ny = m->ny, a.nz = m->nz;
-  a.dbx = m->dbx, a.dby = m->dby, a.dbz = m->dbz;
+  a.dbx = m->dbx, a.dby = m->dby, a.dbz = m->dbz, a.srcm = m->srcm;
   a.nslab = m->nslab;
   for (int q = 0; q < m->nslab; ++q) {
     gs_fdtd3_slab *p = &a.slab[q];
     p->dir = m->dir[q], p->side = m->side[q], p->t = m->t[q];
-    p->be = m->prof[q][0], p->ae = m->prof[q][1], p->ke = m->prof[q][2];
-    p->bh = m->prof[q][3], p->ah = m->prof[q][4], p->kh = m->prof[q][5];
+    p->d = m->dir[q] == 0 ? 1.0f : m->dir[q] == 1 ? 1 / 1.1f : 1 / 0.9f; /* cb = src / d (random_materials) */
+    p->ra1e = m->prof[q][0], p->rbe = m->prof[q][1], p->ree = m->prof[q][2], p->rfe = m->prof[q][3];
+    p->ra1h = m->prof[q][4], p->rbh = m->prof[q][5], p->reh = m->prof[q][6], p->rfh = m->prof[q][7];
     for (int w = 0; w < 2; ++w) {
       p->psi_e_in[w] = m->psi[s][q][w], p->psi_e_out[w] = m->psi[!s][q][w];
       p->psi_h_in[w] = m->psi[s][q][2 + w], p->psi_h_out[w] = m->psi[!s][q][2 + w];
@@ -151,10 +152,10 @@ static void random_materials(model *m, int nmat, int magnetic) {
     gs_fdtd3_coef c = {(float)(eb / ea), (float)(1 / ea), (float)(1.1 / ea), (float)(0.9 / ea), (float)(1 / ea)};
     m->coef[q] = c;
     double mr = 1 + 2 * urand(), sm = 0.1 * urand(), ha = mr / 0.5 + sm / 2, hb = mr / 0.5 - sm / 2;
-    gs_fdtd3_hcoef h = {(float)(hb / ha), (float)(1 / ha), (float)(1.1 / ha), (float)(0.9 / ha)};
+    gs_fdtd3_hcoef h = {(float)(hb / ha), (float)(1 / ha), (float)(1.1 / ha), (float)(0.9 / ha), (float)(1 / ha)};
     m->hcoef[q] = h;
   }
-  m->dbx = 0.5f, m->dby = 0.55f, m->dbz = 0.45f;
+  m->dbx = 0.5f, m->dby = 0.55f, m->dbz = 0.45f, m->srcm = 0.5f;
   for (int64_t o = 0; o < m->count; ++o)
     for (int c = 0; c < 3; ++c) {
       m->m[c][o] = (uint8_t)(urand() * nmat);
@@ -176,10 +177,11 @@ static void random_profiles(model *m) {
   for (int q = 0; q < m->nslab; ++q)
     for (int64_t d = 0; d < m->t[q]; ++d)
       for (int h = 0; h < 2; ++h) {
-        float b = (float)(0.6 + 0.4 * urand());
-        m->prof[q][3 * h][d] = b;
-        m->prof[q][3 * h + 1][d] = -(1 - b) * (float)(0.5 + urand());
-        m->prof[q][3 * h + 2][d] = -(float)(0.2 * urand());
+        float re = (float)(0.6 + 0.4 * urand()); /* RA - 1, RB, RE, RF of a plausible profile */
+        m->prof[q][4 * h][d] = -(float)(0.2 * urand());
+        m->prof[q][4 * h + 1][d] = (float)(0.8 + 0.2 * urand());
+        m->prof[q][4 * h + 2][d] = re;
+        m->prof[q][4 * h + 3][d] = (1 - re) * (float)(0.5 + urand());
       }
 }
 
@@ -215,10 +217,11 @@ static void cavity_coefs(model *m, const double *eps, const double *mu, int n, d
   for (int q = 0; q < n; ++q) {
     gs_fdtd3_coef c = {1, (float)(dt / (eps[q] * d[0])), (float)(dt / (eps[q] * d[1])), (float)(dt / (eps[q] * d[2])),
                        0};
-    gs_fdtd3_hcoef h = {1, (float)(dt / (mu[q] * d[0])), (float)(dt / (mu[q] * d[1])), (float)(dt / (mu[q] * d[2]))};
+    gs_fdtd3_hcoef h = {1, (float)(dt / (mu[q] * d[0])), (float)(dt / (mu[q] * d[1])), (float)(dt / (mu[q] * d[2])),
+                        (float)(dt / mu[q])};
     m->coef[q] = c, m->hcoef[q] = h;
   }
-  m->dbx = m->hcoef[0].dbx, m->dby = m->hcoef[0].dby, m->dbz = m->hcoef[0].dbz;
+  m->dbx = m->hcoef[0].dbx, m->dby = m->hcoef[0].dby, m->dbz = m->hcoef[0].dbz, m->srcm = m->hcoef[0].src;
 }
 
 /* Lossless PEC box, eps in {1, 4} and mu in {1, 2} at random per component

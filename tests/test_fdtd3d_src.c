@@ -54,7 +54,7 @@ static void grid_make(grid *g, int64_t n) {
   }
   for (int k = 0; k < 3; ++k) {
     g->coef[k] = (gs_fdtd3_coef){0.9f + 0.1f * frand(), 200 + frand(), 210 + frand(), 190 + frand(), 0.4f};
-    g->hcoef[k] = (gs_fdtd3_hcoef){0.95f + 0.05f * frand(), 1.5f + frand(), 1.4f + frand(), 1.6f + frand()};
+    g->hcoef[k] = (gs_fdtd3_hcoef){0.95f + 0.05f * frand(), 1.5f + frand(), 1.4f + frand(), 1.6f + frand(), 1.5f};
   }
   g->a = (gs_fdtd3_step_args){.ex = g->f[0],
                               .ey = g->f[1],

@@ -863,7 +863,8 @@ void gs_ckpt_drop(const gs_comm *c, const char *dir, gs_ckpt_old *old) {
  *   88 the section table: per section its name (24 bytes, NUL padded) and
  *   its length (8), in gs_fdtd3_sim_state's order,
  *   then the CRC-32 of everything before it; the sections' bytes follow. */
-#define GS_CK3_VERSION 1
+/* Version 2: the CPML sections hold gprMax's Phi (version 1 held RB Phi d). */
+#define GS_CK3_VERSION 2
 #define GS_CK3_FIXED 88
 #define GS_CK3_ENTRY 32
 #define GS_CK3_MAX_HEADER (GS_CK3_FIXED + GS_CK3_ENTRY * GS_FDTD3_MAX_STATE + 4)

@@ -60,16 +60,23 @@ double gs_fdtd_cfs_profile(const gs_cfs_param *p, double depth, double max) {
  * dt alpha) / tmp, RB = 2 e0 kappa / tmp, RE = (2 e0 kappa - dt (alpha kappa +
  * sigma)) / tmp, RF = 2 sigma dt / (kappa tmp). gprMax holds constant
  * profiles in float, so 2 e0 kappa is rounded to float there. */
-void gs_fdtd_horipml(const gs_scene *sc, double sigma, double kappa, double alpha, float *b, float *a, float *k) {
+void gs_fdtd_horipml_r(const gs_scene *sc, double sigma, double kappa, double alpha, float r[4]) {
   double e2 = 2 * GS_EPS0;
   double e2k = sc->cfs_kappa.order == 0 ? (double)(float)(e2 * (double)(float)kappa) : e2 * kappa;
   double e2a = sc->cfs_alpha.order == 0 ? (double)(float)(e2 + sc->dt * (double)(float)alpha) : e2 + sc->dt * alpha;
   double loss = sc->dt * (alpha * kappa + sigma), tmp = e2k + loss;
-  float ra = (float)(e2a / tmp), rb = (float)(e2k / tmp), re = (float)((e2k - loss) / tmp);
-  float rf = (float)(2 * sigma * sc->dt / (kappa * tmp));
-  *b = re;
-  *a = -(rb * rf);
-  *k = ra - 1.0f;
+  r[0] = (float)(e2a / tmp);
+  r[1] = (float)(e2k / tmp);
+  r[2] = (float)((e2k - loss) / tmp);
+  r[3] = (float)(2 * sigma * sc->dt / (kappa * tmp));
+}
+
+void gs_fdtd_horipml(const gs_scene *sc, double sigma, double kappa, double alpha, float *b, float *a, float *k) {
+  float r[4];
+  gs_fdtd_horipml_r(sc, sigma, kappa, alpha, r);
+  *b = r[2];
+  *a = -(r[1] * r[3]);
+  *k = r[0] - 1.0f;
 }
 
 static void pml_profiles(const gs_scene *sc, double sigma_max, int64_t n, int lower, int64_t nodes, float *out) {

@@ -58,7 +58,7 @@ static void coefficients(gs_fdtd3_sim *m, const gs_geometry3 *g) {
     }
     double ha = GS_MU0 * mt->mr / sc->dt + 0.5 * mt->sm, hb = GS_MU0 * mt->mr / sc->dt - 0.5 * mt->sm;
     m->hcoef_host[k] = (gs_fdtd3_hcoef){(float)(hb / ha), (float)(1 / sc->dx * 1 / ha), (float)(1 / sc->dy * 1 / ha),
-                                        (float)(1 / sc->dz * 1 / ha)};
+                                        (float)(1 / sc->dz * 1 / ha), (float)(1 / ha)};
   }
 }
 
@@ -157,21 +157,25 @@ static double sigma_max(const gs_scene *sc, const gs_geometry3 *g) {
   return 0;
 }
 
-/* One slab's six profiles (E at depth q / t, H at (q + 1/2) / t) to the device. */
+/* One slab's eight profiles to the device: RA - 1, RB, RE, RF of E at depth
+ * q / t, then the same of H at (q + 1/2) / t (gprMax's HORIPML form). */
 static float *slab_profiles(gs_fdtd3_sim *m, int64_t t, double smax) {
   const gs_scene *sc = m->sc;
-  float *h = gs_xmalloc(sizeof(float) * 6 * (size_t)t);
+  float *h = gs_xmalloc(sizeof(float) * 8 * (size_t)t);
   for (int half = 0; half < 2; ++half)
     for (int64_t q = 0; q < t; ++q) {
       double depth = ((double)q + 0.5 * half) / (double)t;
       double sigma = gs_fdtd_cfs_profile(&sc->cfs_sigma, depth, smax);
       double kappa = gs_fdtd_cfs_profile(&sc->cfs_kappa, depth, sc->cfs_kappa.max);
       double alpha = gs_fdtd_cfs_profile(&sc->cfs_alpha, depth, sc->cfs_alpha.max);
-      float *base = h + (size_t)half * 3 * (size_t)t;
-      gs_fdtd_horipml(sc, sigma, kappa, alpha, &base[q], &base[t + q], &base[2 * t + q]);
+      float r[4], *base = h + (size_t)half * 4 * (size_t)t;
+      gs_fdtd_horipml_r(sc, sigma, kappa, alpha, r);
+      base[q] = r[0] - 1.0f; /* gprMax's RA01, float32 */
+      for (int c = 1; c < 4; ++c)
+        base[c * t + q] = r[c];
     }
-  float *dev = m->b->dev_alloc(sizeof(float) * 6 * (size_t)t);
-  m->b->copy_h2d(dev, h, sizeof(float) * 6 * (size_t)t, m->s);
+  float *dev = m->b->dev_alloc(sizeof(float) * 8 * (size_t)t);
+  m->b->copy_h2d(dev, h, sizeof(float) * 8 * (size_t)t, m->s);
   m->b->stream_sync(m->s);
   free(h);
   return dev;
@@ -192,12 +196,9 @@ static void init_cpml(gs_fdtd3_sim *m, const gs_geometry3 *g) {
     p->side = s >= 3;
     p->t = t;
     float *prof = m->prof[m->nslab] = slab_profiles(m, t, smax);
-    p->be = prof;
-    p->ae = prof + t;
-    p->ke = prof + 2 * t;
-    p->bh = prof + 3 * t;
-    p->ah = prof + 4 * t;
-    p->kh = prof + 5 * t;
+    p->d = (float)(dir == 0 ? sc->dx : dir == 1 ? sc->dy : sc->dz);
+    p->ra1e = prof, p->rbe = prof + t, p->ree = prof + 2 * t, p->rfe = prof + 3 * t;
+    p->ra1h = prof + 4 * t, p->rbh = prof + 5 * t, p->reh = prof + 6 * t, p->rfh = prof + 7 * t;
     for (int set = 0; set < 2; ++set)
       for (int slot = 0; slot < 4; ++slot)
         m->psi[m->nslab][set][slot] = device_zeros(m->b, sizeof(float) * cells, m->s);
@@ -339,6 +340,7 @@ static gs_fdtd3_step_args step_args(gs_fdtd3_sim *m, int in) {
                           .dbx = m->hcoef_host[1].dbx,
                           .dby = m->hcoef_host[1].dby,
                           .dbz = m->hcoef_host[1].dbz,
+                          .srcm = m->hcoef_host[1].src,
                           .hmx = hm[0],
                           .hmy = hm[1],
                           .hmz = hm[2],

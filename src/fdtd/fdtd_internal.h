@@ -23,6 +23,9 @@ double gs_fdtd_cfs_profile(const gs_cfs_param *p, double depth, double max);
 /* gprMax's HORIPML coefficients at one depth in the kernels' form (docs/fdtd.md, "CPML"):
  * b = RE, a = -RB RF, k = RA - 1. */
 void gs_fdtd_horipml(const gs_scene *sc, double sigma, double kappa, double alpha, float *b, float *a, float *k);
+/* gprMax's first-order HORIPML coefficients RA, RB, RE, RF (float32) of one
+ * depth (the 3D engine uses them as they are: gprMax's own form). */
+void gs_fdtd_horipml_r(const gs_scene *sc, double sigma, double kappa, double alpha, float r[4]);
 
 static inline int gs_region_empty(gs_fdtd_region r) {
   return r.i1 <= r.i0 || r.j1 <= r.j0;
