@@ -6,13 +6,16 @@
 # reference scene), tests/data/dist3d/boundary.in (magnetic and Hertzian
 # dipoles, voltage sources, receivers and a magnetic material on the rank
 # boundaries, two runs moved by #src_steps/#rx_steps) and dist3d/sources.in
-# (every source kind but the transmission line, excitation files). What a
+# (every source kind but the transmission line, excitation files), and
+# dist3d/dispersive.in (Debye, Lorentz and Drude materials across the rank
+# boundaries, the same sources). What a
 # split does not take yet is refused in one line (exit 2), as are a --decomp
 # not matching the ranks and parts thinner than 2 nodes; a rank failing in
 # the exchange ends every rank within 10 s. GS_BACKEND picks the backend
 # (cuda: skipped without a GPU), GS_MAX_RANKS limits the rank count,
 # GS_TRANSPORTS the halo transports (default mpi-host; on cuda every one).
-# Argument: the group to run (small, boundary, sources, refusals; default all).
+# Argument: the group to run (small, boundary, sources, dispersive, refusals;
+# default all).
 set -u
 group=${1:-all}
 want() { [ "$group" = all ] || [ "$group" = "$1" ]; }
@@ -81,6 +84,14 @@ if want sources; then
   for d in 2x2x1 1x1x3 1x2x1; do split sources "receivers.csv sources.h5" "$d" "${srcs[@]}"; done
 fi
 
+disp=("$src/tests/data/dist3d/dispersive.in" -n 2)
+if want dispersive; then # poles at the owned nodes only
+  run dispersive-1 1 "${disp[@]}"
+  for d in 2x1x1 1x1x2 3x1x1 2x2x2 1x1x8; do
+    split dispersive "receivers_run001.csv receivers_run002.csv dispersive1.h5 dispersive2.h5" "$d" "${disp[@]}"
+  done
+fi
+
 if want refusals && [ "$max" -ge 2 ]; then
   refuse() { # PATTERN RANKS ARGS...: one line, exit 2
     local pat=$1 n=$2; shift 2
@@ -96,7 +107,6 @@ if want refusals && [ "$max" -ge 2 ]; then
     > "$w/tiny.in"
   [ "$max" -ge 8 ] && refuse "8x1x1: 4 nodes along x make parts thinner than 2 nodes" 8 "$w/tiny.in" --decomp 8x1x1
   [ "$max" -ge 3 ] && refuse "3 ranks: no split of 4 x 4 x 4 nodes leaves every part 2 nodes thick" 3 "$w/tiny.in"
-  refuse "2 ranks: dispersive materials" 2 "$src/tests/data/gprmax/debye_soil_3d/debye_soil_3d.in"
   refuse "2 ranks: #transmission_line" 2 "$src/tests/data/gprmax/sources_3d/sources_3d.in"
   refuse "2 ranks: checkpoints" 2 "${small[@]}" --checkpoint-every 50
   refuse "2 ranks: PNG slices" 2 "${small[@]}" --snapshot-every 50

@@ -27,11 +27,7 @@ static double now_s(void) {
 /* What a 3D model split over ranks does not take yet (issue #19): the
  * feature's name, or NULL. */
 static const char *refused_split(const gs_fdtd_opts *o, const gs_scene *sc, int lines, int ckpt) {
-  int dispersive = 0;
-  for (int k = 0; k < sc->nmaterials; ++k)
-    dispersive |= gs_scene_dispersion_of(sc, k) >= 0;
-  return dispersive        ? "dispersive materials (#add_dispersion_*) run on one rank so far"
-         : lines           ? "#transmission_line runs on one rank so far"
+  return lines             ? "#transmission_line runs on one rank so far"
          : ckpt            ? "checkpoints (--checkpoint-every, --stop-after, --restart) run on one rank so far"
          : sc->nsnaps      ? "#snapshot runs on one rank so far"
          : sc->nviews      ? "#geometry_view runs on one rank so far"
