@@ -85,7 +85,11 @@ typedef struct gs_fdtd3_hcoef {
  * n_b take no correction, as in gprMax): element [(q nb + b) na + a] for y
  * and z slabs, [(b na + a) t + q] for x slabs (i fastest, so that a warp's
  * accesses are contiguous); read from _in, written to _out (the two may not
- * be the same array). */
+ * be the same array). The strides na and nb are the fields sa, sb: the
+ * face's cell counts on one rank; on a part of a model split over ranks
+ * (src/fdtd/fdtd3d_dist.c) the cells along a and b its arrays hold, with
+ * the psi pointers biased by the part's origin, so that a rank holds only
+ * its piece of the slab and the indices stay global. */
 typedef struct gs_fdtd3_slab {
   int dir, side;
   int64_t t;
@@ -93,6 +97,7 @@ typedef struct gs_fdtd3_slab {
   const float *ra1e, *rbe, *ree, *rfe, *ra1h, *rbh, *reh, *rfh;
   const float *psi_e_in[2], *psi_h_in[2];
   float *psi_e_out[2], *psi_h_out[2];
+  int64_t sa, sb; /* psi strides (above) */
 } gs_fdtd3_slab;
 
 /* Half-open node box [i0, i1) x [j0, j1) x [k0, k1). */

@@ -107,6 +107,8 @@ if want refusals && [ "$max" -ge 2 ]; then
     > "$w/tiny.in"
   [ "$max" -ge 8 ] && refuse "8x1x1: 4 nodes along x make parts thinner than 2 nodes" 8 "$w/tiny.in" --decomp 8x1x1
   [ "$max" -ge 3 ] && refuse "3 ranks: no split of 4 x 4 x 4 nodes leaves every part 2 nodes thick" 3 "$w/tiny.in"
+  printf '%s\n' "#domain: 3 3 3" "#dx_dy_dz: 0.001 0.001 0.001" "#time_window: 2e-9" > "$w/huge.in"
+  refuse "huge.in: rank 0's part of the model needs [0-9.]+ GiB of host memory, the rank has" 2 "$w/huge.in" --backend cpu
   refuse "2 ranks: #transmission_line" 2 "$src/tests/data/gprmax/sources_3d/sources_3d.in"
   refuse "2 ranks: checkpoints" 2 "${small[@]}" --checkpoint-every 50
   refuse "2 ranks: PNG slices" 2 "${small[@]}" --snapshot-every 50

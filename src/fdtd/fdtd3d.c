@@ -190,8 +190,12 @@ static void init_cpml(gs_fdtd3_sim *m, const gs_geometry3 *g) {
     int64_t t = sc->pml6[s];
     if (!t || !gs_fdtd3_dist_slab_reaches(m, dir, s >= 3, t)) continue; /* a part far from it */
     int a = dir == 0 ? 1 : 0, b = dir == 2 ? 1 : 2;
-    size_t cells = (size_t)t * (size_t)n[a] * (size_t)n[b];
     gs_fdtd3_slab *p = &m->slab[m->nslab];
+    /* The piece of the face the arrays hold (nodes at n_a, n_b take no correction): all of it on one rank. */
+    p->sa = (m->org[a] + m->len[a] < n[a] ? m->org[a] + m->len[a] : n[a]) - m->org[a];
+    p->sb = (m->org[b] + m->len[b] < n[b] ? m->org[b] + m->len[b] : n[b]) - m->org[b];
+    m->psi_bias[m->nslab] = (m->org[b] * p->sa + m->org[a]) * (dir == 0 ? t : 1);
+    size_t cells = (size_t)t * (size_t)p->sa * (size_t)p->sb;
     p->dir = dir;
     p->side = s >= 3;
     p->t = t;
@@ -349,10 +353,10 @@ static gs_fdtd3_step_args step_args(gs_fdtd3_sim *m, int in) {
   for (int s = 0; s < m->nslab; ++s) {
     a.slab[s] = m->slab[s];
     for (int slot = 0; slot < 2; ++slot) {
-      a.slab[s].psi_e_in[slot] = m->psi[s][in][slot];
-      a.slab[s].psi_h_in[slot] = m->psi[s][in][2 + slot];
-      a.slab[s].psi_e_out[slot] = m->psi[s][1 - in][slot];
-      a.slab[s].psi_h_out[slot] = m->psi[s][1 - in][2 + slot];
+      a.slab[s].psi_e_in[slot] = m->psi[s][in][slot] - m->psi_bias[s]; /* biased as the fields (0 on one rank) */
+      a.slab[s].psi_h_in[slot] = m->psi[s][in][2 + slot] - m->psi_bias[s];
+      a.slab[s].psi_e_out[slot] = m->psi[s][1 - in][slot] - m->psi_bias[s];
+      a.slab[s].psi_h_out[slot] = m->psi[s][1 - in][2 + slot] - m->psi_bias[s];
     }
   }
   return a;
@@ -484,9 +488,7 @@ int gs_fdtd3_sim_state(gs_fdtd3_sim *m, gs_fdtd3_state *out) {
     snprintf(out[c].name, sizeof out[c].name, "field.%s", field[c]);
   for (int s = 0; s < m->nslab; ++s) {
     const gs_fdtd3_slab *p = &m->slab[s];
-    int a = p->dir == 0 ? 1 : 0, b = p->dir == 2 ? 1 : 2;
-    const int64_t ncell[3] = {m->sc->nx, m->sc->ny, m->sc->nz};
-    size_t cells = (size_t)p->t * (size_t)ncell[a] * (size_t)ncell[b];
+    size_t cells = (size_t)p->t * (size_t)p->sa * (size_t)p->sb;
     for (int slot = 0; slot < 4; ++slot) {
       out[n] = (gs_fdtd3_state){.dev = m->psi[s][m->cur][slot], .bytes = sizeof(float) * cells};
       snprintf(out[n++].name, sizeof out[0].name, "cpml.%c%s.%s%d", "xyz"[p->dir], p -> side ? "max" : "min",
