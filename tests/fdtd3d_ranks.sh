@@ -110,7 +110,7 @@ if want refusals && [ "$max" -ge 2 ]; then
   printf '%s\n' "#domain: 3 3 3" "#dx_dy_dz: 0.001 0.001 0.001" "#time_window: 2e-9" > "$w/huge.in"
   refuse "huge.in: rank 0's part of the model needs [0-9.]+ GiB of host memory, the rank has" 2 "$w/huge.in" --backend cpu
   printf 'time a\n0 1\n1e-12 2\n' > "$w/short.txt" # a source's error found by its owner (rank 1) alone
-  printf '%s\n' "#domain: 0.02 0.02 0.02" "#dx_dy_dz: 0.001 0.001 0.001" "#time_window: 40" \
+  printf '%s\n' "#domain: 0.02 0.02 0.02" "#dx_dy_dz: 0.001 0.001 0.001" "#time_window: 40" "#pml_cells: 4" \
     "#excitation_file: $w/short.txt" "#magnetic_dipole: x 0.015 0.01 0.01 a" > "$w/short.in"
   refuse "waveform a is not defined at .* s .outside its excitation file.s times." 2 "$w/short.in" --decomp 2x1x1
   refuse "2 ranks: #transmission_line" 2 "$src/tests/data/gprmax/sources_3d/sources_3d.in"
