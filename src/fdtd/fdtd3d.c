@@ -297,7 +297,8 @@ gs_status gs_fdtd3_sim_init_part(gs_fdtd3_sim *m, const gs_scene *sc, const gs_b
   if (sp) {
     gs_geometry3_free(&plane);
     st = gs_fdtd3_dist_agree(st, sp->comm, err, errlen);
-    if (st == GS_OK) st = gs_fdtd3_dist_connect(m, sp, err, errlen);
+    if (st == GS_OK) /* the ranks agree on the exchanges; the reason goes to every rank */
+      st = gs_fdtd3_dist_agree(gs_fdtd3_dist_connect(m, sp, err, errlen), sp->comm, err, errlen);
   }
   if (st != GS_OK) gs_fdtd3_sim_free(m);
   return st;
