@@ -5,10 +5,10 @@
 # default, rank boundaries inside the CPML slabs, on small_3d (gprMax's
 # reference scene), tests/data/dist3d/boundary.in (magnetic and Hertzian
 # dipoles, voltage sources, receivers and a magnetic material on the rank
-# boundaries, two runs moved by #src_steps/#rx_steps) and dist3d/sources.in
-# (every source kind but the transmission line, excitation files), and
-# dist3d/dispersive.in (Debye, Lorentz and Drude materials across the rank
-# boundaries, the same sources). What a
+# boundaries, transmission lines reading H across them, two runs moved by
+# #src_steps/#rx_steps), gprMax's sources_3d (every source kind, excitation
+# files) and dist3d/dispersive.in (Debye, Lorentz and Drude materials across
+# the rank boundaries, the same sources). What a
 # split does not take yet is refused in one line (exit 2), as are a --decomp
 # not matching the ranks and parts thinner than 2 nodes; a rank failing in
 # the exchange ends every rank within 10 s. GS_BACKEND picks the backend
@@ -78,10 +78,10 @@ for d in 2x1x1 1x1x2 3x1x1 2x1x3 1x2x4 2x2x2; do
 done
 fi
 
-srcs=("$src/tests/data/dist3d/sources.in" --steps 300)
+srcs=("$src/tests/data/gprmax/sources_3d/sources_3d.in" --steps 300)
 if want sources; then
   run sources-1 1 "${srcs[@]}"
-  for d in 2x2x1 1x1x3 1x2x1; do split sources "receivers.csv sources.h5" "$d" "${srcs[@]}"; done
+  for d in 2x2x1 1x1x3 1x2x1; do split sources "receivers.csv sources_3d.h5" "$d" "${srcs[@]}"; done
 fi
 
 disp=("$src/tests/data/dist3d/dispersive.in" -n 2)
@@ -113,7 +113,6 @@ if want refusals && [ "$max" -ge 2 ]; then
   printf '%s\n' "#domain: 0.02 0.02 0.02" "#dx_dy_dz: 0.001 0.001 0.001" "#time_window: 40" "#pml_cells: 4" \
     "#excitation_file: $w/short.txt" "#magnetic_dipole: x 0.015 0.01 0.01 a" > "$w/short.in"
   refuse "waveform a is not defined at .* s .outside its excitation file.s times." 2 "$w/short.in" --decomp 2x1x1
-  refuse "2 ranks: #transmission_line" 2 "$src/tests/data/gprmax/sources_3d/sources_3d.in"
   refuse "2 ranks: checkpoints" 2 "${small[@]}" --checkpoint-every 50
   refuse "2 ranks: PNG slices" 2 "${small[@]}" --snapshot-every 50
   { cat "$src/tests/data/gprmax/small_3d/small_3d.in"; echo "#snapshot: 0 0 0 0.080 0.072 0.060 0.002 0.002 0.002 1e-9 s"; } \

@@ -26,9 +26,8 @@ static double now_s(void) {
 
 /* What a 3D model split over ranks does not take yet (issue #19): the
  * feature's name, or NULL. */
-static const char *refused_split(const gs_fdtd_opts *o, const gs_scene *sc, int lines, int ckpt) {
-  return lines             ? "#transmission_line runs on one rank so far"
-         : ckpt            ? "checkpoints (--checkpoint-every, --stop-after, --restart) run on one rank so far"
+static const char *refused_split(const gs_fdtd_opts *o, const gs_scene *sc, int ckpt) {
+  return ckpt              ? "checkpoints (--checkpoint-every, --stop-after, --restart) run on one rank so far"
          : sc->nsnaps      ? "#snapshot runs on one rank so far"
          : sc->nviews      ? "#geometry_view runs on one rank so far"
          : sc->ngeo_writes ? "#geometry_objects_write runs on one rank so far"
@@ -45,7 +44,7 @@ static int refused(const gs_comm *c, const gs_fdtd_opts *o, const gs_scene *sc) 
   const int ckpt = o->checkpoint_every || o->stop_after || o->restart;
   char lines_why[80], split_why[160] = "";
   snprintf(lines_why, sizeof lines_why, "checkpoints hold at most %d transmission lines", GS_FDTD3_CKPT_LINES);
-  const char *split = c->size > 1 ? refused_split(o, sc, lines, ckpt) : NULL;
+  const char *split = c->size > 1 ? refused_split(o, sc, ckpt) : NULL;
   if (split) snprintf(split_why, sizeof split_why, "%d ranks: %s", c->size, split);
   const char *why = split                                 ? split_why
                     : ckpt && lines > GS_FDTD3_CKPT_LINES ? lines_why
@@ -122,9 +121,21 @@ static void model_name(const char *path, char *out, size_t n) {
   snprintf(out, n, "%.*s", (int)(dot && dot != base ? dot - base : (long)strlen(base)), base);
 }
 
-/* MODEL.h5 and receivers.csv of run r from hist ([step][receiver][6], every receiver of the scene). */
-static int save(const gs_scene *sc, const gs_fdtd3_sim *m, const float *hist, const char *outdir, int64_t r,
-                int64_t runs) {
+/* The lines' outputs of a model on one rank (*tl and *vi to free); returns their count. */
+static int local_lines(const gs_fdtd3_sim *m, gs_gpr_tl **tl, float **vi) {
+  const int ntl = gs_fdtd3_src_lines(m);
+  const size_t n = (size_t)(m->sc->iterations + 1);
+  *tl = gs_xcalloc((size_t)ntl + 1, sizeof **tl);
+  *vi = gs_xmalloc(sizeof(float) * 2 * n * (size_t)ntl + 1);
+  for (int q = 0; q < ntl; ++q)
+    gs_fdtd3_src_line(m, q, &(*tl)[q], *vi + (size_t)q * 2 * n, *vi + ((size_t)q * 2 + 1) * n);
+  return ntl;
+}
+
+/* MODEL.h5 and receivers.csv of run r from hist ([step][receiver][6], every
+ * receiver of the scene) and the ntl lines' outputs tl. */
+static int save(const gs_scene *sc, const gs_fdtd3_sim *m, const float *hist, const gs_gpr_tl *tl, int ntl,
+                const char *outdir, int64_t r, int64_t runs) {
   char model[512], hp[1700], cp[1300], err[1024];
   model_name(sc->path, model, sizeof model);
   if (runs > 1) {
@@ -134,17 +145,9 @@ static int save(const gs_scene *sc, const gs_fdtd3_sim *m, const float *hist, co
     snprintf(hp, sizeof hp, "%s/%s.h5", outdir, model);
     snprintf(cp, sizeof cp, "%s/receivers.csv", outdir);
   }
-  const int ntl = gs_fdtd3_src_lines(m);
   if (!sc->nrx && !ntl) return 0;
-  gs_gpr_tl *tl = gs_xcalloc((size_t)ntl + 1, sizeof *tl);
-  float *vi = gs_xmalloc(sizeof(float) * 2 * (size_t)(sc->iterations + 1) * (size_t)ntl + 1);
-  for (int q = 0; q < ntl; ++q)
-    gs_fdtd3_src_line(m, q, &tl[q], vi + (size_t)q * 2 * (size_t)(sc->iterations + 1),
-                      vi + ((size_t)q * 2 + 1) * (size_t)(sc->iterations + 1));
   int bad = gs_rx3_write_h5(sc, hist, m->step, (int)r, tl, ntl, hp, err, sizeof err) != GS_OK ||
             (sc->nrx && gs_rx3_write_csv(sc, hist, m->step, cp, err, sizeof err) != GS_OK);
-  free(tl);
-  free(vi);
   if (bad) gs_log_error("fdtd: %s", err);
   return bad;
 }
@@ -252,8 +255,13 @@ static int run_once(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs,
     gs_fdtd3_sim_free(&m);
     return x->status;
   }
-  float *hist = x->rk ? gs_fdtd3_dist_receivers(&m) : m.rx_hist; /* every receiver, on rank 0 */
-  int status = x->c->rank == 0 && save(x->sc, &m, hist, x->outdir, x->r, x->o->runs) ? GS_EXIT_PARTIAL : x->status;
+  float *hist = x->rk ? gs_fdtd3_dist_receivers(&m) : m.rx_hist, *vi; /* every receiver and line, on rank 0 */
+  gs_gpr_tl *tl;
+  const int ntl = x->rk ? gs_fdtd3_dist_lines(&m, &tl, &vi) : local_lines(&m, &tl, &vi);
+  int status =
+      x->c->rank == 0 && save(x->sc, &m, hist, tl, ntl, x->outdir, x->r, x->o->runs) ? GS_EXIT_PARTIAL : x->status;
+  free(tl);
+  free(vi);
   if (x->rk) {
     free(hist);
     status = gs_comm_agree(status, x->c->world); /* the next run on every rank, or on none */

@@ -22,7 +22,8 @@
 struct gs_fdtd3_dist {
   MPI_Comm comm;
   int rank;
-  gs_halo *h, *e; /* H ghosts from the lower neighbours; E ghosts from the upper ones */
+  int lines, magnetic; /* the scene has transmission lines, magnetic dipoles (on any rank) */
+  gs_halo *h, *e;      /* H ghosts from the lower neighbours; E ghosts from the upper ones */
 };
 
 static int rank_of(const int dims[3], const int c[3]) {
@@ -187,6 +188,10 @@ gs_status gs_fdtd3_dist_connect(gs_fdtd3_sim *m, const gs_fdtd3_ranks *sp, char 
   struct gs_fdtd3_dist *d = m->dist = gs_xcalloc(1, sizeof *m->dist);
   d->comm = sp->comm;
   d->rank = sp->rank;
+  for (int q = 0; q < m->sc->nsrc3; ++q) {
+    d->lines |= m->sc->src3[q].kind == GS_SRC3_TLINE;
+    d->magnetic |= m->sc->src3[q].kind == GS_SRC3_MAGNETIC;
+  }
   gs_halo_array arr[6];
   for (int c = 0; c < 6; ++c)
     arr[c] = (gs_halo_array){{m->f[0][c], m->f[1][c]}, m->pitch, m->org[0], m->org[1], m->plane, m->org[2]};
@@ -211,10 +216,13 @@ void gs_fdtd3_dist_update(gs_fdtd3_sim *m, const gs_fdtd3_step_args *a, gs_tick 
   const gs_fdtd3_region own = {m->lo[0], m->hi[0], m->lo[1], m->hi[1], m->lo[2], m->hi[2]};
   const gs_fdtd3_region held = {m->org[0], m->org[0] + m->len[0], m->org[1], m->org[1] + m->len[1],
                                 m->org[2], m->org[2] + m->len[2]};
+  const struct gs_fdtd3_dist *d = m->dist;
   m->b->fdtd3_pass(a, own, held, 1, m->s);
-  /* The magnetic dipoles' H before it travels (their E again is redone by the E pass). */
+  /* The H sources: the lines read the new H one node lower (ghosts exchanged first), then
+   * the magnetic dipoles change H, which travels (their E again is redone by the E pass). */
+  if (d->lines) exchange(d->h, 1 - m->cur, m->s);
   if (m->xsrc) gs_fdtd3_src_step(m, a, t, GS_FDTD3_SRC_H);
-  exchange(m->dist->h, 1 - m->cur, m->s);
+  if (!d->lines || d->magnetic) exchange(d->h, 1 - m->cur, m->s);
   m->b->fdtd3_pass(a, own, held, 0, m->s);
 }
 
@@ -245,6 +253,66 @@ float *gs_fdtd3_dist_receivers(const gs_fdtd3_sim *m) {
   }
   free(mine);
   return all;
+}
+
+/* Index of line v among the scene's lines. */
+static int line_ordinal(const gs_scene *sc, const gs_source3 *v) {
+  int n = 0;
+  for (const gs_source3 *q = sc->src3; q < v; ++q)
+    n += q->kind == GS_SRC3_TLINE;
+  return n;
+}
+
+/* Line o's outputs (pos, resistance, dl; Vinc, Iinc, Vtotal, Itotal) from
+ * its owner into meta and series (4 n floats); on the owner: local line q. */
+static void line_outputs(const gs_fdtd3_sim *m, int q, double meta[5], float *series) {
+  const size_t n = (size_t)(m->sc->iterations + 1);
+  gs_gpr_tl t;
+  gs_fdtd3_src_line(m, q, &t, series + 2 * n, series + 3 * n);
+  memcpy(series, t.vinc, sizeof(float) * n);
+  memcpy(series + n, t.iinc, sizeof(float) * n);
+  meta[0] = t.pos[0], meta[1] = t.pos[1], meta[2] = t.pos[2], meta[3] = t.resistance, meta[4] = t.dl;
+}
+
+int gs_fdtd3_dist_lines(const gs_fdtd3_sim *m, gs_gpr_tl **tl, float **store) {
+  const gs_scene *sc = m->sc;
+  const int root = m->dist->rank == 0, nloc = gs_fdtd3_src_lines(m);
+  const size_t n = (size_t)(sc->iterations + 1);
+  int nl = 0;
+  for (int q = 0; q < sc->nsrc3; ++q)
+    nl += sc->src3[q].kind == GS_SRC3_TLINE;
+  *tl = root ? gs_xcalloc((size_t)nl + 1, sizeof **tl) : NULL;
+  *store = root ? gs_xmalloc(sizeof(float) * 4 * n * (size_t)nl + 1) : NULL;
+  if (!nl) return 0;
+  int *mine = gs_xmalloc(sizeof *mine * 2 * (size_t)nl), *owner = mine + nl;
+  for (int o = 0; o < nl; ++o)
+    mine[o] = -1;
+  for (int q = 0; q < nloc; ++q)
+    mine[line_ordinal(sc, gs_fdtd3_src_line_of(m, q))] = q;
+  int *by = gs_xmalloc(sizeof *by * (size_t)nl); /* the owner's rank of each line */
+  for (int o = 0; o < nl; ++o)
+    by[o] = mine[o] >= 0 ? m->dist->rank : -1;
+  GS_MPI_CHECK(MPI_Allreduce(by, owner, nl, MPI_INT, MPI_MAX, m->dist->comm));
+  float *series = gs_xmalloc(sizeof(float) * 4 * n);
+  for (int o = 0; o < nl; ++o) {
+    double meta[5];
+    float *dst = root ? *store + (size_t)o * 4 * n : series;
+    if (owner[o] == m->dist->rank) line_outputs(m, mine[o], meta, dst);
+    if (owner[o] != 0 && owner[o] == m->dist->rank) {
+      GS_MPI_CHECK(MPI_Send(meta, 5, MPI_DOUBLE, 0, 2 * o, m->dist->comm));
+      GS_MPI_CHECK(MPI_Send(dst, (int)(4 * n), MPI_FLOAT, 0, 2 * o + 1, m->dist->comm));
+    } else if (owner[o] != 0 && root) {
+      GS_MPI_CHECK(MPI_Recv(meta, 5, MPI_DOUBLE, owner[o], 2 * o, m->dist->comm, MPI_STATUS_IGNORE));
+      GS_MPI_CHECK(MPI_Recv(dst, (int)(4 * n), MPI_FLOAT, owner[o], 2 * o + 1, m->dist->comm, MPI_STATUS_IGNORE));
+    }
+    if (root)
+      (*tl)[o] = (gs_gpr_tl){
+          {meta[0], meta[1], meta[2]}, meta[3], meta[4], (int64_t)n, dst, dst + n, dst + 2 * n, dst + 3 * n};
+  }
+  free(series);
+  free(by);
+  free(mine);
+  return root ? nl : 0;
 }
 
 void gs_fdtd3_dist_free(gs_fdtd3_sim *m) {

@@ -12,6 +12,7 @@
 #include "decomp3d.h"
 #include "fdtd3d.h"
 #include "geometry3d.h"
+#include "gprmax_out.h"
 #include "halo.h"
 
 /* Parts per axis: at least this many nodes thick along a split axis. */
@@ -64,6 +65,10 @@ void gs_fdtd3_dist_checksum(gs_fdtd3_sim *m, uint64_t sum[2]);
 /* Collective: every receiver's history [step][receiver][6] of the steps so
  * far, the scene's order, on rank 0 (malloc'd; NULL elsewhere). */
 float *gs_fdtd3_dist_receivers(const gs_fdtd3_sim *m);
+
+/* Collective: every transmission line's outputs in the scene's order on
+ * rank 0 (*tl and *store malloc'd there, NULL elsewhere); the count on rank 0. */
+int gs_fdtd3_dist_lines(const gs_fdtd3_sim *m, gs_gpr_tl **tl, float **store);
 
 void gs_fdtd3_dist_free(gs_fdtd3_sim *m);
 

@@ -72,13 +72,6 @@ static int64_t node_of(const gs_fdtd3_sim *m, const gs_source3 *v, int64_t p[3])
   return p[2] * m->plane + p[1] * m->pitch + p[0];
 }
 
-static int count_kind(const gs_scene *sc, int kind) {
-  int n = 0;
-  for (int q = 0; q < sc->nsrc3; ++q)
-    n += sc->src3[q].kind == kind;
-  return n;
-}
-
 /* The sources of kind at nodes m owns (all of them on one rank; on a part
  * of a split model each source is its owner's). */
 static int count_owned(const gs_fdtd3_sim *m, int kind) {
@@ -278,7 +271,7 @@ static int tl_incident(const gs_scene *sc, gs_fdtd3_tline *l, float *buf, float 
 static int init_tlines(gs_fdtd3_sim *m, char *err, size_t errlen) {
   const gs_scene *sc = m->sc;
   struct gs_fdtd3_xsrc *x = m->xsrc;
-  const int n = count_kind(sc, GS_SRC3_TLINE);
+  const int n = count_owned(m, GS_SRC3_TLINE);
   if (!n) return 0;
   const int64_t N = sc->iterations + 1, head = 2 * GS_FDTD3_TL_CELLS + 2;
   const size_t floats = (size_t)(head + 4 * N);
@@ -293,8 +286,9 @@ static int init_tlines(gs_fdtd3_sim *m, char *err, size_t errlen) {
     if (v->kind != GS_SRC3_TLINE) continue;
     gs_fdtd3_tline *l = &x->tl_host[k];
     int64_t p[3];
-    x->tl_src[k] = v;
     node_of(m, v, p);
+    if (!gs_fdtd3_sim_owns(m, p[0], p[1], p[2])) continue; /* another rank's */
+    x->tl_src[k] = v;
     l->i = p[0], l->j = p[1], l->k = p[2];
     tl_constants(sc, v, l);
     memset(buf, 0, sizeof(float) * floats);
@@ -390,6 +384,10 @@ int gs_fdtd3_src_state(gs_fdtd3_sim *m, gs_fdtd3_state *out) {
     }
   }
   return n;
+}
+
+const gs_source3 *gs_fdtd3_src_line_of(const gs_fdtd3_sim *m, int q) {
+  return m->xsrc->tl_src[q];
 }
 
 int gs_fdtd3_src_lines(const gs_fdtd3_sim *m) {
