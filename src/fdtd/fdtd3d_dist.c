@@ -192,12 +192,13 @@ gs_status gs_fdtd3_dist_connect(gs_fdtd3_sim *m, const gs_fdtd3_ranks *sp, char 
     d->lines |= m->sc->src3[q].kind == GS_SRC3_TLINE;
     d->magnetic |= m->sc->src3[q].kind == GS_SRC3_MAGNETIC;
   }
-  gs_halo_array arr[6];
-  for (int c = 0; c < 6; ++c)
-    arr[c] = (gs_halo_array){{m->f[0][c], m->f[1][c]}, m->pitch, m->org[0], m->org[1], m->plane, m->org[2]};
   gs_halo_peer peers[6];
   gs_halo_box_g boxes[6][3];
   for (int h = 1; h >= 0; --h) {
+    /* Each exchange names only its three arrays: over ipc no buffer is opened twice by a peer. */
+    gs_halo_array arr[6] = {{{NULL, NULL}, 0, 0, 0, 0, 0}};
+    for (int c = 3 * h; c < 3 * h + 3; ++c)
+      arr[c] = (gs_halo_array){{m->f[0][c], m->f[1][c]}, m->pitch, m->org[0], m->org[1], m->plane, m->org[2]};
     const int np = make_peers(m, sp, h, peers, boxes);
     gs_halo *x = gs_halo_create(sp->comm, m->b, arr, 6, peers, np, sp->transport, 0, err, errlen);
     if (!x) return GS_ERR_USAGE;
