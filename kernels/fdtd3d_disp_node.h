@@ -10,11 +10,14 @@
 /* gprMax's phi and the first half of the pole update at one listed node:
  * phi = sum c0 T (float; one pole: just c0 T, gprMax's single-pole
  * function, which differs from 0 + c0 T only in the sign of a zero),
- * T = c1 T + c2 e (e: the old E), with gprMax's fused multiply-adds for
- * real poles (phi = fmaf(c0, T, phi), T = fmaf(c1, T, c2 e)). Complex poles (gprMax's complex64 kernels,
- * C99 complex products written out; gprMax's build fuses parts of these
- * too, not worked out yet, so they stay unfused here): phi reads the real parts, T = c1 T +
- * c2 (e + 0i) with (a + bi)(c + di) = (ac - bd) + (ad + bc)i. */
+ * T = c1 T + c2 e (e: the old E), as gprMax's build evaluates them
+ * (docs/gprmax-rules.md, "Fused multiply-adds"): real poles fused
+ * (phi = fmaf(c0, T, phi), T = fmaf(c1, T, c2 e)); complex poles (gprMax's
+ * complex64 kernels: C99 complex products, which its build vectorises
+ * without fusing, the fused copies only deciding whether to call
+ * __mulsc3) unfused: phi = phi + c0 Re T, T = c1 T + c2 (e' + 0i) with
+ * e' = e + 0 (the conversion to complex turns -0 into +0) and
+ * (a + bi)(c + di) = (ac - bd) + (ad + bc)i. */
 GS_HD3 float gs_fdtd3_disp_phi(const gs_fdtd3_disp_args *d, int mat, float *t, float e) {
   const gs_fdtd3_disp_coef *c = d->coef + (int64_t)mat * d->npoles;
   const int w = d->cplx ? 2 : 1;
@@ -22,12 +25,13 @@ GS_HD3 float gs_fdtd3_disp_phi(const gs_fdtd3_disp_args *d, int mat, float *t, f
   if (d->npoles > 1) phi = 0.0f + phi;
   for (int p = 0; p < d->npoles; ++p) {
     float *tp = t + p * w;
-    if (p > 0) phi = fmaf(c[p].c0, tp[0], phi); /* gprMax's contraction (fdtd3d_node.h) */
     if (d->cplx) {
-      const float tr = tp[0], ti = tp[1];
-      tp[0] = (c[p].c1 * tr - c[p].c1i * ti) + (c[p].c2 * e - c[p].c2i * 0.0f);
-      tp[1] = (c[p].c1 * ti + c[p].c1i * tr) + (c[p].c2 * 0.0f + c[p].c2i * e);
+      const float tr = tp[0], ti = tp[1], ec = e + 0.0f;
+      if (p > 0) phi = phi + c[p].c0 * tr;
+      tp[0] = (c[p].c1 * tr - c[p].c1i * ti) + (c[p].c2 * ec - c[p].c2i * 0.0f);
+      tp[1] = (c[p].c1 * ti + c[p].c1i * tr) + (c[p].c2 * 0.0f + c[p].c2i * ec);
     } else {
+      if (p > 0) phi = fmaf(c[p].c0, tp[0], phi);
       tp[0] = fmaf(c[p].c1, tp[0], c[p].c2 * e);
     }
   }
@@ -83,7 +87,7 @@ GS_HD3 void gs_fdtd3_disp_a_node(const gs_fdtd3_step_args *a, const gs_fdtd3_dis
 }
 
 /* B at entry e of component comp: T = T - c2 E_new (real: fmaf(-c2, E_new, T)
- * as gprMax's build; complex: c2 (E + 0i), unfused). */
+ * as gprMax's build; complex: c2 (E_new + 0 + 0i), unfused as there). */
 GS_HD3 void gs_fdtd3_disp_b_node(const gs_fdtd3_step_args *a, const gs_fdtd3_disp_args *d, int comp, int64_t e) {
   const int64_t o = d->off[comp][e];
   const uint8_t *m = comp == 0 ? a->mex : comp == 1 ? a->mey : a->mez;
@@ -91,9 +95,10 @@ GS_HD3 void gs_fdtd3_disp_b_node(const gs_fdtd3_step_args *a, const gs_fdtd3_dis
   const gs_fdtd3_disp_coef *c = d->coef + (int64_t)m[o] * d->npoles;
   if (d->cplx) {
     float *t = d->t[comp] + e * d->npoles * 2;
+    const float ec = en + 0.0f; /* E as a complex number: -0 becomes +0 */
     for (int p = 0; p < d->npoles; ++p) {
-      t[2 * p] = t[2 * p] - (c[p].c2 * en - c[p].c2i * 0.0f);
-      t[2 * p + 1] = t[2 * p + 1] - (c[p].c2 * 0.0f + c[p].c2i * en);
+      t[2 * p] = t[2 * p] - (c[p].c2 * ec - c[p].c2i * 0.0f);
+      t[2 * p + 1] = t[2 * p + 1] - (c[p].c2 * 0.0f + c[p].c2i * ec);
     }
   } else {
     float *t = d->t[comp] + e * d->npoles;

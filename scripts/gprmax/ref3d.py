@@ -1,6 +1,6 @@
 """Numpy float32 3D free-space stepper of gprMax 4's update (no PML, a gaussiandot z dipole at the
 centre of a 50^3 grid of 1 mm; with --magnetic a magnetic dipole, gprMax's MagneticDipole formula):
-prints its difference from the given .h5 files per receiver (tests/data/gprmax3d_open/README.md).
+prints its difference from the given .h5 files per receiver (tests/data/gprmax/README.md, magnetic_dipole_50).
 Usage: ref3d.py [--magnetic] [--fma] GPRMAX.h5 OURS.h5"""
 # numpy float32 3D free-space gprMax update (no PML), gaussiandot z-dipole; compares with two h5 files
 import numpy as np, h5py, sys

@@ -694,6 +694,7 @@ static const scene_command commands[] = {
     {"source_timing", 1, 1, 0, "gprmax3 or gprmax4", GRID_NOT_NEEDED, cmd_source_timing},
     {"pml_formulation", 1, 1, 0, "HORIPML", GRID_NOT_NEEDED, cmd_pml_formulation},
     {"num_threads", 1, 1, 0, "a thread count", GRID_NOT_NEEDED, cmd_num_threads},
+    {"omp_threads", 1, 1, 0, "a thread count", GRID_NOT_NEEDED, cmd_num_threads}, /* gprMax 4's name */
     {"output_dir", 1, 1, 0, "a folder", GRID_NOT_NEEDED, cmd_output_dir},
     {"snapshot", 11, 11, 0, "x1 y1 z1 x2 y2 z2 dx dy dz time file", GRID_BEFORE_COUNT, gs_cmd_snapshot},
     {"add_dispersion_debye", 4, MAX_ARGS, 0, "poles de1 tau1 [de2 tau2 ...] material [material ...]", GRID_NOT_NEEDED,
@@ -756,7 +757,7 @@ static int parse_line(parser *p, char *line) {
   for (char *tok = strtok(rest, " \t"); tok && nargs < MAX_ARGS; tok = strtok(NULL, " \t"))
     args[nargs++] = tok;
   command_call c = {.def = find_command(line + 1), .name = line + 1, .arg = args, .nargs = nargs, .text = text};
-  if (!c.def) return gs_perr(p, "#%s: not supported (gprMax's 2D commands that gpustencil runs: docs/fdtd.md)", c.name);
+  if (!c.def) return gs_perr(p, "#%s: not supported (the gprMax commands gpustencil runs: docs/fdtd.md)", c.name);
   if (check_call(p, &c)) return -1;
   return c.def->handle(p, &c);
 }
