@@ -637,6 +637,13 @@ extern "C" int gs_fdtd3_step_cuda(const gs_fdtd3_step_args *a, const gs_fdtd3_re
   return 0;
 }
 
+// Half a step on one box (a part of a model split over ranks): the
+// one-thread-per-node kernels, H (h) or E reading the stored H of `stored`.
+extern "C" int gs_fdtd3_pass_cuda(const gs_fdtd3_step_args *a, gs_fdtd3_region box, gs_fdtd3_region stored, int h,
+                                  void *stream) {
+  return launch_box_kernel(a, &box, 1, stored, h != 0, (cudaStream_t)stream);
+}
+
 extern "C" int gs_fdtd3_inject_cuda(float *field, const int64_t *off, const float *val, int64_t stride, gs_tick t,
                                     int n, void *stream) {
   if (n <= 0) return 0;

@@ -48,6 +48,7 @@ typedef struct gs_fdtd3_disp_args {
   int64_t n[3];                   /* listed Ex, Ey, Ez nodes */
   const int64_t *off[3];          /* their offsets (fdtd3d_kernels.h's layout) */
   float *t[3];                    /* pole state: [entry * npoles + pole] (complex: [.. * 2 + re/im]) */
+  int64_t org[3];                 /* the arrays' first node (0 on one rank; a part's: fdtd3d.h) */
 } gs_fdtd3_disp_args;
 
 /* A: the listed nodes' E_out again, with the dispersive term (a: the step's

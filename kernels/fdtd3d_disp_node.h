@@ -38,11 +38,14 @@ GS_HD3 float gs_fdtd3_disp_phi(const gs_fdtd3_disp_args *d, int mat, float *t, f
   return phi;
 }
 
-/* Node (i, j, k) of component comp from its offset. */
-GS_HD3 void gs_fdtd3_disp_ijk(const gs_fdtd3_step_args *a, int64_t o, int64_t *i, int64_t *j, int64_t *k) {
-  *k = o / a->plane;
-  *j = o % a->plane / a->pitch;
-  *i = o % a->pitch;
+/* Node (i, j, k) of component comp from its offset (global, with the
+ * arrays' first node at d->org: a part of a model split over ranks). */
+GS_HD3 void gs_fdtd3_disp_ijk(const gs_fdtd3_step_args *a, const gs_fdtd3_disp_args *d, int64_t o, int64_t *i,
+                              int64_t *j, int64_t *k) {
+  const int64_t l = o - (d->org[2] * a->plane + d->org[1] * a->pitch + d->org[0]);
+  *k = l / a->plane + d->org[2];
+  *j = l % a->plane / a->pitch + d->org[1];
+  *i = l % a->pitch + d->org[0];
 }
 
 /* A at entry e of component comp: E_out of the node, gprMax's
@@ -51,7 +54,7 @@ GS_HD3 void gs_fdtd3_disp_ijk(const gs_fdtd3_step_args *a, int64_t o, int64_t *i
 GS_HD3 void gs_fdtd3_disp_a_node(const gs_fdtd3_step_args *a, const gs_fdtd3_disp_args *d, int comp, int64_t e) {
   const int64_t o = d->off[comp][e], P = a->pitch, S = a->plane;
   int64_t i, j, k;
-  gs_fdtd3_disp_ijk(a, o, &i, &j, &k);
+  gs_fdtd3_disp_ijk(a, d, o, &i, &j, &k);
   float *t = d->t[comp] + e * d->npoles * (d->cplx ? 2 : 1);
   if (comp == 0) {
     const int mat = a->mex[o];

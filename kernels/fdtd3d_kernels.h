@@ -85,7 +85,11 @@ typedef struct gs_fdtd3_hcoef {
  * n_b take no correction, as in gprMax): element [(q nb + b) na + a] for y
  * and z slabs, [(b na + a) t + q] for x slabs (i fastest, so that a warp's
  * accesses are contiguous); read from _in, written to _out (the two may not
- * be the same array). */
+ * be the same array). The strides na and nb are the fields sa, sb: the
+ * face's cell counts on one rank; on a part of a model split over ranks
+ * (src/fdtd/fdtd3d_dist.c) the cells along a and b its arrays hold, with
+ * the psi pointers biased by the part's origin, so that a rank holds only
+ * its piece of the slab and the indices stay global. */
 typedef struct gs_fdtd3_slab {
   int dir, side;
   int64_t t;
@@ -93,6 +97,7 @@ typedef struct gs_fdtd3_slab {
   const float *ra1e, *rbe, *ree, *rfe, *ra1h, *rbh, *reh, *rfh;
   const float *psi_e_in[2], *psi_h_in[2];
   float *psi_e_out[2], *psi_h_out[2];
+  int64_t sa, sb; /* psi strides (above) */
 } gs_fdtd3_slab;
 
 /* Half-open node box [i0, i1) x [j0, j1) x [k0, k1). */
@@ -134,6 +139,18 @@ void gs_fdtd3_layout(int64_t nx, int64_t ny, int64_t nz, int64_t *pitch, int64_t
 typedef int (*gs_fdtd3_step_fn)(const gs_fdtd3_step_args *a, const gs_fdtd3_region *r, int n, void *stream);
 int gs_fdtd3_step_ref(const gs_fdtd3_step_args *a, const gs_fdtd3_region *r, int n, void *stream);
 int gs_fdtd3_step_cuda(const gs_fdtd3_step_args *a, const gs_fdtd3_region *r, int n, void *stream);
+
+/* One half of a step over the nodes of box (a model split over ranks,
+ * issue #19): h = 1: the new H of every node of box (its H psi stored);
+ * h = 0: the new E of every node of box, reading the new H of the nodes
+ * one lower from the out arrays wherever they lie in stored (the caller
+ * stored them: the H pass and the exchanged ghost layers) and recomputing
+ * the others (none, when stored holds the box and its lower ghost layer).
+ * The per-node expressions are those of gs_fdtd3_step (the same bits). */
+typedef int (*gs_fdtd3_pass_fn)(const gs_fdtd3_step_args *a, gs_fdtd3_region box, gs_fdtd3_region stored, int h,
+                                void *stream);
+int gs_fdtd3_pass_ref(const gs_fdtd3_step_args *a, gs_fdtd3_region box, gs_fdtd3_region stored, int h, void *stream);
+int gs_fdtd3_pass_cuda(const gs_fdtd3_step_args *a, gs_fdtd3_region box, gs_fdtd3_region stored, int h, void *stream);
 
 /* Splits the node box r into at most 7 boxes: out[0] (possibly empty) where
  * the fused kernel may run (no slab in reach, free-space H, interior) and

@@ -88,7 +88,7 @@ GS_HD3 float gs_fdtd3_cpml(const gs_fdtd3_step_args *a, int e, int comp, int64_t
     const int n = (int)(dir == 0 ? i : dir == 1 ? j : k), N = (int)(dir == 0 ? a->nx : dir == 1 ? a->ny : a->nz);
     const int q = p->side ? n - (N - t) : (e ? t - n : t - 1 - n);
     const int ia = (int)(dir == 0 ? j : i), ib = (int)(dir == 2 ? j : k);
-    const int na = (int)(dir == 0 ? a->ny : a->nx), nb = (int)(dir == 2 ? a->ny : a->nz);
+    const int na = (int)p->sa, nb = (int)p->sb; /* the strides of the piece held (fdtd3d_kernels.h) */
     const int slot = comp == (dir == 0 ? 1 : 0) ? 0 : 1;
     const int64_t w = dir == 0 ? ((int64_t)ib * na + ia) * t + q : ((int64_t)q * nb + ib) * na + ia; /* i fastest */
     const float d = (dir == 0 ? raw_x : dir == 1 ? raw_y : raw_z) / p->d;

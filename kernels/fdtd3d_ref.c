@@ -69,6 +69,22 @@ int gs_fdtd3_step_ref(const gs_fdtd3_step_args *args, const gs_fdtd3_region *r, 
   return 0;
 }
 
+int gs_fdtd3_pass_ref(const gs_fdtd3_step_args *args, gs_fdtd3_region box, gs_fdtd3_region stored, int h,
+                      void *stream) {
+  (void)stream;
+  const gs_fdtd3_step_args local = *args, *a = &local;
+  if (empty(box)) return 0;
+  if (h) {
+    h_pass(a, box);
+    return 0;
+  }
+  for (int64_t k = box.k0; k < box.k1; ++k)
+    for (int64_t j = box.j0; j < box.j1; ++j)
+      for (int64_t i = box.i0; i < box.i1; ++i)
+        gs_fdtd3_e_node(a, stored, i, j, k);
+  return 0;
+}
+
 int gs_fdtd3_inject_ref(float *field, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n,
                         void *stream) {
   (void)stream;

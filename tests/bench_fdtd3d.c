@@ -63,7 +63,7 @@ static void add_slabs(gs_fdtd3_step_args *a, gs_fdtd3_step_args *b, int64_t n, i
   float *prof = malloc((size_t)p * sizeof *prof);
   for (int f = 0; f < 6 && p > 0; ++f) {
     gs_fdtd3_slab *s = &a->slab[a->nslab++], *t = &b->slab[b->nslab++];
-    s->dir = f % 3, s->side = f / 3, s->t = p;
+    s->dir = f % 3, s->side = f / 3, s->t = p, s->sa = n, s->sb = n;
     const float *pr[8];
     for (int w = 0; w < 8; ++w) { /* RA - 1, RB, RE, RF for E, then for H */
       for (int q = 0; q < p; ++q)

@@ -110,7 +110,8 @@ static gs_fdtd3_step_args args_of(const model *m, int s) {
   for (int q = 0; q < m->nslab; ++q) {
     gs_fdtd3_slab *p = &a.slab[q];
     p->dir = m->dir[q], p->side = m->side[q], p->t = m->t[q];
-    p->d = m->dir[q] == 0 ? 1.0f : m->dir[q] == 1 ? 1 / 1.1f : 1 / 0.9f; /* cb = src / d (random_materials) */
+    p->sa = p->dir == 0 ? m->ny : m->nx, p->sb = p->dir == 2 ? m->ny : m->nz; /* the whole face */
+    p->d = m->dir[q] == 0 ? 1.0f : m->dir[q] == 1 ? 1 / 1.1f : 1 / 0.9f;      /* cb = src / d (random_materials) */
     p->ra1e = m->prof[q][0], p->rbe = m->prof[q][1], p->ree = m->prof[q][2], p->rfe = m->prof[q][3];
     p->ra1h = m->prof[q][4], p->rbh = m->prof[q][5], p->reh = m->prof[q][6], p->rfh = m->prof[q][7];
     for (int w = 0; w < 2; ++w) {

@@ -112,6 +112,7 @@ typedef struct gs_backend {
   gs_fdtd_sample_fn fdtd_sample;
   gs_fdtd_clock_fn fdtd_clock;
   gs_fdtd3_step_fn fdtd3_step;
+  gs_fdtd3_pass_fn fdtd3_pass; /* half a step on a box (a part of a split model) */
   int (*fdtd3_inject)(float *field, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n,
                       void *stream);
   int (*fdtd3_sample)(gs_fdtd3_fields v, const int64_t *off, int n, float *out, int64_t slots, gs_tick t, void *stream);

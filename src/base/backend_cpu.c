@@ -85,6 +85,37 @@ static int cpu_fdtd3_step(const gs_fdtd3_step_args *a, const gs_fdtd3_region *r,
   return 0;
 }
 
+/* Half a step on the host's cores, the box cut into slabs of z planes (each
+ * node's value does not depend on the cut: E reads only stored H). */
+typedef struct pass3_job {
+  const gs_fdtd3_step_args *a;
+  gs_fdtd3_region box, stored;
+  int h, parts;
+} pass3_job;
+
+static void pass3_slab(void *ctx, int64_t lo, int64_t hi, int part) {
+  (void)hi;
+  (void)part;
+  const pass3_job *job = ctx;
+  gs_fdtd3_region s = job->box;
+  const int64_t len = s.k1 - s.k0;
+  s.k0 = job->box.k0 + len * lo / job->parts;
+  s.k1 = job->box.k0 + len * (lo + 1) / job->parts;
+  gs_fdtd3_pass_ref(job->a, s, job->stored, job->h, NULL);
+}
+
+static int cpu_fdtd3_pass(const gs_fdtd3_step_args *a, gs_fdtd3_region box, gs_fdtd3_region stored, int h,
+                          void *stream) {
+  const double nodes = box.i1 > box.i0 && box.j1 > box.j0 && box.k1 > box.k0
+                           ? (double)(box.i1 - box.i0) * (double)(box.j1 - box.j0) * (double)(box.k1 - box.k0)
+                           : 0;
+  const int parts = nodes < 262144.0 ? 1 : gs_parallel_threads();
+  if (parts == 1) return gs_fdtd3_pass_ref(a, box, stored, h, stream);
+  pass3_job job = {a, box, stored, h, parts};
+  gs_parallel_for(parts, parts, pass3_slab, &job);
+  return 0;
+}
+
 /* The dispersive passes on the host's cores: each component's node list cut
  * into contiguous parts, one per thread (every listed node writes only its
  * own E, pole state and CPML Phi, so the cut changes nothing but the time). */
@@ -209,6 +240,7 @@ const gs_backend gs_backend_cpu = {
     .fdtd_sample = gs_fdtd_sample_ref,
     .fdtd_clock = gs_fdtd_clock_ref,
     .fdtd3_step = cpu_fdtd3_step,
+    .fdtd3_pass = cpu_fdtd3_pass,
     .fdtd3_inject = gs_fdtd3_inject_ref,
     .fdtd3_sample = gs_fdtd3_sample_ref,
     .fdtd3_disp_a = cpu_fdtd3_disp_a,

@@ -282,6 +282,10 @@ static int cu_fdtd3_step(const gs_fdtd3_step_args *a, const gs_fdtd3_region *r, 
   GS_LAUNCH_CHECK(gs_fdtd3_step_cuda(a, r, n, s));
   return 0;
 }
+static int cu_fdtd3_pass(const gs_fdtd3_step_args *a, gs_fdtd3_region box, gs_fdtd3_region stored, int h, void *s) {
+  GS_LAUNCH_CHECK(gs_fdtd3_pass_cuda(a, box, stored, h, s));
+  return 0;
+}
 static int cu_fdtd3_inject(float *f, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n, void *s) {
   GS_LAUNCH_CHECK(gs_fdtd3_inject_cuda(f, off, val, stride, t, n, s));
   return 0;
@@ -376,6 +380,7 @@ const gs_backend gs_backend_cuda = {
     .fdtd_sample = cu_fdtd_sample,
     .fdtd_clock = cu_fdtd_clock,
     .fdtd3_step = cu_fdtd3_step,
+    .fdtd3_pass = cu_fdtd3_pass,
     .fdtd3_inject = cu_fdtd3_inject,
     .fdtd3_sample = cu_fdtd3_sample,
     .fdtd3_disp_a = cu_fdtd3_disp_a,

@@ -8,6 +8,7 @@
 
 #include "error.h"
 #include "fdtd3d_dispersion.h"
+#include "fdtd3d_dist.h"
 #include "fdtd3d_planewave.h"
 #include "fdtd3d_sources.h"
 #include "fdtd_internal.h"
@@ -74,16 +75,17 @@ typedef struct node_copy {
 static void copy_node_planes(void *ctx, int64_t k0, int64_t k1, int part) {
   (void)part;
   node_copy *nc = ctx;
-  for (int64_t k = k0; k < k1; ++k)
-    for (int64_t j = 0; j <= nc->g->ny; ++j)
-      for (int64_t i = 0; i <= nc->g->nx; ++i)
-        nc->host[node_at(nc->m, i, j, k)] = (uint8_t)nc->g->id[nc->c][gs_geometry3_node(nc->g, i, j, k)];
+  const gs_geometry3 *g = nc->g; /* the nodes it holds: all, or the rank's part */
+  for (int64_t k = g->lo[2] + k0; k < g->lo[2] + k1; ++k)
+    for (int64_t j = g->lo[1]; j < g->hi[1]; ++j)
+      for (int64_t i = g->lo[0]; i < g->hi[0]; ++i)
+        nc->host[node_at(nc->m, i, j, k) - nc->m->bias] = (uint8_t)g->id[nc->c][gs_geometry3_node(g, i, j, k)];
 }
 
 /* One component's node materials in the kernels' layout, on the host and the device. */
 static uint8_t *node_materials(gs_fdtd3_sim *m, const gs_geometry3 *g, int c, uint8_t **dev) {
   node_copy nc = {.m = m, .g = g, .c = c, .host = gs_xcalloc((size_t)m->count, 1)};
-  gs_parallel_for(g->nz + 1, gs_parallel_threads(), copy_node_planes, &nc);
+  gs_parallel_for(g->hi[2] - g->lo[2], gs_parallel_threads(), copy_node_planes, &nc);
   *dev = m->b->dev_alloc((size_t)m->count);
   m->b->copy_h2d(*dev, nc.host, (size_t)m->count, m->s);
   return nc.host;
@@ -93,7 +95,7 @@ static uint8_t *node_materials(gs_fdtd3_sim *m, const gs_geometry3 *g, int c, ui
 static void find_magnetic(void *ctx, int64_t k0, int64_t k1, int part) {
   node_copy *nc = ctx;
   const gs_geometry3 *g = nc->g;
-  const size_t plane = (size_t)((g->nx + 1) * (g->ny + 1));
+  const size_t plane = (size_t)((g->hi[0] - g->lo[0]) * (g->hi[1] - g->lo[1]));
   for (int c = 3; c < 6 && !nc->magnetic[part]; ++c)
     for (size_t n = (size_t)k0 * plane; n < (size_t)k1 * plane; ++n)
       if (g->mat[g->id[c][n]].mr != 1 || g->mat[g->id[c][n]].sm != 0) {
@@ -104,7 +106,7 @@ static void find_magnetic(void *ctx, int64_t k0, int64_t k1, int part) {
 
 static int magnetic(const gs_geometry3 *g) {
   node_copy nc = {.g = g};
-  gs_parallel_for(g->nz + 1, gs_parallel_threads(), find_magnetic, &nc);
+  gs_parallel_for(g->hi[2] - g->lo[2], gs_parallel_threads(), find_magnetic, &nc);
   for (int p = 0; p < GS_PARALLEL_MAX; ++p)
     if (nc.magnetic[p]) return 1;
   return 0;
@@ -187,10 +189,14 @@ static void init_cpml(gs_fdtd3_sim *m, const gs_geometry3 *g) {
   for (int s = 0; s < 6; ++s) {
     int dir = s % 3;
     int64_t t = sc->pml6[s];
-    if (!t) continue;
+    if (!t || !gs_fdtd3_dist_slab_reaches(m, dir, s >= 3, t)) continue; /* a part far from it */
     int a = dir == 0 ? 1 : 0, b = dir == 2 ? 1 : 2;
-    size_t cells = (size_t)t * (size_t)n[a] * (size_t)n[b];
     gs_fdtd3_slab *p = &m->slab[m->nslab];
+    /* The piece of the face the arrays hold (nodes at n_a, n_b take no correction): all of it on one rank. */
+    p->sa = (m->org[a] + m->len[a] < n[a] ? m->org[a] + m->len[a] : n[a]) - m->org[a];
+    p->sb = (m->org[b] + m->len[b] < n[b] ? m->org[b] + m->len[b] : n[b]) - m->org[b];
+    m->psi_bias[m->nslab] = (m->org[b] * p->sa + m->org[a]) * (dir == 0 ? t : 1);
+    size_t cells = (size_t)t * (size_t)p->sa * (size_t)p->sb;
     p->dir = dir;
     p->side = s >= 3;
     p->t = t;
@@ -205,14 +211,23 @@ static void init_cpml(gs_fdtd3_sim *m, const gs_geometry3 *g) {
   }
 }
 
+/* The receivers at the owned nodes (every one on one rank), in the scene's order. */
 static void init_receivers(gs_fdtd3_sim *m) {
   const gs_scene *sc = m->sc;
-  m->nrx = sc->nrx;
-  if (!m->nrx) return;
-  int64_t *off = gs_xmalloc(sizeof *off * (size_t)m->nrx);
-  for (int q = 0; q < m->nrx; ++q) {
+  m->nrx = 0;
+  if (!sc->nrx) return;
+  int64_t *off = gs_xmalloc(sizeof *off * (size_t)sc->nrx);
+  if (m->split) m->rx_index = gs_xmalloc(sizeof *m->rx_index * (size_t)sc->nrx);
+  for (int q = 0; q < sc->nrx; ++q) {
     const gs_rx *r = &sc->rxs[q];
-    off[q] = node_at(m, r->i + m->run * sc->rx_di, r->j + m->run * sc->rx_dj, r->k + m->run * sc->rx_dk);
+    const int64_t i = r->i + m->run * sc->rx_di, j = r->j + m->run * sc->rx_dj, k = r->k + m->run * sc->rx_dk;
+    if (!gs_fdtd3_sim_owns(m, i, j, k)) continue;
+    if (m->rx_index) m->rx_index[m->nrx] = q;
+    off[m->nrx++] = node_at(m, i, j, k);
+  }
+  if (!m->nrx) {
+    free(off);
+    return;
   }
   m->rx_off = m->b->dev_alloc(sizeof *off * (size_t)m->nrx);
   m->b->copy_h2d(m->rx_off, off, sizeof *off * (size_t)m->nrx, m->s);
@@ -222,21 +237,47 @@ static void init_receivers(gs_fdtd3_sim *m) {
   free(off);
 }
 
-gs_status gs_fdtd3_sim_init(gs_fdtd3_sim *m, const gs_scene *sc, const gs_backend *b, int run, char *err,
-                            size_t errlen) {
+/* The nodes m holds: the whole model, or sp's part with its ghost layers;
+ * the layout of its arrays and their bias (fdtd3d.h). */
+static void set_extent(gs_fdtd3_sim *m, const gs_fdtd3_ranks *sp) {
+  const int64_t n[3] = {m->sc->nx, m->sc->ny, m->sc->nz};
+  m->split = sp != NULL;
+  for (int a = 0; a < 3; ++a) {
+    m->lo[a] = sp ? sp->part.lo[a] : 0;
+    m->hi[a] = sp ? sp->part.hi[a] : n[a] + 1;
+    m->org[a] = m->lo[a] - (m->lo[a] > 0);
+    m->len[a] = m->hi[a] + (m->hi[a] <= n[a]) - m->org[a];
+  }
+  gs_fdtd3_layout(m->len[0] - 1, m->len[1] - 1, m->len[2] - 1, &m->pitch, &m->plane, &m->count);
+  m->bias = m->org[2] * m->plane + m->org[1] * m->pitch + m->org[0];
+}
+
+/* The geometry of the nodes m holds; a part also paints the plane that
+ * gprMax's sigma_max averages (sigma_plane, a whole plane of cells). */
+static gs_status build_geometry(gs_fdtd3_sim *m, const gs_fdtd3_ranks *sp, gs_geometry3 *g, gs_geometry3 *sigma_plane,
+                                char *err, size_t errlen) {
+  const gs_scene *sc = m->sc;
+  gs_mat3 *mats = gprmax_materials(sc);
+  gs_status st = sp ? gs_fdtd3_dist_geometry(g, sigma_plane, sc, mats, sp, err, errlen)
+                    : gs_geometry3_build(g, sc->nx, sc->ny, sc->nz, sc->dx, sc->dy, sc->dz, mats, sc->nmaterials,
+                                         sc->objs3, sc->nobjs3, err, errlen);
+  free(mats);
+  return st;
+}
+
+gs_status gs_fdtd3_sim_init_part(gs_fdtd3_sim *m, const gs_scene *sc, const gs_backend *b, int run,
+                                 const gs_fdtd3_ranks *sp, char *err, size_t errlen) {
   memset(m, 0, sizeof *m);
   m->b = b;
   m->sc = sc;
   m->run = run;
   m->s = b->stream_create(0);
-  gs_fdtd3_layout(sc->nx, sc->ny, sc->nz, &m->pitch, &m->plane, &m->count);
-  gs_mat3 *mats = gprmax_materials(sc);
-  gs_geometry3 g;
-  gs_status st = gs_geometry3_build(&g, sc->nx, sc->ny, sc->nz, sc->dx, sc->dy, sc->dz, mats, sc->nmaterials, sc->objs3,
-                                    sc->nobjs3, err, errlen);
-  free(mats);
+  set_extent(m, sp);
+  gs_geometry3 g, plane = {0};
+  gs_status st = build_geometry(m, sp, &g, &plane, err, errlen);
   if (st != GS_OK) {
     b->stream_destroy(m->s);
+    memset(m, 0, sizeof *m);
     return st;
   }
   st = init_materials(m, &g, err, errlen);
@@ -245,7 +286,7 @@ gs_status gs_fdtd3_sim_init(gs_fdtd3_sim *m, const gs_scene *sc, const gs_backen
     for (int set = 0; set < 2; ++set)
       for (int c = 0; c < 6; ++c)
         m->f[set][c] = device_zeros(b, sizeof(float) * (size_t)m->count, m->s);
-    init_cpml(m, &g);
+    init_cpml(m, sp ? &plane : &g);
     st = gs_fdtd3_src_init(m, &g, err, errlen); /* every source, Hertzian dipoles too (fdtd3d_sources.c) */
     /* plane waves (fdtd3d_planewave.c) */
     if (st == GS_OK) st = gs_fdtd3_pw_init(m, err, errlen);
@@ -256,14 +297,33 @@ gs_status gs_fdtd3_sim_init(gs_fdtd3_sim *m, const gs_scene *sc, const gs_backen
     }
   }
   gs_geometry3_free(&g);
+  if (sp) {
+    gs_geometry3_free(&plane);
+    st = gs_fdtd3_dist_agree(st, sp->comm, err, errlen);
+    if (st == GS_OK) /* the ranks agree on the exchanges; the reason goes to every rank */
+      st = gs_fdtd3_dist_agree(gs_fdtd3_dist_connect(m, sp, err, errlen), sp->comm, err, errlen);
+  }
   if (st != GS_OK) gs_fdtd3_sim_free(m);
   return st;
 }
 
-/* The step's arguments: read set `in`, write the other. */
+gs_status gs_fdtd3_sim_init(gs_fdtd3_sim *m, const gs_scene *sc, const gs_backend *b, int run, char *err,
+                            size_t errlen) {
+  return gs_fdtd3_sim_init_part(m, sc, b, run, NULL, err, errlen);
+}
+
+/* The step's arguments: read set `in`, write the other. The arrays are
+ * biased (fdtd3d.h): global offsets index them (bias 0 on one rank). */
 static gs_fdtd3_step_args step_args(gs_fdtd3_sim *m, int in) {
   const gs_scene *sc = m->sc;
-  float *const *fi = m->f[in], *const *fo = m->f[1 - in];
+  float *fi[6], *fo[6];
+  for (int c = 0; c < 6; ++c) {
+    fi[c] = m->f[in][c] - m->bias;
+    fo[c] = m->f[1 - in][c] - m->bias;
+  }
+  const uint8_t *hm[3];
+  for (int c = 0; c < 3; ++c)
+    hm[c] = m->hmat[c] ? m->hmat[c] - m->bias : NULL;
   gs_fdtd3_step_args a = {.ex = fi[0],
                           .ey = fi[1],
                           .ez = fi[2],
@@ -276,9 +336,9 @@ static gs_fdtd3_step_args step_args(gs_fdtd3_sim *m, int in) {
                           .hx_out = fo[3],
                           .hy_out = fo[4],
                           .hz_out = fo[5],
-                          .mex = m->mat[0],
-                          .mey = m->mat[1],
-                          .mez = m->mat[2],
+                          .mex = m->mat[0] - m->bias,
+                          .mey = m->mat[1] - m->bias,
+                          .mez = m->mat[2] - m->bias,
                           .coef = m->coef,
                           .pitch = m->pitch,
                           .plane = m->plane,
@@ -289,18 +349,18 @@ static gs_fdtd3_step_args step_args(gs_fdtd3_sim *m, int in) {
                           .dby = m->hcoef_host[1].dby,
                           .dbz = m->hcoef_host[1].dbz,
                           .srcm = m->hcoef_host[1].src,
-                          .hmx = m->hmat[0],
-                          .hmy = m->hmat[1],
-                          .hmz = m->hmat[2],
+                          .hmx = hm[0],
+                          .hmy = hm[1],
+                          .hmz = hm[2],
                           .hcoef = m->hcoef,
                           .nslab = m->nslab};
   for (int s = 0; s < m->nslab; ++s) {
     a.slab[s] = m->slab[s];
     for (int slot = 0; slot < 2; ++slot) {
-      a.slab[s].psi_e_in[slot] = m->psi[s][in][slot];
-      a.slab[s].psi_h_in[slot] = m->psi[s][in][2 + slot];
-      a.slab[s].psi_e_out[slot] = m->psi[s][1 - in][slot];
-      a.slab[s].psi_h_out[slot] = m->psi[s][1 - in][2 + slot];
+      a.slab[s].psi_e_in[slot] = m->psi[s][in][slot] - m->psi_bias[s]; /* biased as the fields (0 on one rank) */
+      a.slab[s].psi_h_in[slot] = m->psi[s][in][2 + slot] - m->psi_bias[s];
+      a.slab[s].psi_e_out[slot] = m->psi[s][1 - in][slot] - m->psi_bias[s];
+      a.slab[s].psi_h_out[slot] = m->psi[s][1 - in][2 + slot] - m->psi_bias[s];
     }
   }
   return a;
@@ -329,19 +389,24 @@ static void step_once(gs_fdtd3_sim *m) {
   if (m->nrx) {
     gs_fdtd3_fields v;
     for (int c = 0; c < 6; ++c)
-      v.f[c] = m->f[m->cur][c];
+      v.f[c] = m->f[m->cur][c] - m->bias;
     b->fdtd3_sample(v, m->rx_off, m->nrx, m->rx_ring, GS_RX3_CHUNK, t, m->s);
   }
   gs_fdtd3_step_args a = step_args(m, m->cur);
   gs_fdtd3_region all = {0, sc->nx + 1, 0, sc->ny + 1, 0, sc->nz + 1};
-  b->fdtd3_step(&a, &all, 1, m->s);
-  /* gprMax's order: H sources, the dispersive E update, E sources, then the poles' second half. */
-  if (m->xsrc) gs_fdtd3_src_step(m, &a, t, GS_FDTD3_SRC_H);
-  if (m->pw) gs_fdtd3_pw_step(m, &a, t, GS_FDTD3_PW_H); /* gprMax: after the H sources */
+  if (m->split) { /* a part: H, the H sources, the H ghosts, then E (fdtd3d_dist.c; no plane waves) */
+    gs_fdtd3_dist_update(m, &a, t);
+  } else {
+    b->fdtd3_step(&a, &all, 1, m->s);
+    /* gprMax's order: H sources, the dispersive E update, E sources, then the poles' second half. */
+    if (m->xsrc) gs_fdtd3_src_step(m, &a, t, GS_FDTD3_SRC_H);
+    if (m->pw) gs_fdtd3_pw_step(m, &a, t, GS_FDTD3_PW_H); /* gprMax: after the H sources */
+  }
   if (m->disp) gs_fdtd3_disp_after_step(m, &a);
   if (m->xsrc) gs_fdtd3_src_step(m, &a, t, GS_FDTD3_SRC_E);
   if (m->pw) gs_fdtd3_pw_step(m, &a, t, GS_FDTD3_PW_E); /* gprMax: after the E sources */
   m->cur = 1 - m->cur;
+  if (m->split) gs_fdtd3_dist_after_step(m); /* the E ghosts of the new set */
   if (m->disp) gs_fdtd3_disp_after_sources(m, &a);
   m->step++;
   if (m->step - m->flushed == GS_RX3_CHUNK) flush_receivers(m);
@@ -365,29 +430,33 @@ static uint64_t mix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
+/* Over the owned nodes (all of them on one rank), summed over the ranks. */
 void gs_fdtd3_sim_checksum(gs_fdtd3_sim *m, uint64_t sum[2]) {
   const gs_scene *sc = m->sc;
   float *row = gs_xmalloc(sizeof(float) * (size_t)m->plane);
   sum[0] = sum[1] = 0;
   for (int c = 0; c < 6; ++c)
-    for (int64_t k = 0; k <= sc->nz; ++k) {
-      m->b->copy_d2h(row, m->f[m->cur][c] + k * m->plane, sizeof(float) * (size_t)m->plane, m->s);
+    for (int64_t k = m->lo[2]; k < m->hi[2]; ++k) {
+      m->b->copy_d2h(row, m->f[m->cur][c] + (k - m->org[2]) * m->plane, sizeof(float) * (size_t)m->plane, m->s);
       m->b->stream_sync(m->s);
-      for (int64_t j = 0; j <= sc->ny; ++j)
-        for (int64_t i = 0; i <= sc->nx; ++i) {
+      for (int64_t j = m->lo[1]; j < m->hi[1]; ++j)
+        for (int64_t i = m->lo[0]; i < m->hi[0]; ++i) {
           uint32_t bits;
-          memcpy(&bits, &row[j * m->pitch + i], 4);
+          memcpy(&bits, &row[(j - m->org[1]) * m->pitch + i - m->org[0]], 4);
           uint64_t g = (uint64_t)((k * (sc->ny + 1) + j) * (sc->nx + 1) + i);
           sum[c / 3] += mix64(g * 0x9E3779B97F4A7C15ull ^ ((uint64_t)bits << 1 | (uint64_t)c << 40));
         }
     }
   free(row);
+  if (m->split) gs_fdtd3_dist_checksum(m, sum);
 }
 
 void gs_fdtd3_sim_free(gs_fdtd3_sim *m) {
   const gs_backend *b = m->b;
   if (!b) return;
   b->stream_sync(m->s);
+  gs_fdtd3_dist_free(m);
+  free(m->rx_index);
   gs_fdtd3_disp_free(m);
   gs_fdtd3_src_free(m);
   gs_fdtd3_pw_free(m);
@@ -426,9 +495,7 @@ int gs_fdtd3_sim_state(gs_fdtd3_sim *m, gs_fdtd3_state *out) {
     snprintf(out[c].name, sizeof out[c].name, "field.%s", field[c]);
   for (int s = 0; s < m->nslab; ++s) {
     const gs_fdtd3_slab *p = &m->slab[s];
-    int a = p->dir == 0 ? 1 : 0, b = p->dir == 2 ? 1 : 2;
-    const int64_t ncell[3] = {m->sc->nx, m->sc->ny, m->sc->nz};
-    size_t cells = (size_t)p->t * (size_t)ncell[a] * (size_t)ncell[b];
+    size_t cells = (size_t)p->t * (size_t)p->sa * (size_t)p->sb;
     for (int slot = 0; slot < 4; ++slot) {
       out[n] = (gs_fdtd3_state){.dev = m->psi[s][m->cur][slot], .bytes = sizeof(float) * cells};
       snprintf(out[n++].name, sizeof out[0].name, "cpml.%c%s.%s%d", "xyz"[p->dir], p -> side ? "max" : "min",

@@ -33,6 +33,7 @@ typedef struct gs_fdtd3_sim {
   gs_fdtd3_slab slab[6];
   float *prof[6];      /* device: be ae ke bh ah kh of each slab */
   float *psi[6][2][4]; /* device: [slab][set][E slot 0, E slot 1, H slot 0, H slot 1] */
+  int64_t psi_bias[6]; /* a part's slab pieces: the bias of their psi (as the fields', fdtd3d.h), 0 on one rank */
   int nrx;
   int64_t *rx_off; /* device */
   float *rx_ring;  /* device: GS_RX3_CHUNK steps of [receiver][6] */
@@ -41,7 +42,26 @@ typedef struct gs_fdtd3_sim {
   gs_fdtd3_disp *disp;        /* NULL without dispersive materials */
   struct gs_fdtd3_xsrc *xsrc; /* magnetic dipoles, voltage sources, lines (fdtd3d_sources.c), or NULL */
   struct gs_fdtd3_pws *pw;    /* discrete plane waves (fdtd3d_planewave.c), or NULL */
+  /* The nodes this rank holds (issue #19): the whole model (split 0: lo 0,
+   * hi n + 1, org 0), or one part of a model split over ranks
+   * (fdtd3d_dist.c): nodes [lo, hi) owned; the arrays hold nodes [org, org +
+   * len), the owned ones and one ghost layer on each side with a neighbour.
+   * Offsets stay global (k plane + j pitch + i, with this rank's pitch and
+   * plane): array element o - bias holds offset o, so the kernels, the
+   * sources and the receivers index with global nodes unchanged. */
+  int split;
+  int64_t lo[3], hi[3], org[3], len[3];
+  int64_t bias;
+  int *rx_index;              /* split: the scene's index of each receiver held, else NULL */
+  struct gs_fdtd3_dist *dist; /* split: the ghost exchanges, else NULL */
 } gs_fdtd3_sim;
+
+struct gs_fdtd3_ranks; /* how a model is split over ranks (fdtd3d_dist.h) */
+
+/* 1 when node (i, j, k) is one of m's owned nodes. */
+static inline int gs_fdtd3_sim_owns(const gs_fdtd3_sim *m, int64_t i, int64_t j, int64_t k) {
+  return i >= m->lo[0] && i < m->hi[0] && j >= m->lo[1] && j < m->hi[1] && k >= m->lo[2] && k < m->hi[2];
+}
 
 /* Bytes the model needs (device: fields, materials, CPML, sources, ring;
  * host: the geometry build, receiver histories), before anything is made. */
@@ -50,6 +70,11 @@ void gs_fdtd3_memory_need(const gs_scene *sc, double *device, double *host);
  * reason in err (e.g. more than 256 materials after smoothing). */
 gs_status gs_fdtd3_sim_init(gs_fdtd3_sim *m, const gs_scene *sc, const gs_backend *b, int run, char *err,
                             size_t errlen);
+/* The same for this rank's part of a model split over the ranks of sp
+ * (fdtd3d_dist.h); collective over them (the geometry's compounds, the ghost
+ * exchanges); a failure on one rank fails all, with the reason everywhere. */
+gs_status gs_fdtd3_sim_init_part(gs_fdtd3_sim *m, const gs_scene *sc, const gs_backend *b, int run,
+                                 const struct gs_fdtd3_ranks *sp, char *err, size_t errlen);
 /* Queues count steps: receivers sampled, H and E updated with the CPML,
  * the dipoles' currents added. */
 void gs_fdtd3_sim_advance(gs_fdtd3_sim *m, int64_t count);

@@ -10,6 +10,7 @@
 
 #include "checkpoint.h"
 #include "fdtd3d.h"
+#include "fdtd3d_dist.h"
 #include "fdtd3d_snap.h"
 #include "fdtd3d_sources.h"
 #include "gpr_views3d.h"
@@ -23,19 +24,33 @@ static double now_s(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* What a 3D model split over ranks does not take yet (issue #19): the
+ * feature's name, or NULL. */
+static const char *refused_split(const gs_fdtd_opts *o, const gs_scene *sc, int ckpt) {
+  return ckpt              ? "checkpoints (--checkpoint-every, --stop-after, --restart) run on one rank so far"
+         : sc->nsnaps      ? "#snapshot runs on one rank so far"
+         : sc->nviews      ? "#geometry_view runs on one rank so far"
+         : sc->ngeo_writes ? "#geometry_objects_write runs on one rank so far"
+         : sc->npws        ? "plane waves (#plane_wave_angles, #plane_wave_vector) run on one rank so far"
+         : o->slice || o->slice_field || sc->snapshot_every ? "PNG slices (--slice, --snapshot-every, "
+                                                              "#snapshot_png) run on one rank so far"
+                                                            : NULL;
+}
+
 /* What 3D models do not take yet: one line on rank 0, or 0. */
 static int refused(const gs_comm *c, const gs_fdtd_opts *o, const gs_scene *sc) {
   int lines = 0;
   for (int q = 0; q < sc->nsrc3; ++q)
     lines += sc->src3[q].kind == GS_SRC3_TLINE;
   const int ckpt = o->checkpoint_every || o->stop_after || o->restart;
-  char lines_why[80];
+  char lines_why[80], split_why[160] = "";
   snprintf(lines_why, sizeof lines_why, "checkpoints hold at most %d transmission lines", GS_FDTD3_CKPT_LINES);
   /* plane waves: 3 sections each; with the fields (6), CPML (24), receivers (1), poles (3) and
    * the lines (5 each) within GS_FDTD3_MAX_STATE (fdtd3d.h) */
   const int pw_sections = sc->npws ? 5 * lines + 3 * sc->npws : 0;
-  const char *why = c->size > 1                           ? "3D models run on one rank (one GPU) so far"
-                    : o->spread.decomp                    ? "--decomp: 3D models run on one rank so far"
+  const char *split = c->size > 1 ? refused_split(o, sc, ckpt) : NULL;
+  if (split) snprintf(split_why, sizeof split_why, "%d ranks: %s", c->size, split);
+  const char *why = split                                 ? split_why
                     : ckpt && lines > GS_FDTD3_CKPT_LINES ? lines_why
                     : ckpt && pw_sections > 94 ? "checkpoints hold transmission lines (5 sections each) and plane "
                                                  "waves (3 each) up to 94 sections"
@@ -76,23 +91,33 @@ static int positions_ok(const gs_scene *sc, int64_t runs) {
   return 1;
 }
 
-static int fits(const gs_comm *c, const gs_backend *b, const gs_scene *sc) {
-  double dev, host;
+/* Whether the model (a split one: the rank's part, its share of the nodes
+ * with its ghost layers) fits the rank's memory; decided on every rank. */
+static int fits(const gs_comm *c, const gs_backend *b, const gs_scene *sc, const gs_fdtd3_ranks *rk) {
+  double dev, host, share = 1;
   gs_fdtd3_memory_need(sc, &dev, &host);
+  const double n[3] = {(double)sc->nx + 1, (double)sc->ny + 1, (double)sc->nz + 1};
+  for (int a = 0; rk && a < 3; ++a)
+    share *= (double)(rk->part.hi[a] - rk->part.lo[a] + (rk->dims[a] > 1 ? 2 : 0)) / n[a];
+  dev *= share < 1 ? share : 1;
+  host *= share < 1 ? share : 1;
   double have_dev = (double)b->mem_available(), have_host = (double)gs_host_mem_available();
   if (!b->is_gpu) {
     host += dev;
     dev = 0;
   }
   const double gib = 1024.0 * 1024.0 * 1024.0;
-  if (dev > have_dev || host > have_host) {
-    if (c->rank == 0)
-      gs_log_error("fdtd: %s: the model needs %.1f GiB of %s memory, the rank has %.1f GiB", sc->path,
-                   (dev > have_dev ? dev : host) / gib, dev > have_dev ? "GPU" : "host",
-                   (dev > have_dev ? have_dev : have_host) / gib);
-    return 0;
-  }
-  return 1;
+  char why[1024] = "";
+  const int bad = dev > have_dev || host > have_host;
+  char who[64] = "the model";
+  if (rk) snprintf(who, sizeof who, "rank %d's part of the model", c->rank);
+  if (bad)
+    snprintf(why, sizeof why, "%.600s: %s needs %.1f GiB of %s memory, the rank has %.1f GiB", sc->path, who,
+             (dev > have_dev ? dev : host) / gib, dev > have_dev ? "GPU" : "host",
+             (dev > have_dev ? have_dev : have_host) / gib);
+  if (gs_fdtd3_dist_agree(bad ? GS_ERR_USAGE : GS_OK, c->world, why, sizeof why) == GS_OK) return 1;
+  if (c->rank == 0) gs_log_error("fdtd: %s", why);
+  return 0;
 }
 
 static void model_name(const char *path, char *out, size_t n) {
@@ -102,7 +127,21 @@ static void model_name(const char *path, char *out, size_t n) {
   snprintf(out, n, "%.*s", (int)(dot && dot != base ? dot - base : (long)strlen(base)), base);
 }
 
-static int save(const gs_scene *sc, const gs_fdtd3_sim *m, const char *outdir, int64_t r, int64_t runs) {
+/* The lines' outputs of a model on one rank (*tl and *vi to free); returns their count. */
+static int local_lines(const gs_fdtd3_sim *m, gs_gpr_tl **tl, float **vi) {
+  const int ntl = gs_fdtd3_src_lines(m);
+  const size_t n = (size_t)(m->sc->iterations + 1);
+  *tl = gs_xcalloc((size_t)ntl + 1, sizeof **tl);
+  *vi = gs_xmalloc(sizeof(float) * 2 * n * (size_t)ntl + 1);
+  for (int q = 0; q < ntl; ++q)
+    gs_fdtd3_src_line(m, q, &(*tl)[q], *vi + (size_t)q * 2 * n, *vi + ((size_t)q * 2 + 1) * n);
+  return ntl;
+}
+
+/* MODEL.h5 and receivers.csv of run r from hist ([step][receiver][6], every
+ * receiver of the scene) and the ntl lines' outputs tl. */
+static int save(const gs_scene *sc, const gs_fdtd3_sim *m, const float *hist, const gs_gpr_tl *tl, int ntl,
+                const char *outdir, int64_t r, int64_t runs) {
   char model[512], hp[1700], cp[1300], err[1024];
   model_name(sc->path, model, sizeof model);
   if (runs > 1) {
@@ -112,17 +151,9 @@ static int save(const gs_scene *sc, const gs_fdtd3_sim *m, const char *outdir, i
     snprintf(hp, sizeof hp, "%s/%s.h5", outdir, model);
     snprintf(cp, sizeof cp, "%s/receivers.csv", outdir);
   }
-  const int ntl = gs_fdtd3_src_lines(m);
   if (!sc->nrx && !ntl) return 0;
-  gs_gpr_tl *tl = gs_xcalloc((size_t)ntl + 1, sizeof *tl);
-  float *vi = gs_xmalloc(sizeof(float) * 2 * (size_t)(sc->iterations + 1) * (size_t)ntl + 1);
-  for (int q = 0; q < ntl; ++q)
-    gs_fdtd3_src_line(m, q, &tl[q], vi + (size_t)q * 2 * (size_t)(sc->iterations + 1),
-                      vi + ((size_t)q * 2 + 1) * (size_t)(sc->iterations + 1));
-  int bad = gs_rx3_write_h5(sc, m->rx_hist, m->step, (int)r, tl, ntl, hp, err, sizeof err) != GS_OK ||
-            (sc->nrx && gs_rx3_write_csv(sc, m->rx_hist, m->step, cp, err, sizeof err) != GS_OK);
-  free(tl);
-  free(vi);
+  int bad = gs_rx3_write_h5(sc, hist, m->step, (int)r, tl, ntl, hp, err, sizeof err) != GS_OK ||
+            (sc->nrx && gs_rx3_write_csv(sc, hist, m->step, cp, err, sizeof err) != GS_OK);
   if (bad) gs_log_error("fdtd: %s", err);
   return bad;
 }
@@ -132,6 +163,7 @@ typedef struct run3 {
   const gs_comm *c;
   const gs_fdtd_opts *o;
   const gs_scene *sc;
+  const gs_fdtd3_ranks *rk; /* the split over the ranks, or NULL on one rank */
   const char *outdir;
   char model[512]; /* the input's name without folder and extension */
   gs_fdtd3_slice slice;
@@ -170,7 +202,7 @@ static void take_snapshot(run3 *x, gs_fdtd3_sim *m) {
  * and progress on the way; 1 when stopped early. */
 static int step_run(run3 *x, gs_fdtd3_sim *m, double *secs) {
   const int64_t iterations = x->sc->iterations;
-  int show = x->o->progress || isatty(2), stopped = 0;
+  int show = (x->o->progress || isatty(2)) && x->c->rank == 0, stopped = 0;
   gs_progress *prog = show ? gs_progress_create("fdtd", iterations, "steps") : NULL;
   double cells = (double)x->sc->nx * (double)x->sc->ny * (double)x->sc->nz, t0 = now_s();
   /* #snapshot files (gprMax's): a failure is reported and the run goes on, partial. */
@@ -210,8 +242,8 @@ static int run_once(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs,
     gs_log_error("fdtd: geometry output: %s", err);
     return GS_EXIT_USAGE;
   }
-  if (gs_fdtd3_sim_init(&m, x->sc, b, (int)x->r, err, sizeof err) != GS_OK) {
-    gs_log_error("fdtd: %s", err);
+  if (gs_fdtd3_sim_init_part(&m, x->sc, b, (int)x->r, x->rk, err, sizeof err) != GS_OK) {
+    if (x->c->rank == 0) gs_log_error("fdtd: %s", err); /* the same reason on every rank */
     return GS_EXIT_USAGE;
   }
   if (x->o->restart) {
@@ -229,42 +261,80 @@ static int run_once(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs,
     gs_fdtd3_sim_free(&m);
     return x->status;
   }
-  int status = save(x->sc, &m, x->outdir, x->r, x->o->runs) ? GS_EXIT_PARTIAL : x->status;
+  float *hist = x->rk ? gs_fdtd3_dist_receivers(&m) : m.rx_hist, *vi; /* every receiver and line, on rank 0 */
+  gs_gpr_tl *tl;
+  const int ntl = x->rk ? gs_fdtd3_dist_lines(&m, &tl, &vi) : local_lines(&m, &tl, &vi);
+  int status =
+      x->c->rank == 0 && save(x->sc, &m, hist, tl, ntl, x->outdir, x->r, x->o->runs) ? GS_EXIT_PARTIAL : x->status;
+  free(tl);
+  free(vi);
+  if (x->rk) {
+    free(hist);
+    status = gs_comm_agree(status, x->c->world); /* the next run on every rank, or on none */
+  }
   gs_fdtd3_sim_checksum(&m, sum);
   gs_fdtd3_sim_free(&m);
   gs_ckpt_remove(x->c, x->outdir, -1); /* the run is complete: its checkpoints (and a restart's here) go */
   return status;
 }
 
+/* The split of the model over the ranks (NULL on one rank: the whole
+ * model; --decomp must then be 1x1x1); 0, or -1 after one line on rank 0. */
+static int make_split(const gs_comm *c, const gs_fdtd_opts *o, const gs_scene *sc, gs_fdtd3_ranks *rk,
+                      const gs_fdtd3_ranks **out) {
+  char why[256];
+  int dims[3];
+  *out = NULL;
+  if (c->size == 1) {
+    if (!o->spread.decomp || gs_decomp3_parse(o->spread.decomp, 1, dims, why, sizeof why) == 0) return 0;
+    gs_log_error("fdtd: %s: --decomp %s", sc->path, why);
+    return -1;
+  }
+  if (gs_fdtd3_ranks_make(rk, c->world, sc, o->spread.decomp, gs_fdtd_spread_of(&o->spread).transport, why,
+                          sizeof why) != 0) {
+    if (c->rank == 0) gs_log_error("fdtd: %s: %s", sc->path, why);
+    return -1;
+  }
+  *out = rk;
+  return 0;
+}
+
 int gs_fdtd3_run(const gs_comm *c, const gs_backend *b, const gs_fdtd_opts *o, const gs_scene *sc, const char *outdir) {
+  const int root = c->rank == 0;
   if (refused(c, o, sc)) return GS_EXIT_USAGE;
   if (!positions_ok(sc, o->runs)) {
-    gs_log_error("fdtd: %s: a run moves a source or receiver out of the domain (#src_steps/#rx_steps)", sc->path);
+    if (root)
+      gs_log_error("fdtd: %s: a run moves a source or receiver out of the domain (#src_steps/#rx_steps)", sc->path);
     return GS_EXIT_USAGE;
   }
-  if (!fits(c, b, sc)) return GS_EXIT_USAGE;
-  char err[1024];
+  gs_fdtd3_ranks ranks;
   run3 x = {.c = c, .o = o, .sc = sc, .outdir = outdir, .status = GS_EXIT_OK};
+  if (make_split(c, o, sc, &ranks, &x.rk) != 0 || !fits(c, b, sc, x.rk)) return GS_EXIT_USAGE;
+  char err[1024];
   model_name(sc->path, x.model, sizeof x.model);
   if (gs_fdtd3_slice_parse(sc, o->slice, o->slice_field, &x.slice, err, sizeof err) != GS_OK) {
-    gs_log_error("fdtd: %s: %s", sc->path, err);
+    if (root) gs_log_error("fdtd: %s: %s", sc->path, err);
     return GS_EXIT_USAGE;
   }
   gs_ckpt_clean(c, outdir, o->restart); /* what killed runs left there */
-  printf("fdtd: %s: 3D, %lld x %lld x %lld cells of %g x %g x %g m, dt %g s, %lld iterations, %d material(s), %d "
-         "source(s), %d receiver(s), PML %d/%d/%d/%d/%d/%d, backend %s, %lld run(s)\n",
-         sc->path, (long long)sc->nx, (long long)sc->ny, (long long)sc->nz, sc->dx, sc->dy, sc->dz, sc->dt,
-         (long long)sc->iterations, sc->nmaterials - 2, sc->nsources + sc->nsrc3, sc->nrx, sc->pml6[0], sc->pml6[1],
-         sc->pml6[2], sc->pml6[3], sc->pml6[4], sc->pml6[5], b->name, (long long)o->runs);
+  if (root)
+    printf("fdtd: %s: 3D, %lld x %lld x %lld cells of %g x %g x %g m, dt %g s, %lld iterations, %d material(s), %d "
+           "source(s), %d receiver(s), PML %d/%d/%d/%d/%d/%d, backend %s, %lld run(s)\n",
+           sc->path, (long long)sc->nx, (long long)sc->ny, (long long)sc->nz, sc->dx, sc->dy, sc->dz, sc->dt,
+           (long long)sc->iterations, sc->nmaterials - 2, sc->nsources + sc->nsrc3, sc->nrx, sc->pml6[0], sc->pml6[1],
+           sc->pml6[2], sc->pml6[3], sc->pml6[4], sc->pml6[5], b->name, (long long)o->runs);
+  if (root && x.rk)
+    printf("fdtd: %d ranks, decomposition %dx%dx%d, 1 ghost layer, halo transport %s\n", c->size, x.rk->dims[0],
+           x.rk->dims[1], x.rk->dims[2], gs_halo_transport_name(x.rk->transport));
   uint64_t sum[2] = {0, 0};
   double secs = 0;
   int status = GS_EXIT_OK, stopped = 0;
   for (x.r = 0; x.r < o->runs && status == GS_EXIT_OK && !stopped; ++x.r)
     status = run_once(b, &x, sum, &secs, &stopped);
-  if (status != GS_EXIT_USAGE && !stopped) {
+  if (status != GS_EXIT_USAGE && !stopped && root) {
     double updates = (double)sc->nx * (double)sc->ny * (double)sc->nz * x.steps;
     printf("checksum E=%016" PRIx64 " H=%016" PRIx64 "\n", sum[0], sum[1]);
-    printf("fdtd: %.0f steps in %.3f s on 1 rank: %.1f Mcells/s\n", x.steps, secs,
+    printf("fdtd: %.0f steps in %.3f s on %d rank(s): %.1f Mcells/s\n", x.steps, secs, c->size,
            secs > 0 ? updates / secs * 1e-6 : 0.0);
   }
   fflush(stdout);

@@ -161,8 +161,11 @@ static int complex_poles(const gs_scene *sc) {
 /* The nodes of component c in gprMax's update range whose material is
  * dispersive, as offsets in the kernels' layout (ascending); returns how many. */
 static int64_t list_nodes(const gs_fdtd3_sim *m, const gs_geometry3 *g, const uint8_t *disp, int c, int64_t **out) {
-  const int64_t lo[3] = {c != 0, c != 1, c != 2};
-  const int64_t hi[3] = {g->nx, g->ny, g->nz};
+  int64_t lo[3] = {c != 0, c != 1, c != 2}, hi[3] = {g->nx, g->ny, g->nz};
+  for (int a = 0; a < 3; ++a) { /* the nodes g holds: all of them, or a rank's owned part */
+    lo[a] = lo[a] > g->lo[a] ? lo[a] : g->lo[a];
+    hi[a] = hi[a] < g->hi[a] ? hi[a] : g->hi[a];
+  }
   int64_t n = 0, cap = 0;
   int64_t *off = NULL;
   for (int64_t k = lo[2]; k < hi[2]; ++k)
@@ -205,6 +208,8 @@ gs_fdtd3_disp *gs_fdtd3_disp_init(gs_fdtd3_sim *m, const gs_geometry3 *g) {
   d->args.npoles = npoles;
   d->args.cplx = cplx;
   d->args.coef = d->coef;
+  for (int a = 0; a < 3; ++a)
+    d->args.org[a] = m->org[a];
   for (int c = 0; c < 3; ++c) {
     int64_t *off;
     int64_t n = list_nodes(m, g, disp, c, &off);

@@ -72,10 +72,16 @@ static int64_t node_of(const gs_fdtd3_sim *m, const gs_source3 *v, int64_t p[3])
   return p[2] * m->plane + p[1] * m->pitch + p[0];
 }
 
-static int count_kind(const gs_scene *sc, int kind) {
+/* The sources of kind at nodes m owns (all of them on one rank; on a part
+ * of a split model each source is its owner's). */
+static int count_owned(const gs_fdtd3_sim *m, int kind) {
   int n = 0;
-  for (int q = 0; q < sc->nsrc3; ++q)
-    n += sc->src3[q].kind == kind;
+  int64_t p[3];
+  for (int q = 0; q < m->sc->nsrc3; ++q)
+    if (m->sc->src3[q].kind == kind) {
+      node_of(m, &m->sc->src3[q], p);
+      n += gs_fdtd3_sim_owns(m, p[0], p[1], p[2]);
+    }
   return n;
 }
 
@@ -83,7 +89,7 @@ static int count_kind(const gs_scene *sc, int kind) {
  * node's material (gprMax's updatecoeffsH[., 4] = 1 / HA). */
 static int init_magnetic(gs_fdtd3_sim *m, const gs_geometry3 *g, char *err, size_t errlen) {
   const gs_scene *sc = m->sc;
-  const int n = count_kind(sc, GS_SRC3_MAGNETIC);
+  const int n = count_owned(m, GS_SRC3_MAGNETIC);
   if (!n) return 0;
   int64_t *off = gs_xmalloc(sizeof *off * (size_t)n), *ijk = gs_xmalloc(sizeof *ijk * 3 * (size_t)n);
   int *comp = gs_xmalloc(sizeof *comp * (size_t)n);
@@ -93,7 +99,11 @@ static int init_magnetic(gs_fdtd3_sim *m, const gs_geometry3 *g, char *err, size
   for (int q = 0, k = 0; q < sc->nsrc3 && !rc; ++q) {
     const gs_source *s = &sc->src3[q].at;
     if (sc->src3[q].kind != GS_SRC3_MAGNETIC) continue;
-    off[k] = node_of(m, &sc->src3[q], &ijk[3 * k]);
+    int64_t p[3];
+    const int64_t o = node_of(m, &sc->src3[q], p);
+    if (!gs_fdtd3_sim_owns(m, p[0], p[1], p[2])) continue; /* another rank's */
+    off[k] = o;
+    memcpy(&ijk[3 * k], p, sizeof p);
     comp[k] = s->pol;
     const gs_mat3 *mt = &g->mat[g->id[3 + s->pol][gs_geometry3_node(g, ijk[3 * k], ijk[3 * k + 1], ijk[3 * k + 2])]];
     const float srcm = (float)(1 / (GS_MU0 * mt->mr / sc->dt + 0.5 * mt->sm));
@@ -122,7 +132,7 @@ static int voltage_material(gs_fdtd3_sim *m, const gs_geometry3 *g, const gs_sou
   const double d[3] = {sc->dx, sc->dy, sc->dz};
   const int c = v->at.pol;
   if (*nmat >= GS_FDTD3_MAX_MATERIALS) return -1;
-  const gs_mat3 *base = &g->mat[m->mat_host[c][off]];
+  const gs_mat3 *base = &g->mat[m->mat_host[c][off - m->bias]];
   const int a = c == 0 ? 1 : 0, b = c == 2 ? 1 : 2; /* the other two axes, in x, y, z order */
   const double se = base->se + d[c] / (v->resistance * d[a] * d[b]);
   gs_fdtd3_coef k = {0, 0, 0, 0, 0};
@@ -133,19 +143,25 @@ static int voltage_material(gs_fdtd3_sim *m, const gs_geometry3 *g, const gs_sou
   }
   const uint8_t id = (uint8_t)*nmat;
   m->coef_host[*nmat] = k;
-  m->mat_host[c][off] = id;
-  m->b->copy_h2d(m->mat[c] + off, &id, 1, m->s);
+  m->mat_host[c][off - m->bias] = id;
+  m->b->copy_h2d(m->mat[c] + (off - m->bias), &id, 1, m->s);
   m->b->stream_sync(m->s);
   ++*nmat;
   *srce = k.src;
   return 0;
 }
 
+static int too_many(const gs_scene *sc, char *err, size_t errlen) {
+  snprintf(err, errlen, "%s: more than %d materials with the resistive voltage sources' own", sc->path,
+           GS_FDTD3_MAX_MATERIALS);
+  return -1;
+}
+
 /* Voltage sources: resistive: E -= float32(srce * V(t + dt/2)) / (R d_a d_b);
  * hard (R = 0): E = -V(t) / d_pol. */
 static int init_voltage(gs_fdtd3_sim *m, const gs_geometry3 *g, char *err, size_t errlen) {
   const gs_scene *sc = m->sc;
-  const int n = count_kind(sc, GS_SRC3_VOLTAGE);
+  const int n = count_owned(m, GS_SRC3_VOLTAGE);
   if (!n) return 0;
   const double d[3] = {sc->dx, sc->dy, sc->dz};
   int64_t *off = gs_xmalloc(sizeof *off * (size_t)n), p[3];
@@ -157,13 +173,16 @@ static int init_voltage(gs_fdtd3_sim *m, const gs_geometry3 *g, char *err, size_
     const gs_source3 *v = &sc->src3[q];
     if (v->kind != GS_SRC3_VOLTAGE) continue;
     const int c = v->at.pol, a = c == 0 ? 1 : 0, b = c == 2 ? 1 : 2;
-    off[k] = node_of(m, v, p);
+    const int64_t o = node_of(m, v, p);
+    if (!gs_fdtd3_sim_owns(m, p[0], p[1], p[2])) { /* another rank's: its material counts all the same */
+      if (v->resistance != 0 && nmat++ >= GS_FDTD3_MAX_MATERIALS) rc = too_many(sc, err, errlen);
+      continue;
+    }
+    off[k] = o;
     comp[k] = c;
     hard[k] = v->resistance == 0;
     if (!hard[k] && voltage_material(m, g, v, off[k], &nmat, &srce)) {
-      snprintf(err, errlen, "%s: more than %d materials with the resistive voltage sources' own", sc->path,
-               GS_FDTD3_MAX_MATERIALS);
-      rc = -1;
+      rc = too_many(sc, err, errlen);
       break;
     }
     rc = wave_values(sc, &v->at, !hard[k], wave, err, errlen);
@@ -252,7 +271,7 @@ static int tl_incident(const gs_scene *sc, gs_fdtd3_tline *l, float *buf, float 
 static int init_tlines(gs_fdtd3_sim *m, char *err, size_t errlen) {
   const gs_scene *sc = m->sc;
   struct gs_fdtd3_xsrc *x = m->xsrc;
-  const int n = count_kind(sc, GS_SRC3_TLINE);
+  const int n = count_owned(m, GS_SRC3_TLINE);
   if (!n) return 0;
   const int64_t N = sc->iterations + 1, head = 2 * GS_FDTD3_TL_CELLS + 2;
   const size_t floats = (size_t)(head + 4 * N);
@@ -267,8 +286,9 @@ static int init_tlines(gs_fdtd3_sim *m, char *err, size_t errlen) {
     if (v->kind != GS_SRC3_TLINE) continue;
     gs_fdtd3_tline *l = &x->tl_host[k];
     int64_t p[3];
-    x->tl_src[k] = v;
     node_of(m, v, p);
+    if (!gs_fdtd3_sim_owns(m, p[0], p[1], p[2])) continue; /* another rank's */
+    x->tl_src[k] = v;
     l->i = p[0], l->j = p[1], l->k = p[2];
     tl_constants(sc, v, l);
     memset(buf, 0, sizeof(float) * floats);
@@ -300,23 +320,29 @@ static int init_tlines(gs_fdtd3_sim *m, char *err, size_t errlen) {
  * voltage sources'. */
 static int init_hertzian(gs_fdtd3_sim *m, char *err, size_t errlen) {
   const gs_scene *sc = m->sc;
-  const int n = sc->nsources;
+  int n = 0;
+  for (int q = 0; q < sc->nsources; ++q) {
+    const gs_source *s = &sc->sources[q];
+    n += gs_fdtd3_sim_owns(m, s->i + m->run * sc->src_di, s->j + m->run * sc->src_dj, s->k + m->run * sc->src_dk);
+  }
   if (!n) return 0;
   const double d[3] = {sc->dx, sc->dy, sc->dz};
   int64_t *off = gs_xmalloc(sizeof *off * (size_t)n);
   int *comp = gs_xmalloc(sizeof *comp * (size_t)n), rc = 0;
   double *val = gs_xcalloc((size_t)(sc->iterations + 1) * (size_t)n, sizeof *val);
   float *wave = gs_xmalloc(sizeof *wave * (size_t)(sc->iterations + 1));
-  for (int k = 0; k < n && !rc; ++k) {
-    const gs_source *s = &sc->sources[k];
+  for (int q = 0, k = 0; q < sc->nsources && !rc; ++q) {
+    const gs_source *s = &sc->sources[q];
+    const int64_t i = s->i + m->run * sc->src_di, j = s->j + m->run * sc->src_dj, kk = s->k + m->run * sc->src_dk;
+    if (!gs_fdtd3_sim_owns(m, i, j, kk)) continue; /* another rank's */
     const int c = s->pol;
     comp[k] = c;
-    off[k] =
-        (s->k + m->run * sc->src_dk) * m->plane + (s->j + m->run * sc->src_dj) * m->pitch + s->i + m->run * sc->src_di;
-    const float srce = m->coef_host[m->mat_host[c][off[k]]].src;
+    off[k] = kk * m->plane + j * m->pitch + i;
+    const float srce = m->coef_host[m->mat_host[c][off[k] - m->bias]].src;
     rc = wave_values(sc, s, !sc->gprmax3_timing, wave, err, errlen);
     for (int64_t t = 0; t <= sc->iterations && !rc; ++t)
       val[t * n + k] = (double)(srce * wave[t]) * d[c] * (1 / (sc->dx * sc->dy * sc->dz));
+    ++k;
   }
   if (!rc) {
     m->xsrc->dev.nhd = n;
@@ -358,6 +384,10 @@ int gs_fdtd3_src_state(gs_fdtd3_sim *m, gs_fdtd3_state *out) {
     }
   }
   return n;
+}
+
+const gs_source3 *gs_fdtd3_src_line_of(const gs_fdtd3_sim *m, int q) {
+  return m->xsrc->tl_src[q];
 }
 
 int gs_fdtd3_src_lines(const gs_fdtd3_sim *m) {

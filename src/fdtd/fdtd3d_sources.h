@@ -21,6 +21,8 @@ int gs_fdtd3_src_state(gs_fdtd3_sim *m, gs_fdtd3_state *out);
 /* Transmission lines, and line q's outputs (vtotal, itotal: iterations + 1
  * floats each, filled here; out points into them and into m). */
 int gs_fdtd3_src_lines(const gs_fdtd3_sim *m);
+/* The scene's source of line q (0 <= q < gs_fdtd3_src_lines(m)). */
+const gs_source3 *gs_fdtd3_src_line_of(const gs_fdtd3_sim *m, int q);
 void gs_fdtd3_src_line(const gs_fdtd3_sim *m, int q, gs_gpr_tl *out, float *vtotal, float *itotal);
 void gs_fdtd3_src_free(gs_fdtd3_sim *m);
 

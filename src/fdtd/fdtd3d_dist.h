@@ -1,0 +1,75 @@
+/* A 3D model split over ranks (issue #19): each rank steps one part of the
+ * nodes (decomp3d.h) with one ghost layer per neighbour; the geometry is
+ * built per part with the compounds numbered as one rank numbers them; H and
+ * E ghost layers are exchanged each step through mpi/halo.h; the checksum and
+ * the receivers are gathered so that the outputs are one rank's, bit for bit
+ * (docs/fdtd.md "3D models over several ranks"). */
+#ifndef GS_FDTD3D_DIST_H
+#define GS_FDTD3D_DIST_H
+
+#include <mpi.h>
+
+#include "decomp3d.h"
+#include "fdtd3d.h"
+#include "geometry3d.h"
+#include "gprmax_out.h"
+#include "halo.h"
+
+/* Parts per axis: at least this many nodes thick along a split axis. */
+#define GS_FDTD3_MIN_PART 2
+
+/* How the model is split: the ranks of comm (rank r holds part coords
+ * (r % PX, r / PX % PY, r / (PX PY))), and this rank's part. */
+typedef struct gs_fdtd3_ranks {
+  MPI_Comm comm;
+  int rank, size;
+  int dims[3], coords[3];
+  gs_part3 part;
+  gs_halo_transport transport;
+} gs_fdtd3_ranks;
+
+/* The split of sc over the ranks of comm: decomp ("PXxPYxPZ", or NULL for
+ * the split with the fewest halo bytes). 0, or -1 with one line in why (the
+ * same on every rank): a bad --decomp, too few nodes per part. */
+int gs_fdtd3_ranks_make(gs_fdtd3_ranks *sp, MPI_Comm comm, const gs_scene *sc, const char *decomp,
+                        gs_halo_transport transport, char *why, size_t whylen);
+
+/* The geometry of sp's part (its owned nodes and the cells they touch), the
+ * compound visits merged over the ranks first, so that every rank numbers the
+ * compounds (and sums their properties) as one rank building the whole model
+ * does; and sigma_plane: the plane of cells gprMax's sigma_max averages (the
+ * first CPML slab's), painted whole (zeroed when the model has no CPML).
+ * Collective; a failure anywhere fails every rank with the reason. */
+gs_status gs_fdtd3_dist_geometry(gs_geometry3 *g, gs_geometry3 *sigma_plane, const gs_scene *sc, const gs_mat3 *mats,
+                                 const gs_fdtd3_ranks *sp, char *err, size_t errlen);
+
+/* Collective over comm: the worst status of all ranks; the reason of the
+ * lowest failing rank into every rank's err. */
+gs_status gs_fdtd3_dist_agree(gs_status st, MPI_Comm comm, char *err, size_t errlen);
+
+/* 1 when the CPML slab normal to dir on side (t cells) reaches m's nodes
+ * (always on one rank). */
+int gs_fdtd3_dist_slab_reaches(const gs_fdtd3_sim *m, int dir, int side, int64_t t);
+
+/* The ghost exchanges of m (collective). GS_OK or GS_ERR_USAGE with err. */
+gs_status gs_fdtd3_dist_connect(gs_fdtd3_sim *m, const gs_fdtd3_ranks *sp, char *err, size_t errlen);
+
+/* The update of a part: new H of the owned nodes, the H sources, the H
+ * ghosts exchanged, new E of the owned nodes (a: the step's arguments). */
+void gs_fdtd3_dist_update(gs_fdtd3_sim *m, const gs_fdtd3_step_args *a, gs_tick t);
+/* After the step (m->cur the new set): the E ghosts exchanged. */
+void gs_fdtd3_dist_after_step(gs_fdtd3_sim *m);
+
+/* The split-independent checksum over all ranks' owned nodes (every rank). */
+void gs_fdtd3_dist_checksum(gs_fdtd3_sim *m, uint64_t sum[2]);
+/* Collective: every receiver's history [step][receiver][6] of the steps so
+ * far, the scene's order, on rank 0 (malloc'd; NULL elsewhere). */
+float *gs_fdtd3_dist_receivers(const gs_fdtd3_sim *m);
+
+/* Collective: every transmission line's outputs in the scene's order on
+ * rank 0 (*tl and *store malloc'd there, NULL elsewhere); the count on rank 0. */
+int gs_fdtd3_dist_lines(const gs_fdtd3_sim *m, gs_gpr_tl **tl, float **store);
+
+void gs_fdtd3_dist_free(gs_fdtd3_sim *m);
+
+#endif
