@@ -3,7 +3,7 @@
 # CPU and GPU give the same bits on the shipped scene (1 and 2 ranks, every transport the machine
 # has), and run the benchmarks whose figures docs/performance.md quotes. Logs go to $OUT (or
 # ./gpu-out). Debian packages the machine lacks (libdeflate, ISA-L) are unpacked from .carry/.
-# GS_SECTIONS picks parts (default all): tests bits bench codec 3d
+# GS_SECTIONS picks parts (default all): tests bits bench codec 3d dist3
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:-$here/gpu-out}; mkdir -p "$out"
@@ -67,6 +67,31 @@ for fa in sorted(glob.glob('/tmp/3d-$s-cpu/*.h5')):
     TIMEFORMAT="bench fdtd --grid ${n}^3: %R s wall in all (set-up included)"
     time $bin bench fdtd --grid ${n}x${n}x${n} --steps 200
   done 2>&1 | tee -a "$out/3d_bench.txt"
+fi
+if want dist3; then
+  log "dist3: 3D over $ngpu GPUs: bits on every transport (CUDA-aware Open MPI from .carry too), time 1 vs $ngpu ranks"
+  if [ -f .carry/openmpi-cuda-4.1.4.tar.xz ]; then
+    tar -C / -xJf .carry/openmpi-cuda-4.1.4.tar.xz
+    ( export PATH=/opt/ompi-cuda/bin:$PATH LD_LIBRARY_PATH=/opt/ompi-cuda/lib:${LD_LIBRARY_PATH:-}
+      cmake -S . -B build-cmpi -DCMAKE_CUDA_ARCHITECTURES=90 -DMPI_C_COMPILER=/opt/ompi-cuda/bin/mpicc \
+        -DMPIEXEC_EXECUTABLE=/opt/ompi-cuda/bin/mpirun > "$out/cmake-cmpi.log" 2>&1 &&
+        cmake --build build-cmpi -j "$(nproc)" --target gpustencil > "$out/build-cmpi.log" 2>&1 || { echo "cmpi build failed"; exit 1; }
+      for g in small boundary sources dispersive; do
+        GS_BIN=build-cmpi/gpustencil GS_SOURCE_DIR=$PWD GS_MPIEXEC=/opt/ompi-cuda/bin/mpirun GS_BACKEND=cuda \
+          GS_MAX_RANKS=$ngpu GS_TRANSPORTS="mpi-cuda ipc mpi-host" GS_WORK=/tmp/gs-d3 timeout 400 bash tests/fdtd3d_ranks.sh $g
+        echo "fdtd3d_ranks $g (mpi-cuda ipc mpi-host, up to $ngpu GPUs): exit $?"
+      done ) 2>&1 | tee "$out/dist3_bits.txt" | grep -E "exit|FAIL" | head -20
+  fi
+  for n in 1 $ngpu; do
+    for t in ipc mpi-host; do
+      [ "$n" = 1 ] && [ "$t" = mpi-host ] && continue
+      mpirun -np $n $bin fdtd tests/data/dist3d/timing256.in --backend cuda --halo-transport $t -o /tmp/t256-$n-$t 2>&1 |
+        grep -E "checksum|steps in|transport" | sed "s/^/np $n $t: /"
+    done
+  done 2>&1 | tee "$out/dist3_time.txt"
+  for n in 512; do build-gpu/tests/bench_fdtd3d $n 200 10; $bin bench fdtd --grid ${n}x${n}x${n} --steps 200; done 2>&1 |
+    tee "$out/dist3_bench1.txt"
+  build-gpu/tests/bench_gridsync 20000 2>&1 | tee "$out/gridsync.txt"
 fi
 if want codec; then
   log "codec: one thread against the codec ceiling (ISA-L inflate + deflate of the same images)"
