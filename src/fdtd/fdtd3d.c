@@ -518,6 +518,15 @@ void gs_fdtd3_sim_resume(gs_fdtd3_sim *m, int64_t step) {
   m->flushed = step;
 }
 
+void *gs_fdtd3_upload(gs_fdtd3_sim *m, const void *host, size_t bytes, void ***list, int *n) {
+  void *dev = m->b->dev_alloc(bytes ? bytes : 1);
+  if (bytes) m->b->copy_h2d(dev, host, bytes, m->s);
+  m->b->stream_sync(m->s);
+  *list = gs_xrealloc(*list, sizeof **list * (size_t)(*n + 1));
+  (*list)[(*n)++] = dev;
+  return dev;
+}
+
 void gs_fdtd3_memory_need(const gs_scene *sc, double *device, double *host) {
   int64_t pitch, plane, count;
   gs_fdtd3_layout(sc->nx, sc->ny, sc->nz, &pitch, &plane, &count);

@@ -63,6 +63,10 @@ static inline int gs_fdtd3_sim_owns(const gs_fdtd3_sim *m, int64_t i, int64_t j,
   return i >= m->lo[0] && i < m->hi[0] && j >= m->lo[1] && j < m->hi[1] && k >= m->lo[2] && k < m->hi[2];
 }
 
+/* A device copy of bytes at host (one byte allocated for 0), appended to the
+ * list (*list, *n) its owner frees at the end; synchronous. */
+void *gs_fdtd3_upload(gs_fdtd3_sim *m, const void *host, size_t bytes, void ***list, int *n);
+
 /* Bytes the model needs (device: fields, materials, CPML, sources, ring;
  * host: the geometry build, receiver histories), before anything is made. */
 void gs_fdtd3_memory_need(const gs_scene *sc, double *device, double *host);

@@ -25,12 +25,7 @@ struct gs_fdtd3_xsrc {
 
 static void *upload(gs_fdtd3_sim *m, const void *host, size_t bytes) {
   struct gs_fdtd3_xsrc *x = m->xsrc;
-  void *dev = m->b->dev_alloc(bytes ? bytes : 1);
-  if (bytes) m->b->copy_h2d(dev, host, bytes, m->s);
-  m->b->stream_sync(m->s);
-  x->alloc = gs_xrealloc(x->alloc, sizeof *x->alloc * (size_t)(x->nalloc + 1));
-  x->alloc[x->nalloc++] = dev;
-  return dev;
+  return gs_fdtd3_upload(m, host, bytes, &x->alloc, &x->nalloc);
 }
 
 /* The source's last time: gprMax's min(removal time, time window). */

@@ -716,6 +716,10 @@ static const scene_command commands[] = {
     {"excitation_file", 1, 3, 2, "file [kind fill_value]", GRID_NOT_NEEDED, gs_cmd_excitation_file},
     {"plane_wave_angles", 10, 13, 0, "x1 y1 z1 x2 y2 z2 theta phi psi waveform [material [delay remove]]",
      GRID_AFTER_COUNT, gs_cmd_plane_wave_angles},
+    /* The name gprMax's own test input (discrete_plane_wave_fs.in) still uses; gprMax 4 devel
+     * calls it #plane_wave_angles now (docs/fdtd.md). */
+    {"discrete_plane_wave", 10, 13, 0, "x1 y1 z1 x2 y2 z2 theta phi psi waveform [material [delay remove]]",
+     GRID_AFTER_COUNT, gs_cmd_plane_wave_angles},
     {"plane_wave_vector", 11, 14, 0, "x1 y1 z1 x2 y2 z2 mx my mz psi waveform [material]", GRID_AFTER_COUNT,
      gs_cmd_plane_wave_vector},
     {"plane_wave_axial", 0, MAX_ARGS, 0, NULL, GRID_NOT_NEEDED, gs_cmd_plane_wave_axial},
