@@ -21,6 +21,7 @@
 
 #include "fdtd.h"
 #include "fdtd3d.h"
+#include "fdtd3d_dist.h"
 #include "log.h"
 
 const gs_bench_opts gs_bench_defaults = {.mib = 1024, .reps = 20, .steps = 200, .size = "8192x8192"};
@@ -407,17 +408,90 @@ static void print_rate(double cells, int64_t steps, double secs, double bytes_pe
   fflush(stdout);
 }
 
-/* bench fdtd --grid NXxNYxNZ: the 3D engine (one rank) on a synthetic model. */
+/* Wall seconds of o->steps steps of m after WARMUP untimed ones, the slowest
+ * rank's when comm is not MPI_COMM_NULL (a part's steps wait on the host for
+ * its exchanges, so events on its stream would not see them). */
+static double time_fdtd3(gs_fdtd3_sim *m, const gs_bench_opts *o, MPI_Comm comm) {
+  gs_fdtd3_sim_advance(m, WARMUP);
+  gs_fdtd3_sim_sync(m);
+  if (comm != MPI_COMM_NULL) GS_MPI_CHECK(MPI_Barrier(comm));
+  double t0 = MPI_Wtime();
+  gs_fdtd3_sim_advance(m, o->steps);
+  gs_fdtd3_sim_sync(m);
+  double mine = MPI_Wtime() - t0, most = mine;
+  if (comm != MPI_COMM_NULL) GS_MPI_CHECK(MPI_Allreduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, comm));
+  return most;
+}
+
+/* The one-rank time of sc on rank 0 (every rank gets it; -1 when the whole
+ * model does not fit rank 0). */
+static double one_rank_fdtd3(gs_run *run, const gs_bench_opts *o, const gs_scene *sc, int fits) {
+  double secs = -1;
+  if (run->comm.rank == 0 && fits) {
+    gs_fdtd3_sim m;
+    char err[512];
+    if (gs_fdtd3_sim_init(&m, sc, run->backend, 0, err, sizeof err) != GS_OK)
+      gs_fatal("gs_fdtd3_sim_init", err, __FILE__, __LINE__);
+    secs = time_fdtd3(&m, o, MPI_COMM_NULL);
+    gs_fdtd3_sim_free(&m);
+  }
+  GS_MPI_CHECK(MPI_Bcast(&secs, 1, MPI_DOUBLE, 0, run->comm.world));
+  return secs;
+}
+
+/* bench fdtd --grid NXxNYxNZ on N > 1 ranks: the model split as `fdtd`
+ * splits it (fdtd3d_dist.h), timed, against rank 0 alone running the whole
+ * model in the same job (when it fits). */
+static int bench_fdtd3_ranks(gs_run *run, const gs_bench_opts *o, gs_scene *sc, double dev, double copy_gbs) {
+  const gs_backend *b = run->backend;
+  gs_fdtd3_ranks rk;
+  char why[512] = "";
+  if (gs_fdtd3_ranks_make(&rk, run->comm.world, sc, o->spread.decomp, gs_fdtd_spread_of(&o->spread).transport, why,
+                          sizeof why) != 0 ||
+      dev / run->comm.size * 1.2 > (double)b->mem_available()) {
+    if (run->comm.rank == 0)
+      gs_log_error("bench fdtd: --grid %lldx%lldx%lld: %s", (long long)sc->nx, (long long)sc->ny, (long long)sc->nz,
+                   why[0] ? why : "a rank's part does not fit in its memory");
+    return GS_EXIT_USAGE;
+  }
+  const double t1 = one_rank_fdtd3(run, o, sc, dev <= (double)b->mem_available());
+  gs_fdtd3_sim m;
+  if (gs_fdtd3_sim_init_part(&m, sc, b, 0, &rk, why, sizeof why) != GS_OK)
+    gs_fatal("gs_fdtd3_sim_init_part", why, __FILE__, __LINE__);
+  const double tn = time_fdtd3(&m, o, run->comm.world);
+  gs_fdtd3_sim_free(&m);
+  if (run->comm.rank == 0) {
+    printf("bench fdtd: backend %s, 3D %lld x %lld x %lld cells, %d ranks, decomposition %dx%dx%d, transport %s, "
+           "%lld steps after %d untimed, 10-cell CPML\n",
+           b->name, (long long)sc->nx, (long long)sc->ny, (long long)sc->nz, run->comm.size, rk.dims[0], rk.dims[1],
+           rk.dims[2], gs_halo_transport_name(rk.transport), (long long)o->steps, WARMUP);
+    print_rate((double)sc->nx * (double)sc->ny * (double)sc->nz, o->steps, tn, GS_FDTD3_BYTES_PER_CELL,
+               copy_gbs * run->comm.size);
+    if (t1 > 0)
+      printf("  1 rank in the same job: %.3f ms per step; strong scaling t1 / (N tN) = %.1f %%\n",
+             t1 * 1e3 / (double)o->steps, 100.0 * t1 / ((double)run->comm.size * tn));
+    else
+      printf("  1 rank: the whole model does not fit one rank's memory (no ratio)\n");
+  }
+  return GS_EXIT_OK;
+}
+
+/* bench fdtd --grid NXxNYxNZ: the 3D engine on a synthetic model, one rank
+ * or split over all (bench_fdtd3_ranks). */
 static int bench_fdtd3(gs_run *run, const gs_bench_opts *o, int64_t nx, int64_t ny, int64_t nz) {
   const gs_backend *b = run->backend;
   gs_scene sc;
   gs_scene_synthetic3(&sc, nx, ny, nz, WARMUP + o->steps);
   double dev, host;
   gs_fdtd3_memory_need(&sc, &dev, &host);
-  if (run->comm.size > 1 || dev > (double)b->mem_available() || host > (double)gs_host_mem_available()) {
-    if (run->comm.rank == 0)
-      gs_log_error("bench fdtd: --grid %lldx%lldx%lld: %s", (long long)nx, (long long)ny, (long long)nz,
-                   run->comm.size > 1 ? "3D runs on one rank so far" : "does not fit in this rank's memory");
+  if (run->comm.size > 1) {
+    int rc = bench_fdtd3_ranks(run, o, &sc, dev, copy_ceiling(b, (size_t)1 << 30));
+    gs_scene_free(&sc);
+    return rc;
+  }
+  if (dev > (double)b->mem_available() || host > (double)gs_host_mem_available()) {
+    gs_log_error("bench fdtd: --grid %lldx%lldx%lld: does not fit in this rank's memory", (long long)nx, (long long)ny,
+                 (long long)nz);
     gs_scene_free(&sc);
     return GS_EXIT_USAGE;
   }
