@@ -78,12 +78,12 @@ if want dist3; then
         cmake --build build-cmpi -j "$(nproc)" --target gpustencil > "$out/build-cmpi.log" 2>&1 || { echo "cmpi build failed"; exit 1; }
       for g in small boundary sources dispersive; do
         GS_BIN=build-cmpi/gpustencil GS_SOURCE_DIR=$PWD GS_MPIEXEC=/opt/ompi-cuda/bin/mpirun GS_BACKEND=cuda \
-          GS_MAX_RANKS=$ngpu GS_TRANSPORTS="mpi-cuda ipc mpi-host" GS_WORK=/tmp/gs-d3 timeout 400 bash tests/fdtd3d_ranks.sh $g
-        echo "fdtd3d_ranks $g (mpi-cuda ipc mpi-host, up to $ngpu GPUs): exit $?"
+          GS_MAX_RANKS=$ngpu GS_TRANSPORTS="mpi-cuda mpi-host" GS_WORK=/tmp/gs-d3 timeout 400 bash tests/fdtd3d_ranks.sh $g
+        echo "fdtd3d_ranks $g (mpi-cuda mpi-host, up to $ngpu GPUs): exit $?"
       done ) 2>&1 | tee "$out/dist3_bits.txt" | grep -E "exit|FAIL" | head -20
   fi
   for n in 1 $ngpu; do
-    for t in ipc mpi-host; do
+    for t in auto mpi-host; do
       [ "$n" = 1 ] && [ "$t" = mpi-host ] && continue
       mpirun -np $n $bin fdtd tests/data/dist3d/timing256.in --backend cuda --halo-transport $t -o /tmp/t256-$n-$t 2>&1 |
         grep -E "checksum|steps in|transport" | sed "s/^/np $n $t: /"
