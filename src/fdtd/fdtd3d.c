@@ -527,6 +527,14 @@ void *gs_fdtd3_upload(gs_fdtd3_sim *m, const void *host, size_t bytes, void ***l
   return dev;
 }
 
+void gs_fdtd3_upload_free(gs_fdtd3_sim *m, void ***list, int *n) {
+  for (int q = 0; q < *n; ++q)
+    m->b->dev_free((*list)[q]);
+  free(*list);
+  *list = NULL;
+  *n = 0;
+}
+
 void gs_fdtd3_memory_need(const gs_scene *sc, double *device, double *host) {
   int64_t pitch, plane, count;
   gs_fdtd3_layout(sc->nx, sc->ny, sc->nz, &pitch, &plane, &count);

@@ -66,6 +66,8 @@ static inline int gs_fdtd3_sim_owns(const gs_fdtd3_sim *m, int64_t i, int64_t j,
 /* A device copy of bytes at host (one byte allocated for 0), appended to the
  * list (*list, *n) its owner frees at the end; synchronous. */
 void *gs_fdtd3_upload(gs_fdtd3_sim *m, const void *host, size_t bytes, void ***list, int *n);
+/* Frees every copy of such a list and the list. */
+void gs_fdtd3_upload_free(gs_fdtd3_sim *m, void ***list, int *n);
 
 /* Bytes the model needs (device: fields, materials, CPML, sources, ring;
  * host: the geometry build, receiver histories), before anything is made. */

@@ -347,9 +347,7 @@ int gs_fdtd3_pw_state(gs_fdtd3_sim *m, gs_fdtd3_state *out) {
 void gs_fdtd3_pw_free(gs_fdtd3_sim *m) {
   struct gs_fdtd3_pws *x = m->pw;
   if (!x) return;
-  for (int q = 0; q < x->nalloc; ++q)
-    m->b->dev_free(x->alloc[q]);
-  free(x->alloc);
+  gs_fdtd3_upload_free(m, &x->alloc, &x->nalloc);
   free(x->w);
   free(x);
   m->pw = NULL;

@@ -410,9 +410,7 @@ void gs_fdtd3_src_line(const gs_fdtd3_sim *m, int q, gs_gpr_tl *out, float *vtot
 void gs_fdtd3_src_free(gs_fdtd3_sim *m) {
   struct gs_fdtd3_xsrc *x = m->xsrc;
   if (!x) return;
-  for (int q = 0; q < x->nalloc; ++q)
-    m->b->dev_free(x->alloc[q]);
-  free(x->alloc);
+  gs_fdtd3_upload_free(m, &x->alloc, &x->nalloc);
   free(x->tl_host);
   free(x->tl_inc);
   free(x->tl_src);
