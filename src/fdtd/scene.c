@@ -119,6 +119,10 @@ int gs_parse_args(parser *p, const command_call *c, int first, int count, double
 }
 
 int64_t gs_round_cells(double v) {
+  /* Saturates far outside any model (and on NaN) so that the caller's range
+   * test refuses the value instead of the conversion overflowing. */
+  const double limit = 4611686018427387904.0; /* 2^62 */
+  if (!(fabs(v) < limit)) return v < 0 ? -(int64_t)limit : (int64_t)limit;
   double t = trunc(v);
   return (int64_t)(fabs(v - t) > 0.5 ? t + (v < 0 ? -1 : 1) : t);
 }
