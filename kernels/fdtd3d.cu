@@ -261,7 +261,7 @@ __device__ __forceinline__ void ring_task_field(const gs_fdtd3_step_args &a, int
                                                 const char *&src, unsigned &dst) {
   const float *f = c == 0 ? a.ex : c == 1 ? a.ey : c == 2 ? a.ez : c == 3 ? a.hx : c == 4 ? a.hy : a.hz;
   const int64_t j = J - 1 + y, i = I + x - kRingPad;
-  const bool ok = j <= a.ny && i >= 0 && i < a.pitch;
+  const bool ok = j >= a.held.j0 && j < a.held.j1 && i >= a.held.i0 && i < a.held.i1;
   src = (const char *)(f + (ok ? j * a.pitch + i : J * a.pitch + I));
   dst = (unsigned)((c * (R + 2) + y) * (W + 8) + x) * 4u | (ok ? 0u : kZero);
 }
@@ -288,7 +288,7 @@ __device__ __forceinline__ void ring_task16(const gs_fdtd3_step_args &a, int64_t
   const int c = m / (R * S::mseg), y = m / S::mseg % R, seg = m % S::mseg;
   const unsigned char *f = c == 0 ? a.mex : c == 1 ? a.mey : a.mez;
   const int64_t j = J + y;
-  const bool ok = j <= a.ny;
+  const bool ok = j >= a.held.j0 && j < a.held.j1;
   src = (const char *)(f + (ok ? j : J) * a.pitch + I + 16 * seg);
   constexpr unsigned fields = sizeof(float) * 6 * (R + 2) * (W + 8); // where RingSlot::m starts
   dst = (unsigned)(fields + (c * R + y) * W + 16 * seg) | (ok ? 0u : kZero);
@@ -521,11 +521,17 @@ int launch_ring(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s) 
   return (int)cudaGetLastError();
 }
 
+bool empty(const gs_fdtd3_region &r) {
+  return r.i1 <= r.i0 || r.j1 <= r.j0 || r.k1 <= r.k0;
+}
+
 // The fused kernel's variant: the staged one (w: tile width, r: rows, d: ring
 // depth) unless GS_FDTD3_MARCH names another (a measuring knob; regs: the
 // register-prefetch kernel). The staged kernel needs 16-byte aligned arrays
 // (cudaMalloc's are); otherwise the register one runs.
-int launch_fused(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s) {
+int launch_fused(const gs_fdtd3_step_args *args, gs_fdtd3_region r, cudaStream_t s) {
+  gs_fdtd3_step_args whole = *args, *a = &whole; // held, where the caller gave none: the whole grid's rows
+  if (empty(a->held)) a->held = gs_fdtd3_region{0, a->pitch, 0, a->ny + 1, 0, a->nz + 1};
   static int variant = -1;
   if (variant < 0) {
     static const char *const names[] = {"w64r12d3", "regs", "w32r16d3", "w64r16d3", "w64r8d3", "w64r8d4", "w32r8d4"};
@@ -553,10 +559,6 @@ int launch_fused(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s)
   default:
     return launch_ring<12, 64, 3, 2>(a, r, s);
   }
-}
-
-bool empty(const gs_fdtd3_region &r) {
-  return r.i1 <= r.i0 || r.j1 <= r.j0 || r.k1 <= r.k0;
 }
 
 // The box b (of those gs_fdtd3_split() gives around c) as the layer of nodes

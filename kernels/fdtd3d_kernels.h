@@ -124,6 +124,10 @@ typedef struct gs_fdtd3_step_args {
   const gs_fdtd3_hcoef *hcoef;
   int nslab;
   gs_fdtd3_slab slab[6];
+  /* The nodes the arrays hold (a part of a model split over ranks: its
+   * owned nodes, ghost layers and the columns that align its rows); the
+   * fused kernel reads zeros outside. All zero: the whole grid (one rank). */
+  gs_fdtd3_region held;
 } gs_fdtd3_step_args;
 
 /* The row pitch (elements, a multiple of 32) and plane size (elements) of a

@@ -14,8 +14,8 @@
 # the exchange ends every rank within 10 s. GS_BACKEND picks the backend
 # (cuda: skipped without a GPU), GS_MAX_RANKS limits the rank count,
 # GS_TRANSPORTS the halo transports (default mpi-host; on cuda every one).
-# Argument: the group to run (small, boundary, sources, dispersive, refusals;
-# default all).
+# Argument: the group to run (small, boundary, sources, dispersive, overlap,
+# refusals; default all).
 set -u
 group=${1:-all}
 want() { [ "$group" = all ] || [ "$group" = "$1" ]; }
@@ -89,6 +89,30 @@ if want dispersive; then # poles at the owned nodes only
   run dispersive-1 1 "${disp[@]}"
   for d in 2x1x1 1x1x2 3x1x1 2x2x2 1x1x8; do
     split dispersive "receivers_run001.csv receivers_run002.csv dispersive1.h5 dispersive2.h5" "$d" "${disp[@]}"
+  done
+fi
+
+# The overlapped schedule (exchanges behind the interior) takes scenes without H sources: the
+# dispersive and boundary scenes less their magnetic dipoles and transmission lines (Debye,
+# Lorentz, Drude poles, Hertzian dipoles, voltage sources, a magnetic material, moving sources
+# on the rank boundaries), and the same with the two-pass schedule forced (GS_FDTD3_PARTS=passes).
+if want overlap; then
+  for scene in dispersive boundary; do
+    grep -vE "^#(magnetic_dipole|transmission_line):" "$src/tests/data/dist3d/$scene.in" > "$w/${scene}_e.in"
+  done
+  ov=("$w/dispersive_e.in" -n 2)
+  run ov-1 1 "${ov[@]}"
+  for d in 2x1x1 1x1x3 2x2x2 1x1x8 3x2x1; do
+    split ov "receivers_run001.csv receivers_run002.csv dispersive_e1.h5 dispersive_e2.h5" "$d" "${ov[@]}"
+  done
+  grep -q "exchanges behind the interior" "$w/ov-2x2x2-${transports%% *}.log" || f "ov: not the overlapped schedule"
+  GS_FDTD3_PARTS=passes run ov-passes 4 "${ov[@]}" --decomp 2x2x1
+  same ov-1 ov-passes receivers_run001.csv receivers_run002.csv
+  grep -q "between the H and E passes" "$w/ov-passes.log" || f "ov-passes: not the two-pass schedule"
+  bo=("$w/boundary_e.in" -n 2)
+  run bo-1 1 "${bo[@]}"
+  for d in 2x1x1 1x2x4 2x1x3; do
+    split bo "receivers_run001.csv receivers_run002.csv boundary_e1.h5 boundary_e2.h5" "$d" "${bo[@]}"
   done
 fi
 

@@ -439,53 +439,108 @@ static double one_rank_fdtd3(gs_run *run, const gs_bench_opts *o, const gs_scene
   return secs;
 }
 
-/* bench fdtd --grid NXxNYxNZ on N > 1 ranks: the model split as `fdtd`
- * splits it (fdtd3d_dist.h), timed, against rank 0 alone running the whole
- * model in the same job (when it fits). */
-static int bench_fdtd3_ranks(gs_run *run, const gs_bench_opts *o, gs_scene *sc, double dev, double copy_gbs) {
+/* bench fdtd --grid NXxNYxNZ on N > 1 ranks: the model sc split as `fdtd`
+ * splits it (fdtd3d_dist.h; decomp: --decomp, or the weak split), timed,
+ * against rank 0 alone running `one` in the same job when it fits (dev1
+ * bytes): sc itself (strong scaling), or one rank's share (--weak). */
+static int bench_fdtd3_ranks(gs_run *run, const gs_bench_opts *o, gs_scene *sc, const gs_scene *one, const char *decomp,
+                             double dev, double dev1, double copy_gbs) {
   const gs_backend *b = run->backend;
   gs_fdtd3_ranks rk;
   char why[512] = "";
-  if (gs_fdtd3_ranks_make(&rk, run->comm.world, sc, o->spread.decomp, gs_fdtd_spread_of(&o->spread).transport, why,
-                          sizeof why) != 0 ||
+  if (gs_fdtd3_ranks_make(&rk, run->comm.world, sc, decomp, gs_fdtd_spread_of(&o->spread).transport, why, sizeof why) !=
+          0 ||
       dev / run->comm.size * 1.2 > (double)b->mem_available()) {
     if (run->comm.rank == 0)
       gs_log_error("bench fdtd: --grid %lldx%lldx%lld: %s", (long long)sc->nx, (long long)sc->ny, (long long)sc->nz,
                    why[0] ? why : "a rank's part does not fit in its memory");
     return GS_EXIT_USAGE;
   }
-  const double t1 = one_rank_fdtd3(run, o, sc, dev <= (double)b->mem_available());
+  const double t1 = one_rank_fdtd3(run, o, one, dev1 <= (double)b->mem_available());
   gs_fdtd3_sim m;
   if (gs_fdtd3_sim_init_part(&m, sc, b, 0, &rk, why, sizeof why) != GS_OK)
     gs_fatal("gs_fdtd3_sim_init_part", why, __FILE__, __LINE__);
   const double tn = time_fdtd3(&m, o, run->comm.world);
   gs_fdtd3_sim_free(&m);
-  if (run->comm.rank == 0) {
-    printf("bench fdtd: backend %s, 3D %lld x %lld x %lld cells, %d ranks, decomposition %dx%dx%d, transport %s, "
-           "%lld steps after %d untimed, 10-cell CPML\n",
-           b->name, (long long)sc->nx, (long long)sc->ny, (long long)sc->nz, run->comm.size, rk.dims[0], rk.dims[1],
-           rk.dims[2], gs_halo_transport_name(rk.transport), (long long)o->steps, WARMUP);
-    print_rate((double)sc->nx * (double)sc->ny * (double)sc->nz, o->steps, tn, GS_FDTD3_BYTES_PER_CELL,
-               copy_gbs * run->comm.size);
-    if (t1 > 0)
-      printf("  1 rank in the same job: %.3f ms per step; strong scaling t1 / (N tN) = %.1f %%\n",
-             t1 * 1e3 / (double)o->steps, 100.0 * t1 / ((double)run->comm.size * tn));
-    else
-      printf("  1 rank: the whole model does not fit one rank's memory (no ratio)\n");
-  }
+  if (run->comm.rank != 0) return GS_EXIT_OK;
+  const char *kind = o->weak ? "weak" : "strong";
+  printf("bench fdtd: backend %s, 3D %lld x %lld x %lld cells, %s scaling, %d ranks, decomposition %dx%dx%d, "
+         "transport %s, exchanges %s, %lld steps after %d untimed, 10-cell CPML\n",
+         b->name, (long long)sc->nx, (long long)sc->ny, (long long)sc->nz, kind, run->comm.size, rk.dims[0], rk.dims[1],
+         rk.dims[2], gs_halo_transport_name(rk.transport),
+         gs_fdtd3_dist_overlap_possible(sc) ? "behind the interior" : "between the H and E passes", (long long)o->steps,
+         WARMUP);
+  print_rate((double)sc->nx * (double)sc->ny * (double)sc->nz, o->steps, tn, GS_FDTD3_BYTES_PER_CELL,
+             copy_gbs * run->comm.size);
+  const double eff = t1 <= 0 ? 0 : o->weak ? t1 / tn : t1 / ((double)run->comm.size * tn);
+  if (t1 > 0)
+    printf("  1 rank in the same job (%lld x %lld x %lld): %.3f ms per step; %s scaling %s = %.1f %%\n",
+           (long long)one->nx, (long long)one->ny, (long long)one->nz, t1 * 1e3 / (double)o->steps, kind,
+           o->weak ? "t1 / tN" : "t1 / (N tN)", 100.0 * eff);
+  else
+    printf("  1 rank: the whole model does not fit one rank's memory (no ratio)\n");
+  fflush(stdout);
+  csv_row(o->csv, "kind,scaling,nx,ny,nz,ranks,decomp,transport,steps,ms_step_1,ms_step_n,efficiency",
+          "fdtd3d,%s,%lld,%lld,%lld,%d,%dx%dx%d,%s,%lld,%.5f,%.5f,%.4f", kind, (long long)sc->nx, (long long)sc->ny,
+          (long long)sc->nz, run->comm.size, rk.dims[0], rk.dims[1], rk.dims[2], gs_halo_transport_name(rk.transport),
+          (long long)o->steps, t1 > 0 ? t1 * 1e3 / (double)o->steps : -1.0, tn * 1e3 / (double)o->steps, eff);
   return GS_EXIT_OK;
 }
 
+/* Weak scaling's split of size ranks when --decomp gives none: the one whose
+ * busiest part sends the fewest halo bytes, each part `cells` (ties: the
+ * first found, x split first). */
+static void weak_dims(int size, const int64_t cells[3], int dims[3]) {
+  double best = -1;
+  for (int px = 1; px <= size; ++px)
+    for (int py = 1; px * py <= size; ++py) {
+      if (size % (px * py)) continue;
+      const int d[3] = {px, py, size / (px * py)};
+      const int64_t nodes[3] = {cells[0] * d[0] + 1, cells[1] * d[1] + 1, cells[2] * d[2] + 1};
+      const double bytes = gs_decomp3_halo_bytes(nodes, d, 24.0);
+      if (best < 0 || bytes < best) best = bytes, memcpy(dims, d, sizeof d);
+    }
+}
+
+/* bench fdtd --weak --grid NXxNYxNZ on N ranks: every rank a part of that
+ * size (the model NX PX x NY PY x NZ PZ), against one part's model alone. */
+static int bench_fdtd3_weak(gs_run *run, const gs_bench_opts *o, int64_t nx, int64_t ny, int64_t nz) {
+  const int64_t cells[3] = {nx, ny, nz};
+  int dims[3];
+  char why[256], decomp[64];
+  if (o->spread.decomp) {
+    if (gs_decomp3_parse(o->spread.decomp, run->comm.size, dims, why, sizeof why) != 0) {
+      if (run->comm.rank == 0) gs_log_error("bench fdtd: %s", why);
+      return GS_EXIT_USAGE;
+    }
+  } else {
+    weak_dims(run->comm.size, cells, dims);
+  }
+  snprintf(decomp, sizeof decomp, "%dx%dx%d", dims[0], dims[1], dims[2]);
+  gs_scene whole, one;
+  gs_scene_synthetic3(&whole, nx * dims[0], ny * dims[1], nz * dims[2], WARMUP + o->steps);
+  gs_scene_synthetic3(&one, nx, ny, nz, WARMUP + o->steps);
+  double dev, dev1, host;
+  gs_fdtd3_memory_need(&whole, &dev, &host);
+  gs_fdtd3_memory_need(&one, &dev1, &host);
+  const int rc =
+      bench_fdtd3_ranks(run, o, &whole, &one, decomp, dev, dev1, copy_ceiling(run->backend, (size_t)1 << 30));
+  gs_scene_free(&whole);
+  gs_scene_free(&one);
+  return rc;
+}
+
 /* bench fdtd --grid NXxNYxNZ: the 3D engine on a synthetic model, one rank
- * or split over all (bench_fdtd3_ranks). */
+ * or split over all (bench_fdtd3_ranks, bench_fdtd3_weak). */
 static int bench_fdtd3(gs_run *run, const gs_bench_opts *o, int64_t nx, int64_t ny, int64_t nz) {
   const gs_backend *b = run->backend;
+  if (run->comm.size > 1 && o->weak) return bench_fdtd3_weak(run, o, nx, ny, nz);
   gs_scene sc;
   gs_scene_synthetic3(&sc, nx, ny, nz, WARMUP + o->steps);
   double dev, host;
   gs_fdtd3_memory_need(&sc, &dev, &host);
   if (run->comm.size > 1) {
-    int rc = bench_fdtd3_ranks(run, o, &sc, dev, copy_ceiling(b, (size_t)1 << 30));
+    int rc = bench_fdtd3_ranks(run, o, &sc, &sc, o->spread.decomp, dev, dev, copy_ceiling(b, (size_t)1 << 30));
     gs_scene_free(&sc);
     return rc;
   }

@@ -246,6 +246,9 @@ static void set_extent(gs_fdtd3_sim *m, const gs_fdtd3_ranks *sp) {
     m->lo[a] = sp ? sp->part.lo[a] : 0;
     m->hi[a] = sp ? sp->part.hi[a] : n[a] + 1;
     m->org[a] = m->lo[a] - (m->lo[a] > 0);
+    /* A part's rows start at a multiple of 32 in x, as one rank's do: the
+     * fused kernel's tiles then read aligned rows (fdtd3d.cu). */
+    if (a == 0) m->org[a] &= ~(int64_t)31;
     m->len[a] = m->hi[a] + (m->hi[a] <= n[a]) - m->org[a];
   }
   gs_fdtd3_layout(m->len[0] - 1, m->len[1] - 1, m->len[2] - 1, &m->pitch, &m->plane, &m->count);
@@ -324,36 +327,38 @@ static gs_fdtd3_step_args step_args(gs_fdtd3_sim *m, int in) {
   const uint8_t *hm[3];
   for (int c = 0; c < 3; ++c)
     hm[c] = m->hmat[c] ? m->hmat[c] - m->bias : NULL;
-  gs_fdtd3_step_args a = {.ex = fi[0],
-                          .ey = fi[1],
-                          .ez = fi[2],
-                          .hx = fi[3],
-                          .hy = fi[4],
-                          .hz = fi[5],
-                          .ex_out = fo[0],
-                          .ey_out = fo[1],
-                          .ez_out = fo[2],
-                          .hx_out = fo[3],
-                          .hy_out = fo[4],
-                          .hz_out = fo[5],
-                          .mex = m->mat[0] - m->bias,
-                          .mey = m->mat[1] - m->bias,
-                          .mez = m->mat[2] - m->bias,
-                          .coef = m->coef,
-                          .pitch = m->pitch,
-                          .plane = m->plane,
-                          .nx = sc->nx,
-                          .ny = sc->ny,
-                          .nz = sc->nz,
-                          .dbx = m->hcoef_host[1].dbx,
-                          .dby = m->hcoef_host[1].dby,
-                          .dbz = m->hcoef_host[1].dbz,
-                          .srcm = m->hcoef_host[1].src,
-                          .hmx = hm[0],
-                          .hmy = hm[1],
-                          .hmz = hm[2],
-                          .hcoef = m->hcoef,
-                          .nslab = m->nslab};
+  gs_fdtd3_step_args a = {
+      .ex = fi[0],
+      .ey = fi[1],
+      .ez = fi[2],
+      .hx = fi[3],
+      .hy = fi[4],
+      .hz = fi[5],
+      .ex_out = fo[0],
+      .ey_out = fo[1],
+      .ez_out = fo[2],
+      .hx_out = fo[3],
+      .hy_out = fo[4],
+      .hz_out = fo[5],
+      .mex = m->mat[0] - m->bias,
+      .mey = m->mat[1] - m->bias,
+      .mez = m->mat[2] - m->bias,
+      .coef = m->coef,
+      .pitch = m->pitch,
+      .plane = m->plane,
+      .nx = sc->nx,
+      .ny = sc->ny,
+      .nz = sc->nz,
+      .dbx = m->hcoef_host[1].dbx,
+      .dby = m->hcoef_host[1].dby,
+      .dbz = m->hcoef_host[1].dbz,
+      .srcm = m->hcoef_host[1].src,
+      .hmx = hm[0],
+      .hmy = hm[1],
+      .hmz = hm[2],
+      .hcoef = m->hcoef,
+      .nslab = m->nslab,
+      .held = {m->org[0], m->org[0] + m->len[0], m->org[1], m->org[1] + m->len[1], m->org[2], m->org[2] + m->len[2]}};
   for (int s = 0; s < m->nslab; ++s) {
     a.slab[s] = m->slab[s];
     for (int slot = 0; slot < 2; ++slot) {
@@ -418,6 +423,7 @@ void gs_fdtd3_sim_advance(gs_fdtd3_sim *m, int64_t count) {
 }
 
 void gs_fdtd3_sim_sync(gs_fdtd3_sim *m) {
+  if (m->split) gs_fdtd3_dist_settle(m);
   m->b->stream_sync(m->s);
   flush_receivers(m);
 }

@@ -324,8 +324,9 @@ int gs_fdtd3_run(const gs_comm *c, const gs_backend *b, const gs_fdtd_opts *o, c
            (long long)sc->iterations, sc->nmaterials - 2, sc->nsources + sc->nsrc3, sc->nrx, sc->pml6[0], sc->pml6[1],
            sc->pml6[2], sc->pml6[3], sc->pml6[4], sc->pml6[5], b->name, (long long)o->runs);
   if (root && x.rk)
-    printf("fdtd: %d ranks, decomposition %dx%dx%d, 1 ghost layer, halo transport %s\n", c->size, x.rk->dims[0],
-           x.rk->dims[1], x.rk->dims[2], gs_halo_transport_name(x.rk->transport));
+    printf("fdtd: %d ranks, decomposition %dx%dx%d, 1 ghost layer, halo transport %s, exchanges %s\n", c->size,
+           x.rk->dims[0], x.rk->dims[1], x.rk->dims[2], gs_halo_transport_name(x.rk->transport),
+           gs_fdtd3_dist_overlap_possible(sc) ? "behind the interior" : "between the H and E passes");
   uint64_t sum[2] = {0, 0};
   double secs = 0;
   int status = GS_EXIT_OK, stopped = 0;

@@ -25,6 +25,16 @@ struct gs_fdtd3_dist {
   int rank;
   int lines, magnetic; /* the scene has transmission lines, magnetic dipoles (on any rank) */
   gs_halo *h, *e;      /* H ghosts from the lower neighbours; E ghosts from the upper ones */
+  /* The overlapped schedule (update_overlapped): the core (the owned nodes
+   * less one layer on each side with a neighbour) and the shell around it
+   * (at most 6 boxes); the side stream of the shell's H and the exchanges;
+   * an E exchange sent at the end of a step and finished in the next. */
+  int overlap;
+  gs_fdtd3_region core, shell[6];
+  int nshell;
+  gs_stream side;
+  gs_event main_done, side_done;
+  int e_pending, e_parity;
 };
 
 static int rank_of(const int dims[3], const int c[3]) {
@@ -191,6 +201,53 @@ static int make_peers(const gs_fdtd3_sim *m, const gs_fdtd3_ranks *sp, int h, gs
   return np;
 }
 
+/* The core and the shell (onion order: the x layers whole, then the y
+ * layers within the core's x, then the z layers within its x and y). */
+static void plan_shell(const gs_fdtd3_sim *m, struct gs_fdtd3_dist *d) {
+  const int64_t nodes[3] = {m->sc->nx + 1, m->sc->ny + 1, m->sc->nz + 1};
+  int64_t lo[3], hi[3];
+  for (int a = 0; a < 3; ++a) {
+    lo[a] = m->lo[a] + (m->lo[a] > 0);
+    hi[a] = m->hi[a] - (m->hi[a] < nodes[a]);
+  }
+  d->core = (gs_fdtd3_region){lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]};
+  int64_t box_lo[3] = {m->lo[0], m->lo[1], m->lo[2]}, box_hi[3] = {m->hi[0], m->hi[1], m->hi[2]};
+  d->nshell = 0;
+  for (int a = 0; a < 3; ++a) {
+    for (int up = 0; up < 2; ++up) {
+      int64_t b0[3], b1[3];
+      memcpy(b0, box_lo, sizeof b0);
+      memcpy(b1, box_hi, sizeof b1);
+      b0[a] = up ? hi[a] : m->lo[a];
+      b1[a] = up ? m->hi[a] : lo[a];
+      if (b0[0] < b1[0] && b0[1] < b1[1] && b0[2] < b1[2])
+        d->shell[d->nshell++] = (gs_fdtd3_region){b0[0], b1[0], b0[1], b1[1], b0[2], b1[2]};
+    }
+    box_lo[a] = lo[a];
+    box_hi[a] = hi[a];
+  }
+}
+
+int gs_fdtd3_dist_overlap_possible(const gs_scene *sc) {
+  const char *knob = getenv("GS_FDTD3_PARTS");
+  int h_sources = 0;
+  for (int q = 0; q < sc->nsrc3; ++q)
+    h_sources |= sc->src3[q].kind == GS_SRC3_TLINE || sc->src3[q].kind == GS_SRC3_MAGNETIC;
+  return !h_sources && !sc->npws && !(knob && !strcmp(knob, "passes"));
+}
+
+/* The overlapped schedule where the scene allows it and a part has a core
+ * to hide the exchanges behind. */
+static void plan_overlap(gs_fdtd3_sim *m, struct gs_fdtd3_dist *d) {
+  plan_shell(m, d);
+  const gs_fdtd3_region c = d->core;
+  d->overlap = c.i0 < c.i1 && c.j0 < c.j1 && c.k0 < c.k1 && gs_fdtd3_dist_overlap_possible(m->sc);
+  if (!d->overlap) return;
+  d->side = m->b->stream_create(1);
+  d->main_done = m->b->event_create(0);
+  d->side_done = m->b->event_create(0);
+}
+
 gs_status gs_fdtd3_dist_connect(gs_fdtd3_sim *m, const gs_fdtd3_ranks *sp, char *err, size_t errlen) {
   struct gs_fdtd3_dist *d = m->dist = gs_xcalloc(1, sizeof *m->dist);
   d->comm = sp->comm;
@@ -216,6 +273,7 @@ gs_status gs_fdtd3_dist_connect(gs_fdtd3_sim *m, const gs_fdtd3_ranks *sp, char 
     if (!x) return GS_ERR_USAGE;
     *(h ? &d->h : &d->e) = x;
   }
+  plan_overlap(m, d);
   return GS_OK;
 }
 
@@ -225,11 +283,44 @@ static void exchange(gs_halo *x, int parity, gs_stream s) {
   gs_halo_wait(x, s);
 }
 
+/* The E exchange the last step sent, finished on the side stream. */
+static void finish_e(struct gs_fdtd3_dist *d) {
+  if (!d->e_pending) return;
+  gs_halo_finish(d->e, d->e_parity, d->side);
+  gs_halo_wait(d->e, d->side);
+  d->e_pending = 0;
+}
+
+/* Overlapped step: the core takes the one-rank step (the fused kernel where
+ * no slab reaches) on the main stream, reading no ghost (its E recomputes
+ * the new H of the shell layer below it, the same bits); meanwhile, on the
+ * high-priority side stream, the last E exchange ends, the shell gets its
+ * new H and the H exchange runs; then the shell's E reads the stored H of
+ * the core, the shell and the ghosts. The host blocks in the exchanges while
+ * the device runs the core. */
+static void update_overlapped(gs_fdtd3_sim *m, const gs_fdtd3_step_args *a, gs_fdtd3_region held) {
+  struct gs_fdtd3_dist *d = m->dist;
+  const gs_backend *b = m->b;
+  b->fdtd3_step(a, &d->core, 1, m->s);
+  finish_e(d);
+  for (int q = 0; q < d->nshell; ++q)
+    b->fdtd3_pass(a, d->shell[q], held, 1, d->side);
+  exchange(d->h, 1 - m->cur, d->side);
+  b->event_record(d->side_done, d->side);
+  b->stream_wait_event(m->s, d->side_done);
+  for (int q = 0; q < d->nshell; ++q)
+    b->fdtd3_pass(a, d->shell[q], held, 0, m->s);
+}
+
 void gs_fdtd3_dist_update(gs_fdtd3_sim *m, const gs_fdtd3_step_args *a, gs_tick t) {
   const gs_fdtd3_region own = {m->lo[0], m->hi[0], m->lo[1], m->hi[1], m->lo[2], m->hi[2]};
   const gs_fdtd3_region held = {m->org[0], m->org[0] + m->len[0], m->org[1], m->org[1] + m->len[1],
                                 m->org[2], m->org[2] + m->len[2]};
   const struct gs_fdtd3_dist *d = m->dist;
+  if (d->overlap) {
+    update_overlapped(m, a, held);
+    return;
+  }
   m->b->fdtd3_pass(a, own, held, 1, m->s);
   /* The H sources: the lines read the new H one node lower (ghosts exchanged first), then
    * the magnetic dipoles change H, which travels (their E again is redone by the E pass). */
@@ -240,7 +331,25 @@ void gs_fdtd3_dist_update(gs_fdtd3_sim *m, const gs_fdtd3_step_args *a, gs_tick 
 }
 
 void gs_fdtd3_dist_after_step(gs_fdtd3_sim *m) {
-  exchange(m->dist->e, m->cur, m->s);
+  struct gs_fdtd3_dist *d = m->dist;
+  if (!d->overlap) {
+    exchange(d->e, m->cur, m->s);
+    return;
+  }
+  /* Sent now on the side stream, after the step's work; finished while the next core runs. */
+  m->b->event_record(d->main_done, m->s);
+  m->b->stream_wait_event(d->side, d->main_done);
+  gs_halo_send(d->e, m->cur, d->side);
+  d->e_pending = 1;
+  d->e_parity = m->cur;
+}
+
+void gs_fdtd3_dist_settle(gs_fdtd3_sim *m) {
+  struct gs_fdtd3_dist *d = m->dist;
+  if (!d || !d->overlap) return;
+  finish_e(d);
+  m->b->event_record(d->side_done, d->side);
+  m->b->stream_wait_event(m->s, d->side_done);
 }
 
 void gs_fdtd3_dist_checksum(gs_fdtd3_sim *m, uint64_t sum[2]) {
@@ -331,6 +440,14 @@ int gs_fdtd3_dist_lines(const gs_fdtd3_sim *m, gs_gpr_tl **tl, float **store) {
 void gs_fdtd3_dist_free(gs_fdtd3_sim *m) {
   struct gs_fdtd3_dist *d = m->dist;
   if (!d) return;
+  if (d->overlap) {
+    gs_fdtd3_dist_settle(m); /* every rank finishes the exchange its neighbours finish */
+    m->b->stream_sync(m->s);
+    m->b->stream_sync(d->side);
+    m->b->event_destroy(d->main_done);
+    m->b->event_destroy(d->side_done);
+    m->b->stream_destroy(d->side);
+  }
   if (d->h) gs_halo_destroy(d->h);
   if (d->e) gs_halo_destroy(d->e);
   free(d);

@@ -51,14 +51,25 @@ gs_status gs_fdtd3_dist_agree(gs_status st, MPI_Comm comm, char *err, size_t err
  * (always on one rank). */
 int gs_fdtd3_dist_slab_reaches(const gs_fdtd3_sim *m, int dir, int side, int64_t t);
 
+/* 1 when sc's parts may take the overlapped schedule (fdtd3d_dist.c: no
+ * H sources, i.e. magnetic dipoles and transmission lines, and no plane
+ * waves, which change H between the H and the E pass; not with the
+ * measuring knob GS_FDTD3_PARTS=passes); a part does where it has a core. */
+int gs_fdtd3_dist_overlap_possible(const gs_scene *sc);
+
 /* The ghost exchanges of m (collective). GS_OK or GS_ERR_USAGE with err. */
 gs_status gs_fdtd3_dist_connect(gs_fdtd3_sim *m, const gs_fdtd3_ranks *sp, char *err, size_t errlen);
 
 /* The update of a part: new H of the owned nodes, the H sources, the H
  * ghosts exchanged, new E of the owned nodes (a: the step's arguments). */
 void gs_fdtd3_dist_update(gs_fdtd3_sim *m, const gs_fdtd3_step_args *a, gs_tick t);
-/* After the step (m->cur the new set): the E ghosts exchanged. */
+/* After the step (m->cur the new set): the E ghosts exchanged (in the
+ * overlapped schedule: sent; finished during the next step). */
 void gs_fdtd3_dist_after_step(gs_fdtd3_sim *m);
+/* Every exchange finished and the main stream after it: the ghost layers
+ * hold what one rank's step would read (before m's arrays are read or
+ * written from outside the step; gs_fdtd3_sim_sync calls it). */
+void gs_fdtd3_dist_settle(gs_fdtd3_sim *m);
 
 /* The split-independent checksum over all ranks' owned nodes (every rank). */
 void gs_fdtd3_dist_checksum(gs_fdtd3_sim *m, uint64_t sum[2]);
