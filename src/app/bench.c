@@ -279,12 +279,108 @@ static int bench_fdtd_ranks(gs_run *run, const gs_bench_opts *o, int64_t w, int6
  * split over the ranks, GB/s sent per rank, against a cudaMemcpyPeer of the
  * same bytes and of 256 MiB between rank 0's GPU and rank 1's, one way and
  * both ways at once. */
+/* Ceilings of an exchange of `bytes`: cudaMemcpyPeer from rank 0's GPU to
+ * rank 1's, one way and both ways at once, of those bytes and of 256 MiB
+ * (rank 0; zeros where rank 0 sees no second GPU it can reach). Collective. */
+static void peer_ceilings(gs_run *run, double bytes, double *same, double *big, double *both_same, double *both_big) {
+  const gs_backend *b = run->backend;
+  gs_device_desc dd = {0};
+  if (b->is_gpu) b->device_describe(b->device_current(), &dd);
+  char **bus = gs_comm_allgather_text(dd.pci_bus_id, run->comm.world);
+  *same = *big = *both_same = *both_big = 0;
+  if (run->comm.rank == 0 && b->peer_copy_gbs) {
+    int mine = b->device_current(), other = b->device_by_pci(bus[1]);
+    if (other >= 0 && other != mine && b->can_access_peer(mine, other)) {
+      *same = b->peer_copy_gbs(mine, other, (size_t)bytes, 0);
+      *big = b->peer_copy_gbs(mine, other, (size_t)256 << 20, 0);
+      *both_same = b->peer_copy_gbs(mine, other, (size_t)bytes, 1);
+      *both_big = b->peer_copy_gbs(mine, other, (size_t)256 << 20, 1);
+    }
+  }
+  gs_comm_free_texts(bus, run->comm.size);
+}
+
+/* The rate lines of bench halo: bytes per rank and exchange, the time of one
+ * exchange, and the ratios to the ceilings (peer_ceilings). */
+static void print_halo_rates(double bytes, double per, double same, double big, double both_same, double both_big) {
+  const double gbs = bytes / per * 1e-9;
+  printf("  %.1f KB sent per rank and exchange, %.2f us per exchange, %.2f GB/s per rank\n", bytes * 1e-3, per * 1e6,
+         gbs);
+  if (big > 0) {
+    printf("  cudaMemcpyPeer GPU0 -> GPU1: %.2f GB/s for the same bytes (ratio %.3f), %.2f GB/s for 256 MiB (ratio "
+           "%.3f)\n",
+           same, gbs / same, big, gbs / big);
+    printf("  both ways at once (as an exchange sends), each way: %.2f GB/s for the same bytes (ratio %.3f), %.2f GB/s "
+           "for 256 MiB (ratio %.3f)\n",
+           both_same, gbs / both_same, both_big, gbs / both_big);
+  } else
+    printf("  no cudaMemcpyPeer ceiling: rank 0 sees no second GPU it can reach\n");
+  fflush(stdout);
+}
+
+/* bench halo --grid NXxNYxNZ: the ghost exchanges of a 3D model split as
+ * fdtd splits it (both layers, H and E, per step), against the copy
+ * ceilings. */
+static int bench_halo3(gs_run *run, const gs_bench_opts *o, int64_t nx, int64_t ny, int64_t nz) {
+  const gs_backend *b = run->backend;
+  gs_scene sc;
+  gs_scene_synthetic3(&sc, nx, ny, nz, 10);
+  double dev, host, bytes, most;
+  gs_fdtd3_memory_need(&sc, &dev, &host);
+  gs_fdtd3_ranks rk;
+  char why[512] = "", used[64];
+  if (run->comm.size < 2 ||
+      gs_fdtd3_ranks_make(&rk, run->comm.world, &sc, o->spread.decomp, gs_fdtd_spread_of(&o->spread).transport, why,
+                          sizeof why) != 0 ||
+      dev / run->comm.size * 1.2 > (double)b->mem_available()) {
+    if (run->comm.rank == 0)
+      gs_log_error("bench halo: --grid %lldx%lldx%lld: %s", (long long)nx, (long long)ny, (long long)nz,
+                   run->comm.size < 2 ? "needs at least 2 ranks"
+                   : why[0]           ? why
+                                      : "a rank's part does not fit");
+    gs_scene_free(&sc);
+    return GS_EXIT_USAGE;
+  }
+  gs_fdtd3_sim m;
+  if (gs_fdtd3_sim_init_part(&m, &sc, b, 0, &rk, why, sizeof why) != GS_OK)
+    gs_fatal("gs_fdtd3_sim_init_part", why, __FILE__, __LINE__);
+  gs_fdtd3_dist_time_exchanges(&m, 3, &bytes, used, sizeof used); /* warm-up */
+  const double secs = gs_fdtd3_dist_time_exchanges(&m, o->reps, &bytes, used, sizeof used);
+  gs_fdtd3_sim_free(&m);
+  GS_MPI_CHECK(MPI_Allreduce(&bytes, &most, 1, MPI_DOUBLE, MPI_MAX, run->comm.world));
+  double same, big, both_same, both_big;
+  peer_ceilings(run, most, &same, &big, &both_same, &both_big);
+  if (run->comm.rank == 0) {
+    const double per = secs / (double)o->reps;
+    printf("bench halo: backend %s, 3D grid %lldx%lldx%lld, %d ranks, decomposition %dx%dx%d, transport %s (rank 0), "
+           "one step's ghost layers (H and E), %lld exchanges\n",
+           b->name, (long long)nx, (long long)ny, (long long)nz, run->comm.size, rk.dims[0], rk.dims[1], rk.dims[2],
+           used, (long long)o->reps);
+    print_halo_rates(most, per, same, big, both_same, both_big);
+    csv_row(o->csv, "kind,nx,ny,nz,ranks,decomp,transport,exchanges,bytes,us_exchange,gbs,peer_same_gbs,peer_256m_gbs",
+            "halo3d,%lld,%lld,%lld,%d,%dx%dx%d,%s,%lld,%.0f,%.3f,%.3f,%.3f,%.3f", (long long)nx, (long long)ny,
+            (long long)nz, run->comm.size, rk.dims[0], rk.dims[1], rk.dims[2], used, (long long)o->reps, most,
+            per * 1e6, most / per * 1e-9, same, big);
+  }
+  gs_scene_free(&sc);
+  return GS_EXIT_OK;
+}
+
 static int bench_halo(gs_run *run, const gs_bench_opts *o) {
   const gs_fdtd_spread spread = gs_fdtd_spread_of(&o->spread);
   const gs_backend *b = run->backend;
   const gs_comm *c = &run->comm;
   int64_t w, h;
   int dims[2];
+  long long g3[3];
+  char tail;
+  if (sscanf(o->size, "%lldx%lldx%lld%c", &g3[0], &g3[1], &g3[2], &tail) == 3) {
+    if (g3[0] < 32 || g3[1] < 32 || g3[2] < 32 || g3[0] > 100000 || g3[1] > 100000 || g3[2] > 100000) {
+      if (c->rank == 0) gs_log_error("bench halo: --grid '%s': 3D grids are 32 to 100000 cells a side", o->size);
+      return GS_EXIT_USAGE;
+    }
+    return bench_halo3(run, o, g3[0], g3[1], g3[2]);
+  }
   if (gs_parse_size2(o->size, &w, &h) != 0 || w < 32 || h < 32) {
     if (c->rank == 0) gs_log_error("bench halo: --grid '%s' is not WxH (at least 32x32)", o->size);
     return GS_EXIT_USAGE;
@@ -326,40 +422,15 @@ static int bench_halo(gs_run *run, const gs_bench_opts *o) {
     double mine = MPI_Wtime() - t0;
     GS_MPI_CHECK(MPI_Allreduce(&mine, &secs, 1, MPI_DOUBLE, MPI_MAX, c->world));
   }
-  /* Ceilings: cudaMemcpyPeer from rank 0's GPU to rank 1's. */
-  gs_device_desc dd = {0};
-  if (b->is_gpu) b->device_describe(b->device_current(), &dd);
-  char **bus = gs_comm_allgather_text(dd.pci_bus_id, c->world);
-  double peer_same = 0, peer_big = 0, both_same = 0, both_big = 0;
-  if (c->rank == 0 && b->peer_copy_gbs) {
-    int mine = b->device_current(), other = b->device_by_pci(bus[1]);
-    if (other >= 0 && other != mine && b->can_access_peer(mine, other)) {
-      peer_same = b->peer_copy_gbs(mine, other, (size_t)most, 0);
-      peer_big = b->peer_copy_gbs(mine, other, (size_t)256 << 20, 0);
-      both_same = b->peer_copy_gbs(mine, other, (size_t)most, 1);
-      both_big = b->peer_copy_gbs(mine, other, (size_t)256 << 20, 1);
-    }
-  }
-  gs_comm_free_texts(bus, c->size);
+  double peer_same, peer_big, both_same, both_big;
+  peer_ceilings(run, most, &peer_same, &peer_big, &both_same, &both_big);
   if (c->rank == 0) {
     double per = secs / (double)o->reps, gbs = most / per * 1e-9;
     printf(
         "bench halo: backend %s, grid %lldx%lld, %d ranks, decomposition %dx%d, transport %s (rank 0), halo depth %d, "
         "%lld exchanges\n",
         b->name, (long long)w, (long long)h, c->size, dims[0], dims[1], used, depth, (long long)o->reps);
-    printf("  %.1f KB sent per rank and exchange, %.2f us per exchange, %.2f GB/s per rank\n", most * 1e-3, per * 1e6,
-           gbs);
-    if (peer_big > 0) {
-      printf("  cudaMemcpyPeer GPU0 -> GPU1: %.2f GB/s for the same bytes (ratio %.3f), %.2f GB/s for 256 MiB (ratio "
-             "%.3f)\n",
-             peer_same, gbs / peer_same, peer_big, gbs / peer_big);
-      printf(
-          "  both ways at once (as an exchange sends), each way: %.2f GB/s for the same bytes (ratio %.3f), %.2f GB/s "
-          "for 256 MiB (ratio %.3f)\n",
-          both_same, gbs / both_same, both_big, gbs / both_big);
-    } else
-      printf("  no cudaMemcpyPeer ceiling: rank 0 sees no second GPU it can reach\n");
-    fflush(stdout);
+    print_halo_rates(most, per, peer_same, peer_big, both_same, both_big);
     csv_row(
         o->csv,
         "kind,grid_w,grid_h,ranks,decomp,transport,depth,exchanges,bytes,us_exchange,gbs,peer_same_gbs,peer_256m_gbs,"

@@ -352,6 +352,23 @@ void gs_fdtd3_dist_settle(gs_fdtd3_sim *m) {
   m->b->stream_wait_event(m->s, d->side_done);
 }
 
+double gs_fdtd3_dist_time_exchanges(gs_fdtd3_sim *m, int64_t reps, double *bytes, char *used, size_t usedlen) {
+  struct gs_fdtd3_dist *d = m->dist;
+  gs_fdtd3_sim_sync(m);
+  *bytes = gs_halo_bytes_per_exchange(d->h) + gs_halo_bytes_per_exchange(d->e);
+  gs_halo_summary(d->h, used, usedlen);
+  GS_MPI_CHECK(MPI_Barrier(d->comm));
+  const double t0 = MPI_Wtime();
+  for (int64_t k = 0; k < reps; ++k) {
+    exchange(d->h, 1 - m->cur, m->s);
+    exchange(d->e, m->cur, m->s);
+  }
+  m->b->stream_sync(m->s);
+  double mine = MPI_Wtime() - t0, most;
+  GS_MPI_CHECK(MPI_Allreduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, d->comm));
+  return most;
+}
+
 void gs_fdtd3_dist_checksum(gs_fdtd3_sim *m, uint64_t sum[2]) {
   uint64_t all[2];
   GS_MPI_CHECK(MPI_Allreduce(sum, all, 2, MPI_UINT64_T, MPI_SUM, m->dist->comm));

@@ -71,6 +71,11 @@ void gs_fdtd3_dist_after_step(gs_fdtd3_sim *m);
  * written from outside the step; gs_fdtd3_sim_sync calls it). */
 void gs_fdtd3_dist_settle(gs_fdtd3_sim *m);
 
+/* bench halo: wall seconds (the slowest rank's) of reps exchanges of both
+ * ghost layers, H and E, as a step sends them (collective); bytes: what this
+ * rank sends per step, used: its transports (gs_halo_summary). */
+double gs_fdtd3_dist_time_exchanges(gs_fdtd3_sim *m, int64_t reps, double *bytes, char *used, size_t usedlen);
+
 /* The split-independent checksum over all ranks' owned nodes (every rank). */
 void gs_fdtd3_dist_checksum(gs_fdtd3_sim *m, uint64_t sum[2]);
 /* Collective: every receiver's history [step][receiver][6] of the steps so
