@@ -59,11 +59,11 @@ scene() { # GROUP FILES-LIST "DECOMPS" ARGS...: one rank, then each split (and t
 g=$src/tests/data/gprmax
 # sphere, pec (nodes 0..40, boxes from node 9-11 to 29-31): 4 parts put boundaries on 10, 20, 30
 scene sphere "receivers.csv plane_wave_sphere.h5" "4x1x1 1x1x8 2x2x2 1x3x1 2x1x1" "$g/plane_wave_sphere/plane_wave_sphere.in"
-scene pec "receivers.csv plane_wave_pec.h5" "1x4x1 2x1x3 2x2x2 8x1x1" "$g/plane_wave_pec/plane_wave_pec.in"
+scene pec "receivers.csv plane_wave_pec.h5" "1x4x1 2x1x3 2x2x2" "$g/plane_wave_pec/plane_wave_pec.in"
 # vector (nodes 0..30, box 7..23): 4 parts on 7, 15, 23
 scene vector "receivers.csv plane_wave_vector.h5" "4x1x1 1x1x4 2x2x2 3x1x1 1x1x2" "$g/plane_wave_vector/plane_wave_vector.in"
 scene bscan "receivers_run001.csv receivers_run002.csv plane_wave_bscan1.h5 plane_wave_bscan2.h5" \
-  "2x2x2 1x1x8 4x1x1 3x1x1 1x2x1" "$g/plane_wave_bscan/plane_wave_bscan.in" -n 2
+  "2x2x2 4x1x1 3x1x1" "$g/plane_wave_bscan/plane_wave_bscan.in" -n 2
 # edges (nodes 0..20): 2 parts on 10, 3 on 7 and 14, 4 on 5, 10, 15, 8 on 2 5 7 10 13 15 18
 scene edges "receivers.csv planewave.h5" "2x2x2 3x1x1 1x3x1 1x1x3 1x4x1 8x1x1 2x1x3 1x2x4" \
   "$src/tests/data/dist3d/planewave.in"
