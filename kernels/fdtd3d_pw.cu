@@ -65,7 +65,7 @@ extern "C" int gs_fdtd3_pw_cuda(const gs_fdtd3_step_args *a, const gs_fdtd3_pw *
     const int64_t n = face_count(w, e, 4 * axis, 4 * axis + 4);
     if (n > 0) face_kernel<<<blocks(n), kThreads, 0, s>>>(*a, *w, e, 4 * axis, 4 * axis + 4, 0);
   }
-  if (!e) {
+  if (!e && w->again) {
     const int64_t n = 4 * face_count(w, 0, 0, 12);
     if (n > 0) face_kernel<<<blocks(n), kThreads, 0, s>>>(*a, *w, 0, 0, 12, 1);
   }

@@ -107,7 +107,8 @@ GS_HD3 void gs_pw_e1(const gs_fdtd3_pw *w, int64_t j, int64_t step) {
  * side f / 2 % 2 (0 the low face), component q = the axis after a (f even)
  * or the one after that (f odd). Fills the node box [lo, hi), the shift from
  * a node to the 3D position whose 1D value it takes, the 1D component and
- * the signed coefficient. */
+ * the signed coefficient; the box is cut to the nodes the rank owns (empty:
+ * count 0). */
 typedef struct gs_pw_face {
   int64_t lo[3], hi[3], shift[3];
   int q, src;
@@ -127,6 +128,11 @@ GS_HD3 int64_t gs_pw_face_init(const gs_fdtd3_pw *w, int e, int f, gs_pw_face *o
   out->lo[a] = face - (!e && !side ? 1 : 0);
   out->hi[a] = out->lo[a] + 1;
   if (!side) out->shift[a] = e ? -1 : 1;
+  for (int d = 0; d < 3; ++d) { /* the nodes this rank owns (shift and index stay global) */
+    out->lo[d] = out->lo[d] > w->own_lo[d] ? out->lo[d] : w->own_lo[d];
+    out->hi[d] = out->hi[d] < w->own_hi[d] ? out->hi[d] : w->own_hi[d];
+    out->hi[d] = out->hi[d] > out->lo[d] ? out->hi[d] : out->lo[d];
+  }
   out->q = q;
   out->src = 3 - a - q;
   const float sign = (cyclic == (e != 0)) != (side != 0) ? 1.0f : -1.0f;

@@ -22,7 +22,7 @@ int gs_fdtd3_pw_ref(const gs_fdtd3_step_args *args, const gs_fdtd3_pw *w, int pa
       gs_pw_h1(w, j, step);
     for (int axis = 0; axis < 3; ++axis)
       correct_axis(a, w, 0, axis);
-    for (int f = 0; f < 12; ++f) {
+    for (int f = 0; f < 12 && w->again; ++f) {
       gs_pw_face fc;
       const int64_t count = gs_pw_face_init(w, 0, f, &fc);
       for (int64_t q = 0; q < count; ++q)

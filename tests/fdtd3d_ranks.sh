@@ -145,7 +145,6 @@ if want refusals && [ "$max" -ge 2 ]; then
   { cat "$src/tests/data/gprmax/small_3d/small_3d.in"; echo "#geometry_view: 0 0 0 0.080 0.072 0.060 0.002 0.002 0.002 g n"; } \
     > "$w/view.in"
   refuse "2 ranks: #geometry_view" 2 "$w/view.in"
-  refuse "2 ranks: plane waves" 2 "$src/tests/data/gprmax/plane_wave_sphere/plane_wave_sphere.in"
   [ "$b" = cuda ] && refuse "--halo-transport ipc: 3D models over several ranks do not take ipc yet" 2 "${small[@]}" \
     --halo-transport ipc
   # A rank failing in the exchange ends every rank within 10 s, naming itself.

@@ -399,7 +399,7 @@ static void step_once(gs_fdtd3_sim *m) {
   }
   gs_fdtd3_step_args a = step_args(m, m->cur);
   gs_fdtd3_region all = {0, sc->nx + 1, 0, sc->ny + 1, 0, sc->nz + 1};
-  if (m->split) { /* a part: H, the H sources, the H ghosts, then E (fdtd3d_dist.c; no plane waves) */
+  if (m->split) { /* a part: H, the H sources and plane waves' H part, the H ghosts, then E (fdtd3d_dist.c) */
     gs_fdtd3_dist_update(m, &a, t);
   } else {
     b->fdtd3_step(&a, &all, 1, m->s);

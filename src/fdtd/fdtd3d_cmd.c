@@ -11,6 +11,7 @@
 #include "checkpoint.h"
 #include "fdtd3d.h"
 #include "fdtd3d_dist.h"
+#include "fdtd3d_planewave.h"
 #include "fdtd3d_snap.h"
 #include "fdtd3d_sources.h"
 #include "gpr_views3d.h"
@@ -31,7 +32,6 @@ static const char *refused_split(const gs_fdtd_opts *o, const gs_scene *sc, int 
          : sc->nsnaps      ? "#snapshot runs on one rank so far"
          : sc->nviews      ? "#geometry_view runs on one rank so far"
          : sc->ngeo_writes ? "#geometry_objects_write runs on one rank so far"
-         : sc->npws        ? "plane waves (#plane_wave_angles, #plane_wave_vector) run on one rank so far"
          : o->slice || o->slice_field || sc->snapshot_every ? "PNG slices (--slice, --snapshot-every, "
                                                               "#snapshot_png) run on one rank so far"
                                                             : NULL;
@@ -101,6 +101,10 @@ static int fits(const gs_comm *c, const gs_backend *b, const gs_scene *sc, const
     share *= (double)(rk->part.hi[a] - rk->part.lo[a] + (rk->dims[a] > 1 ? 2 : 0)) / n[a];
   dev *= share < 1 ? share : 1;
   host *= share < 1 ? share : 1;
+  if (rk && share < 1) { /* every rank holds the plane waves' whole 1D grids and tables */
+    dev += (1 - share) * gs_fdtd3_pw_memory(sc);
+    host += (1 - share) * gs_fdtd3_pw_memory(sc);
+  }
   double have_dev = (double)b->mem_available(), have_host = (double)gs_host_mem_available();
   if (!b->is_gpu) {
     host += dev;

@@ -18,6 +18,7 @@
 
 #include "comm.h"
 #include "error.h"
+#include "fdtd3d_planewave.h"
 #include "fdtd3d_sources.h"
 
 struct gs_fdtd3_dist {
@@ -326,7 +327,10 @@ void gs_fdtd3_dist_update(gs_fdtd3_sim *m, const gs_fdtd3_step_args *a, gs_tick 
    * the magnetic dipoles change H, which travels (their E again is redone by the E pass). */
   if (d->lines) exchange(d->h, 1 - m->cur, m->s);
   if (m->xsrc) gs_fdtd3_src_step(m, a, t, GS_FDTD3_SRC_H);
-  if (!d->lines || d->magnetic) exchange(d->h, 1 - m->cur, m->s);
+  /* plane waves (#19): their H corrections at the owned nodes, after the H sources (gprMax's
+   * order), before the H ghosts go (the E pass reads the corrected H; no E again on a part) */
+  if (m->pw) gs_fdtd3_pw_step(m, a, t, GS_FDTD3_PW_H);
+  if (!d->lines || d->magnetic || m->pw) exchange(d->h, 1 - m->cur, m->s);
   m->b->fdtd3_pass(a, own, held, 0, m->s);
 }
 

@@ -279,6 +279,11 @@ static int init_one(gs_fdtd3_sim *m, int q, char *err, size_t errlen) {
   projections(angles[0] * RAD, angles[1] * RAD, pw->psi * RAD, z, w->proj);
   background(m, pw, w);
   w->iterations = sc->iterations;
+  for (int a = 0; a < 3; ++a) { /* the corrections at the owned nodes (every node on one rank) */
+    w->own_lo[a] = m->lo[a];
+    w->own_hi[a] = m->hi[a];
+  }
+  w->again = !m->split; /* a part's E pass comes after the H corrections (fdtd3d_dist.c) */
   const int64_t p = w->p, M = w->m[3], nv = (sc->iterations + 1) * 3 * M;
   const int *mm = w->m;
   const double sigma_max = 0.8 * (4 + 1) / (z * sqrt((double)(mm[0] * mm[0] + mm[1] * mm[1] + mm[2] * mm[2])) * ds);
@@ -300,7 +305,7 @@ static int init_one(gs_fdtd3_sim *m, int q, char *err, size_t errlen) {
   w->h1 = upload(m, zeros, sizeof(float) * 3 * (size_t)w->n);
   w->aux = upload(m, zeros, sizeof(float) * 12 * (size_t)p);
   free(zeros);
-  if (sc->messages)
+  if (sc->messages && gs_fdtd3_sim_owns(m, 0, 0, 0)) /* once: rank 0 holds node 0 of a split model */
     printf("fdtd: plane wave %d: m = (%d, %d, %d), theta %.3f phi %.3f degrees, 1D grid of %lld cells\n", q + 1, mm[0],
            mm[1], mm[2], angles[0], angles[1], (long long)w->n);
   return 0;

@@ -9,7 +9,10 @@
  * GS_OK, or GS_ERR_USAGE with the reason in err. */
 gs_status gs_fdtd3_pw_init(gs_fdtd3_sim *m, char *err, size_t errlen);
 /* Queues part GS_FDTD3_PW_H or _E of every plane wave for step t, after the fused update a and the
- * other sources' part. */
+ * other sources' part. On a part of a split model (fdtd3d_dist.c) the H part must come after
+ * the H pass and the H sources and before the H ghosts are sent (the E pass then reads the
+ * corrected H, its ghosts included), the E part after the E sources and before the E ghosts
+ * are sent; each rank corrects its owned nodes only. */
 void gs_fdtd3_pw_step(gs_fdtd3_sim *m, const gs_fdtd3_step_args *a, gs_tick t, int part);
 /* The 1D grids' state as checkpoint sections (3 per plane wave); returns the count. */
 int gs_fdtd3_pw_state(gs_fdtd3_sim *m, gs_fdtd3_state *out);
