@@ -19,5 +19,5 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 cd "$build"
 echo "gpustencil: the tests again with AddressSanitizer and UBSan ($build)"
 # scale_bounded_memory and png_limits measure resident memory, which ASan's shadow and quarantine inflate.
-ctest --output-on-failure -j "${GS_TEST_JOBS:-2}" -L 'unit|cli|mpi|scale|fdtd' -LE 'gpu|fuzz|slurm|lint' \
+ctest --output-on-failure -j "${GS_TEST_JOBS:-2}" -L 'unit|cli|mpi|scale|fdtd' -LE 'gpu|fuzz|slurm|lint|heavy' \
   -E '^(scale_bounded_memory|png_limits)$' "$@"
