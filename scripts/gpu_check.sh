@@ -3,7 +3,8 @@
 # CPU and GPU give the same bits on the shipped scene (1 and 2 ranks, every transport the machine
 # has), and run the benchmarks whose figures docs/performance.md quotes. Logs go to $OUT (or
 # ./gpu-out). Debian packages the machine lacks (libdeflate, ISA-L) are unpacked from .carry/.
-# GS_SECTIONS picks parts (default all): tests bits bench codec 3d dist3
+# GS_SECTIONS picks parts (default all): tests bits bench codec 3d dist3 ranks3 scale3; GS_CMPI_ONLY=1
+# builds once, against the CUDA-aware Open MPI of .carry
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:-$here/gpu-out}; mkdir -p "$out"
@@ -16,7 +17,15 @@ ngpu=$(nvidia-smi -L | wc -l)
 for deb in .carry/*.deb; do [ -f "$deb" ] && dpkg -i "$deb" >/dev/null 2>&1; done
 ldconfig
 log "build"
-cmake -S . -B build-gpu -DCMAKE_CUDA_ARCHITECTURES=90 > "$out/cmake.log" 2>&1 || { tail "$out/cmake.log"; exit 1; }
+mpi_args=()
+if [ "${GS_CMPI_ONLY:-0}" = 1 ] && [ -f .carry/openmpi-cuda-4.1.4.tar.xz ]; then
+  # One build against the CUDA-aware Open MPI (saves the second build of section dist3)
+  tar -C / -xJf .carry/openmpi-cuda-4.1.4.tar.xz
+  export PATH=/opt/ompi-cuda/bin:$PATH LD_LIBRARY_PATH=/opt/ompi-cuda/lib:${LD_LIBRARY_PATH:-}
+  mpi_args=(-DMPI_C_COMPILER=/opt/ompi-cuda/bin/mpicc -DMPIEXEC_EXECUTABLE=/opt/ompi-cuda/bin/mpirun)
+fi
+cmake -S . -B build-gpu -DCMAKE_CUDA_ARCHITECTURES=90 "${mpi_args[@]}" > "$out/cmake.log" 2>&1 ||
+  { tail "$out/cmake.log"; exit 1; }
 cmake --build build-gpu -j "$(nproc)" > "$out/build.log" 2>&1 || { grep -E "error" "$out/build.log" | head; exit 1; }
 bin=build-gpu/gpustencil
 if want tests; then
@@ -92,6 +101,21 @@ if want dist3; then
   for n in 512; do build-gpu/tests/bench_fdtd3d $n 200 10; $bin bench fdtd --grid ${n}x${n}x${n} --steps 200; done 2>&1 |
     tee "$out/dist3_bench1.txt"
   build-gpu/tests/bench_gridsync 20000 2>&1 | tee "$out/gridsync.txt"
+fi
+if want ranks3; then
+  log "ranks3: the 3D GPU bit tests (one GPU against gprMax and the CPU twin; the split models over $ngpu GPUs)"
+  (cd build-gpu && timeout 420 ctest --output-on-failure -j 4 -R "${GS_RANKS3_TESTS:-gpu_.*(3d|gprmax_(hertzian|dispersive|plane)).*}") \
+    > "$out/ranks3_ctest.log" 2>&1; grep -E "Test +#|tests passed|FAIL" "$out/ranks3_ctest.log" | tail -40
+fi
+if want scale3; then
+  log "scale3: 3D strong and weak scaling over $ngpu GPUs against 1 GPU in the same job, bench halo 3D"
+  t=${GS_SCALE3_TRANSPORT:-auto}
+  for n in ${GS_SCALE3_GRIDS:-512 1024}; do
+    mpirun -np "$ngpu" $bin bench fdtd --grid ${n}x${n}x${n} --steps 100 --halo-transport "$t"
+  done 2>&1 | tee "$out/scale3.txt"
+  mpirun -np "$ngpu" $bin bench fdtd --grid 1024x1024x1024 --steps 100 --weak --halo-transport "$t" 2>&1 |
+    tee -a "$out/scale3.txt"
+  mpirun -np "$ngpu" $bin bench halo --grid 1024x1024x1024 --reps 50 --halo-transport "$t" 2>&1 | tee -a "$out/scale3.txt"
 fi
 if want codec; then
   log "codec: one thread against the codec ceiling (ISA-L inflate + deflate of the same images)"
