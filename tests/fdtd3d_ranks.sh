@@ -22,7 +22,7 @@ want() { [ "$group" = all ] || [ "$group" = "$1" ]; }
 bin=${GS_BIN:?}; src=${GS_SOURCE_DIR:?}; mpi=${GS_MPIEXEC:?}; b=${GS_BACKEND:-cpu}; max=${GS_MAX_RANKS:-8}
 if [ "$b" = cuda ]; then
   nvidia-smi -L > /dev/null 2>&1 || { echo "no GPU: skipped"; exit 77; }
-  dflt="mpi-host" # ipc: refused for 3D parts (docs/fdtd.md), checked below
+  dflt="mpi-host ipc"
   ompi_info --parsable --all 2>/dev/null | grep -q "mpi_built_with_cuda_support:value:true" && dflt="$dflt mpi-cuda"
 else
   dflt=mpi-host
@@ -145,8 +145,6 @@ if want refusals && [ "$max" -ge 2 ]; then
   { cat "$src/tests/data/gprmax/small_3d/small_3d.in"; echo "#geometry_view: 0 0 0 0.080 0.072 0.060 0.002 0.002 0.002 g n"; } \
     > "$w/view.in"
   refuse "2 ranks: #geometry_view" 2 "$w/view.in"
-  [ "$b" = cuda ] && refuse "--halo-transport ipc: 3D models over several ranks do not take ipc yet" 2 "${small[@]}" \
-    --halo-transport ipc
   # A rank failing in the exchange ends every rank within 10 s, naming itself.
   start=$(date +%s)
   out=$(GPUSTENCIL_FAULT=halo.exchange@1 timeout 60 "$mpi" -np 2 --oversubscribe -x GPUSTENCIL_FAULT "$bin" fdtd \
