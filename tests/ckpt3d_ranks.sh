@@ -3,7 +3,7 @@
 # a run on N ranks stopped with --stop-after (checkpoints every few steps on the way) and
 # restarted on the same ranks and split gives the checksum line, receivers.csv and MODEL.h5 of
 # the unbroken one-rank run byte for byte: 2, 3, 4, 6 and 8 ranks, splits 2x1x1, 3x1x1 (uneven),
-# 4x1x1, 1x2x2, 1x1x8, 2x2x2, 2x1x3, stopped twice, restarted in place and from another folder,
+# 4x1x1, 1x2x2, 1x1x8, 2x2x2, 2x1x3, 1x1x2, stopped twice, restarted in place and from another folder,
 # on small_3d, dist3d/boundary.in (transmission lines, magnetic dipoles, voltage sources on the
 # rank boundaries) and dist3d/dispersive.in (Debye, Lorentz, Drude poles across them); -n 2
 # with checkpoints on the way gives the outputs of the run without them. One set lies in the
@@ -83,6 +83,7 @@ bnd=("$src/tests/data/dist3d/boundary.in")
 disp=("$src/tests/data/dist3d/dispersive.in")
 if want sources; then
   run 1 "$w/bnd-1.log" "${bnd[@]}" -o "$w/bnd-1" || f "boundary one rank: $(tail -3 "$w/bnd-1.log")"
+  stop_restart bnd "receivers.csv boundary.h5" 2x1x1 90 45 "${bnd[@]}"
   stop_restart bnd "receivers.csv boundary.h5" 2x1x3 77 20 "${bnd[@]}"
   stop_restart bnd "receivers.csv boundary.h5" 1x2x2 33 11 "${bnd[@]}"
   stop_restart bnd "receivers.csv boundary.h5" 3x1x1 100 100 "${bnd[@]}"
