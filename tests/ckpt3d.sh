@@ -131,9 +131,9 @@ else: struct.pack_into(fmt, b, off, struct.unpack_from(fmt, b, off)[0] + int(val
 struct.pack_into('<I', b, hb - 4, zlib.crc32(bytes(b[:hb - 4])))
 open(p, 'wb').write(b)
 PY
-t; python3 "$w/edit.py" "$w/bad/checkpoint.gsck" 88 '<Q' str field.ey
+t; python3 "$w/edit.py" "$w/bad/checkpoint.gsck" 152 '<Q' str field.ey
 refuse "a section renamed" "section 1 is 'field.ey'" "$scene" --restart "$w/bad" -o "$w/x"
-t; python3 "$w/edit.py" "$w/bad/checkpoint.gsck" 112 '<Q' add 4
+t; python3 "$w/edit.py" "$w/bad/checkpoint.gsck" 176 '<Q' add 4
 refuse "a section's length" "section 1" "$scene" --restart "$w/bad" -o "$w/x"
 t; python3 "$w/edit.py" "$w/bad/checkpoint.gsck" 24 '<q' add 1000
 refuse "step past the end" "step" "$scene" --restart "$w/bad" -o "$w/x"

@@ -137,7 +137,6 @@ if want refusals && [ "$max" -ge 2 ]; then
   printf '%s\n' "#domain: 0.02 0.02 0.02" "#dx_dy_dz: 0.001 0.001 0.001" "#time_window: 40" "#pml_cells: 4" \
     "#excitation_file: $w/short.txt" "#magnetic_dipole: x 0.015 0.01 0.01 a" > "$w/short.in"
   refuse "waveform a is not defined at .* s .outside its excitation file.s times." 2 "$w/short.in" --decomp 2x1x1
-  refuse "2 ranks: checkpoints" 2 "${small[@]}" --checkpoint-every 50
   refuse "2 ranks: PNG slices" 2 "${small[@]}" --snapshot-every 50
   { cat "$src/tests/data/gprmax/small_3d/small_3d.in"; echo "#snapshot: 0 0 0 0.080 0.072 0.060 0.002 0.002 0.002 1e-9 s"; } \
     > "$w/snap.in"

@@ -3,7 +3,8 @@
  * of every section flipped, and the file cut at every section boundary and
  * inside each are each refused by gs_ckpt3_load with one line naming the
  * file; the undamaged file restores a model that ends at the checksum and
- * receiver history of an unbroken run. CPU backend, no MPI. */
+ * receiver history of an unbroken run; a file of another place in a split
+ * or step is refused. CPU backend, no MPI. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,7 +91,17 @@ int main(void) {
   }
   CHECKF(at == n, "sections end at %zu of %zu bytes", at, n);
   CHECKF(refused == cases, "%d of %d damaged checkpoints refused", refused, cases);
+  /* A rank's file of a set (rank 1 of a 2x1x1 split) is no one-rank checkpoint, nor is a
+   * one-rank file rank 1's, nor one of another step than its set's manifest names. */
+  const gs_ckpt3_place other = {1, {2, 1, 1}, -1}, one = {0, {1, 1, 1}, -1}, later = {0, {1, 1, 1}, 26};
+  CHECK(gs_ckpt3_write_part(&a, &other, path, err, sizeof err) == GS_OK);
+  CHECK(gs_fdtd3_sim_init(&b, &sc, &gs_backend_cpu, 0, err, sizeof err) == GS_OK);
+  CHECK(gs_ckpt3_read(&b, &one, path, err, sizeof err) != GS_OK && strstr(err, "rank 1's file of a 2x1x1 split"));
   spill(path, good, n);
+  CHECK(gs_ckpt3_read(&b, &other, path, err, sizeof err) != GS_OK && strstr(err, "rank 0's file of a 1x1x1 split"));
+  CHECK(gs_ckpt3_read(&b, &later, path, err, sizeof err) != GS_OK &&
+        strstr(err, "step 25; its set's manifest says 26"));
+  gs_fdtd3_sim_free(&b);
   CHECK(load(&sc, dir, &b, "undamaged", 0) == GS_OK);
   CHECK(b.step == 25);
   gs_fdtd3_sim_advance(&b, sc.iterations - 25);

@@ -600,6 +600,10 @@ static void ck_rank_path(char *buf, size_t n, const char *dir, int64_t step, int
   snprintf(buf, n, "%s/checkpoint.s%lld.r%05d.gsck", dir, (long long)step, rank);
 }
 
+void gs_ckpt_rank_path(char *buf, size_t n, const char *dir, int64_t step, int rank) {
+  ck_rank_path(buf, n, dir, step, rank);
+}
+
 /* What rank 0 found in a folder and every rank reads: kind (0 none, 1
  * checkpoint.gsck, 2 a set), ranks, decomposition, step. */
 typedef struct ck_found {
@@ -689,7 +693,9 @@ static gs_status ck_probe_manifest(const gs_fdtd_sim *m, const char *dir, const 
     snprintf(canon, sizeof canon,
              "gpustencil checkpoint manifest 1\nranks %lld\ndecomp %lldx%lld\nstep %lld\nscene %016llx\n", q[0], q[1],
              q[2], q[3], hash);
-  if (!ok || strcmp(canon, text) != 0) {
+  if (strncmp(text, GS_CKPT3_MANIFEST_MAGIC, strlen(GS_CKPT3_MANIFEST_MAGIC)) == 0) {
+    snprintf(err, errlen, "%s: a checkpoint of a 3D model; this scene is 2D", path);
+  } else if (!ok || strcmp(canon, text) != 0) {
     snprintf(err, errlen, "%s: not a gpustencil checkpoint manifest", path);
   } else if (hash != sc->hash) {
     snprintf(err, errlen, "%s: made from a different scene", path);
@@ -854,18 +860,22 @@ void gs_ckpt_drop(const gs_comm *c, const char *dir, gs_ckpt_old *old) {
 
 /* ------------------------------------------------ checkpoints of 3D models */
 
-/* A 3D model's file (one rank): DIR/checkpoint.gsck, the 2D file's name and
- * life cycle (written as a temporary, then renamed; removed when the run
- * completes). Its header (docs/fdtd.md, "Checkpoints of 3D models"):
- *   0 magic "GSCKPT3D", 8 version, 12 header bytes (92 + 32 sections),
+/* A 3D model's file: DIR/checkpoint.gsck on one rank, or one rank's file of
+ * a set (checkpoint3d.c: DIR/checkpoint.s<step>.r<rank>.gsck and the
+ * manifest), the 2D files' names and life cycle (written as a temporary, then
+ * renamed; removed when the run completes). Its header (docs/fdtd.md,
+ * "Checkpoints of 3D models"):
+ *   0 magic "GSCKPT3D", 8 version, 12 header bytes (156 + 32 sections),
  *   16 scene hash, 24 step, 32 iterations, 40 nx, 48 ny, 56 nz, 64 run,
- *   68 sections, 72 data bytes, 80 data CRC, 84 zero,
- *   88 the section table: per section its name (24 bytes, NUL padded) and
+ *   68 sections, 72 data bytes, 80 data CRC, 84 rank, 88 the split PX PY PZ,
+ *   100 zero, 104 the rank's owned nodes lo[3], 128 hi[3],
+ *   152 the section table: per section its name (24 bytes, NUL padded) and
  *   its length (8), in gs_fdtd3_sim_state's order,
  *   then the CRC-32 of everything before it; the sections' bytes follow. */
-/* Version 2: the CPML sections hold gprMax's Phi (version 1 held RB Phi d). */
-#define GS_CK3_VERSION 2
-#define GS_CK3_FIXED 88
+/* Version 2: the CPML sections hold gprMax's Phi (version 1 held RB Phi d).
+ * Version 3: the rank, the split and the rank's part (issue #19). */
+#define GS_CK3_VERSION 3
+#define GS_CK3_FIXED 152
 #define GS_CK3_ENTRY 32
 #define GS_CK3_MAX_HEADER (GS_CK3_FIXED + GS_CK3_ENTRY * GS_FDTD3_MAX_STATE + 4)
 
@@ -877,6 +887,8 @@ typedef struct ck3_header {
   uint32_t nsec;
   uint64_t data_bytes;
   uint32_t data_crc;
+  int32_t rank, dims[3]; /* the writer's place in its split (0 and 1x1x1 on one rank) */
+  int64_t lo[3], hi[3];  /* the writer's owned nodes */
   char name[GS_FDTD3_MAX_STATE][24];
   uint64_t bytes[GS_FDTD3_MAX_STATE];
 } ck3_header;
@@ -899,7 +911,14 @@ static size_t ck3_encode(const ck3_header *h, uint8_t *out) {
   p = put32(p, h->nsec);
   p = put64(p, h->data_bytes);
   p = put32(p, h->data_crc);
+  p = put32(p, (uint32_t)h->rank);
+  for (int x = 0; x < 3; ++x)
+    p = put32(p, (uint32_t)h->dims[x]);
   p = put32(p, 0);
+  for (int x = 0; x < 3; ++x)
+    p = put64(p, (uint64_t)h->lo[x]);
+  for (int x = 0; x < 3; ++x)
+    p = put64(p, (uint64_t)h->hi[x]);
   for (uint32_t k = 0; k < h->nsec; ++k) {
     memset(p, 0, 24);
     memcpy(p, h->name[k], strnlen(h->name[k], 23));
@@ -922,7 +941,14 @@ static void ck3_decode(const uint8_t *in, ck3_header *h) {
   h->nsec = get32(&p);
   h->data_bytes = get64(&p);
   h->data_crc = get32(&p);
+  h->rank = (int32_t)get32(&p);
+  for (int x = 0; x < 3; ++x)
+    h->dims[x] = (int32_t)get32(&p);
   p += 4;
+  for (int x = 0; x < 3; ++x)
+    h->lo[x] = (int64_t)get64(&p);
+  for (int x = 0; x < 3; ++x)
+    h->hi[x] = (int64_t)get64(&p);
   for (uint32_t k = 0; k < h->nsec && k < GS_FDTD3_MAX_STATE; ++k) {
     memcpy(h->name[k], p, 24);
     h->name[k][23] = '\0';
@@ -968,14 +994,18 @@ static size_t ck3_chunk(const gs_fdtd3_state *st, int n) {
   return chunk < ((size_t)64 << 20) ? chunk : ((size_t)64 << 20);
 }
 
-static ck3_header ck3_header_of(const gs_fdtd3_sim *m, const gs_fdtd3_state *st, int n) {
+static ck3_header ck3_header_of(const gs_fdtd3_sim *m, const gs_ckpt3_place *at, const gs_fdtd3_state *st, int n) {
   ck3_header h = {.version = GS_CK3_VERSION,
                   .scene_hash = m->sc->hash,
                   .step = m->step,
                   .iterations = m->sc->iterations,
                   .n = {m->sc->nx, m->sc->ny, m->sc->nz},
                   .run = m->run,
-                  .nsec = (uint32_t)n};
+                  .nsec = (uint32_t)n,
+                  .rank = at->rank,
+                  .dims = {at->dims[0], at->dims[1], at->dims[2]},
+                  .lo = {m->lo[0], m->lo[1], m->lo[2]},
+                  .hi = {m->hi[0], m->hi[1], m->hi[2]}};
   for (int k = 0; k < n; ++k) {
     memcpy(h.name[k], st[k].name, strnlen(st[k].name, sizeof h.name[k] - 1)); /* h is zeroed: NUL-ended */
     h.bytes[k] = st[k].bytes;
@@ -984,11 +1014,18 @@ static ck3_header ck3_header_of(const gs_fdtd3_sim *m, const gs_fdtd3_state *st,
   return h;
 }
 
+/* One rank's place on one rank. */
+static const gs_ckpt3_place ck3_one_rank = {0, {1, 1, 1}, -1};
+
 gs_status gs_ckpt3_write(gs_fdtd3_sim *m, const char *path, char *err, size_t errlen) {
+  return gs_ckpt3_write_part(m, &ck3_one_rank, path, err, errlen);
+}
+
+gs_status gs_ckpt3_write_part(gs_fdtd3_sim *m, const gs_ckpt3_place *at, const char *path, char *err, size_t errlen) {
   gs_fdtd3_sim_sync(m);
   gs_fdtd3_state st[GS_FDTD3_MAX_STATE];
   int n = gs_fdtd3_sim_state(m, st);
-  ck3_header h = ck3_header_of(m, st, n);
+  ck3_header h = ck3_header_of(m, at, st, n);
   uint8_t hb[GS_CK3_MAX_HEADER];
   size_t hlen = ck3_encode(&h, hb); /* a placeholder until the data's CRC is known */
   gs_tmpfile t;
@@ -1048,11 +1085,35 @@ static int ck3_printable(const char *name) {
   return 1;
 }
 
-/* Every header field against the model and the file's length; GS_OK, or
- * the reason in err. m is resumed at the file's step when the rest holds,
- * its state listed into st (n entries). */
-static gs_status ck3_check(gs_fdtd3_sim *m, const ck3_header *h, const char *p, int64_t size, gs_fdtd3_state *st,
-                           int *n, char *err, size_t errlen) {
+/* The file's place (rank, split, owned nodes, step) against at and m's
+ * part; GS_OK, or the reason in err. */
+static gs_status ck3_check_place(const gs_fdtd3_sim *m, const ck3_header *h, const char *p, const gs_ckpt3_place *at,
+                                 char *err, size_t errlen) {
+  const int64_t *lo = h->lo, *hi = h->hi;
+  if (h->rank != at->rank || memcmp(h->dims, at->dims, sizeof h->dims) != 0) {
+    snprintf(err, errlen,
+             "%s: rank %" PRId32 "'s file of a %" PRId32 "x%" PRId32 "x%" PRId32 " split; this is rank %d of %dx%dx%d",
+             p, h->rank, h->dims[0], h->dims[1], h->dims[2], at->rank, at->dims[0], at->dims[1], at->dims[2]);
+  } else if (memcmp(lo, m->lo, sizeof h->lo) != 0 || memcmp(hi, m->hi, sizeof h->hi) != 0) {
+    snprintf(err, errlen,
+             "%s: holds nodes [%lld, %lld) x [%lld, %lld) x [%lld, %lld); this rank's are [%lld, %lld) x [%lld, %lld) "
+             "x [%lld, %lld)",
+             p, (long long)lo[0], (long long)hi[0], (long long)lo[1], (long long)hi[1], (long long)lo[2],
+             (long long)hi[2], (long long)m->lo[0], (long long)m->hi[0], (long long)m->lo[1], (long long)m->hi[1],
+             (long long)m->lo[2], (long long)m->hi[2]);
+  } else if (at->step >= 0 && h->step != at->step) {
+    snprintf(err, errlen, "%s: step %lld; its set's manifest says %lld", p, (long long)h->step, (long long)at->step);
+  } else {
+    return GS_OK;
+  }
+  return GS_ERR_FORMAT;
+}
+
+/* Every header field against the model, its place (at) and the file's
+ * length; GS_OK, or the reason in err. m is resumed at the file's step when
+ * the rest holds, its state listed into st (n entries). */
+static gs_status ck3_check(gs_fdtd3_sim *m, const ck3_header *h, const char *p, const gs_ckpt3_place *at, int64_t size,
+                           gs_fdtd3_state *st, int *n, char *err, size_t errlen) {
   const gs_scene *sc = m->sc;
   if (h->scene_hash != sc->hash) {
     snprintf(err, errlen, "%s: made from a different scene", p);
@@ -1066,6 +1127,8 @@ static gs_status ck3_check(gs_fdtd3_sim *m, const ck3_header *h, const char *p, 
              m->run + 1);
   } else if (h->step < 0 || h->step > sc->iterations) {
     snprintf(err, errlen, "%s: step %lld, expected 0..%lld", p, (long long)h->step, (long long)sc->iterations);
+  } else if (ck3_check_place(m, h, p, at, err, errlen) != GS_OK) {
+    return GS_ERR_FORMAT;
   } else {
     gs_fdtd3_sim_resume(m, h->step);
     *n = gs_fdtd3_sim_state(m, st);
@@ -1102,6 +1165,10 @@ gs_status gs_ckpt3_load(gs_fdtd3_sim *m, const char *dir, char *err, size_t errl
     snprintf(err, errlen, "%.900s: no checkpoint there (checkpoint.gsck)", dir);
     return GS_ERR_IO;
   }
+  return gs_ckpt3_read(m, &ck3_one_rank, path, err, errlen);
+}
+
+gs_status gs_ckpt3_read(gs_fdtd3_sim *m, const gs_ckpt3_place *at, const char *path, char *err, size_t errlen) {
   gs_status s;
   FILE *fp = gs_fopen_regular(path, &s, err, errlen);
   if (!fp) return s;
@@ -1115,7 +1182,7 @@ gs_status gs_ckpt3_load(gs_fdtd3_sim *m, const char *dir, char *err, size_t errl
   } else {
     s = ck3_read_header(fp, path, &h, err, errlen);
   }
-  if (s == GS_OK) s = ck3_check(m, &h, path, (int64_t)sb.st_size, st, &n, err, errlen);
+  if (s == GS_OK) s = ck3_check(m, &h, path, at, (int64_t)sb.st_size, st, &n, err, errlen);
   if (s == GS_OK) {
     uLong crc = crc32(0L, Z_NULL, 0);
     size_t chunk = ck3_chunk(st, n);

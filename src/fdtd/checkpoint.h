@@ -43,15 +43,53 @@ void gs_ckpt_drop(const gs_comm *c, const char *dir, gs_ckpt_old *old);
  * that found it). */
 gs_status gs_ckpt_load(gs_fdtd_sim *m, const gs_comm *c, const char *dir, gs_ckpt_old *old, char *err, size_t errlen);
 
-/* A 3D model's checkpoint (one rank; docs/fdtd.md "Checkpoints of 3D
- * models"): every piece of gs_fdtd3_sim_state as one section of path,
- * written as a temporary and renamed into place. */
+/* DIR/checkpoint.s<step>.r<rank>.gsck: one rank's file of a set (2D and 3D). */
+void gs_ckpt_rank_path(char *buf, size_t n, const char *dir, int64_t step, int rank);
+
+/* A 3D model's checkpoint (docs/fdtd.md "Checkpoints of 3D models"): every
+ * piece of gs_fdtd3_sim_state as one section of path, written as a
+ * temporary and renamed into place. The header names the writer's place:
+ * its rank in a split PXxPYxPZ (0 of 1x1x1 on one rank) and its owned
+ * nodes; a reader gives the place it expects and, for a set, the step its
+ * manifest names (-1: any). */
+typedef struct gs_ckpt3_place {
+  int rank, dims[3];
+  int64_t step;
+} gs_ckpt3_place;
+/* One rank's file (gs_ckpt3_write_part at rank 0 of 1x1x1). */
 gs_status gs_ckpt3_write(gs_fdtd3_sim *m, const char *path, char *err, size_t errlen);
+gs_status gs_ckpt3_write_part(gs_fdtd3_sim *m, const gs_ckpt3_place *at, const char *path, char *err, size_t errlen);
+/* Restores m (built, at step 0) from the file at path, written at place at
+ * (its owned nodes m's): header, scene, grid, run, place and every
+ * section's name and length checked before anything is read into the
+ * model, then the data's CRC. GS_OK, or one line naming path in err. */
+gs_status gs_ckpt3_read(gs_fdtd3_sim *m, const gs_ckpt3_place *at, const char *path, char *err, size_t errlen);
 /* gs_ckpt3_write to DIR/checkpoint.gsck; fatal on failure (as 2D). */
 void gs_ckpt3_save(gs_fdtd3_sim *m, const char *dir);
 /* Restores m (built, at step 0) from DIR/checkpoint.gsck: header, scene,
  * grid, run and every section's name and length checked before anything is
  * read into the model, then the data's CRC. GS_OK, or one line in err. */
 gs_status gs_ckpt3_load(gs_fdtd3_sim *m, const char *dir, char *err, size_t errlen);
+
+/* A 3D model over ranks (src/fdtd/checkpoint3d.c, issue #19). The first
+ * line of a 3D set's manifest (a 2D run refuses it by that). */
+#define GS_CKPT3_MANIFEST_MAGIC "gpustencil checkpoint manifest 3d"
+struct gs_fdtd3_ranks;
+/* Collective: this step's checkpoint into dir: one rank (rk NULL)
+ * DIR/checkpoint.gsck; several a file per rank, then DIR/checkpoint.manifest
+ * (ranks, split, step, scene), then every other checkpoint in dir removed.
+ * Fatal on failure (as 2D). */
+void gs_ckpt3_save_set(gs_fdtd3_sim *m, const struct gs_fdtd3_ranks *rk, const char *dir);
+/* Collective: restores m (built, at step 0) from the checkpoint in dir
+ * written by the same rank count and split (rk NULL: one rank). GS_OK on
+ * every rank, or an error on every rank with one line (naming the file and
+ * the reason, the lowest failing rank's) in err everywhere. */
+gs_status gs_ckpt3_restore(gs_fdtd3_sim *m, const struct gs_fdtd3_ranks *rk, const char *dir, char *err, size_t errlen);
+/* The manifest DIR/checkpoint.manifest of a 3D set, refused unless it is
+ * exactly what gs_ckpt3_save_set writes for scene sc, by ranks ranks split
+ * dims, with every rank's file present: GS_OK with its step in *step, or one
+ * line in err. No MPI; nothing allocated from what it claims. */
+gs_status gs_ckpt3_probe_manifest(const gs_scene *sc, const char *dir, int ranks, const int dims[3], int64_t *step,
+                                  char *err, size_t errlen);
 
 #endif

@@ -1,5 +1,7 @@
 /* libFuzzer target: the 3D checkpoint reader (gs_ckpt3_load) on any bytes
- * as DIR/checkpoint.gsck of a small 3D model (uneven CPML, a receiver).
+ * as DIR/checkpoint.gsck of a small 3D model (uneven CPML, a receiver), and
+ * the same bytes as the manifest of a set over ranks
+ * (gs_ckpt3_probe_manifest, for 1 rank and for 8 split 2x2x2).
  * Each input is read twice: as it is, and with its two CRCs made to hold
  * (the data's at offset 80, the header's at its end, where the header's
  * length field is plausible), so that mutations reach the field checks,
@@ -23,6 +25,8 @@ static void remove_dir(void) {
   char path[512];
   snprintf(path, sizeof path, "%s/checkpoint.gsck", dir);
   unlink(path);
+  snprintf(path, sizeof path, "%s/checkpoint.manifest", dir);
+  unlink(path);
   rmdir(dir);
 }
 
@@ -43,6 +47,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   if (stat("corpus", &sb) == 0 && S_ISDIR(sb.st_mode)) {
     gs_fdtd3_sim_advance(&sim, 7);
     if (gs_ckpt3_write(&sim, "corpus/seed-checkpoint3d", err, sizeof err) != GS_OK) abort();
+    FILE *f = fopen("corpus/seed-manifest3d", "w"); /* a manifest as a set of 8 ranks writes it */
+    if (!f) abort();
+    fprintf(f, GS_CKPT3_MANIFEST_MAGIC " 1\nranks 8\ndecomp 2x2x2\nstep 7\nscene %016llx\n",
+            (unsigned long long)sc.hash);
+    if (fclose(f) != 0) abort();
   }
   return 0;
 }
@@ -61,11 +70,29 @@ static void put32(uint8_t *p, uint32_t v) {
     p[k] = (uint8_t)(v >> (8 * k));
 }
 
+/* The bytes as DIR/checkpoint.manifest of a set of 1 rank and of 8 (2x2x2). */
+static void probe(const uint8_t *data, size_t size) {
+  char path[512], err[1024] = "";
+  snprintf(path, sizeof path, "%s/checkpoint.manifest", dir);
+  FILE *f = fopen(path, "wb");
+  if (!f || (size && fwrite(data, 1, size, f) != size) || fclose(f) != 0) abort();
+  const int one[3] = {1, 1, 1}, eight[3] = {2, 2, 2};
+  for (int k = 0; k < 2; ++k) {
+    int64_t step = -1;
+    err[0] = '\0';
+    gs_status st = gs_ckpt3_probe_manifest(&sc, dir, k ? 8 : 1, k ? eight : one, &step, err, sizeof err);
+    if (st != GS_OK && (!err[0] || strchr(err, '\n'))) abort();
+    if (st == GS_OK && (step < 0 || step > sc.iterations)) abort();
+  }
+  unlink(path);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   load(data, size);
+  probe(data, size);
   if (size < 16) return 0;
   uint32_t hb = (uint32_t)data[12] | (uint32_t)data[13] << 8 | (uint32_t)data[14] << 16 | (uint32_t)data[15] << 24;
-  if (hb < 88 + 4 || hb > size) return 0;
+  if (hb < 152 + 4 || hb > size) return 0; /* the header's fixed part (version 3) and its CRC */
   uint8_t *b = malloc(size);
   memcpy(b, data, size);
   put32(b + 80, (uint32_t)crc32(0L, b + hb, (uInt)(size - hb)));
