@@ -444,67 +444,243 @@ static int put_snapshot_vtkhdf(h5out *o, const gs_gpr_box *b, const float *const
   return o->st == GS_OK ? 0 : -1;
 }
 
+/* A file written one z layer of cells at a time (gprmax_out.h). */
+enum { LAYERS_VTKHDF, LAYERS_H5, LAYERS_VTI };
 struct gs_gpr_layers {
-  h5out o;
+  int kind, narr; /* LAYERS_*; arrays (6 fields, or a view's Material) */
+  hid_t mtype;    /* their memory type */
+  size_t vsize;   /* bytes of a value */
+  h5out o;        /* .h5 and .vtkhdf */
   gs_gpr_box b;
   hid_t vtk, cells, d[6];
+  float *xslow; /* .h5: one layer transposed to x slowest */
+  gs_tmpfile t; /* .vti */
+  off_t base;   /* .vti: where the appended data starts (after '_') */
+  int failed;   /* .vti: a write failed */
+  const char *path;
+  char *err;
+  size_t errlen;
 };
 
-gs_status gs_gpr_layers_open(const char *path, const gs_gpr_box *b, gs_gpr_layers **out, char *err, size_t errlen) {
+/* A new writer of narr arrays of vsize-byte values for box b; NULL when out of memory. */
+static gs_gpr_layers *layers_new(const char *path, const gs_gpr_box *b, int kind, int narr, size_t vsize, char *err,
+                                 size_t errlen) {
+  gs_gpr_layers *w = calloc(1, sizeof *w);
+  if (!w || (kind == LAYERS_H5 && !(w->xslow = malloc(sizeof(float) * (size_t)(b->size[0] * b->size[1]))))) {
+    free(w);
+    snprintf(err, errlen, "%s: out of memory", path);
+    return NULL;
+  }
+  *w = (gs_gpr_layers){.kind = kind,
+                       .narr = narr,
+                       .vsize = vsize,
+                       .b = *b,
+                       .vtk = -1,
+                       .cells = -1,
+                       .path = path,
+                       .err = err,
+                       .errlen = errlen,
+                       .xslow = w->xslow,
+                       .o = {.file = -1}};
+  w->mtype = vsize == sizeof(float) && narr == 6 ? H5T_NATIVE_FLOAT : H5T_NATIVE_UINT32;
+  for (int c = 0; c < 6; c++)
+    w->d[c] = -1;
+  return w;
+}
+
+/* The snapshot's HDF5 file and its empty datasets (.h5: root attributes and
+ * datasets (sx, sy, sz); .vtkhdf: CellData (sz, sy, sx)). */
+static void layers_h5_snapshot(gs_gpr_layers *w, double time) {
+  h5out *o = &w->o;
+  const gs_gpr_box *b = &w->b;
+  if (w->kind == LAYERS_H5) {
+    const int32_t size[3] = {(int32_t)b->size[0], (int32_t)b->size[1], (int32_t)b->size[2]};
+    const hsize_t dims[3] = {(hsize_t)b->size[0], (hsize_t)b->size[1], (hsize_t)b->size[2]};
+    if (put_str(o, o->file, "gprMax", GPR_VERSION) || put_i32(o, o->file, "nx_ny_nz", 3, size) ||
+        put_f64(o, o->file, "dx_dy_dz", 3, b->spacing) || put_f64(o, o->file, "time", 0, &time))
+      return;
+    for (int c = 0; c < 6 && o->st == GS_OK; c++)
+      w->d[c] = make_dset(o, o->file, field_names[c], H5T_IEEE_F32LE, 3, dims);
+    return;
+  }
+  const hsize_t dims[3] = {(hsize_t)b->size[2], (hsize_t)b->size[1], (hsize_t)b->size[0]};
+  w->vtk = put_image_group(o, b);
+  w->cells = w->vtk < 0 ? -1 : make_group(o, w->vtk, "CellData");
+  for (int c = 0; c < 6 && w->cells >= 0 && o->st == GS_OK; c++)
+    w->d[c] = make_dset(o, w->cells, field_names[c], H5T_IEEE_F32LE, 3, dims);
+}
+
+static void vti_arrays_head(FILE *f, const gs_gpr_box *b, const gs_gpr_geometry *g, const double *time, int n,
+                            const char *const *names, const char *type, size_t vsize, const void *const *data,
+                            int64_t cells);
+
+/* A .vti's XML and the byte counts of its arrays; the values come layer by layer. */
+static gs_status layers_vti_open(gs_gpr_layers *w, const gs_gpr_geometry *g, const double *time,
+                                 const char *const *names, const char *type) {
+  gs_status st = gs_tmpfile_open(&w->t, w->path, w->err, w->errlen);
+  if (st != GS_OK) return st;
+  const int64_t cells = w->b.size[0] * w->b.size[1] * w->b.size[2];
+  const void *present[6] = {w, w, w, w, w, w};
+  vti_arrays_head(w->t.fp, &w->b, g, time, w->narr, names, type, w->vsize, present, cells);
+  const uint64_t bytes = (uint64_t)cells * w->vsize;
+  w->base = ftello(w->t.fp);
+  w->failed = w->base < 0;
+  for (int a = 0; a < w->narr && !w->failed; a++)
+    w->failed = fseeko(w->t.fp, w->base + (off_t)(a * (sizeof bytes + bytes)), SEEK_SET) != 0 ||
+                fwrite(&bytes, sizeof bytes, 1, w->t.fp) != 1;
+  if (!w->failed) return GS_OK;
+  snprintf(w->err, w->errlen, "%s: writing %s failed: %s", w->path, w->t.tmp, strerror(errno));
+  gs_tmpfile_commit(&w->t, 1, 0, w->err, w->errlen);
+  w->t.fp = NULL;
+  return GS_ERR_IO;
+}
+
+/* After kind and the arrays are set: the file begun, or removed with *out NULL. */
+static gs_status layers_begin(gs_gpr_layers *w, gs_gpr_layers **out) {
+  gs_status st = w->o.st;
+  if (w->kind != LAYERS_VTI && st != GS_OK) st = gs_gpr_layers_close(w); /* removes the partial file */
+  if (w->kind == LAYERS_VTI && st != GS_OK) free(w);
+  *out = st == GS_OK ? w : NULL;
+  return st;
+}
+
+gs_status gs_gpr_snapshot_layers_open(const char *path, const gs_gpr_box *b, double time, gs_gpr_layers **out,
+                                      char *err, size_t errlen) {
   int64_t n = 0;
   *out = NULL;
   gs_status st = check_box(path, b, &n, err, errlen);
   if (st != GS_OK) return st;
+  const int kind = has_ext(path, ".vtkhdf") ? LAYERS_VTKHDF
+                   : has_ext(path, ".h5")   ? LAYERS_H5
+                   : has_ext(path, ".vti")  ? LAYERS_VTI
+                                            : -1;
+  if (kind < 0) return bad_input(path, "a snapshot is .h5, .vtkhdf or .vti", err, errlen);
+  gs_gpr_layers *w = layers_new(path, b, kind, 6, sizeof(float), err, errlen);
+  if (!w) return GS_ERR_NOMEM;
+  if (kind == LAYERS_VTI)
+    w->o.st = layers_vti_open(w, NULL, &time, field_names, "Float32");
+  else if (h5_open(&w->o, path, err, errlen) == GS_OK)
+    layers_h5_snapshot(w, time);
+  return layers_begin(w, out);
+}
+
+gs_status gs_gpr_layers_open(const char *path, const gs_gpr_box *b, gs_gpr_layers **out, char *err, size_t errlen) {
+  *out = NULL;
   if (!has_ext(path, ".vtkhdf")) return bad_input(path, "a layered snapshot is .vtkhdf", err, errlen);
-  gs_gpr_layers *w = calloc(1, sizeof *w);
-  if (!w) {
-    snprintf(err, errlen, "%s: out of memory", path);
-    return GS_ERR_NOMEM;
-  }
-  w->b = *b;
-  w->cells = -1;
-  for (int c = 0; c < 6; c++)
-    w->d[c] = -1;
-  const hsize_t dims[3] = {(hsize_t)b->size[2], (hsize_t)b->size[1], (hsize_t)b->size[0]};
-  if (h5_open(&w->o, path, err, errlen) == GS_OK) {
-    w->vtk = put_image_group(&w->o, b);
+  return gs_gpr_snapshot_layers_open(path, b, 0.0, out, err, errlen);
+}
+
+static gs_status check_geometry_meta(const char *path, const gs_gpr_geometry *g, char *err, size_t errlen);
+static int put_geometry_fields(h5out *o, hid_t vtk, const gs_gpr_geometry *g);
+
+gs_status gs_gpr_geometry_layers_open(const char *path, const gs_gpr_geometry *g, gs_gpr_layers **out, char *err,
+                                      size_t errlen) {
+  int64_t n = 0;
+  *out = NULL;
+  gs_status st = check_box(path, &g->box, &n, err, errlen);
+  if (st == GS_OK) st = check_geometry_meta(path, g, err, errlen);
+  if (st != GS_OK) return st;
+  const int kind = has_ext(path, ".vtkhdf") ? LAYERS_VTKHDF : has_ext(path, ".vti") ? LAYERS_VTI : -1;
+  if (kind < 0) return bad_input(path, "a geometry view is .vtkhdf or .vti", err, errlen);
+  gs_gpr_layers *w = layers_new(path, &g->box, kind, 1, sizeof(uint32_t), err, errlen);
+  if (!w) return GS_ERR_NOMEM;
+  static const char *const name[1] = {"Material"};
+  if (kind == LAYERS_VTI) {
+    w->o.st = layers_vti_open(w, g, NULL, name, "UInt32");
+  } else if (h5_open(&w->o, path, err, errlen) == GS_OK) {
+    const hsize_t dims[3] = {(hsize_t)g->box.size[2], (hsize_t)g->box.size[1], (hsize_t)g->box.size[0]};
+    w->vtk = put_image_group(&w->o, &g->box);
     w->cells = w->vtk < 0 ? -1 : make_group(&w->o, w->vtk, "CellData");
-    for (int c = 0; c < 6 && w->cells >= 0 && w->o.st == GS_OK; c++)
-      w->d[c] = make_dset(&w->o, w->cells, field_names[c], H5T_IEEE_F32LE, 3, dims);
-  } else {
-    w->vtk = -1;
+    if (w->cells >= 0) w->d[0] = make_dset(&w->o, w->cells, "Material", H5T_STD_U32LE, 3, dims);
+    if (w->o.st == GS_OK) put_geometry_fields(&w->o, w->vtk, g);
   }
-  if (w->o.st != GS_OK) return gs_gpr_layers_close(w); /* removes the partial file, restores HDF5's printing */
-  *out = w;
-  return GS_OK;
+  return layers_begin(w, out);
+}
+
+/* Layer z of a .vti: each array's values at their place in the appended data. */
+static void layers_vti_put(gs_gpr_layers *w, int64_t z, const void *const *arrays) {
+  const int64_t layer = w->b.size[0] * w->b.size[1];
+  const uint64_t bytes = (uint64_t)(layer * w->b.size[2]) * w->vsize;
+  for (int a = 0; a < w->narr && !w->failed; a++) {
+    off_t at = w->base + (off_t)(a * (8 + bytes) + 8 + (uint64_t)(z * layer) * w->vsize);
+    w->failed =
+        fseeko(w->t.fp, at, SEEK_SET) != 0 || fwrite(arrays[a], w->vsize, (size_t)layer, w->t.fp) != (size_t)layer;
+    if (w->failed) snprintf(w->err, w->errlen, "%s: writing %s failed: %s", w->path, w->t.tmp, strerror(errno));
+  }
+}
+
+/* Layer z of array a of an HDF5 file: (sz, sy, sx) datasets take it as it is,
+ * the .h5 snapshot's (sx, sy, sz) transposed. */
+static void layers_h5_put(gs_gpr_layers *w, int64_t z, int a, const void *layer) {
+  h5out *o = &w->o;
+  const int64_t sx = w->b.size[0], sy = w->b.size[1];
+  const int xslow = w->kind == LAYERS_H5;
+  hsize_t start[3] = {(hsize_t)z, 0, 0}, count[3] = {1, (hsize_t)sy, (hsize_t)sx};
+  if (xslow) {
+    const float *v = layer;
+    for (int64_t y = 0; y < sy; y++)
+      for (int64_t x = 0; x < sx; x++)
+        w->xslow[x * sy + y] = v[y * sx + x];
+    start[0] = 0, start[2] = (hsize_t)z;
+    count[0] = (hsize_t)sx, count[2] = 1;
+    layer = w->xslow;
+  }
+  hid_t fs = H5Dget_space(w->d[a]);
+  if (fs < 0) {
+    FAIL(o, "H5Dget_space");
+    return;
+  }
+  hid_t ms = h5_space(o, 3, count);
+  if (ms >= 0 && H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0)
+    FAIL(o, "H5Sselect_hyperslab");
+  else if (ms >= 0 && H5Dwrite(w->d[a], w->mtype, ms, fs, H5P_DEFAULT, layer) < 0)
+    FAIL(o, "H5Dwrite");
+  if (ms >= 0 && H5Sclose(ms) < 0) FAIL(o, "H5Sclose");
+  if (H5Sclose(fs) < 0) FAIL(o, "H5Sclose");
+}
+
+static void layers_put(gs_gpr_layers *w, int64_t z, const void *const *arrays) {
+  if (w->kind == LAYERS_VTI) {
+    layers_vti_put(w, z, arrays);
+    return;
+  }
+  for (int a = 0; a < w->narr && w->o.st == GS_OK; a++)
+    layers_h5_put(w, z, a, arrays[a]);
 }
 
 void gs_gpr_layers_put(gs_gpr_layers *w, int64_t z, const float *const fields[6]) {
-  h5out *o = &w->o;
-  const hsize_t start[3] = {(hsize_t)z, 0, 0}, count[3] = {1, (hsize_t)w->b.size[1], (hsize_t)w->b.size[0]};
-  for (int c = 0; c < 6 && o->st == GS_OK; c++) {
-    hid_t fs = H5Dget_space(w->d[c]);
-    if (fs < 0) {
-      FAIL(o, "H5Dget_space");
-      break;
-    }
-    hid_t ms = h5_space(o, 3, count);
-    if (ms >= 0 && H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0)
-      FAIL(o, "H5Sselect_hyperslab");
-    else if (ms >= 0 && H5Dwrite(w->d[c], H5T_NATIVE_FLOAT, ms, fs, H5P_DEFAULT, fields[c]) < 0)
-      FAIL(o, "H5Dwrite");
-    if (ms >= 0 && H5Sclose(ms) < 0) FAIL(o, "H5Sclose");
-    if (H5Sclose(fs) < 0) FAIL(o, "H5Sclose");
-  }
+  const void *const arrays[6] = {fields[0], fields[1], fields[2], fields[3], fields[4], fields[5]};
+  layers_put(w, z, arrays);
+}
+
+void gs_gpr_layers_put_u32(gs_gpr_layers *w, int64_t z, const uint32_t *material) {
+  const void *const arrays[1] = {material};
+  layers_put(w, z, arrays);
 }
 
 gs_status gs_gpr_layers_close(gs_gpr_layers *w) {
   if (!w) return GS_OK;
-  for (int c = 0; c < 6; c++)
-    close_dset(&w->o, w->d[c]);
-  close_group(&w->o, w->cells);
-  close_group(&w->o, w->vtk);
-  gs_status st = h5_close(&w->o);
+  gs_status st;
+  if (w->kind == LAYERS_VTI) {
+    const uint64_t bytes = (uint64_t)(w->b.size[0] * w->b.size[1] * w->b.size[2]) * w->vsize;
+    if (!w->failed)
+      w->failed = fseeko(w->t.fp, w->base + (off_t)((uint64_t)w->narr * (8 + bytes)), SEEK_SET) != 0 ||
+                  fputs("\n</AppendedData>\n</VTKFile>\n", w->t.fp) < 0;
+    char why[1024] = "";
+    if (w->failed) snprintf(why, sizeof why, "%s", w->err); /* commit writes its own reason when it fails itself */
+    st = gs_tmpfile_commit(&w->t, w->failed, 0, w->err, w->errlen);
+    if (w->failed) {
+      snprintf(w->err, w->errlen, "%s", why[0] ? why : "write failed");
+      st = GS_ERR_IO;
+    }
+  } else {
+    for (int c = 0; c < 6; c++)
+      close_dset(&w->o, w->d[c]);
+    close_group(&w->o, w->cells);
+    close_group(&w->o, w->vtk);
+    st = h5_close(&w->o);
+  }
+  free(w->xslow);
   free(w);
   return st;
 }
@@ -715,6 +891,23 @@ static void put_vti_head(FILE *f, const gs_gpr_box *b, const gs_gpr_geometry *g,
   fprintf(f, "<Piece Extent=\"%s\">\n<CellData%s>\n", extent, g ? " Scalars=\"Material\"" : "");
 }
 
+/* The XML of a .vti file of n arrays (names, VTK type, bytes per value; a
+ * NULL data[a] is left out) of cells values each, up to the appended data's '_'. */
+static void vti_arrays_head(FILE *f, const gs_gpr_box *b, const gs_gpr_geometry *g, const double *time, int n,
+                            const char *const *names, const char *type, size_t vsize, const void *const *data,
+                            int64_t cells) {
+  put_vti_head(f, b, g, time);
+  uint64_t bytes = (uint64_t)cells * vsize, offset = 0;
+  for (int a = 0; a < n; a++) {
+    if (!data[a]) continue;
+    fprintf(
+        f, "<DataArray type=\"%s\" Name=\"%s\" NumberOfComponents=\"1\" format=\"appended\" offset=\"%" PRIu64 "\"/>\n",
+        type, names[a], offset);
+    offset += sizeof bytes + bytes;
+  }
+  fputs("</CellData>\n</Piece>\n</ImageData>\n<AppendedData encoding=\"raw\">\n_", f);
+}
+
 /* A .vti file of n arrays (names, VTK type, bytes per value, data) of cells
  * values each, through a temporary file. */
 static gs_status write_vti(const char *path, const gs_gpr_box *b, const gs_gpr_geometry *g, const double *time, int n,
@@ -723,17 +916,8 @@ static gs_status write_vti(const char *path, const gs_gpr_box *b, const gs_gpr_g
   gs_tmpfile t;
   gs_status st = gs_tmpfile_open(&t, path, err, errlen);
   if (st != GS_OK) return st;
-  put_vti_head(t.fp, b, g, time);
-  uint64_t bytes = (uint64_t)cells * vsize, offset = 0;
-  for (int a = 0; a < n; a++) {
-    if (!data[a]) continue;
-    fprintf(t.fp,
-            "<DataArray type=\"%s\" Name=\"%s\" NumberOfComponents=\"1\" format=\"appended\" offset=\"%" PRIu64
-            "\"/>\n",
-            type, names[a], offset);
-    offset += sizeof bytes + bytes;
-  }
-  fputs("</CellData>\n</Piece>\n</ImageData>\n<AppendedData encoding=\"raw\">\n_", t.fp);
+  vti_arrays_head(t.fp, b, g, time, n, names, type, vsize, data, cells);
+  uint64_t bytes = (uint64_t)cells * vsize;
   int failed = 0;
   for (int a = 0; a < n && !failed; a++)
     if (data[a])
@@ -769,11 +953,10 @@ gs_status gs_gpr_write_snapshot(const char *path, const gs_gpr_box *b, double ti
   return h5_close(&o);
 }
 
-static gs_status check_geometry(const char *path, const gs_gpr_geometry *g, int64_t *cells, char *err, size_t errlen) {
-  gs_status st = check_box(path, &g->box, cells, err, errlen);
-  if (st != GS_OK) return st;
-  if (!g->material || g->nmaterials < 0 || (g->nmaterials && !g->material_names))
-    return bad_input(path, "no material array or names", err, errlen);
+/* A geometry view's names, sources and receivers (not its material array). */
+static gs_status check_geometry_meta(const char *path, const gs_gpr_geometry *g, char *err, size_t errlen) {
+  if (g->nmaterials < 0 || (g->nmaterials && !g->material_names))
+    return bad_input(path, "no material names", err, errlen);
   for (int m = 0; m < g->nmaterials; m++)
     if (!g->material_names[m]) return bad_input(path, "a material without a name", err, errlen);
   if (g->nsrc < 0 || g->nrx < 0 || (g->nsrc && (!g->src_ids || !g->src_pos)) || (g->nrx && (!g->rx_ids || !g->rx_pos)))
@@ -783,6 +966,13 @@ static gs_status check_geometry(const char *path, const gs_gpr_geometry *g, int6
   for (int r = 0; r < g->nrx; r++)
     if (!g->rx_ids[r]) return bad_input(path, "a receiver without a name", err, errlen);
   return GS_OK;
+}
+
+static gs_status check_geometry(const char *path, const gs_gpr_geometry *g, int64_t *cells, char *err, size_t errlen) {
+  gs_status st = check_box(path, &g->box, cells, err, errlen);
+  if (st != GS_OK) return st;
+  if (!g->material) return bad_input(path, "no material array", err, errlen);
+  return check_geometry_meta(path, g, err, errlen);
 }
 
 gs_status gs_gpr_write_geometry(const char *path, const gs_gpr_geometry *g, char *err, size_t errlen) {
