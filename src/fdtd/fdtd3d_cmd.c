@@ -24,23 +24,13 @@ static double now_s(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* 1 when the scene has a type f (fine, per-edge) #geometry_view. */
-static int fine_views(const gs_scene *sc) {
-  int fine = 0;
-  for (int k = 0; k < sc->nviews; ++k)
-    fine |= sc->views[k].fine;
-  return fine;
-}
-
 /* What a 3D model split over ranks does not take yet (issue #19): the
  * feature's name, or NULL. */
 static const char *refused_split(const gs_fdtd_opts *o, const gs_scene *sc, int ckpt) {
   (void)o;
-  return ckpt              ? "checkpoints (--checkpoint-every, --stop-after, --restart) run on one rank so far"
-         : fine_views(sc)  ? "#geometry_view of type f runs on one rank so far (type n views are taken)"
-         : sc->ngeo_writes ? "#geometry_objects_write runs on one rank so far"
-         : sc->npws        ? "plane waves (#plane_wave_angles, #plane_wave_vector) run on one rank so far"
-                           : NULL;
+  return ckpt       ? "checkpoints (--checkpoint-every, --stop-after, --restart) run on one rank so far"
+         : sc->npws ? "plane waves (#plane_wave_angles, #plane_wave_vector) run on one rank so far"
+                    : NULL;
 }
 
 /* What 3D models do not take yet: one line on rank 0, or 0. */

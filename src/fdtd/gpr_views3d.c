@@ -315,19 +315,46 @@ static void cell_material(void *ctx, int64_t i, int64_t j, int64_t k, uint8_t *d
   memcpy(dst, &g->solid[gs_geometry3_cell(g, i, j, k)], sizeof(uint32_t));
 }
 
-/* A type n view over the ranks: rank 0 writes it layer by layer of cells. */
-static gs_status write_view_split(const gs_scene *sc, gs_geometry3 *g, const gs_fdtd3_ranks *sp, int run,
-                                  const gs_geometry_view *v, const char *path, char *err, size_t errlen) {
-  const int root = sp->rank == 0;
-  view_meta vm;
-  view_meta_make(&vm, sc, g, run, v);
-  gs_gpr_layers *w = NULL;
-  gs_status st = root ? gs_gpr_geometry_layers_open(path, &vm.gv, &w, err, errlen) : GS_OK;
-  st = gs_fdtd3_dist_agree(st, sp->comm, err, errlen);
-  if (st != GS_OK) {
-    view_meta_free(&vm);
-    return st;
+/* A part's node read for a fine view: its Ex, Ey, Ez materials, numbered as the view lists them. */
+typedef struct edge_ctx {
+  const gs_geometry3 *g;
+  const uint32_t *map;
+} edge_ctx;
+static void edge_ids(void *ctx, int64_t i, int64_t j, int64_t k, uint8_t *dst) {
+  const edge_ctx *e = ctx;
+  for (int c = 0; c < 3; ++c) {
+    const uint32_t v = e->map[e->g->id[c][gs_geometry3_node(e->g, i, j, k)]];
+    memcpy(dst + 4 * c, &v, sizeof v);
   }
+}
+
+/* A type f view over the ranks: rank 0 writes its materials one x plane of
+ * cells at a time (the file's order: y, then z fastest, then the 3 edges). */
+static void fine_view_planes(const gs_scene *sc, const gs_geometry3 *g, const gs_fdtd3_ranks *sp,
+                             const gs_geometry_view *v, const uint32_t *map, gs_gpr_layers *w) {
+  const int root = sp->rank == 0;
+  const int64_t sy = v->size[1], sz = v->size[2];
+  uint32_t *got = root ? gs_xmalloc(sizeof *got * 3 * (size_t)(sy * sz)) : NULL;
+  uint32_t *plane = root ? gs_xmalloc(sizeof *plane * 3 * (size_t)(sy * sz)) : NULL;
+  edge_ctx ctx = {g, map};
+  const gs_fdtd3_reader rd = {no_plane, edge_ids, &ctx, 3 * sizeof(uint32_t)};
+  for (int64_t x = 0; x < v->size[0]; ++x) {
+    const gs_fdtd3_grid grid = {{v->lo[0] + x, v->lo[1], v->lo[2]}, {1, 1, 1}, {1, sy, sz}};
+    gs_fdtd3_gather(sp, sc, &grid, &rd, got); /* z slowest: turned to z fastest */
+    if (!root) continue;
+    for (int64_t z = 0; z < sz; ++z)
+      for (int64_t y = 0; y < sy; ++y)
+        memcpy(plane + 3 * (y * sz + z), got + 3 * (z * sy + y), 3 * sizeof *plane);
+    gs_gpr_lines_slabs_put(w, x, plane);
+  }
+  free(got);
+  free(plane);
+}
+
+/* A type n view's cells over the ranks, one layer of cells at a time into w on rank 0. */
+static void voxel_view_layers(const gs_scene *sc, gs_geometry3 *g, const gs_fdtd3_ranks *sp, const gs_geometry_view *v,
+                              gs_gpr_layers *w) {
+  const int root = sp->rank == 0;
   uint32_t *layer = root ? gs_xmalloc(sizeof *layer * (size_t)(v->size[0] * v->size[1])) : NULL;
   const gs_fdtd3_reader rd = {no_plane, cell_material, g, sizeof(uint32_t)};
   for (int64_t z = 0; z < v->size[2]; ++z) {
@@ -336,15 +363,36 @@ static gs_status write_view_split(const gs_scene *sc, gs_geometry3 *g, const gs_
     gs_fdtd3_gather(sp, sc, &grid, &rd, layer);
     if (root) gs_gpr_layers_put_u32(w, z, layer);
   }
-  st = root ? gs_gpr_layers_close(w) : GS_OK;
   free(layer);
+}
+
+/* A view over the ranks: rank 0 writes it as the parts send their pieces. */
+static gs_status write_view_split(const gs_scene *sc, gs_geometry3 *g, const gs_fdtd3_ranks *sp, int run,
+                                  const gs_geometry_view *v, const char *path, char *err, size_t errlen) {
+  const int root = sp->rank == 0;
+  view_meta vm;
+  view_meta_make(&vm, sc, g, run, v);
+  gs_gpr_layers *w = NULL;
+  gs_status st = !root     ? GS_OK
+                 : v->fine ? gs_gpr_lines_slabs_open(path, &vm.gv, &w, err, errlen)
+                           : gs_gpr_geometry_layers_open(path, &vm.gv, &w, err, errlen);
+  st = gs_fdtd3_dist_agree(st, sp->comm, err, errlen);
+  if (st != GS_OK) {
+    view_meta_free(&vm);
+    return st;
+  }
+  if (v->fine)
+    fine_view_planes(sc, g, sp, v, vm.map, w);
+  else
+    voxel_view_layers(sc, g, sp, v, w);
+  st = root ? gs_gpr_layers_close(w) : GS_OK;
   view_meta_free(&vm);
   return gs_fdtd3_dist_agree(st, sp->comm, err, errlen);
 }
 
 gs_status gs_gpr3_geometry_outputs_split(const gs_scene *sc, const gs_fdtd3_ranks *sp, int run, int runs,
                                          const char *dir, char *err, size_t errlen) {
-  if (!sc->nviews) return GS_OK;
+  if (!sc->nviews && !sc->ngeo_writes) return GS_OK;
   gs_mat3 *mats = gs_fdtd3_materials(sc);
   gs_geometry3 g, plane;
   gs_status st = gs_fdtd3_dist_geometry(&g, &plane, sc, mats, sp, err, errlen);
@@ -356,6 +404,7 @@ gs_status gs_gpr3_geometry_outputs_split(const gs_scene *sc, const gs_fdtd3_rank
     gs_gpr_view_path(dir, sc->views[k].file, run, runs, path, sizeof path);
     st = write_view_split(sc, &g, sp, run, &sc->views[k], path, err, errlen);
   }
+  if (st == GS_OK) st = gs_geometry_objects_write_split(sc, &g, sp, dir, err, errlen);
   gs_geometry3_free(&g);
   return st;
 }

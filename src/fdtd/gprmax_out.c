@@ -445,7 +445,7 @@ static int put_snapshot_vtkhdf(h5out *o, const gs_gpr_box *b, const float *const
 }
 
 /* A file written one z layer of cells at a time (gprmax_out.h). */
-enum { LAYERS_VTKHDF, LAYERS_H5, LAYERS_VTI };
+enum { LAYERS_VTKHDF, LAYERS_H5, LAYERS_VTI, LAYERS_HDF5_SLABS }; /* the last: lines views, geometry objects */
 struct gs_gpr_layers {
   int kind, narr; /* LAYERS_*; arrays (6 fields, or a view's Material) */
   hid_t mtype;    /* their memory type */
@@ -791,6 +791,173 @@ static int put_lines_vtkhdf(h5out *o, const gs_gpr_geometry *g, int64_t cells) {
   }
   close_group(o, vtk);
   return o->st == GS_OK ? 0 : -1;
+}
+
+/* ---- files written in x slabs (x the slowest axis of their arrays) ----------- */
+
+/* The block start + [0, count) of dataset d (rank dims) from buf (mtype, in the block's order). */
+static void put_block(h5out *o, hid_t d, int rank, const hsize_t *start, const hsize_t *count, hid_t mtype,
+                      const void *buf) {
+  if (o->st != GS_OK) return;
+  hid_t fs = H5Dget_space(d);
+  if (fs < 0) {
+    FAIL(o, "H5Dget_space");
+    return;
+  }
+  hid_t ms = h5_space(o, rank, count);
+  if (ms >= 0 && H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0)
+    FAIL(o, "H5Sselect_hyperslab");
+  else if (ms >= 0 && H5Dwrite(d, mtype, ms, fs, H5P_DEFAULT, buf) < 0)
+    FAIL(o, "H5Dwrite");
+  if (ms >= 0 && H5Sclose(ms) < 0) FAIL(o, "H5Sclose");
+  if (H5Sclose(fs) < 0) FAIL(o, "H5Sclose");
+}
+
+/* 1-D rows [at, at + n) of dataset d. */
+static void put_rows(h5out *o, hid_t d, int64_t at, int64_t n, hid_t mtype, const void *buf) {
+  const hsize_t start = (hsize_t)at, count = (hsize_t)n;
+  if (n > 0) put_block(o, d, 1, &start, &count, mtype, buf);
+}
+
+/* The fine view's topology (as put_lines_topology's) one x plane at a time. */
+static void put_lines_topology_slabs(h5out *o, hid_t vtk, const gs_gpr_geometry *g, int64_t np, int64_t nl) {
+  const int64_t *s = g->box.size, ys = s[2] + 1, xs = (s[1] + 1) * ys, per = 3 * s[1] * s[2];
+  const hsize_t dp[2] = {(hsize_t)np, 3}, dc = (hsize_t)(2 * nl), doff = (hsize_t)(nl + 1), dt = (hsize_t)nl;
+  hid_t d[4] = {
+      make_dset(o, vtk, "Points", H5T_IEEE_F64LE, 2, dp), make_dset(o, vtk, "Connectivity", H5T_STD_I32LE, 1, &dc),
+      make_dset(o, vtk, "Offsets", H5T_STD_I32LE, 1, &doff), make_dset(o, vtk, "Types", H5T_STD_U8LE, 1, &dt)};
+  double *pts = malloc(sizeof(double) * 3 * (size_t)xs);
+  int32_t *conn = malloc(sizeof(int32_t) * 2 * (size_t)(per + 1)), *offs = malloc(sizeof(int32_t) * (size_t)(per + 1));
+  uint8_t *types = malloc((size_t)per + 1);
+  if (!pts || !conn || !offs || !types) {
+    snprintf(o->err, o->errlen, "%s: out of memory (%" PRId64 " lines)", o->path, per);
+    o->st = GS_ERR_NOMEM;
+  }
+  for (int64_t i = 0; o->st == GS_OK && i <= s[0]; ++i) {
+    for (int64_t j = 0, p = 0; j <= s[1]; ++j)
+      for (int64_t k = 0; k <= s[2]; ++k, ++p) {
+        const int64_t at[3] = {i, j, k};
+        for (int a = 0; a < 3; ++a)
+          pts[3 * p + a] = (double)(at[a] + g->start[a]) * g->box.spacing[a];
+      }
+    const hsize_t start[2] = {(hsize_t)(i * xs), 0}, count[2] = {(hsize_t)xs, 3};
+    put_block(o, d[0], 2, start, count, H5T_NATIVE_DOUBLE, pts);
+    if (i == s[0]) break;
+    for (int64_t j = 0, l = 0; j < s[1]; ++j)
+      for (int64_t k = 0; k < s[2]; ++k)
+        for (int a = 0; a < 3; ++a, ++l) {
+          int64_t p = i * xs + j * ys + k;
+          conn[2 * l] = (int32_t)p;
+          conn[2 * l + 1] = (int32_t)(p + (a == 0 ? xs : a == 1 ? ys : 1));
+          offs[l] = (int32_t)(2 * (i * per + l));
+          types[l] = 3; /* VTK_LINE */
+        }
+    put_rows(o, d[1], 2 * i * per, 2 * per, H5T_NATIVE_INT32, conn);
+    put_rows(o, d[2], i * per, per, H5T_NATIVE_INT32, offs);
+    put_rows(o, d[3], i * per, per, H5T_NATIVE_UINT8, types);
+  }
+  offs[0] = (int32_t)(2 * nl);
+  if (o->st == GS_OK) put_rows(o, d[2], nl, 1, H5T_NATIVE_INT32, offs);
+  for (int q = 0; q < 4; ++q)
+    close_dset(o, d[q]);
+  free(pts);
+  free(conn);
+  free(offs);
+  free(types);
+}
+
+/* The fine view's file but its materials (put_lines_vtkhdf's layout). */
+static void lines_slabs_begin(gs_gpr_layers *w, const gs_gpr_geometry *g, int64_t cells) {
+  static const int64_t version[2] = {2, 2};
+  h5out *o = &w->o;
+  const int64_t nl = 3 * cells, np = (g->box.size[0] + 1) * (g->box.size[1] + 1) * (g->box.size[2] + 1);
+  const int64_t counts[3] = {nl, 2 * nl, np};
+  const hsize_t one = 1, dl = (hsize_t)nl;
+  w->vtk = make_group(o, o->file, "VTKHDF");
+  hid_t type = w->vtk < 0 ? -1 : str_type(o, strlen("UnstructuredGrid"), H5T_CSET_ASCII);
+  if (type >= 0) {
+    put_attr(o, w->vtk, "Type", type, type, 0, "UnstructuredGrid");
+    if (H5Tclose(type) < 0) FAIL(o, "H5Tclose");
+  }
+  if (o->st == GS_OK &&
+      !(put_i64(o, w->vtk, "Version", 2, version) ||
+        put_dset(o, w->vtk, "NumberOfCells", H5T_STD_I64LE, H5T_NATIVE_INT64, 1, &one, &counts[0]) ||
+        put_dset(o, w->vtk, "NumberOfConnectivityIds", H5T_STD_I64LE, H5T_NATIVE_INT64, 1, &one, &counts[1]) ||
+        put_dset(o, w->vtk, "NumberOfPoints", H5T_STD_I64LE, H5T_NATIVE_INT64, 1, &one, &counts[2])))
+    put_lines_topology_slabs(o, w->vtk, g, np, nl);
+  w->cells = o->st == GS_OK ? make_group(o, w->vtk, "CellData") : -1;
+  if (w->cells >= 0) w->d[0] = make_dset(o, w->cells, "Material", H5T_STD_U32LE, 1, &dl);
+  if (o->st == GS_OK) {
+    gs_gpr_geometry meta = *g; /* materials only, as gprMax's fine view */
+    meta.pml_always = 0;
+    memset(meta.pml, 0, sizeof meta.pml);
+    meta.nsrc = meta.nrx = 0;
+    put_geometry_fields(o, w->vtk, &meta);
+  }
+}
+
+gs_status gs_gpr_lines_slabs_open(const char *path, const gs_gpr_geometry *g, gs_gpr_layers **out, char *err,
+                                  size_t errlen) {
+  int64_t cells = 0;
+  *out = NULL;
+  gs_status st = check_box(path, &g->box, &cells, err, errlen);
+  if (st == GS_OK) st = check_geometry_meta(path, g, err, errlen);
+  if (st != GS_OK) return st;
+  if (!has_ext(path, ".vtkhdf")) return bad_input(path, "a fine (f) geometry view is .vtkhdf", err, errlen);
+  if ((double)(g->box.size[0] + 1) * (double)(g->box.size[1] + 1) * (double)(g->box.size[2] + 1) >= 2147483647.0 ||
+      6.0 * (double)cells >= 2147483647.0)
+    return bad_input(path, "a fine view of 2^31 points or more (gprMax's int32 connectivity)", err, errlen);
+  gs_gpr_layers *w = layers_new(path, &g->box, LAYERS_HDF5_SLABS, 1, sizeof(uint32_t), err, errlen);
+  if (!w) return GS_ERR_NOMEM;
+  if (h5_open(&w->o, path, err, errlen) == GS_OK) lines_slabs_begin(w, g, cells);
+  return layers_begin(w, out);
+}
+
+void gs_gpr_lines_slabs_put(gs_gpr_layers *w, int64_t x, const uint32_t *material) {
+  const int64_t per = 3 * w->b.size[1] * w->b.size[2];
+  put_rows(&w->o, w->d[0], x * per, per, H5T_NATIVE_UINT32, material);
+}
+
+gs_status gs_gpr_geomobj_slabs_open(const char *path, const gs_gpr_geomobj *g, gs_gpr_layers **out, char *err,
+                                    size_t errlen) {
+  gs_gpr_box box = {.size = {g->size[0], g->size[1], g->size[2]}};
+  int64_t cells = 0;
+  *out = NULL;
+  gs_status st = check_box(path, &box, &cells, err, errlen);
+  if (st != GS_OK) return st;
+  gs_gpr_layers *w = layers_new(path, &box, LAYERS_HDF5_SLABS, 4, 1, err, errlen);
+  if (!w) return GS_ERR_NOMEM;
+  const hsize_t dd[3] = {(hsize_t)g->size[0], (hsize_t)g->size[1], (hsize_t)g->size[2]};
+  const hsize_t de[4] = {12, dd[0], dd[1], dd[2]}, dh[4] = {6, dd[0], dd[1], dd[2]};
+  const hsize_t di[4] = {6, dd[0] + 1, dd[1] + 1, dd[2] + 1};
+  h5out *o = &w->o;
+  if (h5_open(o, path, err, errlen) == GS_OK &&
+      !(put_str(o, o->file, "gprMax", GPR_VERSION) || put_str(o, o->file, "Title", g->title ? g->title : "") ||
+        put_f64(o, o->file, "dx_dy_dz", 3, g->dxdydz))) {
+    w->d[0] = make_dset(o, o->file, "data", H5T_STD_I16LE, 3, dd);
+    w->d[1] = make_dset(o, o->file, "rigidE", H5T_STD_I8LE, 4, de);
+    w->d[2] = make_dset(o, o->file, "rigidH", H5T_STD_I8LE, 4, dh);
+    w->d[3] = make_dset(o, o->file, "ID", H5T_STD_U32LE, 4, di);
+  }
+  return layers_begin(w, out);
+}
+
+void gs_gpr_geomobj_slabs_put_cells(gs_gpr_layers *w, int64_t x, const int16_t *data, const int8_t *rigid) {
+  const hsize_t sy = (hsize_t)w->b.size[1], sz = (hsize_t)w->b.size[2];
+  const hsize_t start3[3] = {(hsize_t)x, 0, 0}, count3[3] = {1, sy, sz}, count4[4] = {1, 1, sy, sz};
+  put_block(&w->o, w->d[0], 3, start3, count3, H5T_NATIVE_INT16, data);
+  for (int b = 0; b < 18; ++b) {
+    const hsize_t start4[4] = {(hsize_t)(b < 12 ? b : b - 12), (hsize_t)x, 0, 0};
+    put_block(&w->o, w->d[b < 12 ? 1 : 2], 4, start4, count4, H5T_NATIVE_INT8, rigid + (size_t)b * sy * sz);
+  }
+}
+
+void gs_gpr_geomobj_slabs_put_nodes(gs_gpr_layers *w, int64_t x, const uint32_t *id) {
+  const hsize_t ny = (hsize_t)w->b.size[1] + 1, nz = (hsize_t)w->b.size[2] + 1, count[4] = {1, 1, ny, nz};
+  for (int c = 0; c < 6; ++c) {
+    const hsize_t start[4] = {(hsize_t)c, (hsize_t)x, 0, 0};
+    put_block(&w->o, w->d[3], 4, start, count, H5T_NATIVE_UINT32, id + (size_t)c * ny * nz);
+  }
 }
 
 /* ---- VTK XML ImageData (.vti) ---------------------------------------------- */

@@ -157,6 +157,14 @@ gs_status gs_gpr_write_geometry(const char *path, const gs_gpr_geometry *g, char
 gs_status gs_gpr_geometry_layers_open(const char *path, const gs_gpr_geometry *g, gs_gpr_layers **out, char *err,
                                       size_t errlen);
 
+/* A fine (f) view as gs_gpr_write_geometry_lines writes it, its topology
+ * written at open one x plane at a time and its materials given one x plane
+ * of cells at a time (gs_gpr_lines_slabs_put: the plane's 3 size[1] size[2]
+ * values, in the file's order); closed with gs_gpr_layers_close. */
+gs_status gs_gpr_lines_slabs_open(const char *path, const gs_gpr_geometry *g, gs_gpr_layers **out, char *err,
+                                  size_t errlen);
+void gs_gpr_lines_slabs_put(gs_gpr_layers *w, int64_t x, const uint32_t *material);
+
 /* Writes gprMax 4's fine geometry view (type f) at path (".vtkhdf" only): a
  * VTKHDF UnstructuredGrid of the box's cell edges, as gprMax's
  * GeometryViewLines: Points (float64, (start + index) * spacing for every
@@ -186,6 +194,16 @@ typedef struct gs_gpr_geomobj {
  * above, as gprMax's GeometryObject.write_hdf5 (through h5py). GS_OK,
  * GS_ERR_USAGE (a size out of range, NULL arrays), GS_ERR_NOMEM or GS_ERR_IO. */
 gs_status gs_gpr_write_geometry_object(const char *path, const gs_gpr_geomobj *g, char *err, size_t errlen);
+
+/* The same file written one x plane at a time (g's arrays unused): x plane
+ * x of the cells (data: size[1] size[2] values, z fastest; rigid: the 12
+ * rigidE then the 6 rigidH planes of as many) and of the nodes (id: the 6
+ * components' (size[1] + 1) (size[2] + 1) values each); gs_gpr_layers_close
+ * completes it. */
+gs_status gs_gpr_geomobj_slabs_open(const char *path, const gs_gpr_geomobj *g, gs_gpr_layers **out, char *err,
+                                    size_t errlen);
+void gs_gpr_geomobj_slabs_put_cells(gs_gpr_layers *w, int64_t x, const int16_t *data, const int8_t *rigid);
+void gs_gpr_geomobj_slabs_put_nodes(gs_gpr_layers *w, int64_t x, const uint32_t *id);
 
 /* A geometry objects file as read (#geometry_objects_read). */
 typedef struct gs_gpr_geomobj_in {
