@@ -856,8 +856,10 @@ static void put_lines_topology_slabs(h5out *o, hid_t vtk, const gs_gpr_geometry 
     put_rows(o, d[2], i * per, per, H5T_NATIVE_INT32, offs);
     put_rows(o, d[3], i * per, per, H5T_NATIVE_UINT8, types);
   }
-  offs[0] = (int32_t)(2 * nl);
-  if (o->st == GS_OK) put_rows(o, d[2], nl, 1, H5T_NATIVE_INT32, offs);
+  if (o->st == GS_OK) { /* the last offset: the end of the last line */
+    offs[0] = (int32_t)(2 * nl);
+    put_rows(o, d[2], nl, 1, H5T_NATIVE_INT32, offs);
+  }
   for (int q = 0; q < 4; ++q)
     close_dset(o, d[q]);
   free(pts);
