@@ -393,7 +393,7 @@ def check_layered(out):
     """The layered and x-slab writers (fdtd's outputs over ranks) against the whole ones."""
     for a, b in [("small_layers.h5", "small.h5"), ("small_layers.vtkhdf", "small.vtkhdf"),
                  ("bare_layers.vtkhdf", "bare.vtkhdf"), ("lines_slabs.vtkhdf", "lines.vtkhdf"),
-                 ("geomobj_slabs.h5", "geomobj.h5")]:
+                 ("geomobj_slabs.h5", "geomobj.h5"), ("wide_layers.h5", "wide.h5")]:
         why = same_h5(f"{out}/{a}", f"{out}/{b}")
         check(why is None, f"{a} differs from {b}: {why}")
 

@@ -17,6 +17,8 @@
 #define GPR_VERSION "4.0.0b0"
 /* Floats transposed at a time for the x-slowest datasets of .h5 snapshots. */
 #define GPR_BLOCK_FLOATS ((int64_t)1 << 22)
+/* Floats of a field held at a time by the layered .h5 snapshot writer (a slab of z layers). */
+#define GPR_SLAB_FLOATS ((int64_t)1 << 20)
 
 static const char *const field_names[6] = {"Ex", "Ey", "Ez", "Hx", "Hy", "Hz"};
 
@@ -453,20 +455,34 @@ struct gs_gpr_layers {
   h5out o;        /* .h5 and .vtkhdf */
   gs_gpr_box b;
   hid_t vtk, cells, d[6];
-  float *xslow; /* .h5: one layer transposed to x slowest */
-  gs_tmpfile t; /* .vti */
-  off_t base;   /* .vti: where the appended data starts (after '_') */
-  int failed;   /* .vti: a write failed */
+  float *xslow;   /* .h5: a slab of up to nz layers of the six fields, transposed to x slowest */
+  int64_t nz, z0; /* .h5: the slab's layers at most, its first (-1: none yet) */
+  uint8_t *have;  /* .h5: which of the slab's layers were put */
+  gs_tmpfile t;   /* .vti */
+  off_t base;     /* .vti: where the appended data starts (after '_') */
+  int failed;     /* .vti: a write failed */
   const char *path;
   char *err;
   size_t errlen;
 };
 
+static void put_block(h5out *o, hid_t d, int rank, const hsize_t *start, const hsize_t *count, hid_t mtype,
+                      const void *buf);
+
 /* A new writer of narr arrays of vsize-byte values for box b; NULL when out of memory. */
 static gs_gpr_layers *layers_new(const char *path, const gs_gpr_box *b, int kind, int narr, size_t vsize, char *err,
                                  size_t errlen) {
   gs_gpr_layers *w = calloc(1, sizeof *w);
-  if (!w || (kind == LAYERS_H5 && !(w->xslow = malloc(sizeof(float) * (size_t)(b->size[0] * b->size[1]))))) {
+  /* .h5: z layers are strided in its x-slowest datasets; a slab of them (at most GPR_SLAB_FLOATS
+   * a field) is written at once, so that the file is not rewritten once per layer */
+  int64_t layer = b->size[0] * b->size[1], nz = GPR_SLAB_FLOATS / layer < 1 ? 1 : GPR_SLAB_FLOATS / layer;
+  nz = nz < b->size[2] ? nz : b->size[2];
+  if (w && kind == LAYERS_H5) {
+    w->xslow = malloc(sizeof(float) * 6 * (size_t)(layer * nz));
+    w->have = calloc((size_t)nz, 1);
+  }
+  if (!w || (kind == LAYERS_H5 && (!w->xslow || !w->have))) {
+    if (w) free(w->xslow), free(w->have);
     free(w);
     snprintf(err, errlen, "%s: out of memory", path);
     return NULL;
@@ -481,6 +497,9 @@ static gs_gpr_layers *layers_new(const char *path, const gs_gpr_box *b, int kind
                        .err = err,
                        .errlen = errlen,
                        .xslow = w->xslow,
+                       .have = w->have,
+                       .nz = nz,
+                       .z0 = -1,
                        .o = {.file = -1}};
   w->mtype = vsize == sizeof(float) && narr == 6 ? H5T_NATIVE_FLOAT : H5T_NATIVE_UINT32;
   for (int c = 0; c < 6; c++)
@@ -609,34 +628,54 @@ static void layers_vti_put(gs_gpr_layers *w, int64_t z, const void *const *array
   }
 }
 
-/* Layer z of array a of an HDF5 file: (sz, sy, sx) datasets take it as it is,
- * the .h5 snapshot's (sx, sy, sz) transposed. */
+/* Layer z of array a of a (sz, sy, sx) dataset. */
 static void layers_h5_put(gs_gpr_layers *w, int64_t z, int a, const void *layer) {
+  const hsize_t start[3] = {(hsize_t)z, 0, 0}, count[3] = {1, (hsize_t)w->b.size[1], (hsize_t)w->b.size[0]};
+  put_block(&w->o, w->d[a], 3, start, count, w->mtype, layer);
+}
+
+/* The .h5 slab's layers put so far, each run of consecutive ones at once. */
+static void xslow_flush(gs_gpr_layers *w) {
   h5out *o = &w->o;
-  const int64_t sx = w->b.size[0], sy = w->b.size[1];
-  const int xslow = w->kind == LAYERS_H5;
-  hsize_t start[3] = {(hsize_t)z, 0, 0}, count[3] = {1, (hsize_t)sy, (hsize_t)sx};
-  if (xslow) {
-    const float *v = layer;
+  const hsize_t sx = (hsize_t)w->b.size[0], sy = (hsize_t)w->b.size[1], mdims[3] = {sx, sy, (hsize_t)w->nz};
+  for (int64_t a = 0, b; w->z0 >= 0 && a < w->nz && o->st == GS_OK; a = b) {
+    for (b = a + 1; w->have[a] && b < w->nz && w->have[b];)
+      b++;
+    if (!w->have[a]) continue;
+    const hsize_t mstart[3] = {0, 0, (hsize_t)a}, fstart[3] = {0, 0, (hsize_t)(w->z0 + a)};
+    const hsize_t count[3] = {sx, sy, (hsize_t)(b - a)};
+    for (int c = 0; c < 6 && o->st == GS_OK; c++) {
+      hid_t fs = H5Dget_space(w->d[c]), ms = fs < 0 ? -1 : h5_space(o, 3, mdims);
+      if (fs < 0)
+        FAIL(o, "H5Dget_space");
+      else if (ms >= 0 && (H5Sselect_hyperslab(fs, H5S_SELECT_SET, fstart, NULL, count, NULL) < 0 ||
+                           H5Sselect_hyperslab(ms, H5S_SELECT_SET, mstart, NULL, count, NULL) < 0))
+        FAIL(o, "H5Sselect_hyperslab");
+      else if (ms >= 0 && H5Dwrite(w->d[c], H5T_NATIVE_FLOAT, ms, fs, H5P_DEFAULT,
+                                   w->xslow + (size_t)c * sx * sy * (size_t)w->nz) < 0)
+        FAIL(o, "H5Dwrite");
+      if (ms >= 0 && H5Sclose(ms) < 0) FAIL(o, "H5Sclose");
+      if (fs >= 0 && H5Sclose(fs) < 0) FAIL(o, "H5Sclose");
+    }
+  }
+  memset(w->have, 0, (size_t)w->nz);
+}
+
+/* Layer z of the six fields into the .h5 slab holding it (the last slab written first if another). */
+static void xslow_put(gs_gpr_layers *w, int64_t z, const void *const *arrays) {
+  const int64_t sx = w->b.size[0], sy = w->b.size[1], nz = w->nz;
+  if (w->z0 < 0 || z < w->z0 || z >= w->z0 + nz) {
+    xslow_flush(w);
+    w->z0 = z - z % nz;
+  }
+  for (int c = 0; c < 6; c++) {
+    const float *v = arrays[c];
+    float *slab = w->xslow + (size_t)(c * sx * sy * nz);
     for (int64_t y = 0; y < sy; y++)
       for (int64_t x = 0; x < sx; x++)
-        w->xslow[x * sy + y] = v[y * sx + x];
-    start[0] = 0, start[2] = (hsize_t)z;
-    count[0] = (hsize_t)sx, count[2] = 1;
-    layer = w->xslow;
+        slab[(x * sy + y) * nz + z - w->z0] = v[y * sx + x];
   }
-  hid_t fs = H5Dget_space(w->d[a]);
-  if (fs < 0) {
-    FAIL(o, "H5Dget_space");
-    return;
-  }
-  hid_t ms = h5_space(o, 3, count);
-  if (ms >= 0 && H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0)
-    FAIL(o, "H5Sselect_hyperslab");
-  else if (ms >= 0 && H5Dwrite(w->d[a], w->mtype, ms, fs, H5P_DEFAULT, layer) < 0)
-    FAIL(o, "H5Dwrite");
-  if (ms >= 0 && H5Sclose(ms) < 0) FAIL(o, "H5Sclose");
-  if (H5Sclose(fs) < 0) FAIL(o, "H5Sclose");
+  w->have[z - w->z0] = 1;
 }
 
 static void layers_put(gs_gpr_layers *w, int64_t z, const void *const *arrays) {
@@ -644,7 +683,8 @@ static void layers_put(gs_gpr_layers *w, int64_t z, const void *const *arrays) {
     layers_vti_put(w, z, arrays);
     return;
   }
-  for (int a = 0; a < w->narr && w->o.st == GS_OK; a++)
+  if (w->kind == LAYERS_H5 && w->o.st == GS_OK) xslow_put(w, z, arrays);
+  for (int a = 0; w->kind != LAYERS_H5 && a < w->narr && w->o.st == GS_OK; a++)
     layers_h5_put(w, z, a, arrays[a]);
 }
 
@@ -674,6 +714,7 @@ gs_status gs_gpr_layers_close(gs_gpr_layers *w) {
       st = GS_ERR_IO;
     }
   } else {
+    if (w->kind == LAYERS_H5) xslow_flush(w);
     for (int c = 0; c < 6; c++)
       close_dset(&w->o, w->d[c]);
     close_group(&w->o, w->cells);
@@ -681,6 +722,7 @@ gs_status gs_gpr_layers_close(gs_gpr_layers *w) {
     st = h5_close(&w->o);
   }
   free(w->xslow);
+  free(w->have);
   free(w);
   return st;
 }
