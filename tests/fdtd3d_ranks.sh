@@ -137,13 +137,6 @@ if want refusals && [ "$max" -ge 2 ]; then
   printf '%s\n' "#domain: 0.02 0.02 0.02" "#dx_dy_dz: 0.001 0.001 0.001" "#time_window: 40" "#pml_cells: 4" \
     "#excitation_file: $w/short.txt" "#magnetic_dipole: x 0.015 0.01 0.01 a" > "$w/short.in"
   refuse "waveform a is not defined at .* s .outside its excitation file.s times." 2 "$w/short.in" --decomp 2x1x1
-  refuse "2 ranks: PNG slices" 2 "${small[@]}" --snapshot-every 50
-  { cat "$src/tests/data/gprmax/small_3d/small_3d.in"; echo "#snapshot: 0 0 0 0.080 0.072 0.060 0.002 0.002 0.002 1e-9 s"; } \
-    > "$w/snap.in"
-  refuse "2 ranks: #snapshot" 2 "$w/snap.in"
-  { cat "$src/tests/data/gprmax/small_3d/small_3d.in"; echo "#geometry_view: 0 0 0 0.080 0.072 0.060 0.002 0.002 0.002 g n"; } \
-    > "$w/view.in"
-  refuse "2 ranks: #geometry_view" 2 "$w/view.in"
   # A rank failing in the exchange ends every rank within 10 s, naming itself.
   start=$(date +%s)
   out=$(GPUSTENCIL_FAULT=halo.exchange@1 timeout 60 "$mpi" -np 2 --oversubscribe -x GPUSTENCIL_FAULT "$bin" fdtd \

@@ -13,6 +13,8 @@ Usage: gprmax_out_read.py OUT_DIR REF_DIR   (REF_DIR: tests/data/gprmax)
   on our receiver files; the merged file's attributes typed as gprMax's merged reference.
 - Snapshot and geometry data against the formulas of the C test, in both orders (.h5: x, y, z;
   VTKHDF: z, y, x), the optional datasets left out of bare.vtkhdf.
+- The layered writers' files (small_layers.*, bare_layers.*, lines_slabs.vtkhdf,
+  geomobj_slabs.h5) hold what the whole writers' files of the same data hold.
 - .vti: the XML parses (xml.etree, with the raw appended block cut out as a VTK reader does),
   its arrays decode to the same data, the geometry's JSON comment parses.
 Where VTK for Python is installed, VTK's XML reader reads the .vti files too; with
@@ -357,8 +359,48 @@ def gprmax_tools(out, src):
     print("gprMax's plot_Ascan and outputfiles_merge read our files")
 
 
+def same_h5(a, b):
+    """Every group, dataset and attribute of a in b and the other way round, with equal types,
+    shapes and values (the objects' places in the files may differ)."""
+    def items(f):
+        got = {"/": f}
+        f.visititems(lambda n, o: got.__setitem__(n, o))
+        return got
+
+    def value(v):
+        v = np.asarray(v)
+        return v.tolist() if v.dtype.kind == "O" else v
+
+    with h5py.File(a, "r") as fa, h5py.File(b, "r") as fb:
+        ia, ib = items(fa), items(fb)
+        if set(ia) != set(ib):
+            return f"objects {sorted(set(ia) ^ set(ib))}"
+        for n in ia:
+            x, y = ia[n], ib[n]
+            if set(x.attrs) != set(y.attrs):
+                return f"{n}: attributes"
+            for k in x.attrs:
+                u, v = x.attrs[k], y.attrs[k]
+                if np.asarray(u).dtype != np.asarray(v).dtype or not np.array_equal(value(u), value(v)):
+                    return f"{n} @{k}"
+            if isinstance(x, h5py.Dataset) and (x.dtype != y.dtype or x.shape != y.shape or
+                                                not np.array_equal(value(x[()]), value(y[()]))):
+                return f"{n}: data"
+    return None
+
+
+def check_layered(out):
+    """The layered and x-slab writers (fdtd's outputs over ranks) against the whole ones."""
+    for a, b in [("small_layers.h5", "small.h5"), ("small_layers.vtkhdf", "small.vtkhdf"),
+                 ("bare_layers.vtkhdf", "bare.vtkhdf"), ("lines_slabs.vtkhdf", "lines.vtkhdf"),
+                 ("geomobj_slabs.h5", "geomobj.h5"), ("wide_layers.h5", "wide.h5")]:
+        why = same_h5(f"{out}/{a}", f"{out}/{b}")
+        check(why is None, f"{a} differs from {b}: {why}")
+
+
 def main():
     out, ref = sys.argv[1], sys.argv[2]
+    check_layered(out)
     check_receivers(out, ref)
     check_snapshots(out, ref)
     check_geometry(out, ref)

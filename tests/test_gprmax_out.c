@@ -173,6 +173,149 @@ static void write_geometries(const char *dir) {
   free(mat);
 }
 
+/* 1 when files a and b hold the same bytes. */
+static int same_bytes(const char *a, const char *b) {
+  FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+  int same = fa && fb, ca, cb;
+  while (same && ((ca = fgetc(fa)) != EOF) | ((cb = fgetc(fb)) != EOF))
+    same = ca == cb;
+  if (fa) fclose(fa);
+  if (fb) fclose(fb);
+  return same;
+}
+
+/* The layered writers (fdtd's outputs over ranks): each file beside the one
+ * written whole (small.*, bare.*; gprmax_out_read.py compares the HDF5 pairs,
+ * the .vti ones must be byte-identical), layers put in reverse order. */
+static void write_layered(const char *dir) {
+  gs_gpr_box small = {{4, 3, 2}, {0.1, 0.2, 0.3}, {0.01, 0.02, 0.03}};
+  float *f[6];
+  for (int c = 0; c < 6; c++)
+    f[c] = field(small.size, c);
+  static const char *const ext[3] = {"h5", "vtkhdf", "vti"};
+  char path[512], whole[512], err[512] = "";
+  for (int e = 0; e < 3; e++) {
+    snprintf(path, sizeof path, "%s/small_layers.%s", dir, ext[e]);
+    gs_gpr_layers *w = NULL;
+    CHECKF(gs_gpr_snapshot_layers_open(path, &small, 1.5e-9, &w, err, sizeof err) == GS_OK, "%s", err);
+    for (int64_t z = small.size[2] - 1; w && z >= 0; z--) {
+      const float *layer[6];
+      for (int c = 0; c < 6; c++)
+        layer[c] = f[c] + z * small.size[0] * small.size[1];
+      gs_gpr_layers_put(w, z, layer);
+    }
+    CHECKF(gs_gpr_layers_close(w) == GS_OK, "%s", err);
+  }
+  for (int c = 0; c < 6; c++)
+    free(f[c]);
+  /* 600 x 600 layers: the .h5 writer holds 2 at a time; put 2, 0, 1: slabs written part by part */
+  gs_gpr_box wide = {{600, 600, 3}, {0, 0, 0}, {0.001, 0.001, 0.001}};
+  write_snapshot(dir, "wide.h5", &wide, 1e-9, 63);
+  for (int c = 0; c < 6; c++)
+    f[c] = field(wide.size, c);
+  snprintf(path, sizeof path, "%s/wide_layers.h5", dir);
+  gs_gpr_layers *lw = NULL;
+  CHECKF(gs_gpr_snapshot_layers_open(path, &wide, 1e-9, &lw, err, sizeof err) == GS_OK, "%s", err);
+  for (int q = 0; lw && q < 3; q++) {
+    const int64_t z = (q + 2) % 3;
+    const float *layer[6];
+    for (int c = 0; c < 6; c++)
+      layer[c] = f[c] + z * 600 * 600;
+    gs_gpr_layers_put(lw, z, layer);
+  }
+  CHECKF(gs_gpr_layers_close(lw) == GS_OK, "%s", err);
+  for (int c = 0; c < 6; c++)
+    free(f[c]);
+  snprintf(path, sizeof path, "%s/small_layers.vti", dir);
+  snprintf(whole, sizeof whole, "%s/small.vti", dir);
+  CHECKF(same_bytes(path, whole), "%s differs from %s", path, whole);
+  gs_gpr_geometry g = {.box = {{5, 4, 3}, {0.01, 0, 0}, {0.5, 0.25, 0.125}},
+                       .nmaterials = 3,
+                       .material_names = (const char *const[]){"a--b", "q\"uote\\", "tab\there-"},
+                       .dxdydz = {0.002, 0.002, 0.002},
+                       .nxnynz = {120, 105, 1},
+                       .pml = {0, 0, 0, 0, 0, 0}};
+  uint32_t mat[60], edges[180];
+  for (int k = 0; k < 3; k++)
+    for (int j = 0; j < 4; j++)
+      for (int i = 0; i < 5; i++)
+        mat[(k * 4 + j) * 5 + i] = (uint32_t)(i * 7 + j * 3 + k) % 3;
+  for (int e = 0; e < 2; e++) {
+    snprintf(path, sizeof path, "%s/bare_layers.%s", dir, ext[e + 1]);
+    gs_gpr_layers *w = NULL;
+    CHECKF(gs_gpr_geometry_layers_open(path, &g, &w, err, sizeof err) == GS_OK, "%s", err);
+    for (int64_t z = 0; w && z < 3; z++)
+      gs_gpr_layers_put_u32(w, z, mat + z * 20);
+    CHECKF(gs_gpr_layers_close(w) == GS_OK, "%s", err);
+  }
+  snprintf(path, sizeof path, "%s/bare_layers.vti", dir);
+  snprintf(whole, sizeof whole, "%s/bare.vti", dir);
+  CHECKF(same_bytes(path, whole), "%s differs from %s", path, whole);
+  for (int q = 0; q < 180; q++)
+    edges[q] = (uint32_t)(q * 5) % 3;
+  g.material = edges; /* a fine view: whole, then in x slabs */
+  snprintf(whole, sizeof whole, "%s/lines.vtkhdf", dir);
+  CHECKF(gs_gpr_write_geometry_lines(whole, &g, err, sizeof err) == GS_OK, "%s", err);
+  snprintf(path, sizeof path, "%s/lines_slabs.vtkhdf", dir);
+  gs_gpr_layers *w = NULL;
+  CHECKF(gs_gpr_lines_slabs_open(path, &g, &w, err, sizeof err) == GS_OK, "%s", err);
+  for (int64_t x = 4; w && x >= 0; x--)
+    gs_gpr_lines_slabs_put(w, x, edges + x * 36);
+  CHECKF(gs_gpr_layers_close(w) == GS_OK, "%s", err);
+}
+
+/* A geometry objects file whole and in x slabs (gprmax_out_read.py compares them). */
+static void write_geomobj_slabs(const char *dir) {
+  enum { SX = 3, SY = 2, SZ = 4, CELLS = SX * SY * SZ, NODES = (SX + 1) * (SY + 1) * (SZ + 1) };
+  int16_t data[CELLS];
+  int8_t rigid[18 * CELLS];
+  uint32_t id[6 * NODES];
+  for (int q = 0; q < CELLS; q++)
+    data[q] = (int16_t)(q % 5);
+  for (int q = 0; q < 18 * CELLS; q++)
+    rigid[q] = (int8_t)(q % 3 == 0);
+  for (int q = 0; q < 6 * NODES; q++)
+    id[q] = (uint32_t)(q % 7);
+  gs_gpr_geomobj o = {.title = "slabs",
+                      .dxdydz = {0.1, 0.2, 0.3},
+                      .size = {SX, SY, SZ},
+                      .data = data,
+                      .rigidE = rigid,
+                      .rigidH = rigid + 12 * CELLS,
+                      .id = id};
+  char path[512], err[512] = "";
+  snprintf(path, sizeof path, "%s/geomobj.h5", dir);
+  CHECKF(gs_gpr_write_geometry_object(path, &o, err, sizeof err) == GS_OK, "%s", err);
+  snprintf(path, sizeof path, "%s/geomobj_slabs.h5", dir);
+  gs_gpr_layers *w = NULL;
+  CHECKF(gs_gpr_geomobj_slabs_open(path, &o, &w, err, sizeof err) == GS_OK, "%s", err);
+  for (int x = SX; w && x >= 0; x--) {
+    int16_t d[SY * SZ];
+    int8_t r[18 * SY * SZ];
+    uint32_t n[6 * (SY + 1) * (SZ + 1)];
+    if (x < SX) {
+      memcpy(d, data + x * SY * SZ, sizeof d);
+      for (int b = 0; b < 18; b++)
+        memcpy(r + b * SY * SZ, rigid + b * CELLS + x * SY * SZ, SY * SZ);
+      gs_gpr_geomobj_slabs_put_cells(w, x, d, r);
+    }
+    for (int c = 0; c < 6; c++)
+      memcpy(n + c * (SY + 1) * (SZ + 1), id + c * NODES + x * (SY + 1) * (SZ + 1),
+             sizeof(uint32_t) * (SY + 1) * (SZ + 1));
+    gs_gpr_geomobj_slabs_put_nodes(w, x, n);
+  }
+  CHECKF(gs_gpr_layers_close(w) == GS_OK, "%s", err);
+}
+
+/* A layered snapshot opened and closed at once (its failures). */
+static gs_status layers_open_close(const char *path, char *err, size_t errlen) {
+  gs_gpr_box b = {{2, 1, 1}, {0, 0, 0}, {1, 1, 1}};
+  gs_gpr_layers *w = NULL;
+  gs_status st = gs_gpr_snapshot_layers_open(path, &b, 0, &w, err, errlen);
+  gs_gpr_layers_close(w);
+  return st;
+}
+
 /* Number of entries in dir besides . and .. */
 static int entries(const char *dir) {
   DIR *d = opendir(dir);
@@ -259,6 +402,12 @@ static void failures(void) {
   fails(snapshot_ok, dir, p, GS_ERR_USAGE, ".h5, .vtkhdf or .vti", 0);
   snprintf(p, sizeof p, "%s/snap.h5", dir);
   fails(snapshot_empty, dir, p, GS_ERR_USAGE, "size", 0);
+  snprintf(p, sizeof p, "%s/snap.png", dir); /* the layered writers: refused, nothing left */
+  fails(layers_open_close, dir, p, GS_ERR_USAGE, ".h5, .vtkhdf or .vti", 0);
+  snprintf(p, sizeof p, "%s/none/snap.h5", dir);
+  fails(layers_open_close, dir, p, GS_ERR_IO, "H5Fcreate failed|No such file or directory", 0);
+  snprintf(p, sizeof p, "%s/none/snap.vti", dir);
+  fails(layers_open_close, dir, p, GS_ERR_IO, "No such file or directory", 0);
   /* A folder in the way of the rename (not empty, so rename cannot replace it). */
   snprintf(p, sizeof p, "%s/taken.h5", dir);
   snprintf(q, sizeof q, "%s/taken.h5/x", dir);
@@ -302,6 +451,8 @@ int main(int argc, char **argv) {
   write_multi(argv[1]);
   write_snapshots(argv[1]);
   write_geometries(argv[1]);
+  write_layered(argv[1]);
+  write_geomobj_slabs(argv[1]);
   failures();
   /* Every file closed, on the failure paths too. */
   CHECKF(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL) == 0, "%zd HDF5 objects open",

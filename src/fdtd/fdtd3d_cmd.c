@@ -28,13 +28,10 @@ static double now_s(void) {
 /* What a 3D model split over ranks does not take yet (issue #19): the
  * feature's name, or NULL. */
 static const char *refused_split(const gs_fdtd_opts *o, const gs_scene *sc, int ckpt) {
-  (void)ckpt; /* checkpoints: a file per rank and a manifest (checkpoint3d.c) */
-  return sc->nsnaps        ? "#snapshot runs on one rank so far"
-         : sc->nviews      ? "#geometry_view runs on one rank so far"
-         : sc->ngeo_writes ? "#geometry_objects_write runs on one rank so far"
-         : o->slice || o->slice_field || sc->snapshot_every ? "PNG slices (--slice, --snapshot-every, "
-                                                              "#snapshot_png) run on one rank so far"
-                                                            : NULL;
+  (void)o;
+  (void)sc;
+  (void)ckpt;
+  return NULL;
 }
 
 /* What 3D models do not take yet: one line on rank 0, or 0. */
@@ -196,8 +193,10 @@ static void take_snapshot(run3 *x, gs_fdtd3_sim *m) {
              (long long)m->step);
   else
     snprintf(path, sizeof path, "%s/snapshots/%s_%08lld.png", x->outdir, name, (long long)m->step);
-  if (gs_fdtd3_slice_png(m, &x->slice, path, err, sizeof err) != GS_OK) {
-    gs_log_error("fdtd: snapshot: %s", err);
+  const gs_status st = x->rk ? gs_fdtd3_slice_png_split(m, x->rk, &x->slice, path, err, sizeof err)
+                             : gs_fdtd3_slice_png(m, &x->slice, path, err, sizeof err);
+  if (st != GS_OK) {
+    if (x->c->rank == 0) gs_log_error("fdtd: snapshot: %s", err); /* the same status on every rank */
     x->status = GS_EXIT_PARTIAL;
   }
 }
@@ -210,10 +209,10 @@ static int step_run(run3 *x, gs_fdtd3_sim *m, double *secs) {
   gs_progress *prog = show ? gs_progress_create("fdtd", iterations, "steps") : NULL;
   double cells = (double)x->sc->nx * (double)x->sc->ny * (double)x->sc->nz, t0 = now_s();
   /* #snapshot files (gprMax's): a failure is reported and the run goes on, partial. */
-  if (gs_gpr3_snapshots_due(m, x->outdir, x->model, (int)x->o->runs)) x->status = GS_EXIT_PARTIAL;
+  if (gs_gpr3_snapshots_due(m, x->rk, x->outdir, x->model, (int)x->o->runs)) x->status = GS_EXIT_PARTIAL;
   while (m->step < iterations && !stopped) {
     gs_fdtd3_sim_advance(m, next_event(x, m->step) - m->step);
-    if (gs_gpr3_snapshots_due(m, x->outdir, x->model, (int)x->o->runs)) x->status = GS_EXIT_PARTIAL;
+    if (gs_gpr3_snapshots_due(m, x->rk, x->outdir, x->model, (int)x->o->runs)) x->status = GS_EXIT_PARTIAL;
     if (prog) {
       gs_fdtd3_sim_sync(m);
       gs_progress_update(prog, m->step, (double)(m->step - x->first_step) * cells * 1e-6);
@@ -243,8 +242,11 @@ static int step_run(run3 *x, gs_fdtd3_sim *m, double *secs) {
 static int run_once(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs, int *stopped) {
   gs_fdtd3_sim m;
   char err[1024];
-  if (gs_gpr3_geometry_outputs(x->sc, (int)x->r, (int)x->o->runs, x->outdir, err, sizeof err) != GS_OK) {
-    gs_log_error("fdtd: geometry output: %s", err);
+  const gs_status views =
+      x->rk ? gs_gpr3_geometry_outputs_split(x->sc, x->rk, (int)x->r, (int)x->o->runs, x->outdir, err, sizeof err)
+            : gs_gpr3_geometry_outputs(x->sc, (int)x->r, (int)x->o->runs, x->outdir, err, sizeof err);
+  if (views != GS_OK) {
+    if (x->c->rank == 0) gs_log_error("fdtd: geometry output: %s", err); /* agreed over the ranks */
     return GS_EXIT_USAGE;
   }
   if (gs_fdtd3_sim_init_part(&m, x->sc, b, (int)x->r, x->rk, err, sizeof err) != GS_OK) {

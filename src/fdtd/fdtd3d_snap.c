@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "fdtd3d_gather.h"
 #include "snapshot.h"
 
 static const char *const comp_names[6] = {"ex", "ey", "ez", "hx", "hy", "hz"};
@@ -108,4 +109,38 @@ gs_status gs_fdtd3_slice_png(gs_fdtd3_sim *m, const gs_fdtd3_slice *s, const cha
   free(v);
   free(mat);
   return st;
+}
+
+gs_status gs_fdtd3_slice_png_split(gs_fdtd3_sim *m, const gs_fdtd3_ranks *sp, const gs_fdtd3_slice *s, const char *path,
+                                   char *err, size_t errlen) {
+  const gs_scene *sc = m->sc;
+  const int root = sp->rank == 0;
+  const int64_t n[3] = {sc->nx + 1, sc->ny + 1, sc->nz + 1};
+  int a = s->axis == 0 ? 1 : 0, b = s->axis == 2 ? 1 : 2;
+  gs_fdtd3_grid g = {{0, 0, 0}, {1, 1, 1}, {n[0], n[1], n[2]}};
+  g.start[s->axis] = plane_at(m, s);
+  g.count[s->axis] = 1; /* x fastest: read_plane's order for each axis */
+  gs_fdtd3_sim_sync(m);
+  const void *dev[2] = {m->f[m->cur][s->comp], m->mat[s->comp % 3]};
+  const size_t elem[2] = {sizeof(float), 1}, cells = (size_t)(n[a] * n[b]);
+  gs_fdtd3_reader rd = gs_fdtd3_field_reader(m, 2, dev, elem);
+  uint8_t *rec = root ? gs_xmalloc(5 * cells) : NULL;
+  gs_fdtd3_gather(sp, sc, &g, &rd, rec);
+  gs_fdtd3_field_reader_free(&rd);
+  gs_status st = GS_OK;
+  if (root) {
+    float *v = gs_xmalloc(sizeof(float) * cells);
+    uint8_t *mat = gs_xmalloc(cells);
+    for (size_t q = 0; q < cells; ++q) {
+      memcpy(&v[q], rec + 5 * q, sizeof(float));
+      mat[q] = rec[5 * q + 4];
+    }
+    double t = ((double)m->step - (s->comp >= 3 ? 0.5 : 0.0)) * sc->dt; /* as gs_fdtd3_slice_png */
+    gs_snapshot_label lab = {t > 0 ? t : 0, m->step, s->comp >= 3 ? "A/m" : "V/m"};
+    st = gs_snapshot_plane_png(v, mat, n[a], n[b], &lab, path, err, errlen);
+    free(v);
+    free(mat);
+  }
+  free(rec);
+  return gs_fdtd3_dist_agree(st, sp->comm, err, errlen);
 }

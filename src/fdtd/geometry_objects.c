@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fdtd3d_gather.h"
 #include "fsutil.h"
 #include "gprmax_out.h"
 #include "scene_internal.h"
@@ -131,6 +132,126 @@ gs_status gs_geometry_objects_write(const gs_scene *sc, const gs_geometry3 *g, c
   gs_status st = GS_OK;
   for (int k = 0; k < sc->ngeo_writes && st == GS_OK; ++k)
     st = write_one(sc, g, &sc->geo_writes[k], dir, err, errlen);
+  return st;
+}
+
+/* ---- over ranks ---- */
+
+/* The materials of the box's nodes and cells (write_one's) that part own holds, marked in used. */
+static void used_here(const gs_geometry3 *g, const gs_geo_write *w, const gs_part3 *own, uint8_t *used) {
+  int64_t lo[3], hi[3];
+  for (int a = 0; a < 3; ++a) {
+    lo[a] = w->lo[a] > own->lo[a] ? w->lo[a] : own->lo[a];
+    hi[a] = w->hi[a] + 1 < own->hi[a] ? w->hi[a] + 1 : own->hi[a];
+  }
+  for (int64_t i = lo[0]; i < hi[0]; ++i)
+    for (int64_t j = lo[1]; j < hi[1]; ++j)
+      for (int64_t k = lo[2]; k < hi[2]; ++k) {
+        for (int c = 0; c < 6; ++c)
+          used[g->id[c][gs_geometry3_node(g, i, j, k)]] = 1;
+        if (i < w->hi[0] && j < w->hi[1] && k < w->hi[2]) used[g->solid[gs_geometry3_cell(g, i, j, k)]] = 1;
+      }
+}
+
+typedef struct geo_ctx {
+  const gs_geometry3 *g;
+  const uint32_t *map;
+} geo_ctx;
+
+static void no_plane(void *ctx, int64_t k) {
+  (void)ctx, (void)k;
+}
+
+/* A cell's record: its data value (int16) and its 18 rigid flags. */
+static void cell_record(void *ctx, int64_t i, int64_t j, int64_t k, uint8_t *dst) {
+  const geo_ctx *x = ctx;
+  const int64_t c = gs_geometry3_cell(x->g, i, j, k);
+  const int16_t d = (int16_t)x->map[x->g->solid[c]];
+  memcpy(dst, &d, sizeof d);
+  for (int b = 0; b < 18; ++b)
+    dst[2 + b] = (uint8_t)(x->g->rigid[c] >> b & 1u);
+}
+
+/* A node's record: its six materials (uint32). */
+static void node_record(void *ctx, int64_t i, int64_t j, int64_t k, uint8_t *dst) {
+  const geo_ctx *x = ctx;
+  for (int c = 0; c < 6; ++c) {
+    const uint32_t v = x->map[x->g->id[c][gs_geometry3_node(x->g, i, j, k)]];
+    memcpy(dst + 4 * c, &v, sizeof v);
+  }
+}
+
+/* x plane x of the box's cells and nodes, gathered on rank 0 and written to f there. */
+static void put_plane(const gs_scene *sc, const gs_fdtd3_ranks *sp, const gs_geo_write *w, const geo_ctx *ctx,
+                      int64_t x, uint8_t *rec, uint8_t *buf, gs_gpr_layers *f) {
+  const int64_t sy = w->hi[1] - w->lo[1], sz = w->hi[2] - w->lo[2], ny = sy + 1, nz = sz + 1;
+  const int root = sp->rank == 0;
+  if (x < w->hi[0] - w->lo[0]) {
+    const gs_fdtd3_grid cells = {{w->lo[0] + x, w->lo[1], w->lo[2]}, {1, 1, 1}, {1, sy, sz}};
+    const gs_fdtd3_reader rd = {no_plane, cell_record, (void *)ctx, 20};
+    gs_fdtd3_gather(sp, sc, &cells, &rd, rec);
+    int16_t *data = (int16_t *)(void *)buf;
+    int8_t *rigid = (int8_t *)(buf + sizeof(int16_t) * (size_t)(sy * sz));
+    for (int64_t z = 0; root && z < sz; ++z) /* gathered z slowest; the file's z fastest */
+      for (int64_t y = 0; y < sy; ++y) {
+        const uint8_t *r = rec + 20 * (size_t)(z * sy + y);
+        memcpy(&data[y * sz + z], r, sizeof *data);
+        for (int b = 0; b < 18; ++b)
+          rigid[(size_t)(b * sy * sz + y * sz + z)] = (int8_t)r[2 + b];
+      }
+    if (root) gs_gpr_geomobj_slabs_put_cells(f, x, data, rigid);
+  }
+  const gs_fdtd3_grid nodes = {{w->lo[0] + x, w->lo[1], w->lo[2]}, {1, 1, 1}, {1, ny, nz}};
+  const gs_fdtd3_reader rd = {no_plane, node_record, (void *)ctx, 24};
+  gs_fdtd3_gather(sp, sc, &nodes, &rd, rec);
+  uint32_t *id = (uint32_t *)(void *)buf;
+  for (int64_t z = 0; root && z < nz; ++z)
+    for (int64_t y = 0; y < ny; ++y)
+      for (int c = 0; c < 6; ++c)
+        memcpy(&id[(size_t)(c * ny * nz + y * nz + z)], rec + 24 * (size_t)(z * ny + y) + 4 * c, sizeof *id);
+  if (root) gs_gpr_geomobj_slabs_put_nodes(f, x, id);
+}
+
+static gs_status write_one_split(const gs_scene *sc, const gs_geometry3 *g, const gs_fdtd3_ranks *sp,
+                                 const gs_geo_write *w, const char *dir, char *err, size_t errlen) {
+  const int root = sp->rank == 0;
+  const int64_t s[3] = {w->hi[0] - w->lo[0], w->hi[1] - w->lo[1], w->hi[2] - w->lo[2]};
+  uint8_t *used = gs_xcalloc((size_t)g->nmat, 1);
+  used_here(g, w, &sp->part, used);
+  GS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, used, g->nmat, MPI_UINT8_T, MPI_MAX, sp->comm));
+  int *order = gs_xmalloc(sizeof *order * (size_t)g->nmat);
+  uint32_t *map = gs_xcalloc((size_t)g->nmat, sizeof *map);
+  const int n = gs_view_materials(g, used, order, map);
+  const gs_gpr_geomobj meta = {.title = sc->title, .dxdydz = {sc->dx, sc->dy, sc->dz}, .size = {s[0], s[1], s[2]}};
+  char path[2400];
+  snprintf(path, sizeof path, "%s/%s.h5", dir, w->base);
+  gs_gpr_layers *f = NULL;
+  gs_status st = root ? gs_gpr_geomobj_slabs_open(path, &meta, &f, err, errlen) : GS_OK;
+  st = gs_fdtd3_dist_agree(st, sp->comm, err, errlen);
+  if (st == GS_OK) {
+    const size_t nodes = (size_t)((s[1] + 1) * (s[2] + 1)); /* a plane's; more than its cells */
+    uint8_t *rec = root ? gs_xmalloc(24 * nodes) : NULL, *buf = root ? gs_xmalloc(24 * nodes) : NULL;
+    const geo_ctx ctx = {g, map};
+    for (int64_t x = 0; x <= s[0]; ++x)
+      put_plane(sc, sp, w, &ctx, x, rec, buf, f);
+    free(rec);
+    free(buf);
+    st = root ? gs_gpr_layers_close(f) : GS_OK;
+    snprintf(path, sizeof path, "%s/%s_materials.txt", dir, w->base);
+    if (root && st == GS_OK) st = write_materials(path, g, order, n, err, errlen);
+    st = gs_fdtd3_dist_agree(st, sp->comm, err, errlen);
+  }
+  free(used);
+  free(order);
+  free(map);
+  return st;
+}
+
+gs_status gs_geometry_objects_write_split(const gs_scene *sc, const gs_geometry3 *g, const gs_fdtd3_ranks *sp,
+                                          const char *dir, char *err, size_t errlen) {
+  gs_status st = GS_OK;
+  for (int k = 0; k < sc->ngeo_writes && st == GS_OK; ++k)
+    st = write_one_split(sc, g, sp, &sc->geo_writes[k], dir, err, errlen);
   return st;
 }
 

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fdtd3d_dist.h"
+#include "fdtd3d_gather.h"
 #include "fsutil.h"
 #include "geometry_objects.h"
 #include "gpr_views.h"
@@ -91,45 +93,62 @@ static uint32_t *edge_materials(const gs_geometry3 *g, const gs_geometry_view *v
   return lines;
 }
 
+/* A view's metadata (gv, its data not set) and what holds it. */
+typedef struct view_meta {
+  gs_gpr_geometry gv;
+  const char **mnames, **names;
+  int *order;
+  uint32_t *map; /* f: each material's index in the view's list */
+  char (*ids)[80];
+  double *pos;
+} view_meta;
+
+static void view_meta_make(view_meta *vm, const gs_scene *sc, const gs_geometry3 *g, int run,
+                           const gs_geometry_view *v) {
+  /* f lists every material, compounds sorted by name (gprMax's initialise_materials(filter_materials=False)) */
+  vm->mnames = gs_xcalloc((size_t)g->nmat + 1, sizeof *vm->mnames);
+  vm->order = gs_xmalloc(sizeof *vm->order * (size_t)g->nmat);
+  vm->map = gs_xmalloc(sizeof *vm->map * (size_t)g->nmat);
+  gs_view_materials(g, NULL, vm->order, vm->map);
+  for (int k = 0; k < g->nmat; ++k)
+    vm->mnames[k] = g->mat[v->fine ? vm->order[k] : k].name;
+  vm->gv = (gs_gpr_geometry){.box = view_box(sc, v->lo, v->step, v->size),
+                             .nmaterials = v->fine ? g->nmat : sc->nmaterials, /* the compounds only in f */
+                             .material_names = vm->mnames,
+                             .dxdydz = {sc->dx, sc->dy, sc->dz},
+                             .nxnynz = {sc->nx, sc->ny, sc->nz},
+                             .start = {v->lo[0], v->lo[1], v->lo[2]}};
+  for (int s = 0; s < 6; ++s)
+    vm->gv.pml_always |= sc->pml6[s] != 0;
+  view_pml(sc, v, vm->gv.pml);
+  int n = sources_receivers(sc, run, &vm->ids, &vm->names, &vm->pos), nsrc = sc->nsources;
+  vm->gv.nsrc = nsrc;
+  vm->gv.src_ids = vm->names;
+  vm->gv.src_pos = vm->pos;
+  vm->gv.nrx = n - nsrc;
+  vm->gv.rx_ids = vm->names + nsrc;
+  vm->gv.rx_pos = vm->pos + 3 * nsrc;
+}
+
+static void view_meta_free(view_meta *vm) {
+  free(vm->ids);
+  free(vm->names);
+  free(vm->pos);
+  free(vm->mnames);
+  free(vm->order);
+  free(vm->map);
+}
+
 static gs_status write_view(const gs_scene *sc, const gs_geometry3 *g, int run, const gs_geometry_view *v,
                             const char *path, char *err, size_t errlen) {
-  /* f lists every material, compounds sorted by name (gprMax's initialise_materials(filter_materials=False)) */
-  const char **mnames = gs_xcalloc((size_t)g->nmat + 1, sizeof *mnames);
-  int *order = gs_xmalloc(sizeof *order * (size_t)g->nmat);
-  uint32_t *map = gs_xmalloc(sizeof *map * (size_t)g->nmat);
-  gs_view_materials(g, NULL, order, map);
-  for (int k = 0; k < g->nmat; ++k)
-    mnames[k] = g->mat[v->fine ? order[k] : k].name;
-  gs_gpr_geometry gv = {.box = view_box(sc, v->lo, v->step, v->size),
-                        .nmaterials = v->fine ? g->nmat : sc->nmaterials, /* the compounds only in f */
-                        .material_names = mnames,
-                        .dxdydz = {sc->dx, sc->dy, sc->dz},
-                        .nxnynz = {sc->nx, sc->ny, sc->nz},
-                        .start = {v->lo[0], v->lo[1], v->lo[2]}};
-  for (int s = 0; s < 6; ++s)
-    gv.pml_always |= sc->pml6[s] != 0;
-  view_pml(sc, v, gv.pml);
-  char(*ids)[80];
-  const char **names;
-  double *pos;
-  int n = sources_receivers(sc, run, &ids, &names, &pos), nsrc = sc->nsources;
-  gv.nsrc = nsrc;
-  gv.src_ids = names;
-  gv.src_pos = pos;
-  gv.nrx = n - nsrc;
-  gv.rx_ids = names + nsrc;
-  gv.rx_pos = pos + 3 * nsrc;
-  uint32_t *data = v->fine ? edge_materials(g, v, map) : voxel_materials(g, v);
-  gv.material = data;
-  gs_status st =
-      v->fine ? gs_gpr_write_geometry_lines(path, &gv, err, errlen) : gs_gpr_write_geometry(path, &gv, err, errlen);
+  view_meta vm;
+  view_meta_make(&vm, sc, g, run, v);
+  uint32_t *data = v->fine ? edge_materials(g, v, vm.map) : voxel_materials(g, v);
+  vm.gv.material = data;
+  gs_status st = v->fine ? gs_gpr_write_geometry_lines(path, &vm.gv, err, errlen)
+                         : gs_gpr_write_geometry(path, &vm.gv, err, errlen);
   free(data);
-  free(ids);
-  free(names);
-  free(pos);
-  free(mnames);
-  free(order);
-  free(map);
+  view_meta_free(&vm);
   return st;
 }
 
@@ -218,6 +237,178 @@ gs_status gs_gpr3_take_snapshot(gs_fdtd3_sim *m, const gs_snapshot_req *q, const
   return st;
 }
 
+/* Sampled node layer z of snapshot q over the ranks into layer[c] on rank 0
+ * (as sample_plane; rec: (sx + 1) (sy + 1) records of the six fields). */
+static void gather_node_layer(gs_fdtd3_sim *m, const gs_fdtd3_ranks *sp, const gs_snapshot_req *q, int64_t z,
+                              const gs_fdtd3_reader *rd, float *rec, float *const layer[6]) {
+  const gs_fdtd3_grid g = {{q->lo[0], q->lo[1], q->lo[2] + z * q->step[2]},
+                           {q->step[0], q->step[1], 1},
+                           {q->size[0] + 1, q->size[1] + 1, 1}};
+  gs_fdtd3_gather(sp, m->sc, &g, rd, rec);
+  if (sp->rank != 0) return;
+  const size_t nodes = (size_t)(g.count[0] * g.count[1]);
+  for (size_t n = 0; n < nodes; ++n)
+    for (int c = 0; c < 6; ++c)
+      layer[c][n] = rec[6 * n + (size_t)c];
+}
+
+/* The node layers of a snapshot on rank 0, layer by layer into w (NULL elsewhere). */
+static void snapshot_layers(gs_fdtd3_sim *m, const gs_fdtd3_ranks *sp, const gs_snapshot_req *q, gs_gpr_layers *w) {
+  const int root = sp->rank == 0;
+  const size_t nodes = (size_t)((q->size[0] + 1) * (q->size[1] + 1)), cells = (size_t)(q->size[0] * q->size[1]);
+  float *rec = root ? gs_xmalloc(sizeof(float) * 6 * nodes) : NULL;
+  float *layers = root ? gs_xmalloc(sizeof(float) * 12 * nodes) : NULL;
+  float *store = root ? gs_xmalloc(sizeof(float) * 6 * cells) : NULL, *fields[6], *lo[6], *hi[6];
+  for (int c = 0; c < 6; ++c) {
+    fields[c] = root ? store + (size_t)c * cells : NULL;
+    lo[c] = root ? layers + (size_t)c * nodes : NULL;
+    hi[c] = root ? layers + (size_t)(6 + c) * nodes : NULL;
+  }
+  const float *const cf[6] = {fields[0], fields[1], fields[2], fields[3], fields[4], fields[5]};
+  const void *dev[6];
+  size_t elem[6];
+  for (int c = 0; c < 6; ++c) {
+    dev[c] = m->f[m->cur][c];
+    elem[c] = sizeof(float);
+  }
+  gs_fdtd3_reader rd = gs_fdtd3_field_reader(m, 6, dev, elem);
+  gather_node_layer(m, sp, q, 0, &rd, rec, lo);
+  for (int64_t z = 0; z < q->size[2]; ++z) {
+    gather_node_layer(m, sp, q, z + 1, &rd, rec, hi);
+    if (root) {
+      cell_layer(q, lo, hi, 0, fields); /* rank 0's arithmetic: one rank's */
+      gs_gpr_layers_put(w, z, cf);
+    }
+    for (int c = 0; c < 6; ++c) {
+      float *t = lo[c];
+      lo[c] = hi[c];
+      hi[c] = t;
+    }
+  }
+  gs_fdtd3_field_reader_free(&rd);
+  free(rec);
+  free(layers);
+  free(store);
+}
+
+gs_status gs_gpr3_take_snapshot_split(gs_fdtd3_sim *m, const gs_fdtd3_ranks *sp, const gs_snapshot_req *q,
+                                      const char *path, char *err, size_t errlen) {
+  gs_gpr_box box = view_box(m->sc, q->lo, q->step, q->size);
+  gs_gpr_layers *w = NULL;
+  gs_status st = sp->rank == 0
+                     ? gs_gpr_snapshot_layers_open(path, &box, (double)q->iteration * m->sc->dt, &w, err, errlen)
+                     : GS_OK;
+  st = gs_fdtd3_dist_agree(st, sp->comm, err, errlen);
+  if (st != GS_OK) return st;
+  gs_fdtd3_sim_sync(m);
+  snapshot_layers(m, sp, q, w);
+  st = sp->rank == 0 ? gs_gpr_layers_close(w) : GS_OK;
+  return gs_fdtd3_dist_agree(st, sp->comm, err, errlen);
+}
+
+/* A part's geometry read for a view: each cell's material. */
+static void no_plane(void *ctx, int64_t k) {
+  (void)ctx, (void)k;
+}
+static void cell_material(void *ctx, int64_t i, int64_t j, int64_t k, uint8_t *dst) {
+  const gs_geometry3 *g = ctx;
+  memcpy(dst, &g->solid[gs_geometry3_cell(g, i, j, k)], sizeof(uint32_t));
+}
+
+/* A part's node read for a fine view: its Ex, Ey, Ez materials, numbered as the view lists them. */
+typedef struct edge_ctx {
+  const gs_geometry3 *g;
+  const uint32_t *map;
+} edge_ctx;
+static void edge_ids(void *ctx, int64_t i, int64_t j, int64_t k, uint8_t *dst) {
+  const edge_ctx *e = ctx;
+  for (int c = 0; c < 3; ++c) {
+    const uint32_t v = e->map[e->g->id[c][gs_geometry3_node(e->g, i, j, k)]];
+    memcpy(dst + 4 * c, &v, sizeof v);
+  }
+}
+
+/* A type f view over the ranks: rank 0 writes its materials one x plane of
+ * cells at a time (the file's order: y, then z fastest, then the 3 edges). */
+static void fine_view_planes(const gs_scene *sc, const gs_geometry3 *g, const gs_fdtd3_ranks *sp,
+                             const gs_geometry_view *v, const uint32_t *map, gs_gpr_layers *w) {
+  const int root = sp->rank == 0;
+  const int64_t sy = v->size[1], sz = v->size[2];
+  uint32_t *got = root ? gs_xmalloc(sizeof *got * 3 * (size_t)(sy * sz)) : NULL;
+  uint32_t *plane = root ? gs_xmalloc(sizeof *plane * 3 * (size_t)(sy * sz)) : NULL;
+  edge_ctx ctx = {g, map};
+  const gs_fdtd3_reader rd = {no_plane, edge_ids, &ctx, 3 * sizeof(uint32_t)};
+  for (int64_t x = 0; x < v->size[0]; ++x) {
+    const gs_fdtd3_grid grid = {{v->lo[0] + x, v->lo[1], v->lo[2]}, {1, 1, 1}, {1, sy, sz}};
+    gs_fdtd3_gather(sp, sc, &grid, &rd, got); /* z slowest: turned to z fastest */
+    if (!root) continue;
+    for (int64_t z = 0; z < sz; ++z)
+      for (int64_t y = 0; y < sy; ++y)
+        memcpy(plane + 3 * (y * sz + z), got + 3 * (z * sy + y), 3 * sizeof *plane);
+    gs_gpr_lines_slabs_put(w, x, plane);
+  }
+  free(got);
+  free(plane);
+}
+
+/* A type n view's cells over the ranks, one layer of cells at a time into w on rank 0. */
+static void voxel_view_layers(const gs_scene *sc, gs_geometry3 *g, const gs_fdtd3_ranks *sp, const gs_geometry_view *v,
+                              gs_gpr_layers *w) {
+  const int root = sp->rank == 0;
+  uint32_t *layer = root ? gs_xmalloc(sizeof *layer * (size_t)(v->size[0] * v->size[1])) : NULL;
+  const gs_fdtd3_reader rd = {no_plane, cell_material, g, sizeof(uint32_t)};
+  for (int64_t z = 0; z < v->size[2]; ++z) {
+    const gs_fdtd3_grid grid = {
+        {v->lo[0], v->lo[1], v->lo[2] + z * v->step[2]}, {v->step[0], v->step[1], 1}, {v->size[0], v->size[1], 1}};
+    gs_fdtd3_gather(sp, sc, &grid, &rd, layer);
+    if (root) gs_gpr_layers_put_u32(w, z, layer);
+  }
+  free(layer);
+}
+
+/* A view over the ranks: rank 0 writes it as the parts send their pieces. */
+static gs_status write_view_split(const gs_scene *sc, gs_geometry3 *g, const gs_fdtd3_ranks *sp, int run,
+                                  const gs_geometry_view *v, const char *path, char *err, size_t errlen) {
+  const int root = sp->rank == 0;
+  view_meta vm;
+  view_meta_make(&vm, sc, g, run, v);
+  gs_gpr_layers *w = NULL;
+  gs_status st = !root     ? GS_OK
+                 : v->fine ? gs_gpr_lines_slabs_open(path, &vm.gv, &w, err, errlen)
+                           : gs_gpr_geometry_layers_open(path, &vm.gv, &w, err, errlen);
+  st = gs_fdtd3_dist_agree(st, sp->comm, err, errlen);
+  if (st != GS_OK) {
+    view_meta_free(&vm);
+    return st;
+  }
+  if (v->fine)
+    fine_view_planes(sc, g, sp, v, vm.map, w);
+  else
+    voxel_view_layers(sc, g, sp, v, w);
+  st = root ? gs_gpr_layers_close(w) : GS_OK;
+  view_meta_free(&vm);
+  return gs_fdtd3_dist_agree(st, sp->comm, err, errlen);
+}
+
+gs_status gs_gpr3_geometry_outputs_split(const gs_scene *sc, const gs_fdtd3_ranks *sp, int run, int runs,
+                                         const char *dir, char *err, size_t errlen) {
+  if (!sc->nviews && !sc->ngeo_writes) return GS_OK;
+  gs_mat3 *mats = gs_fdtd3_materials(sc);
+  gs_geometry3 g, plane;
+  gs_status st = gs_fdtd3_dist_geometry(&g, &plane, sc, mats, sp, err, errlen);
+  free(mats);
+  if (st != GS_OK) return st;
+  gs_geometry3_free(&plane);
+  for (int k = 0; k < sc->nviews && st == GS_OK; ++k) {
+    char path[2048];
+    gs_gpr_view_path(dir, sc->views[k].file, run, runs, path, sizeof path);
+    st = write_view_split(sc, &g, sp, run, &sc->views[k], path, err, errlen);
+  }
+  if (st == GS_OK) st = gs_geometry_objects_write_split(sc, &g, sp, dir, err, errlen);
+  gs_geometry3_free(&g);
+  return st;
+}
+
 double gs_gpr3_outputs_host_bytes(const gs_scene *sc) {
   double most = 0;
   for (int k = 0; k < sc->nviews; ++k) {
@@ -276,8 +467,9 @@ int64_t gs_gpr3_next_snapshot(const gs_scene *sc, int64_t after) {
   return next;
 }
 
-int gs_gpr3_snapshots_due(gs_fdtd3_sim *m, const char *dir, const char *model, int runs) {
+int gs_gpr3_snapshots_due(gs_fdtd3_sim *m, const gs_fdtd3_ranks *sp, const char *dir, const char *model, int runs) {
   const gs_scene *sc = m->sc;
+  const int root = !sp || sp->rank == 0;
   int failed = 0;
   for (int k = 0; k < sc->nsnaps; ++k) {
     if (sc->snaps[k].iteration - 1 != m->step) continue;
@@ -287,11 +479,17 @@ int gs_gpr3_snapshots_due(gs_fdtd3_sim *m, const char *dir, const char *model, i
     else
       snprintf(sdir, sizeof sdir, "%s/%s_snaps", dir, model);
     snprintf(path, sizeof path, "%s/%s", sdir, sc->snaps[k].file);
-    if (gs_mkdirs(sdir, 1) != 0)
+    gs_status st = GS_OK;
+    if (root && gs_mkdirs(sdir, 1) != 0) { /* rank 0 writes every file */
       snprintf(err, sizeof err, "%s: %s", sdir, strerror(errno));
-    else if (gs_gpr3_take_snapshot(m, &sc->snaps[k], path, err, sizeof err) == GS_OK)
-      continue;
-    gs_log_error("fdtd: snapshot: %s", err);
+      st = GS_ERR_IO;
+    }
+    if (sp) st = gs_fdtd3_dist_agree(st, sp->comm, err, sizeof err);
+    if (st == GS_OK)
+      st = sp ? gs_gpr3_take_snapshot_split(m, sp, &sc->snaps[k], path, err, sizeof err)
+              : gs_gpr3_take_snapshot(m, &sc->snaps[k], path, err, sizeof err);
+    if (st == GS_OK) continue;
+    if (root) gs_log_error("fdtd: snapshot: %s", err);
     ++failed;
   }
   return failed;

@@ -21,6 +21,19 @@ gs_status gs_gpr3_write_views(const gs_scene *sc, const gs_geometry3 *g, int run
  * device one z plane at a time; a .vtkhdf file is written one layer of cells
  * at a time, .h5 and .vti hold the whole box's cell values until written. */
 gs_status gs_gpr3_take_snapshot(gs_fdtd3_sim *m, const gs_snapshot_req *q, const char *path, char *err, size_t errlen);
+/* The same over the ranks of sp (a model split over them, issue #19):
+ * collective; rank 0 writes path one layer of cells at a time (every format)
+ * from the sampled node layers the parts send, with one rank's arithmetic, so
+ * the file holds one rank's values. The status agreed (reason in every err). */
+gs_status gs_gpr3_take_snapshot_split(gs_fdtd3_sim *m, const struct gs_fdtd3_ranks *sp, const gs_snapshot_req *q,
+                                      const char *path, char *err, size_t errlen);
+/* Run run's type n geometry views over the ranks of sp: each rank builds its
+ * part's geometry (gs_fdtd3_dist_geometry), rank 0 writes each view one
+ * layer of cells at a time from the parts' cells. Collective, the status
+ * agreed. Type f views and #geometry_objects_write are not taken
+ * (fdtd3d_cmd.c refuses them over ranks). */
+gs_status gs_gpr3_geometry_outputs_split(const gs_scene *sc, const struct gs_fdtd3_ranks *sp, int run, int runs,
+                                         const char *dir, char *err, size_t errlen);
 /* Run run's geometry outputs (#geometry_view, #geometry_objects_write)
  * into dir, from a geometry built for them (freed before returning, so the
  * engine's own build does not coexist with it). GS_OK when there are none. */
@@ -29,9 +42,11 @@ gs_status gs_gpr3_geometry_outputs(const gs_scene *sc, int run, int runs, const 
  * (its iteration - 1), or the scene's iterations when none is. */
 int64_t gs_gpr3_next_snapshot(const gs_scene *sc, int64_t after);
 /* Every #snapshot due now (m->step = iteration - 1) into
- * dir/MODEL_snaps (MODELn_snaps with several runs, as gprMax). Returns how
- * many failed, each reported on one line. */
-int gs_gpr3_snapshots_due(gs_fdtd3_sim *m, const char *dir, const char *model, int runs);
+ * dir/MODEL_snaps (MODELn_snaps with several runs, as gprMax); sp: the split
+ * over ranks (collective, rank 0 writes), or NULL on one rank. Returns how
+ * many failed (the same on every rank), each reported on one line (rank 0). */
+int gs_gpr3_snapshots_due(gs_fdtd3_sim *m, const struct gs_fdtd3_ranks *sp, const char *dir, const char *model,
+                          int runs);
 /* Host bytes the largest snapshot, geometry view or geometry objects file
  * needs beside the model, plus the arrays of the files read (added to
  * gs_fdtd3_memory_need's host figure). */

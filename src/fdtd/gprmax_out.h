@@ -100,9 +100,18 @@ typedef struct gs_gpr_layers gs_gpr_layers;
  * GS_OK with *out set, or GS_ERR_USAGE (another extension, a size out of
  * range), GS_ERR_NOMEM or GS_ERR_IO with *out NULL and nothing left behind. */
 gs_status gs_gpr_layers_open(const char *path, const gs_gpr_box *b, gs_gpr_layers **out, char *err, size_t errlen);
+/* The same for any snapshot format, all six fields: ".h5" (gprMax's x-slowest
+ * datasets, each layer transposed; time as gs_gpr_write_snapshot's),
+ * ".vtkhdf", or ".vti" (the appended arrays' places known beforehand, each
+ * layer written at its own); the file's data as gs_gpr_write_snapshot's for
+ * the same values (a .vti byte for byte). */
+gs_status gs_gpr_snapshot_layers_open(const char *path, const gs_gpr_box *b, double time, gs_gpr_layers **out,
+                                      char *err, size_t errlen);
 /* Layer z (0-based) of each field: fields[c] holds size[0] * size[1] floats,
  * x fastest. After a failure the later calls do nothing. */
 void gs_gpr_layers_put(gs_gpr_layers *w, int64_t z, const float *const fields[6]);
+/* Layer z of a geometry view's Material (size[0] * size[1] values, x fastest). */
+void gs_gpr_layers_put_u32(gs_gpr_layers *w, int64_t z, const uint32_t *material);
 /* Completes the file (renamed into place), or removes it after a failure:
  * the status of the whole write (the reason in the err given to open). */
 gs_status gs_gpr_layers_close(gs_gpr_layers *w);
@@ -142,6 +151,20 @@ typedef struct gs_gpr_geometry {
  * GS_ERR_NOMEM or GS_ERR_IO. */
 gs_status gs_gpr_write_geometry(const char *path, const gs_gpr_geometry *g, char *err, size_t errlen);
 
+/* A type n geometry view (".vtkhdf" or ".vti", as gs_gpr_write_geometry
+ * writes it; g->material unused) written one z layer of cells at a time
+ * through gs_gpr_layers_put_u32 and gs_gpr_layers_close. */
+gs_status gs_gpr_geometry_layers_open(const char *path, const gs_gpr_geometry *g, gs_gpr_layers **out, char *err,
+                                      size_t errlen);
+
+/* A fine (f) view as gs_gpr_write_geometry_lines writes it, its topology
+ * written at open one x plane at a time and its materials given one x plane
+ * of cells at a time (gs_gpr_lines_slabs_put: the plane's 3 size[1] size[2]
+ * values, in the file's order); closed with gs_gpr_layers_close. */
+gs_status gs_gpr_lines_slabs_open(const char *path, const gs_gpr_geometry *g, gs_gpr_layers **out, char *err,
+                                  size_t errlen);
+void gs_gpr_lines_slabs_put(gs_gpr_layers *w, int64_t x, const uint32_t *material);
+
 /* Writes gprMax 4's fine geometry view (type f) at path (".vtkhdf" only): a
  * VTKHDF UnstructuredGrid of the box's cell edges, as gprMax's
  * GeometryViewLines: Points (float64, (start + index) * spacing for every
@@ -171,6 +194,16 @@ typedef struct gs_gpr_geomobj {
  * above, as gprMax's GeometryObject.write_hdf5 (through h5py). GS_OK,
  * GS_ERR_USAGE (a size out of range, NULL arrays), GS_ERR_NOMEM or GS_ERR_IO. */
 gs_status gs_gpr_write_geometry_object(const char *path, const gs_gpr_geomobj *g, char *err, size_t errlen);
+
+/* The same file written one x plane at a time (g's arrays unused): x plane
+ * x of the cells (data: size[1] size[2] values, z fastest; rigid: the 12
+ * rigidE then the 6 rigidH planes of as many) and of the nodes (id: the 6
+ * components' (size[1] + 1) (size[2] + 1) values each); gs_gpr_layers_close
+ * completes it. */
+gs_status gs_gpr_geomobj_slabs_open(const char *path, const gs_gpr_geomobj *g, gs_gpr_layers **out, char *err,
+                                    size_t errlen);
+void gs_gpr_geomobj_slabs_put_cells(gs_gpr_layers *w, int64_t x, const int16_t *data, const int8_t *rigid);
+void gs_gpr_geomobj_slabs_put_nodes(gs_gpr_layers *w, int64_t x, const uint32_t *id);
 
 /* A geometry objects file as read (#geometry_objects_read). */
 typedef struct gs_gpr_geomobj_in {
