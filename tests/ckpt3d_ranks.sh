@@ -5,7 +5,8 @@
 # the unbroken one-rank run byte for byte: 2, 3, 4, 6 and 8 ranks, splits 2x1x1, 3x1x1 (uneven),
 # 4x1x1, 1x2x2, 1x1x8, 2x2x2, 2x1x3, 1x1x2, stopped twice, restarted in place and from another folder,
 # on small_3d, dist3d/boundary.in (transmission lines, magnetic dipoles, voltage sources on the
-# rank boundaries) and dist3d/dispersive.in (Debye, Lorentz, Drude poles across them); -n 2
+# rank boundaries), dist3d/dispersive.in (Debye, Lorentz, Drude poles across them; also without
+# its H sources) and gprMax's plane_wave_vector; -n 2
 # with checkpoints on the way gives the outputs of the run without them. One set lies in the
 # folder at a time (a file per rank and checkpoint.manifest), none after the run completes.
 # Refused in one line (exit 2, rank 0 alone prints it, no rank hangs): another rank count or
@@ -91,6 +92,13 @@ if want sources; then
   stop_restart disp "receivers.csv dispersive.h5" 1x1x2 50 25 "${disp[@]}"
   stop_restart disp "receivers.csv dispersive.h5" 2x2x2 64 32 "${disp[@]}"
   stop_restart disp "receivers.csv dispersive.h5" 3x1x1 101 50 "${disp[@]}"
+  # The poles in the overlapped schedule (no H sources), and plane waves (every rank's 1D grids).
+  grep -vE "^#(magnetic_dipole|transmission_line):" "$src/tests/data/dist3d/dispersive.in" > "$w/disp_e.in"
+  run 1 "$w/dispe-1.log" "$w/disp_e.in" -o "$w/dispe-1" || f "dispersive_e one rank: $(tail -3 "$w/dispe-1.log")"
+  stop_restart dispe "receivers.csv disp_e.h5" 2x1x2 57 19 "$w/disp_e.in"
+  pwv=("$src/tests/data/gprmax/plane_wave_vector/plane_wave_vector.in")
+  run 1 "$w/pwv-1.log" "${pwv[@]}" -o "$w/pwv-1" || f "plane_wave_vector one rank: $(tail -3 "$w/pwv-1.log")"
+  stop_restart pwv "receivers.csv plane_wave_vector.h5" 2x1x1 40 15 "${pwv[@]}"
   # Two runs (-n 2, moved by #src_steps/#rx_steps) with checkpoints on the way: the outputs without them.
   run 1 "$w/bnd2-1.log" "${bnd[@]}" -n 2 -o "$w/bnd2-1" || f "boundary -n 2: $(tail -3 "$w/bnd2-1.log")"
   if [ "$max" -ge 2 ]; then
