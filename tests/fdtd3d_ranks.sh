@@ -17,41 +17,7 @@
 # Argument: the group to run (small, boundary, sources, dispersive, overlap,
 # refusals; default all).
 set -u
-group=${1:-all}
-want() { [ "$group" = all ] || [ "$group" = "$1" ]; }
-bin=${GS_BIN:?}; src=${GS_SOURCE_DIR:?}; mpi=${GS_MPIEXEC:?}; b=${GS_BACKEND:-cpu}; max=${GS_MAX_RANKS:-8}
-if [ "$b" = cuda ]; then
-  nvidia-smi -L > /dev/null 2>&1 || { echo "no GPU: skipped"; exit 77; }
-  dflt="mpi-host ipc"
-  ompi_info --parsable --all 2>/dev/null | grep -q "mpi_built_with_cuda_support:value:true" && dflt="$dflt mpi-cuda"
-else
-  dflt=mpi-host
-fi
-transports=${GS_TRANSPORTS:-$dflt}
-w=${GS_WORK:?}/fdtd3d_ranks_${b}_$group; rm -rf "$w"; mkdir -p "$w"
-fail=0
-f() { echo "FAIL: $*"; fail=1; }
-run() { # NAME RANKS ARGS...
-  local name=$1 n=$2; shift 2
-  "$mpi" -np "$n" --oversubscribe "$bin" fdtd --backend "$b" "$@" -o "$w/$name" > "$w/$name.log" 2>&1 \
-    || f "$name: $(tail -3 "$w/$name.log")"
-}
-same() { # REFERENCE NAME FILES...: the checksum line and each file byte for byte
-  local ref=$1 name=$2; shift 2
-  [ -n "$(grep checksum "$w/$ref.log")" ] || f "$ref: no checksum"
-  [ "$(grep checksum "$w/$ref.log")" = "$(grep checksum "$w/$name.log")" ] || f "$name: checksum differs"
-  for x in "$@"; do cmp -s "$w/$ref/$x" "$w/$name/$x" || f "$name: $x differs"; done
-}
-split() { # SCENE_NAME FILES-LIST DECOMP ARGS...
-  local name=$1 files=$2 d=$3; shift 3
-  local n=$(( ${d%%x*} * $(cut -dx -f2 <<<"$d") * ${d##*x} ))
-  [ "$n" -le "$max" ] || return 0
-  for t in $transports; do
-    run "$name-$d-$t" "$n" "$@" --decomp "$d" --halo-transport "$t"
-    same "$name-1" "$name-$d-$t" $files
-    grep -q "decomposition $d" "$w/$name-$d-$t.log" || f "$name-$d-$t: header"
-  done
-}
+source "$(dirname "${BASH_SOURCE[0]}")/ranks3_lib.sh" fdtd3d_ranks "${1:-all}"
 
 small=("$src/tests/data/gprmax/small_3d/small_3d.in" --steps 150)
 if want small; then

@@ -9,41 +9,9 @@
 # 2x2x2, 4x1x1, 8x1x1, uneven ones (3x1x1, 1x3x1, 2x1x3, 1x2x4) and the default split.
 # GS_BACKEND picks the backend (cuda: skipped without a GPU), GS_MAX_RANKS limits the rank
 # count, GS_TRANSPORTS the halo transports (default mpi-host; on cuda mpi-cuda too where the
-# MPI is CUDA-aware). Argument: the group (sphere, pec, vector, bscan, edges; default all).
+# MPI is CUDA-aware, and ipc). Argument: the group (sphere, pec, vector, bscan, edges; default all).
 set -u
-group=${1:-all}
-want() { [ "$group" = all ] || [ "$group" = "$1" ]; }
-bin=${GS_BIN:?}; src=${GS_SOURCE_DIR:?}; mpi=${GS_MPIEXEC:?}; b=${GS_BACKEND:-cpu}; max=${GS_MAX_RANKS:-8}
-dflt=mpi-host
-if [ "$b" = cuda ]; then
-  nvidia-smi -L > /dev/null 2>&1 || { echo "no GPU: skipped"; exit 77; }
-  ompi_info --parsable --all 2>/dev/null | grep -q "mpi_built_with_cuda_support:value:true" && dflt="$dflt mpi-cuda"
-fi
-transports=${GS_TRANSPORTS:-$dflt}
-w=${GS_WORK:?}/fdtd3d_ranks_pw_${b}_$group; rm -rf "$w"; mkdir -p "$w"
-fail=0
-f() { echo "FAIL: $*"; fail=1; }
-run() { # NAME RANKS ARGS...
-  local name=$1 n=$2; shift 2
-  timeout -k 5 240 "$mpi" -np "$n" --oversubscribe "$bin" fdtd --backend "$b" "$@" -o "$w/$name" > "$w/$name.log" 2>&1 \
-    || f "$name: $(tail -3 "$w/$name.log")"
-}
-same() { # REFERENCE NAME FILES...: the checksum line and each file byte for byte
-  local ref=$1 name=$2; shift 2
-  [ -n "$(grep checksum "$w/$ref.log")" ] || f "$ref: no checksum"
-  [ "$(grep checksum "$w/$ref.log")" = "$(grep checksum "$w/$name.log")" ] || f "$name: checksum differs"
-  for x in "$@"; do cmp -s "$w/$ref/$x" "$w/$name/$x" || f "$name: $x differs"; done
-}
-split() { # SCENE_NAME FILES-LIST DECOMP ARGS...
-  local name=$1 files=$2 d=$3; shift 3
-  local n=$(( ${d%%x*} * $(cut -dx -f2 <<<"$d") * ${d##*x} ))
-  [ "$n" -le "$max" ] || return 0
-  for t in $transports; do
-    run "$name-$d-$t" "$n" "$@" --decomp "$d" --halo-transport "$t"
-    same "$name-1" "$name-$d-$t" $files
-    grep -q "decomposition $d" "$w/$name-$d-$t.log" || f "$name-$d-$t: header"
-  done
-}
+source "$(dirname "${BASH_SOURCE[0]}")/ranks3_lib.sh" fdtd3d_ranks_pw "${1:-all}"
 scene() { # GROUP FILES-LIST "DECOMPS" ARGS...: one rank, then each split (and the default 2-rank one)
   local name=$1 files=$2 decomps=$3; shift 3
   want "$name" || return 0
