@@ -106,16 +106,22 @@ if want ranks3; then
   log "ranks3: the 3D GPU bit tests (one GPU against gprMax and the CPU twin; the split models over $ngpu GPUs)"
   (cd build-gpu && timeout 420 ctest --output-on-failure -j 4 -R "${GS_RANKS3_TESTS:-gpu_.*(3d|gprmax_(hertzian|dispersive|plane)).*}") \
     > "$out/ranks3_ctest.log" 2>&1; grep -E "Test +#|tests passed|FAIL" "$out/ranks3_ctest.log" | tail -40
+  log "ranks3: 4 parts in a row over ipc, 4 ranks on $ngpu GPUs, twice (the session-8 ipc bug)"
+  for rep in 1 2; do
+    GS_BIN=$bin GS_SOURCE_DIR=$PWD GS_MPIEXEC=mpirun GS_BACKEND=cuda GS_MAX_RANKS=4 GS_TRANSPORTS=ipc \
+      GS_WORK=/tmp/gs-ipc$rep timeout 200 bash tests/fdtd3d_ranks.sh small
+  done 2>&1 | tee "$out/ranks3_ipc4.txt" | tail -4
 fi
 if want scale3; then
   log "scale3: 3D strong and weak scaling over $ngpu GPUs against 1 GPU in the same job, bench halo 3D"
-  t=${GS_SCALE3_TRANSPORT:-auto}
-  for n in ${GS_SCALE3_GRIDS:-512 1024}; do
-    mpirun -np "$ngpu" $bin bench fdtd --grid ${n}x${n}x${n} --steps 100 --halo-transport "$t"
+  for run in "512 auto" "1024 auto" "1024 mpi-cuda"; do
+    set -- $run
+    mpirun -np "$ngpu" $bin bench fdtd --grid $1x$1x$1 --steps 100 --halo-transport $2
   done 2>&1 | tee "$out/scale3.txt"
-  mpirun -np "$ngpu" $bin bench fdtd --grid 1024x1024x1024 --steps 100 --weak --halo-transport "$t" 2>&1 |
-    tee -a "$out/scale3.txt"
-  mpirun -np "$ngpu" $bin bench halo --grid 1024x1024x1024 --reps 50 --halo-transport "$t" 2>&1 | tee -a "$out/scale3.txt"
+  mpirun -np "$ngpu" $bin bench fdtd --grid 1024x1024x1024 --steps 100 --weak 2>&1 | tee -a "$out/scale3.txt"
+  for t in auto mpi-cuda; do
+    mpirun -np "$ngpu" $bin bench halo --grid 512x512x512 --reps 50 --halo-transport $t
+  done 2>&1 | tee -a "$out/scale3.txt"
 fi
 if want codec; then
   log "codec: one thread against the codec ceiling (ISA-L inflate + deflate of the same images)"
