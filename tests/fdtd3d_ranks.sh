@@ -71,8 +71,8 @@ if want overlap; then
   for d in 2x1x1 1x1x3 2x2x2 1x1x8 3x2x1; do
     split ov "receivers_run001.csv receivers_run002.csv dispersive_e1.h5 dispersive_e2.h5" "$d" "${ov[@]}"
   done
-  grep -q "exchanges behind the interior" "$w/ov-2x2x2-${transports%% *}.log" || f "ov: not the overlapped schedule"
-  GS_FDTD3_PARTS=passes run ov-passes 4 "${ov[@]}" --decomp 2x2x1
+  grep -q "exchanges behind the interior" "$w/ov-2x1x1-${transports%% *}.log" || f "ov: not the overlapped schedule"
+  GS_FDTD3_PARTS=passes run ov-passes 2 "${ov[@]}" --decomp 1x2x1
   same ov-1 ov-passes receivers_run001.csv receivers_run002.csv
   grep -q "between the H and E passes" "$w/ov-passes.log" || f "ov-passes: not the two-pass schedule"
   bo=("$w/boundary_e.in" -n 2)
