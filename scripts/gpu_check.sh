@@ -122,6 +122,9 @@ if want scale3; then
   for t in auto mpi-cuda; do
     mpirun -np "$ngpu" $bin bench halo --grid 512x512x512 --reps 50 --halo-transport $t
   done 2>&1 | tee -a "$out/scale3.txt"
+  if [ "$ngpu" -ge 4 ]; then # a model bigger than one GPU: 8.6 G cells (no one-GPU ratio: it does not fit)
+    mpirun -np "$ngpu" $bin bench fdtd --grid 2048x2048x2048 --steps 20 2>&1 | tee -a "$out/scale3.txt"
+  fi
 fi
 if want codec; then
   log "codec: one thread against the codec ceiling (ISA-L inflate + deflate of the same images)"

@@ -529,8 +529,11 @@ static int bench_fdtd3_ranks(gs_run *run, const gs_bench_opts *o, gs_scene *sc, 
   }
   const double t1 = one_rank_fdtd3(run, o, one, dev1 <= (double)b->mem_available());
   gs_fdtd3_sim m;
+  const double free0 = (double)b->mem_available();
   if (gs_fdtd3_sim_init_part(&m, sc, b, 0, &rk, why, sizeof why) != GS_OK)
     gs_fatal("gs_fdtd3_sim_init_part", why, __FILE__, __LINE__);
+  double used = free0 - (double)b->mem_available(), most_used; /* the part's device memory, as the device sees it */
+  GS_MPI_CHECK(MPI_Allreduce(&used, &most_used, 1, MPI_DOUBLE, MPI_MAX, run->comm.world));
   const double tn = time_fdtd3(&m, o, run->comm.world);
   gs_fdtd3_sim_free(&m);
   if (run->comm.rank != 0) return GS_EXIT_OK;
@@ -543,6 +546,8 @@ static int bench_fdtd3_ranks(gs_run *run, const gs_bench_opts *o, gs_scene *sc, 
          WARMUP);
   print_rate((double)sc->nx * (double)sc->ny * (double)sc->nz, o->steps, tn, GS_FDTD3_BYTES_PER_CELL,
              copy_gbs * run->comm.size);
+  printf("  memory of the largest part: %.2f GiB (the device's free memory before and after it was built)\n",
+         most_used / (double)(1 << 30));
   const double eff = t1 <= 0 ? 0 : o->weak ? t1 / tn : t1 / ((double)run->comm.size * tn);
   if (t1 > 0)
     printf("  1 rank in the same job (%lld x %lld x %lld): %.3f ms per step; %s scaling %s = %.1f %%\n",
