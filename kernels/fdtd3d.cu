@@ -288,7 +288,7 @@ __device__ __forceinline__ void ring_task16(const gs_fdtd3_step_args &a, int64_t
   const int c = m / (R * S::mseg), y = m / S::mseg % R, seg = m % S::mseg;
   const unsigned char *f = c == 0 ? a.mex : c == 1 ? a.mey : a.mez;
   const int64_t j = J + y;
-  const bool ok = j >= a.held.j0 && j < a.held.j1;
+  const bool ok = j >= a.held.j0 && j < a.held.j1 && I + 16 * seg < a.held.i1; // not past the last row's end
   src = (const char *)(f + (ok ? j : J) * a.pitch + I + 16 * seg);
   constexpr unsigned fields = sizeof(float) * 6 * (R + 2) * (W + 8); // where RingSlot::m starts
   dst = (unsigned)(fields + (c * R + y) * W + 16 * seg) | (ok ? 0u : kZero);

@@ -279,6 +279,15 @@ static int bench_fdtd_ranks(gs_run *run, const gs_bench_opts *o, int64_t w, int6
  * split over the ranks, GB/s sent per rank, against a cudaMemcpyPeer of the
  * same bytes and of 256 MiB between rank 0's GPU and rank 1's, one way and
  * both ways at once. */
+/* Whether every rank's share of a model needing dev device bytes fits its
+ * memory (with a fifth to spare), agreed by all ranks so that all go on or
+ * none does. */
+static int parts_fit(gs_run *run, double dev) {
+  int tight = dev / run->comm.size * 1.2 > (double)run->backend->mem_available(), any;
+  GS_MPI_CHECK(MPI_Allreduce(&tight, &any, 1, MPI_INT, MPI_MAX, run->comm.world));
+  return !any;
+}
+
 /* Ceilings of an exchange of `bytes`: cudaMemcpyPeer from rank 0's GPU to
  * rank 1's, one way and both ways at once, of those bytes and of 256 MiB
  * (rank 0; zeros where rank 0 sees no second GPU it can reach). Collective. */
@@ -329,10 +338,9 @@ static int bench_halo3(gs_run *run, const gs_bench_opts *o, int64_t nx, int64_t 
   gs_fdtd3_memory_need(&sc, &dev, &host);
   gs_fdtd3_ranks rk;
   char why[512] = "", used[64];
-  if (run->comm.size < 2 ||
-      gs_fdtd3_ranks_make(&rk, run->comm.world, &sc, o->spread.decomp, gs_fdtd_spread_of(&o->spread).transport, why,
-                          sizeof why) != 0 ||
-      dev / run->comm.size * 1.2 > (double)b->mem_available()) {
+  const int made = gs_fdtd3_ranks_make(&rk, run->comm.world, &sc, o->spread.decomp,
+                                       gs_fdtd_spread_of(&o->spread).transport, why, sizeof why) == 0;
+  if (run->comm.size < 2 || !made || !parts_fit(run, dev)) {
     if (run->comm.rank == 0)
       gs_log_error("bench halo: --grid %lldx%lldx%lld: %s", (long long)nx, (long long)ny, (long long)nz,
                    run->comm.size < 2 ? "needs at least 2 ranks"
@@ -519,9 +527,9 @@ static int bench_fdtd3_ranks(gs_run *run, const gs_bench_opts *o, gs_scene *sc, 
   const gs_backend *b = run->backend;
   gs_fdtd3_ranks rk;
   char why[512] = "";
-  if (gs_fdtd3_ranks_make(&rk, run->comm.world, sc, decomp, gs_fdtd_spread_of(&o->spread).transport, why, sizeof why) !=
-          0 ||
-      dev / run->comm.size * 1.2 > (double)b->mem_available()) {
+  const int made = gs_fdtd3_ranks_make(&rk, run->comm.world, sc, decomp, gs_fdtd_spread_of(&o->spread).transport, why,
+                                       sizeof why) == 0;
+  if (!made || !parts_fit(run, dev)) {
     if (run->comm.rank == 0)
       gs_log_error("bench fdtd: --grid %lldx%lldx%lld: %s", (long long)sc->nx, (long long)sc->ny, (long long)sc->nz,
                    why[0] ? why : "a rank's part does not fit in its memory");

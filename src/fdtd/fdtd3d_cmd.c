@@ -94,8 +94,13 @@ static int fits(const gs_comm *c, const gs_backend *b, const gs_scene *sc, const
   double dev, host, share = 1;
   gs_fdtd3_memory_need(sc, &dev, &host);
   const double n[3] = {(double)sc->nx + 1, (double)sc->ny + 1, (double)sc->nz + 1};
-  for (int a = 0; rk && a < 3; ++a)
+  for (int a = 1; rk && a < 3; ++a)
     share *= (double)(rk->part.hi[a] - rk->part.lo[a] + (rk->dims[a] > 1 ? 2 : 0)) / n[a];
+  if (rk) { /* x: the rows as a part lays them out (from a multiple of 32, fdtd3d.c set_extent), padded */
+    const int64_t lo = rk->part.lo[0], hi = rk->part.hi[0], org = (lo - (lo > 0)) & ~(int64_t)31;
+    const int64_t len = hi + (hi <= sc->nx) - org;
+    share *= (double)((len + 31) / 32 * 32) / (double)((sc->nx + 1 + 31) / 32 * 32);
+  }
   dev *= share < 1 ? share : 1;
   host *= share < 1 ? share : 1;
   if (rk && share < 1) { /* every rank holds the plane waves' whole 1D grids and tables */

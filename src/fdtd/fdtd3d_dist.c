@@ -235,12 +235,15 @@ int gs_fdtd3_dist_overlap_possible(const gs_scene *sc) {
   return !h_sources && !sc->npws && !(knob && !strcmp(knob, "passes"));
 }
 
-/* The overlapped schedule where the scene allows it and a part has a core
- * to hide the exchanges behind. */
+/* The overlapped schedule wherever the scene allows it, on every rank alike
+ * (a part 2 nodes thick between two neighbours has an empty core: its shell
+ * is all its nodes). One schedule for all matters: in the two-pass one a
+ * rank ends a step blocked in the E exchange that an overlapped neighbour
+ * finishes only in its next step, so a collective call between steps (a
+ * snapshot's agreement) would hang. */
 static void plan_overlap(gs_fdtd3_sim *m, struct gs_fdtd3_dist *d) {
   plan_shell(m, d);
-  const gs_fdtd3_region c = d->core;
-  d->overlap = c.i0 < c.i1 && c.j0 < c.j1 && c.k0 < c.k1 && gs_fdtd3_dist_overlap_possible(m->sc);
+  d->overlap = gs_fdtd3_dist_overlap_possible(m->sc);
   if (!d->overlap) return;
   d->side = m->b->stream_create(1);
   d->main_done = m->b->event_create(0);

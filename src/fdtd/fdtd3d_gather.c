@@ -8,7 +8,7 @@
 #include "comm.h"
 #include "error.h"
 
-#define GATHER_TAG 30000               /* apart from the halo (100s) and line (2 o, 2 o + 1) tags */
+#define GATHER_TAG 30000               /* apart from the halo (300s) and line (2 o, 2 o + 1) tags */
 #define GATHER_CHUNK ((size_t)1 << 30) /* bytes a message at most */
 
 /* The grid indices [t0, t1) of each axis whose nodes part p owns; 0 when none. */

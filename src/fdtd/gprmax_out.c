@@ -549,7 +549,8 @@ static gs_status layers_vti_open(gs_gpr_layers *w, const gs_gpr_geometry *g, con
                 fwrite(&bytes, sizeof bytes, 1, w->t.fp) != 1;
   if (!w->failed) return GS_OK;
   snprintf(w->err, w->errlen, "%s: writing %s failed: %s", w->path, w->t.tmp, strerror(errno));
-  gs_tmpfile_commit(&w->t, 1, 0, w->err, w->errlen);
+  char ignored[8]; /* the reason above stays: this only removes the temporary file */
+  gs_tmpfile_commit(&w->t, 1, 0, ignored, sizeof ignored);
   w->t.fp = NULL;
   return GS_ERR_IO;
 }
