@@ -557,11 +557,15 @@ static gs_status layers_vti_open(gs_gpr_layers *w, const gs_gpr_geometry *g, con
 
 /* After kind and the arrays are set: the file begun, or removed with *out NULL. */
 static gs_status layers_begin(gs_gpr_layers *w, gs_gpr_layers **out) {
-  gs_status st = w->o.st;
-  if (w->kind != LAYERS_VTI && st != GS_OK) st = gs_gpr_layers_close(w); /* removes the partial file */
-  if (w->kind == LAYERS_VTI && st != GS_OK) free(w);
+  const gs_status st = w->o.st;
   *out = st == GS_OK ? w : NULL;
-  return st;
+  if (st == GS_OK) return GS_OK;
+  if (w->kind == LAYERS_VTI) { /* layers_vti_open removed its temporary file */
+    free(w);
+    return st;
+  }
+  const gs_status closed = gs_gpr_layers_close(w); /* removes the partial file; frees w */
+  return closed != GS_OK ? closed : st;
 }
 
 gs_status gs_gpr_snapshot_layers_open(const char *path, const gs_gpr_box *b, double time, gs_gpr_layers **out,
