@@ -5,6 +5,8 @@
 # allocations can only be told from ours with full stack unwinding on every malloc, which made one
 # `gpustencil info` take 40 s. The libFuzzer targets (tests/fuzz, no MPI) check leaks instead, on
 # the scene parser and the PNG reader, where error paths allocate.
+# Tests labelled heavy (minutes of 2 cores in the plain build: two of the plane-wave groups over
+# ranks) are left out here; the lighter groups run the same code.
 # Build folder: $GS_ASAN_BUILD_DIR (default ./build-asan). Extra arguments go to ctest.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
