@@ -445,6 +445,18 @@ static int parse_outputs(parser *p, const char *tok, unsigned *outputs) {
   return 0;
 }
 
+/* Room for count receivers in s->rxs. The array doubles: a #rx_array adds
+ * up to 100000 receivers one at a time, and growing it by one each time
+ * copied it each time (minutes under ASan; the fuzzer's timeout). */
+static void rx_room(parser *p, int64_t count) {
+  if (count <= p->rx_cap) return;
+  int64_t cap = p->rx_cap ? p->rx_cap : 16;
+  while (cap < count)
+    cap *= 2;
+  p->s->rxs = gs_xrealloc(p->s->rxs, sizeof *p->s->rxs * (size_t)cap);
+  p->rx_cap = cap;
+}
+
 /* One receiver at xyz (metres), anywhere in the domain including its outer
  * boundary (as gprMax); name NULL: gprMax's default name Rx(i,j,k). */
 static int add_rx(parser *p, const double xyz[3], const char *name, unsigned outputs, const char *cmd) {
@@ -464,14 +476,14 @@ static int add_rx(parser *p, const double xyz[3], const char *name, unsigned out
     snprintf(rx.name, sizeof rx.name, "Rx(%lld,%lld,%lld)", (long long)cell[0], (long long)cell[1], (long long)cell[2]);
   if (s->nrx >= 100000) return gs_perr(p, "#%s: more than 100000 receivers", cmd);
   rx.below = rx.left = -1;
-  GROW(s->rxs, s->nrx);
+  rx_room(p, s->nrx + 1);
   s->rxs[s->nrx++] = rx;
   /* The current along the thin axis is H's circulation around the node
    * (gprMax's Ix/Iy/Iz; 0 on the first row and column): it needs Hx one node
    * below and Hy one node left, sampled by two hidden receivers. */
   if ((outputs >> (GS_OUT_IX + s->axis[2]) & 1) && rx.i > 0 && rx.j > 0 && !rx.offplane) {
     int me = s->nrx - 1;
-    GROW(s->rxs, s->nrx + 1);
+    rx_room(p, s->nrx + 2);
     s->rxs[s->nrx] = (gs_rx){.i = rx.i, .j = rx.j - 1, .hidden = 1, .below = -1, .left = -1, .line = rx.line};
     s->rxs[s->nrx + 1] = (gs_rx){.i = rx.i - 1, .j = rx.j, .hidden = 1, .below = -1, .left = -1, .line = rx.line};
     snprintf(s->rxs[s->nrx].name, sizeof rx.name, "(helper)");

@@ -24,9 +24,10 @@ typedef struct gs_parser {
   int tw_is_iterations;
   char base_dir[1024];
   int has_pml_cfs;
-  double d[3];  /* cell size along the file's x, y, z */
-  int64_t n[3]; /* cells along the file's x, y, z */
-  int pml6[6];  /* #pml_cells: x- y- z- x+ y+ z+ */
+  double d[3];    /* cell size along the file's x, y, z */
+  int64_t n[3];   /* cells along the file's x, y, z */
+  int pml6[6];    /* #pml_cells: x- y- z- x+ y+ z+ */
+  int64_t rx_cap; /* receivers s->rxs has room for (it grows by doubling) */
 } gs_parser;
 
 typedef struct gs_scene_command gs_scene_command;
