@@ -107,6 +107,40 @@ typedef int (*gs_fdtd_sample_fn)(gs_fdtd_view v, const int64_t *off, int n, floa
 int gs_fdtd_sample_ref(gs_fdtd_view v, const int64_t *off, int n, float *out, int64_t slots, gs_tick t, void *stream);
 int gs_fdtd_sample_cuda(gs_fdtd_view v, const int64_t *off, int n, float *out, int64_t slots, gs_tick t, void *stream);
 
+/* Several steps in one launch, the whole grid on chip (issue #20's small
+ * grids on one rank): step s of the run (time step t0 + s) samples the
+ * receivers as gs_fdtd_sample (slot (t0 + s) % rx_slots), updates every node
+ * as gs_fdtd_step over the whole grid with set[s % 2] (set[0]: buffers A to
+ * B, set[1]: B to A, CPML psi alike) and injects the sources as
+ * gs_fdtd_inject into the new Ez: the bits of those launches in a row. The
+ * arrays must hold the whole grid (oi = oj = 0). The GPU keeps every field in
+ * the SMs' shared memory, one tile a block, two grid-wide barriers a step;
+ * the buffer sets hold the state of the last step at the end (set[(steps -
+ * 1) % 2]'s outputs), the other set's content is then unspecified. */
+typedef struct gs_fdtd_run_args {
+  gs_fdtd_step_args set[2];
+  const int64_t *src_off; /* sources: array offsets and values [step][source] (device) */
+  const float *src_val;
+  int64_t src_stride;
+  int nsrc;
+  int nrx; /* receivers: array offsets, and the ring of samples (device) */
+  const int64_t *rx_off;
+  float *rx_out;
+  int64_t rx_slots;
+  int64_t t0;
+  const gs_fdtd_region *piece; /* the grid cut as the CPU twin updates it (any cut: the same bits; the GPU ignores it) */
+  int npiece;
+} gs_fdtd_run_args;
+typedef int (*gs_fdtd_run_fn)(const gs_fdtd_run_args *a, int64_t steps, void *stream);
+int gs_fdtd_run_ref(const gs_fdtd_run_args *a, int64_t steps, void *stream);
+int gs_fdtd_run_cuda(const gs_fdtd_run_args *a, int64_t steps, void *stream);
+/* Whether gs_fdtd_run can take the grid of a (GPU: tiles of it fit the
+ * shared memory of a block on every SM at once, and the device launches
+ * cooperative grids); 1 on the CPU (the twin takes any grid). */
+typedef int (*gs_fdtd_run_fits_fn)(const gs_fdtd_step_args *a);
+int gs_fdtd_run_fits_ref(const gs_fdtd_step_args *a);
+int gs_fdtd_run_fits_cuda(const gs_fdtd_step_args *a);
+
 /* The clock words a graph's ticks read: add 0: c[0] = v0, c[1] = v1; add 1:
  * c[0] += v0, c[1] += v1 (the last node of a replayed graph). */
 typedef int (*gs_fdtd_clock_fn)(int64_t *c, int64_t v0, int64_t v1, int add, void *stream);

@@ -22,20 +22,22 @@ GS_HD int64_t gs_fdtd_at(const gs_fdtd_step_args *a, int64_t i, int64_t j) {
   return (j - a->oj + a->g) * a->pitch + (i - a->oi + a->g);
 }
 
-/* New Hx(i, j) = Hx - chy (Ez(i, j+1) - Ez(i, j)), then the y-slab CPML
- * correction; the owner stores psi. Valid for i in [0, nx], j in [0, ny). */
-GS_HD float gs_fdtd_hx_new(const gs_fdtd_step_args *a, int64_t i, int64_t j, int own) {
-  int64_t k = gs_fdtd_at(a, i, j);
-  float d = a->ez[k + a->pitch] - a->ez[k];
+/* New Hx(i, j) from its old value h0 and d = Ez(i, j+1) - Ez(i, j): gprMax's
+ * DA Hx - DBy d (c: the node's magnetic coefficients, NULL in free space;
+ * DA is exactly 1 without magnetic loss), then the CPML correction of the y
+ * slabs among the first nslab; the owner stores psi. The persistent kernel
+ * (fields on chip) calls this with values it holds; gs_fdtd_hx_new with the
+ * arrays' values: the same expressions either way. */
+GS_HD float gs_fdtd_hx_from(const gs_fdtd_step_args *a, int nslab, int64_t i, int64_t j, float h0, float d,
+                            const gs_fdtd_hcoef *c, int own) {
   float cb = a->chy, h;
-  if (a->hmx) { /* gprMax's DA Hx - DBy dEz (DA is exactly 1 without magnetic loss) */
-    gs_fdtd_hcoef c = a->hcoef[a->hmx[k]];
-    cb = c.dby;
-    h = c.da * a->hx[k] - cb * d;
+  if (c) {
+    cb = c->dby;
+    h = c->da * h0 - cb * d;
   } else {
-    h = a->hx[k] - cb * d;
+    h = h0 - cb * d;
   }
-  for (int s = 0; s < a->nslab; ++s) {
+  for (int s = 0; s < nslab; ++s) {
     const gs_fdtd_slab *p = &a->slab[s];
     if (p->dir != 1 || j < p->lo || j >= p->hi || i < p->o0 || i >= p->o1) continue;
     int64_t q = j - p->lo, w = (q * (p->o1 - p->o0)) + (i - p->o0);
@@ -46,20 +48,18 @@ GS_HD float gs_fdtd_hx_new(const gs_fdtd_step_args *a, int64_t i, int64_t j, int
   return h;
 }
 
-/* New Hy(i, j) = Hy + chx (Ez(i+1, j) - Ez(i, j)), then the x-slab CPML
- * correction. Valid for i in [0, nx), j in [0, ny]. */
-GS_HD float gs_fdtd_hy_new(const gs_fdtd_step_args *a, int64_t i, int64_t j, int own) {
-  int64_t k = gs_fdtd_at(a, i, j);
-  float d = a->ez[k + 1] - a->ez[k];
+/* New Hy(i, j) from h0 and d = Ez(i+1, j) - Ez(i, j): DA Hy + DBx d, then
+ * the x slabs' correction. */
+GS_HD float gs_fdtd_hy_from(const gs_fdtd_step_args *a, int nslab, int64_t i, int64_t j, float h0, float d,
+                            const gs_fdtd_hcoef *c, int own) {
   float cb = a->chx, h;
-  if (a->hmy) {
-    gs_fdtd_hcoef c = a->hcoef[a->hmy[k]];
-    cb = c.dbx;
-    h = c.da * a->hy[k] + cb * d;
+  if (c) {
+    cb = c->dbx;
+    h = c->da * h0 + cb * d;
   } else {
-    h = a->hy[k] + cb * d;
+    h = h0 + cb * d;
   }
-  for (int s = 0; s < a->nslab; ++s) {
+  for (int s = 0; s < nslab; ++s) {
     const gs_fdtd_slab *p = &a->slab[s];
     if (p->dir != 0 || i < p->lo || i >= p->hi || j < p->o0 || j >= p->o1) continue;
     int64_t q = i - p->lo, w = (q * (p->o1 - p->o0)) + (j - p->o0);
@@ -70,16 +70,33 @@ GS_HD float gs_fdtd_hy_new(const gs_fdtd_step_args *a, int64_t i, int64_t j, int
   return h;
 }
 
-/* The new Ez(i, j) from the new H around it (hx: Hx(i, j), hy: Hy(i, j),
- * hy_l: Hy(i-1, j), hx_d: Hx(i, j-1)) with its CPML correction; interior
- * nodes only (the PEC walls keep Ez = 0). */
-GS_HD void gs_fdtd_e(const gs_fdtd_step_args *a, int64_t i, int64_t j, float hx, float hy, float hy_l, float hx_d) {
+/* New Hx(i, j) = Hx - chy (Ez(i, j+1) - Ez(i, j)) with its CPML correction,
+ * from the arrays. Valid for i in [0, nx], j in [0, ny). */
+GS_HD float gs_fdtd_hx_new(const gs_fdtd_step_args *a, int64_t i, int64_t j, int own) {
   int64_t k = gs_fdtd_at(a, i, j);
+  const gs_fdtd_hcoef *c = a->hmx ? &a->hcoef[a->hmx[k]] : NULL;
+  return gs_fdtd_hx_from(a, a->nslab, i, j, a->hx[k], a->ez[k + a->pitch] - a->ez[k], c, own);
+}
+
+/* New Hy(i, j) = Hy + chx (Ez(i+1, j) - Ez(i, j)), from the arrays. Valid
+ * for i in [0, nx), j in [0, ny]. */
+GS_HD float gs_fdtd_hy_new(const gs_fdtd_step_args *a, int64_t i, int64_t j, int own) {
+  int64_t k = gs_fdtd_at(a, i, j);
+  const gs_fdtd_hcoef *c = a->hmy ? &a->hcoef[a->hmy[k]] : NULL;
+  return gs_fdtd_hy_from(a, a->nslab, i, j, a->hy[k], a->ez[k + 1] - a->ez[k], c, own);
+}
+
+/* The new Ez(i, j) from its old value e0, its material m and the new H
+ * around it (hx: Hx(i, j), hy: Hy(i, j), hy_l: Hy(i-1, j), hx_d: Hx(i, j-1))
+ * with the CPML correction of the slabs among the first nslab; interior
+ * nodes only (the PEC walls keep Ez = 0). */
+GS_HD float gs_fdtd_e_from(const gs_fdtd_step_args *a, int nslab, int64_t i, int64_t j, float e0, uint8_t m, float hx,
+                           float hy, float hy_l, float hx_d) {
   float dhy = hy - hy_l;
   float dhx = hx - hx_d;
-  gs_fdtd_coef c = a->coef[a->mat[k]];
-  float ez = c.ca * a->ez[k] + (c.cbx * dhy - c.cby * dhx);
-  for (int s = 0; s < a->nslab; ++s) { /* in slab order: x-, y-, x+, y+ */
+  gs_fdtd_coef c = a->coef[m];
+  float ez = c.ca * e0 + (c.cbx * dhy - c.cby * dhx);
+  for (int s = 0; s < nslab; ++s) { /* in slab order: x-, y-, x+, y+ */
     const gs_fdtd_slab *p = &a->slab[s];
     int64_t along = p->dir == 0 ? i : j, other = p->dir == 0 ? j : i;
     if (along < p->lo || along >= p->hi || other < p->o0 || other >= p->o1) continue;
@@ -92,7 +109,13 @@ GS_HD void gs_fdtd_e(const gs_fdtd_step_args *a, int64_t i, int64_t j, float hx,
     else
       ez = ez - c.cby * (p->ke[q] * d + psi);
   }
-  a->ez_out[k] = ez;
+  return ez;
+}
+
+/* gs_fdtd_e_from on the arrays' values, stored in ez_out. */
+GS_HD void gs_fdtd_e(const gs_fdtd_step_args *a, int64_t i, int64_t j, float hx, float hy, float hy_l, float hx_d) {
+  int64_t k = gs_fdtd_at(a, i, j);
+  a->ez_out[k] = gs_fdtd_e_from(a, a->nslab, i, j, a->ez[k], a->mat[k], hx, hy, hy_l, hx_d);
 }
 
 GS_HD int gs_fdtd_interior(const gs_fdtd_step_args *a, int64_t i, int64_t j) {
@@ -116,19 +139,22 @@ GS_HD void gs_fdtd_node(const gs_fdtd_step_args *a, int64_t i, int64_t j) {
     gs_fdtd_e(a, i, j, hx, hy, gs_fdtd_hy_new(a, i - 1, j, 0), gs_fdtd_hx_new(a, i, j - 1, 0));
 }
 
-/* 1 when no CPML slab is in reach of region r's updates: not at its nodes,
- * nor at the neighbours' H they recompute (one node lower in x and y), and H
- * is free space everywhere. Such regions take the plain update (the marching
- * kernel, step_plain). */
-GS_HD int gs_fdtd_slab_free(const gs_fdtd_step_args *a, gs_fdtd_region r) {
-  if (a->hmx) return 0;
+/* 1 when a CPML slab is in reach of region r's updates: at its nodes, or
+ * at the neighbours' H they recompute (one node lower in x and y). */
+GS_HD int gs_fdtd_slabs_reach(const gs_fdtd_step_args *a, gs_fdtd_region r) {
   for (int q = 0; q < a->nslab; ++q) {
     const gs_fdtd_slab *p = &a->slab[q];
     int64_t al = p->dir == 0 ? r.i0 - 1 : r.j0 - 1, ah = p->dir == 0 ? r.i1 : r.j1;
     int64_t ol = p->dir == 0 ? r.j0 - 1 : r.i0 - 1, oh = p->dir == 0 ? r.j1 : r.i1;
-    if (al < p->hi && ah > p->lo && ol < p->o1 && oh > p->o0) return 0;
+    if (al < p->hi && ah > p->lo && ol < p->o1 && oh > p->o0) return 1;
   }
-  return 1;
+  return 0;
+}
+
+/* 1 when no slab is in reach of region r and H is free space everywhere:
+ * such regions take the plain update (the marching kernel, step_plain). */
+GS_HD int gs_fdtd_slab_free(const gs_fdtd_step_args *a, gs_fdtd_region r) {
+  return !a->hmx && !gs_fdtd_slabs_reach(a, r);
 }
 
 #endif

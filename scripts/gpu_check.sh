@@ -3,7 +3,7 @@
 # CPU and GPU give the same bits on the shipped scene (1 and 2 ranks, every transport the machine
 # has), and run the benchmarks whose figures docs/performance.md quotes. Logs go to $OUT (or
 # ./gpu-out). Debian packages the machine lacks (libdeflate, ISA-L) are unpacked from .carry/.
-# GS_SECTIONS picks parts (default all): tests bits bench codec 3d dist3 ranks3 scale3; GS_CMPI_ONLY=1
+# GS_SECTIONS picks parts (default all): tests bits bench codec 3d dist3 ranks3 scale3 onchip; GS_CMPI_ONLY=1
 # builds once, against the CUDA-aware Open MPI of .carry
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -139,4 +139,25 @@ if want codec; then
     rm -rf "$e2e/out"
     mpirun -np $n $bin scale -d 2 -o "$e2e/out" "$e2e/in" 2>&1 | tail -2 | tee -a "$out/e2e.txt"
   done
+fi
+if want onchip; then
+  log "onchip: the 2D grid on chip (issue #20): bit tests, sanitizers, bench fdtd on small and large grids"
+  (cd build-gpu && ctest --output-on-failure -R "onchip|gpu_fdtd_cpu_vs_gpu") 2>&1 | tail -12 | tee "$out/onchip_tests.txt"
+  build-gpu/tests/test_fdtd_gpu tests/data/onchip/onchip.in 2>&1 | tee -a "$out/onchip_tests.txt"
+  for tool in racecheck synccheck memcheck; do
+    compute-sanitizer --tool $tool --error-exitcode 9 build-gpu/tests/test_fdtd_gpu tests/data/onchip/onchip.in 24 \
+      > "$out/onchip_$tool.txt" 2>&1; echo "compute-sanitizer $tool: exit $?" | tee -a "$out/onchip_tests.txt"
+    tail -3 "$out/onchip_$tool.txt"
+  done
+  for g in 2000x1000 1000x1000 600x300 2048x1100 4000x2000; do $bin bench fdtd --grid $g --steps 2000; done 2>&1 |
+    tee "$out/onchip_bench.txt"
+  $bin bench fdtd --grid 16384x16384 --steps 300 2>&1 | tee -a "$out/onchip_bench.txt"
+  for v in 1 0; do
+    TIMEFORMAT="gpr.in GPUSTENCIL_ONCHIP=$v: %R s wall"
+    time (GPUSTENCIL_ONCHIP=$v $bin fdtd inputs/gpr.in -o /tmp/oc$v 2>&1 | grep -E "checksum|steps in")
+  done 2>&1 | tee -a "$out/onchip_bench.txt"
+  if [ "$ngpu" -gt 1 ]; then
+    for g in 2000x1000 1000x1000; do mpirun -np "$ngpu" $bin bench fdtd --grid $g --steps 2000; done 2>&1 |
+      tee -a "$out/onchip_bench.txt"
+  fi
 fi

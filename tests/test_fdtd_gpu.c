@@ -1,59 +1,60 @@
 /* CPU and GPU backends after N steps of a scene (default inputs/gpr.in,
  * 1000 steps): relative L2 difference of Ez, Hx, Hy below 1e-6 (issue #4);
  * the kernels are written to agree bit for bit, which is reported too.
- * Then the GPU run again through gs_fdtd_sim_advance in uneven pieces (CUDA
- * graph replays mixed with single steps): the same bits as step by step.
- * usage: test_fdtd_gpu SCENE [STEPS]. Skips (77) without a GPU. */
+ * Then the GPU run again through gs_fdtd_sim_advance in uneven pieces, once
+ * as CUDA graph replays mixed with single steps, once with the grid on chip
+ * (kernels/fdtd_run.cu, issue #20), and the CPU's on-chip twin the same way:
+ * each the bits (fields and receivers) of single steps on its backend.
+ * usage: test_fdtd_gpu SCENE [STEPS]. Skips (77) without a GPU, or with
+ * --cpu-only runs the CPU part alone (CI). */
 #include <math.h>
 #include <string.h>
 
 #include "check.h"
 #include "fdtd.h"
 
-int main(int argc, char **argv) {
-#ifndef GS_HAVE_CUDA
-  (void)argc;
-  (void)argv;
-  printf("built without CUDA: skipped\n");
-  return GS_TEST_SKIP;
-#else
-  if (argc < 2) return 2;
-  if (gs_cuda_probe() == 0) {
-    printf("no CUDA GPU visible: skipped\n");
-    return GS_TEST_SKIP;
-  }
-  gs_backend_cuda.device_select(0);
-  gs_scene sc;
-  char err[1024];
-  if (gs_scene_load(argv[1], &sc, err, sizeof err) != GS_OK) {
-    fprintf(stderr, "%s\n", err);
-    return 2;
-  }
-  sc.iterations = argc > 2 ? atoll(argv[2]) : 1000;
-  gs_fdtd_sim a, b, g;
-  gs_fdtd_sim_init(&a, &sc, &gs_backend_cpu, 0);
-  gs_fdtd_sim_init(&b, &sc, &gs_backend_cuda, 0);
-  gs_fdtd_sim_init(&g, &sc, &gs_backend_cuda, 0);
-  while (a.step < sc.iterations)
-    gs_fdtd_sim_step(&a);
-  while (b.step < sc.iterations)
-    gs_fdtd_sim_step(&b);
-  for (int64_t k = 0; g.step < sc.iterations; ++k) {
+/* Runs m to its scene's last step through gs_fdtd_sim_advance in uneven pieces. */
+static void advance_in_pieces(gs_fdtd_sim *m) {
+  const int64_t end = m->sc->iterations;
+  for (int64_t k = 0; m->step < end; ++k) {
     int64_t piece = 5 + (k * 37) % 61;
-    gs_fdtd_sim_advance(&g, piece < sc.iterations - g.step ? piece : sc.iterations - g.step);
+    gs_fdtd_sim_advance(m, piece < end - m->step ? piece : end - m->step);
   }
-  CHECKF(g.graph.exec != NULL, "no CUDA graph was captured");
-  gs_fdtd_sim_sync(&a);
-  gs_fdtd_sim_sync(&b);
-  gs_fdtd_sim_sync(&g);
-  size_t n = (size_t)a.grid.pitch * (size_t)(a.grid.ny + 1);
-  float *fa = malloc(n * sizeof *fa), *fb = malloc(n * sizeof *fb), *fg = malloc(n * sizeof *fg);
+  gs_fdtd_sim_sync(m);
+}
+
+static void run_steps(gs_fdtd_sim *m) {
+  while (m->step < m->sc->iterations)
+    gs_fdtd_sim_step(m);
+  gs_fdtd_sim_sync(m);
+}
+
+/* x and y hold the same bits: every field and every receiver sample. */
+static void check_same_bits(gs_fdtd_sim *x, gs_fdtd_sim *y, const char *what) {
+  size_t n = (size_t)x->grid.pitch * (size_t)(x->grid.ny + 1);
+  float *fx = malloc(n * sizeof *fx), *fy = malloc(n * sizeof *fy);
   const char *names[3] = {"Ez", "Hx", "Hy"};
   for (int f = 0; f < 3; ++f) {
-    gs_fdtd_sim_read_rows(&a, f, 0, a.grid.ny + 1, fa);
-    gs_fdtd_sim_read_rows(&b, f, 0, b.grid.ny + 1, fb);
-    gs_fdtd_sim_read_rows(&g, f, 0, g.grid.ny + 1, fg);
-    CHECKF(memcmp(fb, fg, n * sizeof *fb) == 0, "%s: with CUDA graphs not the bits of single steps", names[f]);
+    gs_fdtd_sim_read_rows(x, f, 0, x->grid.ny + 1, fx);
+    gs_fdtd_sim_read_rows(y, f, 0, y->grid.ny + 1, fy);
+    CHECKF(memcmp(fx, fy, n * sizeof *fx) == 0, "%s: %s not the bits of single steps", what, names[f]);
+  }
+  CHECKF(x->rx.n == 0 || memcmp(x->rx.hist, y->rx.hist, sizeof(float) * 3 * (size_t)x->rx.n *
+                                                              (size_t)x->sc->iterations) == 0,
+         "%s: receivers not the bits of single steps", what);
+  printf("%s: the bits of single steps (%d receivers)\n", what, x->rx.n);
+  free(fx);
+  free(fy);
+}
+
+/* CPU against GPU: relative L2 below 1e-6, and how many values differ in any bit. */
+static void check_close(gs_fdtd_sim *a, gs_fdtd_sim *b) {
+  size_t n = (size_t)a->grid.pitch * (size_t)(a->grid.ny + 1);
+  float *fa = malloc(n * sizeof *fa), *fb = malloc(n * sizeof *fb);
+  const char *names[3] = {"Ez", "Hx", "Hy"};
+  for (int f = 0; f < 3; ++f) {
+    gs_fdtd_sim_read_rows(a, f, 0, a->grid.ny + 1, fa);
+    gs_fdtd_sim_read_rows(b, f, 0, b->grid.ny + 1, fb);
     double num = 0, den = 0;
     size_t differ = 0;
     for (size_t k = 0; k < n; ++k) {
@@ -64,19 +65,78 @@ int main(int argc, char **argv) {
     }
     double rel = den > 0 ? sqrt(num / den) : 0;
     printf("%s after %lld steps: relative L2 difference %.3e, %zu of %zu values differ in any bit\n", names[f],
-           (long long)sc.iterations, rel, differ, n);
+           (long long)a->sc->iterations, rel, differ, n);
     CHECK(den > 0);
     CHECKF(rel < 1e-6, "%s: relative L2 %.3e", names[f], rel);
   }
-  CHECK(memcmp(a.rx.hist, b.rx.hist, sizeof(float) * 3 * (size_t)a.rx.n * (size_t)sc.iterations) == 0 || a.rx.n == 0);
-  CHECK(memcmp(b.rx.hist, g.rx.hist, sizeof(float) * 3 * (size_t)b.rx.n * (size_t)sc.iterations) == 0 || b.rx.n == 0);
+  CHECK(a->rx.n == 0 || memcmp(a->rx.hist, b->rx.hist, sizeof(float) * 3 * (size_t)a->rx.n *
+                                                            (size_t)a->sc->iterations) == 0);
   free(fa);
   free(fb);
-  free(fg);
+}
+
+/* The CPU backend: single steps against the on-chip twin through advance. */
+static void cpu_part(const gs_scene *sc, gs_fdtd_sim *a) {
+  gs_fdtd_sim c;
+  gs_fdtd_sim_init(a, sc, &gs_backend_cpu, 0);
+  gs_fdtd_sim_init(&c, sc, &gs_backend_cpu, 0);
+  CHECKF(c.onchip, "the CPU backend did not take the on-chip path");
+  run_steps(a);
+  advance_in_pieces(&c);
+  check_same_bits(a, &c, "CPU, on-chip twin through advance");
+  gs_fdtd_sim_free(&c);
+}
+
+#ifdef GS_HAVE_CUDA
+static void gpu_part(const gs_scene *sc, gs_fdtd_sim *a) {
+  gs_fdtd_sim b, g, o;
+  gs_backend_cuda.device_select(0);
+  gs_fdtd_sim_init(&b, sc, &gs_backend_cuda, 0);
+  gs_fdtd_sim_init(&g, sc, &gs_backend_cuda, 0);
+  gs_fdtd_sim_init(&o, sc, &gs_backend_cuda, 0);
+  g.onchip = 0;
+  CHECKF(o.onchip, "the grid (%lld x %lld nodes) did not go on chip", (long long)o.grid.nx + 1,
+         (long long)o.grid.ny + 1);
+  run_steps(&b);
+  advance_in_pieces(&g);
+  advance_in_pieces(&o);
+  CHECKF(g.graph.exec != NULL, "no CUDA graph was captured");
+  check_close(a, &b);
+  check_same_bits(&b, &g, "GPU, CUDA graphs");
+  check_same_bits(&b, &o, "GPU, the grid on chip");
+  gs_fdtd_sim_free(&o);
   gs_fdtd_sim_free(&g);
-  gs_fdtd_sim_free(&a);
   gs_fdtd_sim_free(&b);
+}
+#endif
+
+int main(int argc, char **argv) {
+  int cpu_only = argc > 1 && strcmp(argv[1], "--cpu-only") == 0;
+  if (argc < 2 + cpu_only) return 2;
+#ifndef GS_HAVE_CUDA
+  if (!cpu_only) {
+    printf("built without CUDA: skipped\n");
+    return GS_TEST_SKIP;
+  }
+#else
+  if (!cpu_only && gs_cuda_probe() == 0) {
+    printf("no CUDA GPU visible: skipped\n");
+    return GS_TEST_SKIP;
+  }
+#endif
+  gs_scene sc;
+  char err[1024];
+  if (gs_scene_load(argv[1 + cpu_only], &sc, err, sizeof err) != GS_OK) {
+    fprintf(stderr, "%s\n", err);
+    return 2;
+  }
+  if (argc > 2 + cpu_only) sc.iterations = atoll(argv[2 + cpu_only]);
+  gs_fdtd_sim a;
+  cpu_part(&sc, &a);
+#ifdef GS_HAVE_CUDA
+  if (!cpu_only) gpu_part(&sc, &a);
+#endif
+  gs_fdtd_sim_free(&a);
   gs_scene_free(&sc);
   return gs_test_done("test_fdtd_gpu");
-#endif
 }

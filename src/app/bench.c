@@ -653,9 +653,63 @@ static int bench_fdtd3(gs_run *run, const gs_bench_opts *o, int64_t nx, int64_t 
   return GS_EXIT_OK;
 }
 
-static int bench_fdtd(gs_run *run, const gs_bench_opts *o) {
-  const gs_fdtd_spread spread = gs_fdtd_spread_of(&o->spread);
+/* Seconds of o->steps steps of the synthetic w x h scene on one rank after
+ * WARMUP untimed ones: one step a launch (CUDA graphs as --graphs says), or
+ * with onchip the grid on chip when it fits (*took: whether it did; *graphs:
+ * whether the timed steps were graph replays). */
+static double time_fdtd2(const gs_backend *b, const gs_bench_opts *o, int64_t w, int64_t h, int onchip, int *took,
+                         int *graphs) {
+  gs_scene sc;
+  gs_scene_synthetic(&sc, w, h, WARMUP + o->steps);
+  gs_fdtd_sim m;
+  gs_fdtd_sim_init(&m, &sc, b, 0);
+  m.graph.allowed = m.graph.allowed && gs_fdtd_spread_of(&o->spread).graphs;
+  m.onchip = m.onchip && onchip;
+  gs_fdtd_sim_advance(&m, WARMUP); /* captures the graph */
+  gs_fdtd_sim_sync(&m);
+  step_timer t = timer_start(b, m.s);
+  gs_fdtd_sim_advance(&m, o->steps);
+  double secs = timer_stop(&t, m.s);
+  gs_fdtd_sim_sync(&m);
+  *took = m.onchip;
+  *graphs = m.graph.exec != NULL;
+  gs_fdtd_sim_free(&m);
+  gs_scene_free(&sc);
+  return secs;
+}
+
+/* One rank: the one-step path (T = 1), its ceiling (the copy's GB/s over the
+ * bytes a step must move per cell), and the grid on chip where it fits (T
+ * steps a launch), all measured in this run. */
+static int bench_fdtd_one(gs_run *run, const gs_bench_opts *o, int64_t w, int64_t h) {
   const gs_backend *b = run->backend;
+  const double copy_gbs = copy_ceiling(b, (size_t)1 << 30), cells = (double)w * (double)h;
+  const double ceiling = copy_gbs * 1e9 / GS_FDTD_BYTES_PER_CELL * 1e-6;
+  int took, graphs;
+  const double t1 = time_fdtd2(b, o, w, h, 0, &took, &graphs);
+  printf("bench fdtd: backend %s on %s, %lld x %lld cells, %lld steps after %d untimed, 10-cell CPML\n", b->name,
+         run->place.gpu >= 0 ? run->place.dev.name : "cpu", (long long)w, (long long)h, (long long)o->steps, WARMUP);
+  printf(" T = 1 (one step a launch), CUDA graphs %s:\n", graphs ? "on" : "off");
+  print_rate(cells, o->steps, t1, GS_FDTD_BYTES_PER_CELL, copy_gbs);
+  printf("  one-step ceiling: %.1f GB/s / %.0f bytes per cell = %.1f Mcells/s (%.3f ms per step); T = 1 reaches %.3f "
+         "of it\n",
+         copy_gbs, GS_FDTD_BYTES_PER_CELL, ceiling, cells / ceiling * 1e-6 * 1e3,
+         cells * (double)o->steps / t1 * 1e-6 / ceiling);
+  const double t2 = time_fdtd2(b, o, w, h, 1, &took, &graphs);
+  if (!took) {
+    printf(" the grid on chip: does not fit this device (or GPUSTENCIL_ONCHIP=0)\n");
+  } else {
+    const double mc = cells * (double)o->steps / t2 * 1e-6;
+    printf(" the grid on chip, T = %lld steps a launch (the fields read and written once a launch):\n",
+           (long long)(o->steps < GS_RX_CHUNK ? o->steps : GS_RX_CHUNK));
+    printf("  %.1f Mcells/s, %.4f ms per step = %.2fx T = 1, %.2fx the one-step ceiling\n", mc,
+           t2 * 1e3 / (double)o->steps, t1 / t2, mc / ceiling);
+  }
+  fflush(stdout);
+  return GS_EXIT_OK;
+}
+
+static int bench_fdtd(gs_run *run, const gs_bench_opts *o) {
   int64_t w, h;
   long long g3[3];
   char tail;
@@ -673,28 +727,7 @@ static int bench_fdtd(gs_run *run, const gs_bench_opts *o) {
   const int whole[2] = {1, 1};
   if (grid_refused(run, "fdtd", w, h, whole, (int)(WARMUP + o->steps))) return GS_EXIT_USAGE;
   if (run->comm.size > 1) return bench_fdtd_ranks(run, o, w, h);
-  double copy_gbs = copy_ceiling(b, (size_t)1 << 30);
-  gs_scene sc;
-  gs_scene_synthetic(&sc, w, h, WARMUP + o->steps);
-  gs_fdtd_sim m;
-  gs_fdtd_sim_init(&m, &sc, b, 0);
-  m.graph.allowed = m.graph.allowed && spread.graphs;
-  gs_fdtd_sim_advance(&m, WARMUP); /* captures the graph */
-  gs_fdtd_sim_sync(&m);
-  step_timer t = timer_start(b, m.s);
-  gs_fdtd_sim_advance(&m, o->steps);
-  double secs = timer_stop(&t, m.s);
-  gs_fdtd_sim_sync(&m);
-  if (run->comm.rank == 0) {
-    printf(
-        "bench fdtd: backend %s on %s, %lld x %lld cells, %lld steps after %d untimed, 10-cell CPML, CUDA graphs %s\n",
-        b->name, run->place.gpu >= 0 ? run->place.dev.name : "cpu", (long long)w, (long long)h, (long long)o->steps,
-        WARMUP, m.graph.exec ? "on" : "off");
-    print_rate((double)w * (double)h, o->steps, secs, GS_FDTD_BYTES_PER_CELL, copy_gbs);
-  }
-  gs_fdtd_sim_free(&m);
-  gs_scene_free(&sc);
-  return GS_EXIT_OK;
+  return bench_fdtd_one(run, o, w, h);
 }
 
 int gs_bench_check(const void *opts, int argc, char **argv, char *err, size_t errlen) {

@@ -312,6 +312,10 @@ static int cu_fdtd3_pw(const gs_fdtd3_step_args *a, const gs_fdtd3_pw *w, int pa
   GS_LAUNCH_CHECK(gs_fdtd3_pw_cuda(a, w, part, t, s));
   return 0;
 }
+static int cu_fdtd_run(const gs_fdtd_run_args *a, int64_t steps, void *s) {
+  GS_LAUNCH_CHECK(gs_fdtd_run_cuda(a, steps, s));
+  return 0;
+}
 static int cu_fdtd_clock(int64_t *c, int64_t v0, int64_t v1, int add, void *s) {
   GS_LAUNCH_CHECK(gs_fdtd_clock_cuda(c, v0, v1, add, s));
   return 0;
@@ -379,6 +383,8 @@ const gs_backend gs_backend_cuda = {
     .fdtd_inject = cu_fdtd_inject,
     .fdtd_sample = cu_fdtd_sample,
     .fdtd_clock = cu_fdtd_clock,
+    .fdtd_run = cu_fdtd_run,
+    .fdtd_run_fits = gs_fdtd_run_fits_cuda,
     .fdtd3_step = cu_fdtd3_step,
     .fdtd3_pass = cu_fdtd3_pass,
     .fdtd3_inject = cu_fdtd3_inject,

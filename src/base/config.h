@@ -26,6 +26,7 @@ typedef struct gs_config {
   gs_ipc_stage ipc_stage; /* GPUSTENCIL_IPC_STAGE=auto|never|always */
   int ipc_copy_engine;    /* GPUSTENCIL_IPC_COPY=engine: copy engines instead of the copy kernel */
   int pdl;                /* GPUSTENCIL_PDL=0 turns programmatic dependent launch off */
+  int onchip;             /* GPUSTENCIL_ONCHIP=0: 2D steps one launch each, never the grid on chip */
 } gs_config;
 
 /* Reads the switches from the environment into *cfg. A value that is not one

@@ -20,7 +20,6 @@
 #include "log.h"
 #include "options.h"
 
-#define GS_RX_CHUNK 256
 /* --halo-depth auto: this depth for parts of at most this many nodes (GPU). */
 #define GS_FDTD_AUTO_DEPTH 4
 #define GS_FDTD_SMALL_PART (4.0 * 1024 * 1024) /* nodes: R = 8 at or below */
@@ -437,6 +436,19 @@ static void init_receivers(gs_fdtd_sim *m) {
   free(off);
 }
 
+static gs_fdtd_step_args step_args(const gs_fdtd_sim *m, int in, int out);
+
+/* Whether advance may take the on-chip path: the whole grid on this rank and
+ * a backend that takes it (a split model keeps its deep-halo steps). */
+static void init_onchip(gs_fdtd_sim *m) {
+  const gs_fdtd_part *own = &m->grid.own;
+  const int whole = own->i0 == 0 && own->j0 == 0 && own->i1 == m->grid.nx + 1 && own->j1 == m->grid.ny + 1;
+  if (!whole || !m->b->fdtd_run || !gs_config_get()->onchip) return;
+  const gs_fdtd_step_args a = step_args(m, 0, 1);
+  m->onchip = m->b->fdtd_run_fits(&a);
+  gs_log_debug("fdtd: %s", m->onchip ? "the grid on chip, many steps a launch" : "the grid does not fit on chip");
+}
+
 gs_status gs_fdtd_sim_init_part(gs_fdtd_sim *m, const gs_scene *sc, const gs_backend *b, int run,
                                 const gs_fdtd_part *part, int depth, char *err, size_t errlen) {
   memset(m, 0, sizeof *m);
@@ -459,6 +471,7 @@ gs_status gs_fdtd_sim_init_part(gs_fdtd_sim *m, const gs_scene *sc, const gs_bac
   init_sources(m);
   init_receivers(m);
   b->stream_sync(m->s);
+  init_onchip(m);
   return GS_OK;
 }
 
@@ -809,7 +822,45 @@ static void replay(gs_fdtd_sim *m) {
   m->graph.clock_host[1] = x + m->graph.exch;
 }
 
+/* count steps with the grid on chip: launches of at most GS_RX_CHUNK steps
+ * (the receivers' ring), flushed in between. */
+static void advance_onchip(gs_fdtd_sim *m, int64_t count) {
+  const int64_t end = m->step + count;
+  while (m->step < end) {
+    int64_t n = end - m->step;
+    if (m->rx.n && m->step + n - m->rx.flushed > GS_RX_CHUNK) flush_receivers(m);
+    if (m->rx.n && n > GS_RX_CHUNK - (m->step - m->rx.flushed)) n = GS_RX_CHUNK - (m->step - m->rx.flushed);
+    join_receivers(m); /* a sample queued by a single step reads the buffers this run writes */
+    const int cur = m->fields.cur;
+    gs_fdtd_run_args a = {.set = {step_args(m, cur, 1 - cur), step_args(m, 1 - cur, cur)},
+                          .src_off = m->src.off,
+                          .src_val = m->src.val,
+                          .src_stride = m->src.n,
+                          .nsrc = m->src.cum[1],
+                          .nrx = m->rx.n,
+                          .rx_off = m->rx.off,
+                          .rx_out = m->rx.buf,
+                          .rx_slots = GS_RX_CHUNK,
+                          .t0 = m->step,
+                          .piece = m->pml.region,
+                          .npiece = 5};
+    m->b->fdtd_run(&a, n, m->s);
+    m->step += n;
+    if (n % 2) {
+      const int out = 1 - cur;
+      m->fields.cur = out;
+      m->fields.v.ez = m->fields.buf[out][0];
+      m->fields.v.hx = m->fields.buf[out][1];
+      m->fields.v.hy = m->fields.buf[out][2];
+    }
+  }
+}
+
 void gs_fdtd_sim_advance(gs_fdtd_sim *m, int64_t count) {
+  if (m->onchip && !m->dist.halo) {
+    advance_onchip(m, count);
+    return;
+  }
   const int64_t end = m->step + count;
   const int len = graph_length(m->dist.depth);
   while (m->step < end) {

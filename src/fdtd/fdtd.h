@@ -72,6 +72,10 @@ typedef struct gs_fdtd_sources {
   float *val;   /* device: value of each at every step, [step][source] */
 } gs_fdtd_sources;
 
+/* Steps of receiver samples the device ring holds (flushed to the host when full;
+ * the on-chip path launches at most this many steps at a time when there are receivers). */
+#define GS_RX_CHUNK 256
+
 /* The receivers this rank owns. They are sampled on a stream of their own,
  * beside the step's update (which reads the buffer they read); the next
  * step's update waits. */
@@ -122,6 +126,10 @@ typedef struct gs_fdtd_sim {
   int64_t step; /* steps queued so far */
   gs_stream s;  /* the (low-priority) stream of the bulk of the work */
   int pdl;      /* programmatic dependent launch (GPUSTENCIL_PDL, gs_config) */
+  /* gs_fdtd_sim_advance takes many steps a launch with the grid on chip
+   * (kernels/fdtd_run.cu): one rank, the backend takes the grid, and
+   * GPUSTENCIL_ONCHIP is not 0; callers may clear it (bench fdtd compares). */
+  int onchip;
   gs_fdtd_grid grid;
   gs_fdtd_fields fields;
   gs_fdtd_materials mat;
