@@ -114,7 +114,7 @@ int gs_fdtd_sample_cuda(gs_fdtd_view v, const int64_t *off, int n, float *out, i
  * B, set[1]: B to A, CPML psi alike) and injects the sources as
  * gs_fdtd_inject into the new Ez: the bits of those launches in a row. The
  * arrays must hold the whole grid (oi = oj = 0). The GPU keeps every field in
- * the SMs' shared memory, one tile a block, two grid-wide barriers a step;
+ * the SMs' shared memory, one tile a block, one grid-wide barrier a step;
  * the buffer sets hold the state of the last step at the end (set[(steps -
  * 1) % 2]'s outputs), the other set's content is then unspecified. */
 typedef struct gs_fdtd_run_args {

@@ -4,17 +4,17 @@
 // where the update itself needs a few. Here every block keeps one tile of
 // the grid (Ez, Hx, Hy and the materials) in its shared memory for the whole
 // launch, one block per SM, all resident at once (a cooperative launch), and
-// a step costs two grid-wide barriers and the tiles' edges through L2:
-//   - H of the tile (in place: a node's new H reads only its own old H), its
-//     right column's Hy and top row's Hx published to global memory;
-//   - barrier; the left and lower neighbours' published H into the ghosts;
-//   - Ez of the tile, then the sources; the left column's and bottom row's
-//     Ez published; barrier; the right and upper neighbours' Ez into the
-//     ghosts for the next step's H.
+// a step costs one grid-wide barrier and the tiles' edges of Ez through L2:
+//   - H of the tile, in place (a node's new H reads only its own old H), and
+//     of the ghosts its Ez update reads (the left neighbour's Hy, the lower
+//     one's Hx: recomputed here from the ghost Ez, so H is never exchanged);
+//   - Ez of the tile, then the sources; the four edges of Ez published to
+//     global memory; barrier; the neighbours' edges into the ghosts.
 // The node updates are fdtd_node.h's (gs_fdtd_hx_from, gs_fdtd_hy_from,
 // gs_fdtd_e_from: the CPU twin's expressions), so the bits are those of the
 // one-step launches (tests/test_fdtd_gpu.c). CPML psi stays in global
-// memory: a node's psi is read and written by its owner alone.
+// memory, read from the step's input set and written to its output set by
+// the node's owner (a ghost's H reads it only), as the one-step kernels do.
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
@@ -35,15 +35,47 @@ struct RunPlan {
   unsigned smem;
 };
 
-// This block's nodes [i0, i1) x [j0, j1) and its shared arrays: (tw + 2) x
-// (th + 2) nodes with one ghost node on each side, row pitch w.
+// This block's nodes [i0, i1) x [j0, j1) (nw x nh) and its shared arrays:
+// (tw + 2) x (th + 2) nodes with one ghost node on each side, row pitch w;
+// local node (li, lj) at (lj + 1) w + li + 1. Nodes of the local box
+// [fx0, fx1) x [fy0, fy1) lie in no CPML slab (their update skips the slab
+// tests); [ex0, ex1) x [ey0, ey1): the interior nodes whose Ez is updated.
 struct Tile {
   int64_t i0, i1, j0, j1;
-  int w;
+  int nw, nh, w;
+  int fx0, fx1, fy0, fy1, ex0, ex1, ey0, ey1;
   float *ez, *hx, *hy;
   uint8_t *mat, *hmx, *hmy;
-  __device__ int at(int64_t i, int64_t j) const { return (int)((j - j0 + 1) * w + (i - i0 + 1)); }
+  __device__ int at(int li, int lj) const { return (lj + 1) * w + li + 1; }
+  __device__ int free_of_slabs(int li, int lj) const { return li >= fx0 && li < fx1 && lj >= fy0 && lj < fy1; }
 };
+
+__device__ __forceinline__ int clamp_local(int64_t v, int64_t lo, int64_t hi) {
+  return (int)(v < lo ? lo : v > hi ? hi : v);
+}
+
+// The nodes (global [x0, x1) x [y0, y1)) that no slab's extent along its
+// axis reaches: slabs at the grid's ends shrink the box; one inside it
+// (never on one rank) empties it.
+__device__ void shrink_free(int64_t lo, int64_t hi, int64_t &f0, int64_t &f1) {
+  if (lo <= f0)
+    f0 = max(f0, hi);
+  else if (hi >= f1)
+    f1 = min(f1, lo);
+  else
+    f1 = f0;
+}
+
+__device__ gs_fdtd_region slab_free_box(const gs_fdtd_step_args &a) {
+  int64_t x0 = 0, x1 = a.nx + 1, y0 = 0, y1 = a.ny + 1;
+  for (int q = 0; q < a.nslab; ++q) {
+    if (a.slab[q].dir == 0)
+      shrink_free(a.slab[q].lo, a.slab[q].hi, x0, x1);
+    else
+      shrink_free(a.slab[q].lo, a.slab[q].hi, y0, y1);
+  }
+  return gs_fdtd_region{x0, x1, y0, y1};
+}
 
 __device__ Tile tile_of_block(const gs_fdtd_step_args &a, const RunPlan &p, bool magnetic) {
   extern __shared__ float4 run_smem[];
@@ -53,7 +85,18 @@ __device__ Tile tile_of_block(const gs_fdtd_step_args &a, const RunPlan &p, bool
   t.j0 = (int64_t)by * p.th;
   t.i1 = min(t.i0 + p.tw, a.nx + 1);
   t.j1 = min(t.j0 + p.th, a.ny + 1);
+  t.nw = (int)(t.i1 - t.i0);
+  t.nh = (int)(t.j1 - t.j0);
   t.w = p.tw + 2;
+  const gs_fdtd_region f = slab_free_box(a);
+  t.fx0 = clamp_local(f.i0 - t.i0, -1, t.nw);
+  t.fx1 = clamp_local(f.i1 - t.i0, -1, t.nw);
+  t.fy0 = clamp_local(f.j0 - t.j0, -1, t.nh);
+  t.fy1 = clamp_local(f.j1 - t.j0, -1, t.nh);
+  t.ex0 = clamp_local(1 - t.i0, 0, t.nw);
+  t.ex1 = clamp_local(a.nx - t.i0, 0, t.nw);
+  t.ey0 = clamp_local(1 - t.j0, 0, t.nh);
+  t.ey1 = clamp_local(a.ny - t.j0, 0, t.nh);
   const int n = t.w * (p.th + 2);
   t.ez = reinterpret_cast<float *>(run_smem);
   t.hx = t.ez + n;
@@ -64,11 +107,11 @@ __device__ Tile tile_of_block(const gs_fdtd_step_args &a, const RunPlan &p, bool
   return t;
 }
 
-// f(i, j) for every node of the tile, the block's threads over it in 32 x 32 pieces.
-template <typename F> __device__ __forceinline__ void each_node(const Tile &t, F f) {
-  for (int64_t j = t.j0 + threadIdx.y; j < t.j1; j += kRunY)
-    for (int64_t i = t.i0 + threadIdx.x; i < t.i1; i += kRunX)
-      f(i, j);
+// f(li, lj) for local nodes [x0, x1) x [y0, y1), the block's threads over them in 32 x 32 pieces.
+template <typename F> __device__ __forceinline__ void each_node(int x0, int x1, int y0, int y1, F f) {
+  for (int lj = y0 + (int)threadIdx.y; lj < y1; lj += kRunY)
+    for (int li = x0 + (int)threadIdx.x; li < x1; li += kRunX)
+      f(li, lj);
 }
 
 // f(k) for k in [0, n), over all the block's threads.
@@ -77,121 +120,124 @@ template <typename F> __device__ __forceinline__ void each_of(int64_t n, F f) {
     f(k);
 }
 
-// The fields of the tile and its ghost ring, and the owned nodes' materials, from the arrays.
+// The fields and materials of the tile and its ghost ring from the arrays.
 __device__ void load_tile(const gs_fdtd_step_args &a, const Tile &t) {
-  const int64_t w = t.i1 - t.i0 + 2, h = t.j1 - t.j0 + 2;
-  each_of(w * h, [&](int64_t k) {
-    const int64_t i = t.i0 - 1 + k % w, j = t.j0 - 1 + k / w;
-    const int s = t.at(i, j);
+  const int w = t.nw + 2, h = t.nh + 2;
+  each_of((int64_t)w * h, [&](int64_t k) {
+    const int li = (int)(k % w) - 1, lj = (int)(k / w) - 1;
+    const int64_t i = t.i0 + li, j = t.j0 + lj;
+    const int s = t.at(li, lj);
     const bool in = i >= 0 && i <= a.nx && j >= 0 && j <= a.ny;
     const int64_t g = gs_fdtd_at(&a, i, j);
     t.ez[s] = in ? a.ez[g] : 0.f;
     t.hx[s] = in ? a.hx[g] : 0.f;
     t.hy[s] = in ? a.hy[g] : 0.f;
-    const bool own = i >= t.i0 && i < t.i1 && j >= t.j0 && j < t.j1;
-    if (own) t.mat[s] = a.mat[g];
-    if (own && t.hmx) {
-      t.hmx[s] = a.hmx[g];
-      t.hmy[s] = a.hmy[g];
+    t.mat[s] = in ? a.mat[g] : 0;
+    if (t.hmx) {
+      t.hmx[s] = in ? a.hmx[g] : 0;
+      t.hmy[s] = in ? a.hmy[g] : 0;
     }
   });
 }
 
 // The owned nodes' fields to a's output arrays.
 __device__ void store_tile(const gs_fdtd_step_args &a, const Tile &t) {
-  each_node(t, [&](int64_t i, int64_t j) {
-    const int s = t.at(i, j);
-    const int64_t g = gs_fdtd_at(&a, i, j);
+  each_node(0, t.nw, 0, t.nh, [&](int li, int lj) {
+    const int s = t.at(li, lj);
+    const int64_t g = gs_fdtd_at(&a, t.i0 + li, t.j0 + lj);
     a.ez_out[g] = t.ez[s];
     a.hx_out[g] = t.hx[s];
     a.hy_out[g] = t.hy[s];
   });
 }
 
-// The receivers in this tile: Ez, Hx, Hy at step t into the ring of samples.
+// f(s, m) for the points of a list (array offsets) in this tile: s the local node.
+template <typename F>
+__device__ __forceinline__ void each_point(const gs_fdtd_step_args &a, const Tile &t, const int64_t *off, int n, F f) {
+  each_of(n, [&](int64_t m) {
+    const int64_t j = off[m] / a.pitch - a.g - t.j0, i = off[m] % a.pitch - a.g - t.i0;
+    if (i >= 0 && i < t.nw && j >= 0 && j < t.nh) f(t.at((int)i, (int)j), m);
+  });
+}
+
+// The receivers in this tile: Ez, Hx, Hy at the step into the ring of samples.
 __device__ void sample_tile(const gs_fdtd_run_args &r, const gs_fdtd_step_args &a, const Tile &t, int64_t step) {
   float *out = r.rx_out + step % r.rx_slots * 3 * r.nrx;
-  each_of(r.nrx, [&](int64_t m) {
-    const int64_t off = r.rx_off[m], j = off / a.pitch - a.g, i = off % a.pitch - a.g;
-    if (i < t.i0 || i >= t.i1 || j < t.j0 || j >= t.j1) return;
-    const int s = t.at(i, j);
+  each_point(a, t, r.rx_off, r.nrx, [&](int s, int64_t m) {
     out[3 * m] = t.ez[s];
     out[3 * m + 1] = t.hx[s];
     out[3 * m + 2] = t.hy[s];
   });
 }
 
-// The sources in this tile at step t, into the new Ez (after every node's update, as gs_fdtd_inject).
+// The sources in this tile at the step, into the new Ez (after every node's update, as gs_fdtd_inject).
 __device__ void inject_tile(const gs_fdtd_run_args &r, const gs_fdtd_step_args &a, const Tile &t, int64_t step) {
   const float *val = r.src_val + step * r.src_stride;
-  each_of(r.nsrc, [&](int64_t m) {
-    const int64_t off = r.src_off[m], j = off / a.pitch - a.g, i = off % a.pitch - a.g;
-    if (i < t.i0 || i >= t.i1 || j < t.j0 || j >= t.j1) return;
-    const int s = t.at(i, j);
-    t.ez[s] = t.ez[s] - val[m];
-  });
+  each_point(a, t, r.src_off, r.nsrc, [&](int s, int64_t m) { t.ez[s] = t.ez[s] - val[m]; });
 }
 
-// New H of the tile; the edges the right and upper neighbours read go to a's output arrays.
+// New Hx and Hy of local node (li, lj) where they exist (own: also its psi),
+// hx / hy: whether to update each.
+__device__ __forceinline__ void h_node(const gs_fdtd_step_args &a, const Tile &t, int ns, int li, int lj, bool hx,
+                                       bool hy, int own) {
+  const int s = t.at(li, lj), n = t.free_of_slabs(li, lj) ? 0 : ns;
+  const int64_t i = t.i0 + li, j = t.j0 + lj;
+  if (hx) t.hx[s] = gs_fdtd_hx_from(&a, n, i, j, t.hx[s], t.ez[s + t.w] - t.ez[s], t.hmx ? &a.hcoef[t.hmx[s]] : NULL, own);
+  if (hy) t.hy[s] = gs_fdtd_hy_from(&a, n, i, j, t.hy[s], t.ez[s + 1] - t.ez[s], t.hmy ? &a.hcoef[t.hmy[s]] : NULL, own);
+}
+
+// New H of the tile, and of the ghosts its Ez update reads (the left
+// neighbour's Hy, the lower one's Hx: the bits their owners compute, psi
+// read, not written), so no exchange of H is needed.
 __device__ void h_phase(const gs_fdtd_step_args &a, const Tile &t, int ns) {
-  const bool right = t.i1 <= a.nx, up = t.j1 <= a.ny;
-  each_node(t, [&](int64_t i, int64_t j) {
-    const int s = t.at(i, j);
-    const int64_t g = gs_fdtd_at(&a, i, j);
-    if (j < a.ny) {
-      const float h = gs_fdtd_hx_from(&a, ns, i, j, t.hx[s], t.ez[s + t.w] - t.ez[s], t.hmx ? &a.hcoef[t.hmx[s]] : NULL, 1);
-      t.hx[s] = h;
-      if (up && j == t.j1 - 1) __stcg(a.hx_out + g, h);
-    }
-    if (i < a.nx) {
-      const float h = gs_fdtd_hy_from(&a, ns, i, j, t.hy[s], t.ez[s + 1] - t.ez[s], t.hmy ? &a.hcoef[t.hmy[s]] : NULL, 1);
-      t.hy[s] = h;
-      if (right && i == t.i1 - 1) __stcg(a.hy_out + g, h);
-    }
-  });
-}
-
-// The left neighbour's Hy and the lower one's Hx beside the tile, as published in h_phase.
-__device__ void fetch_h(const gs_fdtd_step_args &a, const Tile &t) {
-  const int64_t rows = t.j1 - t.j0, cols = t.i1 - t.i0;
-  if (t.i0 > 0)
-    each_of(rows, [&](int64_t k) { t.hy[t.at(t.i0 - 1, t.j0 + k)] = __ldcg(a.hy_out + gs_fdtd_at(&a, t.i0 - 1, t.j0 + k)); });
-  if (t.j0 > 0)
-    each_of(cols, [&](int64_t k) { t.hx[t.at(t.i0 + k, t.j0 - 1)] = __ldcg(a.hx_out + gs_fdtd_at(&a, t.i0 + k, t.j0 - 1)); });
+  const int64_t hx_rows = min((int64_t)t.nh, a.ny - t.j0), hy_cols = min((int64_t)t.nw, a.nx - t.i0);
+  each_node(0, t.nw, 0, t.nh, [&](int li, int lj) { h_node(a, t, ns, li, lj, lj < hx_rows, li < hy_cols, 1); });
+  if (t.i0 > 0) each_of(t.nh, [&](int64_t k) { h_node(a, t, ns, -1, (int)k, false, true, 0); });
+  if (t.j0 > 0) each_of(t.nw, [&](int64_t k) { h_node(a, t, ns, (int)k, -1, true, false, 0); });
 }
 
 __device__ void e_phase(const gs_fdtd_step_args &a, const Tile &t, int ns) {
-  each_node(t, [&](int64_t i, int64_t j) {
-    if (!gs_fdtd_interior(&a, i, j)) return;
-    const int s = t.at(i, j);
-    t.ez[s] = gs_fdtd_e_from(&a, ns, i, j, t.ez[s], t.mat[s], t.hx[s], t.hy[s], t.hy[s - 1], t.hx[s - t.w]);
+  each_node(t.ex0, t.ex1, t.ey0, t.ey1, [&](int li, int lj) {
+    const int s = t.at(li, lj), n = t.free_of_slabs(li, lj) ? 0 : ns;
+    t.ez[s] = gs_fdtd_e_from(&a, n, t.i0 + li, t.j0 + lj, t.ez[s], t.mat[s], t.hx[s], t.hy[s], t.hy[s - 1],
+                             t.hx[s - t.w]);
   });
 }
 
-// The tile's left column's and bottom row's Ez to a's output arrays (for
-// the left and lower neighbours), or (fetch) the right and upper
-// neighbours' Ez from there into the ghosts.
-__device__ void ez_edges(const gs_fdtd_step_args &a, const Tile &t, bool fetch) {
-  const int64_t rows = t.j1 - t.j0, cols = t.i1 - t.i0;
-  if (!fetch) {
-    if (t.i0 > 0) each_of(rows, [&](int64_t k) { __stcg(a.ez_out + gs_fdtd_at(&a, t.i0, t.j0 + k), t.ez[t.at(t.i0, t.j0 + k)]); });
-    if (t.j0 > 0) each_of(cols, [&](int64_t k) { __stcg(a.ez_out + gs_fdtd_at(&a, t.i0 + k, t.j0), t.ez[t.at(t.i0 + k, t.j0)]); });
-    return;
-  }
-  if (t.i1 <= a.nx)
-    each_of(rows, [&](int64_t k) { t.ez[t.at(t.i1, t.j0 + k)] = __ldcg(a.ez_out + gs_fdtd_at(&a, t.i1, t.j0 + k)); });
-  if (t.j1 <= a.ny)
-    each_of(cols, [&](int64_t k) { t.ez[t.at(t.i0 + k, t.j1)] = __ldcg(a.ez_out + gs_fdtd_at(&a, t.i0 + k, t.j1)); });
+// The tile's edges of Ez to a's output arrays (publish), or the
+// neighbours' edges from there into the ghosts: f(li, lj, global offset)
+// for every edge node or ghost on the sides that have a neighbour.
+template <typename F> __device__ __forceinline__ void ez_edges(const gs_fdtd_step_args &a, const Tile &t, bool ghosts, F f) {
+  const int o = ghosts ? 1 : 0; // ghosts lie one node outside the edges
+  const bool lo_x = t.i0 > 0, hi_x = t.i1 <= a.nx, lo_y = t.j0 > 0, hi_y = t.j1 <= a.ny;
+  each_of(t.nh, [&](int64_t k) {
+    if (lo_x) f(-o, (int)k);
+    if (hi_x) f(t.nw - 1 + o, (int)k);
+  });
+  each_of(t.nw, [&](int64_t k) {
+    if (lo_y) f((int)k, -o);
+    if (hi_y) f((int)k, t.nh - 1 + o);
+  });
+}
+
+__device__ __forceinline__ void publish_ez(const gs_fdtd_step_args &a, const Tile &t) {
+  ez_edges(a, t, false, [&](int li, int lj) { __stcg(a.ez_out + gs_fdtd_at(&a, t.i0 + li, t.j0 + lj), t.ez[t.at(li, lj)]); });
+}
+
+__device__ __forceinline__ void fetch_ez(const gs_fdtd_step_args &a, const Tile &t) {
+  ez_edges(a, t, true, [&](int li, int lj) { t.ez[t.at(li, lj)] = __ldcg(a.ez_out + gs_fdtd_at(&a, t.i0 + li, t.j0 + lj)); });
 }
 
 // One step with buffer set a (a reference to a kernel parameter, so its
-// members stay parameter loads); last: no ghosts needed after it.
+// members stay parameter loads); last: no ghosts needed after it. One grid
+// barrier: the tiles' Ez edges out, the neighbours' in.
 __device__ __forceinline__ void run_step(const gs_fdtd_run_args &r, const gs_fdtd_step_args &a, const Tile &t, int ns,
                                          int64_t step, bool last, cg::grid_group &grid) {
-  if (r.nrx) sample_tile(r, a, t, step);
+  if (r.nrx) {
+    sample_tile(r, a, t, step);
+    __syncthreads();
+  }
   h_phase(a, t, ns);
-  grid.sync();
-  fetch_h(a, t);
   __syncthreads();
   e_phase(a, t, ns);
   __syncthreads();
@@ -200,9 +246,9 @@ __device__ __forceinline__ void run_step(const gs_fdtd_run_args &r, const gs_fdt
     __syncthreads();
   }
   if (last) return;
-  ez_edges(a, t, false);
+  publish_ez(a, t);
   grid.sync();
-  ez_edges(a, t, true);
+  fetch_ez(a, t);
   __syncthreads();
 }
 
