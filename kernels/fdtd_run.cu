@@ -44,6 +44,7 @@ struct Tile {
   int64_t i0, i1, j0, j1;
   int nw, nh, w;
   int fx0, fx1, fy0, fy1, ex0, ex1, ey0, ey1;
+  float4 *coef; // the electric coefficients (ca, cbx, cby, src) of every material, in shared memory
   float *ez, *hx, *hy;
   uint8_t *mat, *hmx, *hmy;
   __device__ int at(int li, int lj) const { return (lj + 1) * w + li + 1; }
@@ -98,7 +99,8 @@ __device__ Tile tile_of_block(const gs_fdtd_step_args &a, const RunPlan &p, bool
   t.ey0 = clamp_local(1 - t.j0, 0, t.nh);
   t.ey1 = clamp_local(a.ny - t.j0, 0, t.nh);
   const int n = t.w * (p.th + 2);
-  t.ez = reinterpret_cast<float *>(run_smem);
+  t.coef = run_smem;
+  t.ez = reinterpret_cast<float *>(run_smem + GS_FDTD_MAX_MATERIALS);
   t.hx = t.ez + n;
   t.hy = t.hx + n;
   t.mat = reinterpret_cast<uint8_t *>(t.hy + n);
@@ -122,6 +124,10 @@ template <typename F> __device__ __forceinline__ void each_of(int64_t n, F f) {
 
 // The fields and materials of the tile and its ghost ring from the arrays.
 __device__ void load_tile(const gs_fdtd_step_args &a, const Tile &t) {
+  each_of(GS_FDTD_MAX_MATERIALS, [&](int64_t k) {
+    const gs_fdtd_coef c = a.coef[k];
+    t.coef[k] = make_float4(c.ca, c.cbx, c.cby, c.src);
+  });
   const int w = t.nw + 2, h = t.nh + 2;
   each_of((int64_t)w * h, [&](int64_t k) {
     const int li = (int)(k % w) - 1, lj = (int)(k / w) - 1;
@@ -188,19 +194,37 @@ __device__ __forceinline__ void h_node(const gs_fdtd_step_args &a, const Tile &t
 
 // New H of the tile, and of the ghosts its Ez update reads (the left
 // neighbour's Hy, the lower one's Hx: the bits their owners compute, psi
-// read, not written), so no exchange of H is needed.
+// read, not written), so no exchange of H is needed. Nodes in no slab with
+// free-space H take fdtd_node.h's expressions with no slab and no magnetic
+// coefficients written out (the same bits, a fraction of the instructions).
 __device__ void h_phase(const gs_fdtd_step_args &a, const Tile &t, int ns) {
-  const int64_t hx_rows = min((int64_t)t.nh, a.ny - t.j0), hy_cols = min((int64_t)t.nw, a.nx - t.i0);
-  each_node(0, t.nw, 0, t.nh, [&](int li, int lj) { h_node(a, t, ns, li, lj, lj < hx_rows, li < hy_cols, 1); });
+  const int hx_rows = (int)min((int64_t)t.nh, a.ny - t.j0), hy_cols = (int)min((int64_t)t.nw, a.nx - t.i0);
+  const float chx = a.chx, chy = a.chy;
+  const bool magnetic = t.hmx != NULL;
+  each_node(0, t.nw, 0, t.nh, [&](int li, int lj) {
+    if (magnetic || !t.free_of_slabs(li, lj)) {
+      h_node(a, t, ns, li, lj, lj < hx_rows, li < hy_cols, 1);
+      return;
+    }
+    const int s = t.at(li, lj);
+    const float e = t.ez[s];
+    if (lj < hx_rows) t.hx[s] = t.hx[s] - chy * (t.ez[s + t.w] - e);
+    if (li < hy_cols) t.hy[s] = t.hy[s] + chx * (t.ez[s + 1] - e);
+  });
   if (t.i0 > 0) each_of(t.nh, [&](int64_t k) { h_node(a, t, ns, -1, (int)k, false, true, 0); });
   if (t.j0 > 0) each_of(t.nw, [&](int64_t k) { h_node(a, t, ns, (int)k, -1, true, false, 0); });
 }
 
 __device__ void e_phase(const gs_fdtd_step_args &a, const Tile &t, int ns) {
   each_node(t.ex0, t.ex1, t.ey0, t.ey1, [&](int li, int lj) {
-    const int s = t.at(li, lj), n = t.free_of_slabs(li, lj) ? 0 : ns;
-    t.ez[s] = gs_fdtd_e_from(&a, n, t.i0 + li, t.j0 + lj, t.ez[s], t.mat[s], t.hx[s], t.hy[s], t.hy[s - 1],
-                             t.hx[s - t.w]);
+    const int s = t.at(li, lj);
+    if (!t.free_of_slabs(li, lj)) {
+      t.ez[s] = gs_fdtd_e_from(&a, ns, t.i0 + li, t.j0 + lj, t.ez[s], t.mat[s], t.hx[s], t.hy[s], t.hy[s - 1],
+                               t.hx[s - t.w]);
+      return;
+    }
+    const float4 c = t.coef[t.mat[s]];
+    t.ez[s] = c.x * t.ez[s] + (c.y * (t.hy[s] - t.hy[s - 1]) - c.z * (t.hx[s] - t.hx[s - t.w]));
   });
 }
 
@@ -273,7 +297,7 @@ __global__ void __launch_bounds__(kRunX * kRunY, 1) run_kernel(const gs_fdtd_run
 
 // Shared memory of a tile of tw x th nodes with its ghost ring.
 static size_t tile_bytes(int tw, int th, bool magnetic) {
-  return (size_t)(tw + 2) * (size_t)(th + 2) * (3 * sizeof(float) + (magnetic ? 3 : 1));
+  return sizeof(float4) * GS_FDTD_MAX_MATERIALS + (size_t)(tw + 2) * (size_t)(th + 2) * (3 * sizeof(float) + (magnetic ? 3 : 1));
 }
 
 // The cut of the grid into at most one tile per SM whose largest tile
