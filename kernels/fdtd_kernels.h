@@ -130,13 +130,19 @@ typedef struct gs_fdtd_run_args {
   int64_t t0;
   const gs_fdtd_region *piece; /* the grid cut as the CPU twin updates it (any cut: the same bits; the GPU ignores it) */
   int npiece;
+  /* GPU: the grid barrier's counter (device memory, zero when first used)
+   * and the arrivals it counted in earlier launches: a launch of S steps
+   * on B blocks adds B (S - 1) (B: what gs_fdtd_run_fits returned). */
+  uint64_t *barrier;
+  uint64_t barrier_base;
 } gs_fdtd_run_args;
 typedef int (*gs_fdtd_run_fn)(const gs_fdtd_run_args *a, int64_t steps, void *stream);
 int gs_fdtd_run_ref(const gs_fdtd_run_args *a, int64_t steps, void *stream);
 int gs_fdtd_run_cuda(const gs_fdtd_run_args *a, int64_t steps, void *stream);
 /* Whether gs_fdtd_run can take the grid of a (GPU: tiles of it fit the
  * shared memory of a block on every SM at once, and the device launches
- * cooperative grids); 1 on the CPU (the twin takes any grid). */
+ * cooperative grids): the thread blocks it would launch, 0 when it cannot;
+ * 1 on the CPU (the twin takes any grid). */
 typedef int (*gs_fdtd_run_fits_fn)(const gs_fdtd_step_args *a);
 int gs_fdtd_run_fits_ref(const gs_fdtd_step_args *a);
 int gs_fdtd_run_fits_cuda(const gs_fdtd_step_args *a);

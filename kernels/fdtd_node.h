@@ -18,6 +18,15 @@
 #define GS_HD static inline
 #endif
 
+/* A value another thread block may have written since this SM last read it
+ * (a neighbour's psi in kernels/fdtd_run.cu, whose grid barrier leaves the
+ * L1 cache as it is): read from L2. Plain loads elsewhere. */
+#ifdef __CUDA_ARCH__
+#define GS_READ_SHARED(p) __ldcg(p)
+#else
+#define GS_READ_SHARED(p) (*(p))
+#endif
+
 GS_HD int64_t gs_fdtd_at(const gs_fdtd_step_args *a, int64_t i, int64_t j) {
   return (j - a->oj + a->g) * a->pitch + (i - a->oi + a->g);
 }
@@ -41,7 +50,7 @@ GS_HD float gs_fdtd_hx_from(const gs_fdtd_step_args *a, int nslab, int64_t i, in
     const gs_fdtd_slab *p = &a->slab[s];
     if (p->dir != 1 || j < p->lo || j >= p->hi || i < p->o0 || i >= p->o1) continue;
     int64_t q = j - p->lo, w = (q * (p->o1 - p->o0)) + (i - p->o0);
-    float psi = p->psi_h_in[w];
+    float psi = own ? p->psi_h_in[w] : GS_READ_SHARED(&p->psi_h_in[w]);
     if (own) p->psi_h_out[w] = p->bh[q] * psi + p->ah[q] * d;
     h = h - cb * (p->kh[q] * d + psi);
   }
@@ -63,7 +72,7 @@ GS_HD float gs_fdtd_hy_from(const gs_fdtd_step_args *a, int nslab, int64_t i, in
     const gs_fdtd_slab *p = &a->slab[s];
     if (p->dir != 0 || i < p->lo || i >= p->hi || j < p->o0 || j >= p->o1) continue;
     int64_t q = i - p->lo, w = (q * (p->o1 - p->o0)) + (j - p->o0);
-    float psi = p->psi_h_in[w];
+    float psi = own ? p->psi_h_in[w] : GS_READ_SHARED(&p->psi_h_in[w]);
     if (own) p->psi_h_out[w] = p->bh[q] * psi + p->ah[q] * d;
     h = h + cb * (p->kh[q] * d + psi);
   }

@@ -15,14 +15,11 @@
 // one-step launches (tests/test_fdtd_gpu.c). CPML psi stays in global
 // memory, read from the step's input set and written to its output set by
 // the node's owner (a ghost's H reads it only), as the one-step kernels do.
-#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include "fdtd_kernels.h"
 #include "fdtd_node.h"
 #include "sm_count.cuh"
-
-namespace cg = cooperative_groups;
 
 namespace {
 
@@ -39,16 +36,44 @@ struct RunPlan {
 // (tw + 2) x (th + 2) nodes with one ghost node on each side, row pitch w;
 // local node (li, lj) at (lj + 1) w + li + 1. Nodes of the local box
 // [fx0, fx1) x [fy0, fy1) lie in no CPML slab (their update skips the slab
-// tests); [ex0, ex1) x [ey0, ey1): the interior nodes whose Ez is updated.
+// tests; the frame around it, the rest of the tile, does them);
+// [ex0, ex1) x [ey0, ey1): the interior nodes whose Ez is updated.
+extern __shared__ float4 run_smem[];
+
 struct Tile {
   int64_t i0, i1, j0, j1;
   int nw, nh, w;
   int fx0, fx1, fy0, fy1, ex0, ex1, ey0, ey1;
-  float4 *coef; // the electric coefficients (ca, cbx, cby, src) of every material, in shared memory
-  float *ez, *hx, *hy;
-  uint8_t *mat, *hmx, *hmy;
+  int n;         // nodes of each shared array
+  bool magnetic; // hmx and hmy held (some H node has magnetic coefficients)
+  // The shared arrays, at fixed offsets of the block's shared memory (no
+  // registers held for them): the electric coefficients (ca, cbx, cby, src)
+  // of every material, then Ez, Hx, Hy, the material of each node, and with
+  // magnetic H the materials of each Hx and Hy.
+  __device__ float4 *coef() const { return run_smem; }
+  __device__ float *ez() const { return reinterpret_cast<float *>(run_smem + GS_FDTD_MAX_MATERIALS); }
+  __device__ float *hx() const { return ez() + n; }
+  __device__ float *hy() const { return ez() + 2 * n; }
+  __device__ uint8_t *mat() const { return reinterpret_cast<uint8_t *>(ez() + 3 * n); }
+  __device__ uint8_t *hmx() const { return mat() + n; }
+  __device__ uint8_t *hmy() const { return mat() + 2 * n; }
   __device__ int at(int li, int lj) const { return (lj + 1) * w + li + 1; }
   __device__ int free_of_slabs(int li, int lj) const { return li >= fx0 && li < fx1 && lj >= fy0 && lj < fy1; }
+  __device__ int frame_nodes() const { return nw * nh - (fx1 - fx0) * (fy1 - fy0); }
+  // Node k of the frame: the rows below and above the free box, then the
+  // columns left and right of it in the rows between.
+  __device__ void frame_node(int k, int &li, int &lj) const {
+    const int below = fy0 * nw, above = (nh - fy1) * nw, sides = fx0 + nw - fx1;
+    if (k < below + above) {
+      lj = k < below ? k / nw : fy1 + (k - below) / nw;
+      li = (k < below ? k : k - below) % nw;
+      return;
+    }
+    k -= below + above;
+    lj = fy0 + k / sides;
+    const int c = k % sides;
+    li = c < fx0 ? c : fx1 + (c - fx0);
+  }
 };
 
 __device__ __forceinline__ int clamp_local(int64_t v, int64_t lo, int64_t hi) {
@@ -79,7 +104,6 @@ __device__ gs_fdtd_region slab_free_box(const gs_fdtd_step_args &a) {
 }
 
 __device__ Tile tile_of_block(const gs_fdtd_step_args &a, const RunPlan &p, bool magnetic) {
-  extern __shared__ float4 run_smem[];
   Tile t;
   const int bx = (int)blockIdx.x % p.cx, by = (int)blockIdx.x / p.cx;
   t.i0 = (int64_t)bx * p.tw;
@@ -90,22 +114,17 @@ __device__ Tile tile_of_block(const gs_fdtd_step_args &a, const RunPlan &p, bool
   t.nh = (int)(t.j1 - t.j0);
   t.w = p.tw + 2;
   const gs_fdtd_region f = slab_free_box(a);
-  t.fx0 = clamp_local(f.i0 - t.i0, -1, t.nw);
-  t.fx1 = clamp_local(f.i1 - t.i0, -1, t.nw);
-  t.fy0 = clamp_local(f.j0 - t.j0, -1, t.nh);
-  t.fy1 = clamp_local(f.j1 - t.j0, -1, t.nh);
+  t.fx0 = clamp_local(f.i0 - t.i0, 0, t.nw);
+  t.fx1 = clamp_local(f.i1 - t.i0, t.fx0, t.nw);
+  t.fy0 = clamp_local(f.j0 - t.j0, 0, t.nh);
+  t.fy1 = clamp_local(f.j1 - t.j0, t.fy0, t.nh);
+  if (t.fx0 == t.fx1 || t.fy0 == t.fy1) t.fx0 = t.fx1 = t.fy0 = t.fy1 = 0; // no node of the tile is free
   t.ex0 = clamp_local(1 - t.i0, 0, t.nw);
   t.ex1 = clamp_local(a.nx - t.i0, 0, t.nw);
   t.ey0 = clamp_local(1 - t.j0, 0, t.nh);
   t.ey1 = clamp_local(a.ny - t.j0, 0, t.nh);
-  const int n = t.w * (p.th + 2);
-  t.coef = run_smem;
-  t.ez = reinterpret_cast<float *>(run_smem + GS_FDTD_MAX_MATERIALS);
-  t.hx = t.ez + n;
-  t.hy = t.hx + n;
-  t.mat = reinterpret_cast<uint8_t *>(t.hy + n);
-  t.hmx = magnetic ? t.mat + n : NULL;
-  t.hmy = magnetic ? t.hmx + n : NULL;
+  t.n = t.w * (p.th + 2);
+  t.magnetic = magnetic;
   return t;
 }
 
@@ -126,7 +145,7 @@ template <typename F> __device__ __forceinline__ void each_of(int64_t n, F f) {
 __device__ void load_tile(const gs_fdtd_step_args &a, const Tile &t) {
   each_of(GS_FDTD_MAX_MATERIALS, [&](int64_t k) {
     const gs_fdtd_coef c = a.coef[k];
-    t.coef[k] = make_float4(c.ca, c.cbx, c.cby, c.src);
+    t.coef()[k] = make_float4(c.ca, c.cbx, c.cby, c.src);
   });
   const int w = t.nw + 2, h = t.nh + 2;
   each_of((int64_t)w * h, [&](int64_t k) {
@@ -135,13 +154,13 @@ __device__ void load_tile(const gs_fdtd_step_args &a, const Tile &t) {
     const int s = t.at(li, lj);
     const bool in = i >= 0 && i <= a.nx && j >= 0 && j <= a.ny;
     const int64_t g = gs_fdtd_at(&a, i, j);
-    t.ez[s] = in ? a.ez[g] : 0.f;
-    t.hx[s] = in ? a.hx[g] : 0.f;
-    t.hy[s] = in ? a.hy[g] : 0.f;
-    t.mat[s] = in ? a.mat[g] : 0;
-    if (t.hmx) {
-      t.hmx[s] = in ? a.hmx[g] : 0;
-      t.hmy[s] = in ? a.hmy[g] : 0;
+    t.ez()[s] = in ? a.ez[g] : 0.f;
+    t.hx()[s] = in ? a.hx[g] : 0.f;
+    t.hy()[s] = in ? a.hy[g] : 0.f;
+    t.mat()[s] = in ? a.mat[g] : 0;
+    if (t.magnetic) {
+      t.hmx()[s] = in ? a.hmx[g] : 0;
+      t.hmy()[s] = in ? a.hmy[g] : 0;
     }
   });
 }
@@ -151,9 +170,9 @@ __device__ void store_tile(const gs_fdtd_step_args &a, const Tile &t) {
   each_node(0, t.nw, 0, t.nh, [&](int li, int lj) {
     const int s = t.at(li, lj);
     const int64_t g = gs_fdtd_at(&a, t.i0 + li, t.j0 + lj);
-    a.ez_out[g] = t.ez[s];
-    a.hx_out[g] = t.hx[s];
-    a.hy_out[g] = t.hy[s];
+    a.ez_out[g] = t.ez()[s];
+    a.hx_out[g] = t.hx()[s];
+    a.hy_out[g] = t.hy()[s];
   });
 }
 
@@ -170,16 +189,16 @@ __device__ __forceinline__ void each_point(const gs_fdtd_step_args &a, const Til
 __device__ void sample_tile(const gs_fdtd_run_args &r, const gs_fdtd_step_args &a, const Tile &t, int64_t step) {
   float *out = r.rx_out + step % r.rx_slots * 3 * r.nrx;
   each_point(a, t, r.rx_off, r.nrx, [&](int s, int64_t m) {
-    out[3 * m] = t.ez[s];
-    out[3 * m + 1] = t.hx[s];
-    out[3 * m + 2] = t.hy[s];
+    out[3 * m] = t.ez()[s];
+    out[3 * m + 1] = t.hx()[s];
+    out[3 * m + 2] = t.hy()[s];
   });
 }
 
 // The sources in this tile at the step, into the new Ez (after every node's update, as gs_fdtd_inject).
 __device__ void inject_tile(const gs_fdtd_run_args &r, const gs_fdtd_step_args &a, const Tile &t, int64_t step) {
   const float *val = r.src_val + step * r.src_stride;
-  each_point(a, t, r.src_off, r.nsrc, [&](int s, int64_t m) { t.ez[s] = t.ez[s] - val[m]; });
+  each_point(a, t, r.src_off, r.nsrc, [&](int s, int64_t m) { t.ez()[s] = t.ez()[s] - val[m]; });
 }
 
 // New Hx and Hy of local node (li, lj) where they exist (own: also its psi),
@@ -188,8 +207,8 @@ __device__ __forceinline__ void h_node(const gs_fdtd_step_args &a, const Tile &t
                                        bool hy, int own) {
   const int s = t.at(li, lj), n = t.free_of_slabs(li, lj) ? 0 : ns;
   const int64_t i = t.i0 + li, j = t.j0 + lj;
-  if (hx) t.hx[s] = gs_fdtd_hx_from(&a, n, i, j, t.hx[s], t.ez[s + t.w] - t.ez[s], t.hmx ? &a.hcoef[t.hmx[s]] : NULL, own);
-  if (hy) t.hy[s] = gs_fdtd_hy_from(&a, n, i, j, t.hy[s], t.ez[s + 1] - t.ez[s], t.hmy ? &a.hcoef[t.hmy[s]] : NULL, own);
+  if (hx) t.hx()[s] = gs_fdtd_hx_from(&a, n, i, j, t.hx()[s], t.ez()[s + t.w] - t.ez()[s], t.magnetic ? &a.hcoef[t.hmx()[s]] : NULL, own);
+  if (hy) t.hy()[s] = gs_fdtd_hy_from(&a, n, i, j, t.hy()[s], t.ez()[s + 1] - t.ez()[s], t.magnetic ? &a.hcoef[t.hmy()[s]] : NULL, own);
 }
 
 // New H of the tile, and of the ghosts its Ez update reads (the left
@@ -200,31 +219,42 @@ __device__ __forceinline__ void h_node(const gs_fdtd_step_args &a, const Tile &t
 __device__ void h_phase(const gs_fdtd_step_args &a, const Tile &t, int ns) {
   const int hx_rows = (int)min((int64_t)t.nh, a.ny - t.j0), hy_cols = (int)min((int64_t)t.nw, a.nx - t.i0);
   const float chx = a.chx, chy = a.chy;
-  const bool magnetic = t.hmx != NULL;
-  each_node(0, t.nw, 0, t.nh, [&](int li, int lj) {
-    if (magnetic || !t.free_of_slabs(li, lj)) {
+  if (t.magnetic) { // magnetic H: every node through fdtd_node.h
+    each_node(0, t.nw, 0, t.nh, [&](int li, int lj) { h_node(a, t, ns, li, lj, lj < hx_rows, li < hy_cols, 1); });
+  } else {
+    // The frame's nodes (CPML: psi in global memory) spread over all the
+    // block's threads, so their loads overlap; then the free box.
+    each_of(t.frame_nodes(), [&](int64_t k) {
+      int li, lj;
+      t.frame_node((int)k, li, lj);
       h_node(a, t, ns, li, lj, lj < hx_rows, li < hy_cols, 1);
-      return;
-    }
-    const int s = t.at(li, lj);
-    const float e = t.ez[s];
-    if (lj < hx_rows) t.hx[s] = t.hx[s] - chy * (t.ez[s + t.w] - e);
-    if (li < hy_cols) t.hy[s] = t.hy[s] + chx * (t.ez[s + 1] - e);
-  });
+    });
+    each_node(t.fx0, t.fx1, t.fy0, t.fy1, [&](int li, int lj) {
+      const int s = t.at(li, lj);
+      const float e = t.ez()[s];
+      if (lj < hx_rows) t.hx()[s] = t.hx()[s] - chy * (t.ez()[s + t.w] - e);
+      if (li < hy_cols) t.hy()[s] = t.hy()[s] + chx * (t.ez()[s + 1] - e);
+    });
+  }
   if (t.i0 > 0) each_of(t.nh, [&](int64_t k) { h_node(a, t, ns, -1, (int)k, false, true, 0); });
   if (t.j0 > 0) each_of(t.nw, [&](int64_t k) { h_node(a, t, ns, (int)k, -1, true, false, 0); });
 }
 
+// New Ez of the interior nodes: the frame's through fdtd_node.h, then the
+// free box's written out (the same expressions with no slab).
 __device__ void e_phase(const gs_fdtd_step_args &a, const Tile &t, int ns) {
-  each_node(t.ex0, t.ex1, t.ey0, t.ey1, [&](int li, int lj) {
+  each_of(t.frame_nodes(), [&](int64_t k) {
+    int li, lj;
+    t.frame_node((int)k, li, lj);
+    if (li < t.ex0 || li >= t.ex1 || lj < t.ey0 || lj >= t.ey1) return;
     const int s = t.at(li, lj);
-    if (!t.free_of_slabs(li, lj)) {
-      t.ez[s] = gs_fdtd_e_from(&a, ns, t.i0 + li, t.j0 + lj, t.ez[s], t.mat[s], t.hx[s], t.hy[s], t.hy[s - 1],
-                               t.hx[s - t.w]);
-      return;
-    }
-    const float4 c = t.coef[t.mat[s]];
-    t.ez[s] = c.x * t.ez[s] + (c.y * (t.hy[s] - t.hy[s - 1]) - c.z * (t.hx[s] - t.hx[s - t.w]));
+    t.ez()[s] = gs_fdtd_e_from(&a, ns, t.i0 + li, t.j0 + lj, t.ez()[s], t.mat()[s], t.hx()[s], t.hy()[s], t.hy()[s - 1],
+                             t.hx()[s - t.w]);
+  });
+  each_node(max(t.fx0, t.ex0), min(t.fx1, t.ex1), max(t.fy0, t.ey0), min(t.fy1, t.ey1), [&](int li, int lj) {
+    const int s = t.at(li, lj);
+    const float4 c = t.coef()[t.mat()[s]];
+    t.ez()[s] = c.x * t.ez()[s] + (c.y * (t.hy()[s] - t.hy()[s - 1]) - c.z * (t.hx()[s] - t.hx()[s - t.w]));
   });
 }
 
@@ -245,18 +275,36 @@ template <typename F> __device__ __forceinline__ void ez_edges(const gs_fdtd_ste
 }
 
 __device__ __forceinline__ void publish_ez(const gs_fdtd_step_args &a, const Tile &t) {
-  ez_edges(a, t, false, [&](int li, int lj) { __stcg(a.ez_out + gs_fdtd_at(&a, t.i0 + li, t.j0 + lj), t.ez[t.at(li, lj)]); });
+  ez_edges(a, t, false, [&](int li, int lj) { __stcg(a.ez_out + gs_fdtd_at(&a, t.i0 + li, t.j0 + lj), t.ez()[t.at(li, lj)]); });
 }
 
 __device__ __forceinline__ void fetch_ez(const gs_fdtd_step_args &a, const Tile &t) {
-  ez_edges(a, t, true, [&](int li, int lj) { t.ez[t.at(li, lj)] = __ldcg(a.ez_out + gs_fdtd_at(&a, t.i0 + li, t.j0 + lj)); });
+  ez_edges(a, t, true, [&](int li, int lj) { t.ez()[t.at(li, lj)] = __ldcg(a.ez_out + gs_fdtd_at(&a, t.i0 + li, t.j0 + lj)); });
+}
+
+// All blocks of the launch at one point: the arrival counter word reaches
+// target. Unlike cooperative groups' grid.sync it leaves the L1 cache as it
+// is (that one invalidates it, so the CPML's psi and profiles came from L2
+// after every step): what one block reads of another's stores, it reads
+// from L2 (__ldcg, GS_READ_SHARED).
+__device__ __forceinline__ void grid_barrier(unsigned long long *word, unsigned long long target) {
+  __syncthreads();
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
+    __threadfence(); // this block's stores (the published edges) before its arrival
+    atomicAdd(word, 1ull);
+    unsigned long long seen;
+    do {
+      asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(seen) : "l"(word) : "memory");
+    } while (seen < target);
+  }
+  __syncthreads();
 }
 
 // One step with buffer set a (a reference to a kernel parameter, so its
 // members stay parameter loads); last: no ghosts needed after it. One grid
 // barrier: the tiles' Ez edges out, the neighbours' in.
 __device__ __forceinline__ void run_step(const gs_fdtd_run_args &r, const gs_fdtd_step_args &a, const Tile &t, int ns,
-                                         int64_t step, bool last, cg::grid_group &grid) {
+                                         int64_t step, bool last, unsigned long long target) {
   if (r.nrx) {
     sample_tile(r, a, t, step);
     __syncthreads();
@@ -271,13 +319,12 @@ __device__ __forceinline__ void run_step(const gs_fdtd_run_args &r, const gs_fdt
   }
   if (last) return;
   publish_ez(a, t);
-  grid.sync();
+  grid_barrier(reinterpret_cast<unsigned long long *>(r.barrier), target);
   fetch_ez(a, t);
   __syncthreads();
 }
 
 __global__ void __launch_bounds__(kRunX * kRunY, 1) run_kernel(const gs_fdtd_run_args r, const RunPlan p, int64_t steps) {
-  cg::grid_group grid = cg::this_grid();
   const Tile t = tile_of_block(r.set[0], p, r.set[0].hmx != NULL);
   const gs_fdtd_region box = {t.i0, t.i1, t.j0, t.j1};
   const int ns = gs_fdtd_slabs_reach(&r.set[0], box) ? r.set[0].nslab : 0; // tiles away from the CPML skip its checks
@@ -285,9 +332,9 @@ __global__ void __launch_bounds__(kRunX * kRunY, 1) run_kernel(const gs_fdtd_run
   __syncthreads();
   for (int64_t s = 0; s < steps; ++s) {
     if (s % 2 == 0)
-      run_step(r, r.set[0], t, ns, r.t0 + s, s + 1 == steps, grid);
+      run_step(r, r.set[0], t, ns, r.t0 + s, s + 1 == steps, r.barrier_base + gridDim.x * (uint64_t)(s + 1));
     else
-      run_step(r, r.set[1], t, ns, r.t0 + s, s + 1 == steps, grid);
+      run_step(r, r.set[1], t, ns, r.t0 + s, s + 1 == steps, r.barrier_base + gridDim.x * (uint64_t)(s + 1));
   }
   if ((steps - 1) % 2 == 0)
     store_tile(r.set[0], t);
@@ -338,13 +385,13 @@ static bool plan_run(const gs_fdtd_step_args *a, RunPlan *p) {
 
 extern "C" int gs_fdtd_run_fits_cuda(const gs_fdtd_step_args *a) {
   RunPlan p;
-  return plan_run(a, &p);
+  return plan_run(a, &p) ? p.cx * p.cy : 0;
 }
 
 extern "C" int gs_fdtd_run_cuda(const gs_fdtd_run_args *a, int64_t steps, void *stream) {
   if (steps <= 0) return 0;
   RunPlan p;
-  if (!plan_run(&a->set[0], &p)) return (int)cudaErrorInvalidConfiguration;
+  if (!plan_run(&a->set[0], &p) || !a->barrier) return (int)cudaErrorInvalidConfiguration;
   int e = (int)cudaFuncSetAttribute(run_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)p.smem);
   if (e) return e;
   void *args[] = {(void *)a, (void *)&p, (void *)&steps};

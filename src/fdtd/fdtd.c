@@ -445,8 +445,12 @@ static void init_onchip(gs_fdtd_sim *m) {
   const int whole = own->i0 == 0 && own->j0 == 0 && own->i1 == m->grid.nx + 1 && own->j1 == m->grid.ny + 1;
   if (!whole || !m->b->fdtd_run || !gs_config_get()->onchip) return;
   const gs_fdtd_step_args a = step_args(m, 0, 1);
-  m->onchip = m->b->fdtd_run_fits(&a);
+  m->onchip_blocks = m->b->fdtd_run_fits(&a);
+  m->onchip = m->onchip_blocks > 0;
   gs_log_debug("fdtd: %s", m->onchip ? "the grid on chip, many steps a launch" : "the grid does not fit on chip");
+  if (!m->onchip) return;
+  m->onchip_barrier = m->b->dev_alloc(2 * sizeof(int64_t));
+  m->b->fdtd_clock(m->onchip_barrier, 0, 0, 0, m->s);
 }
 
 gs_status gs_fdtd_sim_init_part(gs_fdtd_sim *m, const gs_scene *sc, const gs_backend *b, int run,
@@ -514,6 +518,7 @@ void gs_fdtd_sim_free(gs_fdtd_sim *m) {
   free(m->rx.global);
   if (m->graph.exec) b->graph_free(m->graph.exec);
   if (m->graph.clock) b->dev_free(m->graph.clock);
+  if (m->onchip_barrier) b->dev_free(m->onchip_barrier);
   if (m->graph.ev_fork) b->event_destroy(m->graph.ev_fork);
   if (m->graph.ev_join) b->event_destroy(m->graph.ev_join);
   if (m->dist.hi && m->dist.hi != m->s) b->stream_destroy(m->dist.hi);
@@ -843,8 +848,11 @@ static void advance_onchip(gs_fdtd_sim *m, int64_t count) {
                           .rx_slots = GS_RX_CHUNK,
                           .t0 = m->step,
                           .piece = m->pml.region,
-                          .npiece = 5};
+                          .npiece = 5,
+                          .barrier = (uint64_t *)m->onchip_barrier,
+                          .barrier_base = m->onchip_arrivals};
     m->b->fdtd_run(&a, n, m->s);
+    m->onchip_arrivals += (uint64_t)m->onchip_blocks * (uint64_t)(n - 1);
     m->step += n;
     if (n % 2) {
       const int out = 1 - cur;

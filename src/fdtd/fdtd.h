@@ -130,6 +130,9 @@ typedef struct gs_fdtd_sim {
    * (kernels/fdtd_run.cu): one rank, the backend takes the grid, and
    * GPUSTENCIL_ONCHIP is not 0; callers may clear it (bench fdtd compares). */
   int onchip;
+  int onchip_blocks;        /* thread blocks of its launches */
+  int64_t *onchip_barrier;  /* device: its grid barrier's counter (two words, zeroed) */
+  uint64_t onchip_arrivals; /* what the counter holds after the queued launches */
   gs_fdtd_grid grid;
   gs_fdtd_fields fields;
   gs_fdtd_materials mat;
