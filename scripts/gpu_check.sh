@@ -152,6 +152,9 @@ if want onchip; then
   for g in 2000x1000 1000x1000 600x300 2048x1100 4000x2000; do $bin bench fdtd --grid $g --steps 2000; done 2>&1 |
     tee "$out/onchip_bench.txt"
   $bin bench fdtd --grid 16384x16384 --steps 300 2>&1 | tee -a "$out/onchip_bench.txt"
+  # Without CPML: the interior's speed alone (4000 steps of 2000 x 1000 free space, one source)
+  printf '#domain: 2 1 0.001\n#dx_dy_dz: 0.001 0.001 0.001\n#time_window: 4000\n#pml_cells: 0\n#waveform: ricker 1 3e9 w\n#hertzian_dipole: z 1 0.5 0 w\n' > /tmp/nopml.in
+  for v in 1 0; do GPUSTENCIL_ONCHIP=$v $bin fdtd /tmp/nopml.in -o /tmp/nopml$v 2>&1 | grep -E "checksum|steps in" | sed "s/^/no CPML, GPUSTENCIL_ONCHIP=$v: /"; done 2>&1 | tee -a "$out/onchip_bench.txt"
   for v in 1 0; do
     TIMEFORMAT="gpr.in GPUSTENCIL_ONCHIP=$v: %R s wall"
     time (GPUSTENCIL_ONCHIP=$v $bin fdtd inputs/gpr.in -o /tmp/oc$v 2>&1 | grep -E "checksum|steps in")
