@@ -80,7 +80,7 @@ static void cpu_part(const gs_scene *sc, gs_fdtd_sim *a) {
   gs_fdtd_sim c;
   gs_fdtd_sim_init(a, sc, &gs_backend_cpu, 0);
   gs_fdtd_sim_init(&c, sc, &gs_backend_cpu, 0);
-  CHECKF(c.onchip, "the CPU backend did not take the on-chip path");
+  CHECKF(c.onchip, "the CPU backend did not take the on-chip twin by default");
   run_steps(a);
   advance_in_pieces(&c);
   check_same_bits(a, &c, "CPU, on-chip twin through advance");
@@ -94,8 +94,8 @@ static void gpu_part(const gs_scene *sc, gs_fdtd_sim *a) {
   gs_fdtd_sim_init(&b, sc, &gs_backend_cuda, 0);
   gs_fdtd_sim_init(&g, sc, &gs_backend_cuda, 0);
   gs_fdtd_sim_init(&o, sc, &gs_backend_cuda, 0);
-  g.onchip = 0;
-  CHECKF(o.onchip, "the grid (%lld x %lld nodes) did not go on chip", (long long)o.grid.nx + 1,
+  gs_fdtd_sim_set_onchip(&g, 0);
+  CHECKF(gs_fdtd_sim_set_onchip(&o, 1), "the grid (%lld x %lld nodes) did not go on chip", (long long)o.grid.nx + 1,
          (long long)o.grid.ny + 1);
   run_steps(&b);
   advance_in_pieces(&g);

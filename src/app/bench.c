@@ -664,7 +664,7 @@ static double time_fdtd2(const gs_backend *b, const gs_bench_opts *o, int64_t w,
   gs_fdtd_sim m;
   gs_fdtd_sim_init(&m, &sc, b, 0);
   m.graph.allowed = m.graph.allowed && gs_fdtd_spread_of(&o->spread).graphs;
-  m.onchip = m.onchip && onchip;
+  gs_fdtd_sim_set_onchip(&m, onchip);
   gs_fdtd_sim_advance(&m, WARMUP); /* captures the graph */
   gs_fdtd_sim_sync(&m);
   step_timer t = timer_start(b, m.s);
@@ -697,7 +697,7 @@ static int bench_fdtd_one(gs_run *run, const gs_bench_opts *o, int64_t w, int64_
          cells * (double)o->steps / t1 * 1e-6 / ceiling);
   const double t2 = time_fdtd2(b, o, w, h, 1, &took, &graphs);
   if (!took) {
-    printf(" the grid on chip: does not fit this device (or GPUSTENCIL_ONCHIP=0)\n");
+    printf(" the grid on chip: does not fit this device\n");
   } else {
     const double mc = cells * (double)o->steps / t2 * 1e-6;
     printf(" the grid on chip, T = %lld steps a launch (the fields read and written once a launch):\n",

@@ -7,7 +7,7 @@
 
 #include "error.h"
 
-static gs_config g_config = {.fault_rank = -1, .pdl = 1, .onchip = 1};
+static gs_config g_config = {.fault_rank = -1, .pdl = 1, .onchip = GS_ONCHIP_AUTO};
 
 /* Index of value in the NULL-terminated list, or -1 (and a message) when
  * the variable is set to something else; unset gives dflt. */
@@ -45,6 +45,7 @@ void gs_config_load(gs_config *cfg, char *err, size_t errlen) {
   static const char *const stage[] = {"auto", "never", "always", NULL};
   static const char *const copy[] = {"kernel", "engine", NULL};
   static const char *const off_on[] = {"0", "1", NULL};
+  static const char *const onchip[] = {"0", "1", "auto", NULL};
   memset(cfg, 0, sizeof *cfg);
   err[0] = 0;
   cfg->debug = getenv("GPUSTENCIL_DEBUG") != NULL;
@@ -54,7 +55,7 @@ void gs_config_load(gs_config *cfg, char *err, size_t errlen) {
   cfg->ipc_stage = (gs_ipc_stage)pick("GPUSTENCIL_IPC_STAGE", stage, GS_IPC_STAGE_AUTO, err, errlen);
   cfg->ipc_copy_engine = pick("GPUSTENCIL_IPC_COPY", copy, 0, err, errlen);
   cfg->pdl = pick("GPUSTENCIL_PDL", off_on, 1, err, errlen);
-  cfg->onchip = pick("GPUSTENCIL_ONCHIP", off_on, 1, err, errlen);
+  cfg->onchip = pick("GPUSTENCIL_ONCHIP", onchip, GS_ONCHIP_AUTO, err, errlen);
 }
 
 const gs_config *gs_config_get(void) {

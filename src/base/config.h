@@ -18,6 +18,11 @@ typedef enum gs_ipc_stage {
   GS_IPC_STAGE_ALWAYS,
 } gs_ipc_stage;
 
+/* GPUSTENCIL_ONCHIP: 0, 1, or auto (the GPU keeps one launch a step: on
+ * scenes with CPML the on-chip kernel is slower there, docs/performance.md;
+ * the CPU backend takes the twin, the same loops as single steps). */
+enum { GS_ONCHIP_OFF = 0, GS_ONCHIP_ON = 1, GS_ONCHIP_AUTO = 2 };
+
 typedef struct gs_config {
   int debug;              /* GPUSTENCIL_DEBUG set: gs_log_debug() prints */
   char fault[64];         /* GPUSTENCIL_FAULT=NAME[@RANK]: NAME, "" when off */
@@ -26,7 +31,7 @@ typedef struct gs_config {
   gs_ipc_stage ipc_stage; /* GPUSTENCIL_IPC_STAGE=auto|never|always */
   int ipc_copy_engine;    /* GPUSTENCIL_IPC_COPY=engine: copy engines instead of the copy kernel */
   int pdl;                /* GPUSTENCIL_PDL=0 turns programmatic dependent launch off */
-  int onchip;             /* GPUSTENCIL_ONCHIP=0: 2D steps one launch each, never the grid on chip */
+  int onchip;             /* GPUSTENCIL_ONCHIP=auto|0|1: 2D grid on chip (kernels/fdtd_run.cu); auto: on the CPU only */
 } gs_config;
 
 /* Reads the switches from the environment into *cfg. A value that is not one

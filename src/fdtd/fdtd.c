@@ -438,19 +438,29 @@ static void init_receivers(gs_fdtd_sim *m) {
 
 static gs_fdtd_step_args step_args(const gs_fdtd_sim *m, int in, int out);
 
-/* Whether advance may take the on-chip path: the whole grid on this rank and
- * a backend that takes it (a split model keeps its deep-halo steps). */
-static void init_onchip(gs_fdtd_sim *m) {
+int gs_fdtd_sim_set_onchip(gs_fdtd_sim *m, int on) {
   const gs_fdtd_part *own = &m->grid.own;
   const int whole = own->i0 == 0 && own->j0 == 0 && own->i1 == m->grid.nx + 1 && own->j1 == m->grid.ny + 1;
-  if (!whole || !m->b->fdtd_run || !gs_config_get()->onchip) return;
+  m->onchip = 0;
+  if (!on || !whole || !m->b->fdtd_run) return 0;
   const gs_fdtd_step_args a = step_args(m, 0, 1);
   m->onchip_blocks = m->b->fdtd_run_fits(&a);
   m->onchip = m->onchip_blocks > 0;
   gs_log_debug("fdtd: %s", m->onchip ? "the grid on chip, many steps a launch" : "the grid does not fit on chip");
-  if (!m->onchip) return;
-  m->onchip_barrier = m->b->dev_alloc(2 * sizeof(int64_t));
-  m->b->fdtd_clock(m->onchip_barrier, 0, 0, 0, m->s);
+  if (m->onchip && !m->onchip_barrier) {
+    m->onchip_barrier = m->b->dev_alloc(2 * sizeof(int64_t));
+    m->b->fdtd_clock(m->onchip_barrier, 0, 0, 0, m->s);
+    m->onchip_arrivals = 0;
+  }
+  return m->onchip;
+}
+
+/* GPUSTENCIL_ONCHIP's choice: on the GPU only when it is 1 (slower than one
+ * launch a step on scenes with CPML so far, docs/performance.md); the CPU
+ * backend takes the twin (the loops of single steps) unless it is 0. */
+static void init_onchip(gs_fdtd_sim *m) {
+  const int mode = gs_config_get()->onchip;
+  gs_fdtd_sim_set_onchip(m, mode == GS_ONCHIP_ON || (mode == GS_ONCHIP_AUTO && !m->b->is_gpu));
 }
 
 gs_status gs_fdtd_sim_init_part(gs_fdtd_sim *m, const gs_scene *sc, const gs_backend *b, int run,

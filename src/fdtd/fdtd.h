@@ -128,7 +128,7 @@ typedef struct gs_fdtd_sim {
   int pdl;      /* programmatic dependent launch (GPUSTENCIL_PDL, gs_config) */
   /* gs_fdtd_sim_advance takes many steps a launch with the grid on chip
    * (kernels/fdtd_run.cu): one rank, the backend takes the grid, and
-   * GPUSTENCIL_ONCHIP is not 0; callers may clear it (bench fdtd compares). */
+   * GPUSTENCIL_ONCHIP allows it (or gs_fdtd_sim_set_onchip said so). */
   int onchip;
   int onchip_blocks;        /* thread blocks of its launches */
   int64_t *onchip_barrier;  /* device: its grid barrier's counter (two words, zeroed) */
@@ -167,6 +167,10 @@ void gs_fdtd_sim_refresh(gs_fdtd_sim *m);
  * (for --halo-depth auto; gs_fdtd_sim_init_part still refuses a part no depth fits). */
 int gs_fdtd_depth_fit(const gs_scene *sc, const gs_fdtd_part *part, int want);
 void gs_fdtd_sim_free(gs_fdtd_sim *m);
+/* Lets gs_fdtd_sim_advance keep the grid on chip (on = 1: where the rank
+ * holds the whole grid and the backend takes it) or not; returns whether it
+ * will. Between steps only. */
+int gs_fdtd_sim_set_onchip(gs_fdtd_sim *m, int on);
 /* Queues count steps: gs_fdtd_sim_step's, as replays of a captured CUDA
  * graph of whole deep-halo cycles where m->graph.allowed (the same kernels,
  * the same bits), single steps for the rest. */
