@@ -37,13 +37,13 @@ struct RunPlan {
 // local node (li, lj) at (lj + 1) w + li + 1. Nodes of the local box
 // [fx0, fx1) x [fy0, fy1) lie in no CPML slab (their update skips the slab
 // tests; the frame around it, the rest of the tile, does them);
-// [ex0, ex1) x [ey0, ey1): the interior nodes whose Ez is updated.
+// (Few members: a block of 1024 threads has 64 registers a thread.)
 extern __shared__ float4 run_smem[];
 
 struct Tile {
-  int64_t i0, i1, j0, j1;
+  int i0, j0; // first node (a grid on chip has far fewer than 2^31 nodes)
   int nw, nh, w;
-  int fx0, fx1, fy0, fy1, ex0, ex1, ey0, ey1;
+  int fx0, fx1, fy0, fy1;
   int n;         // nodes of each shared array
   bool magnetic; // hmx and hmy held (some H node has magnetic coefficients)
   // The shared arrays, at fixed offsets of the block's shared memory (no
@@ -86,10 +86,8 @@ __device__ __forceinline__ int clamp_local(int64_t v, int64_t lo, int64_t hi) {
 __device__ void shrink_free(int64_t lo, int64_t hi, int64_t &f0, int64_t &f1) {
   if (lo <= f0)
     f0 = max(f0, hi);
-  else if (hi >= f1)
-    f1 = min(f1, lo);
   else
-    f1 = f0;
+    f1 = min(f1, lo); // a slab above the box's start: nothing from its first node on is free
 }
 
 __device__ gs_fdtd_region slab_free_box(const gs_fdtd_step_args &a) {
@@ -106,12 +104,10 @@ __device__ gs_fdtd_region slab_free_box(const gs_fdtd_step_args &a) {
 __device__ Tile tile_of_block(const gs_fdtd_step_args &a, const RunPlan &p, bool magnetic) {
   Tile t;
   const int bx = (int)blockIdx.x % p.cx, by = (int)blockIdx.x / p.cx;
-  t.i0 = (int64_t)bx * p.tw;
-  t.j0 = (int64_t)by * p.th;
-  t.i1 = min(t.i0 + p.tw, a.nx + 1);
-  t.j1 = min(t.j0 + p.th, a.ny + 1);
-  t.nw = (int)(t.i1 - t.i0);
-  t.nh = (int)(t.j1 - t.j0);
+  t.i0 = bx * p.tw;
+  t.j0 = by * p.th;
+  t.nw = (int)min((int64_t)p.tw, a.nx + 1 - t.i0);
+  t.nh = (int)min((int64_t)p.th, a.ny + 1 - t.j0);
   t.w = p.tw + 2;
   const gs_fdtd_region f = slab_free_box(a);
   t.fx0 = clamp_local(f.i0 - t.i0, 0, t.nw);
@@ -119,10 +115,6 @@ __device__ Tile tile_of_block(const gs_fdtd_step_args &a, const RunPlan &p, bool
   t.fy0 = clamp_local(f.j0 - t.j0, 0, t.nh);
   t.fy1 = clamp_local(f.j1 - t.j0, t.fy0, t.nh);
   if (t.fx0 == t.fx1 || t.fy0 == t.fy1) t.fx0 = t.fx1 = t.fy0 = t.fy1 = 0; // no node of the tile is free
-  t.ex0 = clamp_local(1 - t.i0, 0, t.nw);
-  t.ex1 = clamp_local(a.nx - t.i0, 0, t.nw);
-  t.ey0 = clamp_local(1 - t.j0, 0, t.nh);
-  t.ey1 = clamp_local(a.ny - t.j0, 0, t.nh);
   t.n = t.w * (p.th + 2);
   t.magnetic = magnetic;
   return t;
@@ -243,15 +235,18 @@ __device__ void h_phase(const gs_fdtd_step_args &a, const Tile &t, int ns) {
 // New Ez of the interior nodes: the frame's through fdtd_node.h, then the
 // free box's written out (the same expressions with no slab).
 __device__ void e_phase(const gs_fdtd_step_args &a, const Tile &t, int ns) {
+  // the interior nodes [ex0, ex1) x [ey0, ey1) of the tile (the PEC walls keep Ez = 0)
+  const int ex0 = clamp_local(1 - t.i0, 0, t.nw), ex1 = clamp_local(a.nx - t.i0, 0, t.nw);
+  const int ey0 = clamp_local(1 - t.j0, 0, t.nh), ey1 = clamp_local(a.ny - t.j0, 0, t.nh);
   each_of(t.frame_nodes(), [&](int64_t k) {
     int li, lj;
     t.frame_node((int)k, li, lj);
-    if (li < t.ex0 || li >= t.ex1 || lj < t.ey0 || lj >= t.ey1) return;
+    if (li < ex0 || li >= ex1 || lj < ey0 || lj >= ey1) return;
     const int s = t.at(li, lj);
     t.ez()[s] = gs_fdtd_e_from(&a, ns, t.i0 + li, t.j0 + lj, t.ez()[s], t.mat()[s], t.hx()[s], t.hy()[s], t.hy()[s - 1],
                              t.hx()[s - t.w]);
   });
-  each_node(max(t.fx0, t.ex0), min(t.fx1, t.ex1), max(t.fy0, t.ey0), min(t.fy1, t.ey1), [&](int li, int lj) {
+  each_node(max(t.fx0, ex0), min(t.fx1, ex1), max(t.fy0, ey0), min(t.fy1, ey1), [&](int li, int lj) {
     const int s = t.at(li, lj);
     const float4 c = t.coef()[t.mat()[s]];
     t.ez()[s] = c.x * t.ez()[s] + (c.y * (t.hy()[s] - t.hy()[s - 1]) - c.z * (t.hx()[s] - t.hx()[s - t.w]));
@@ -263,7 +258,7 @@ __device__ void e_phase(const gs_fdtd_step_args &a, const Tile &t, int ns) {
 // for every edge node or ghost on the sides that have a neighbour.
 template <typename F> __device__ __forceinline__ void ez_edges(const gs_fdtd_step_args &a, const Tile &t, bool ghosts, F f) {
   const int o = ghosts ? 1 : 0; // ghosts lie one node outside the edges
-  const bool lo_x = t.i0 > 0, hi_x = t.i1 <= a.nx, lo_y = t.j0 > 0, hi_y = t.j1 <= a.ny;
+  const bool lo_x = t.i0 > 0, hi_x = t.i0 + t.nw <= a.nx, lo_y = t.j0 > 0, hi_y = t.j0 + t.nh <= a.ny;
   each_of(t.nh, [&](int64_t k) {
     if (lo_x) f(-o, (int)k);
     if (hi_x) f(t.nw - 1 + o, (int)k);
@@ -300,21 +295,61 @@ __device__ __forceinline__ void grid_barrier(unsigned long long *word, unsigned 
   __syncthreads();
 }
 
+constexpr int kRunThreads = kRunX * kRunY;
+
+// The sources and receivers of the tile when there are at most kRunThreads
+// of each: thread k holds the local node of source k and of receiver k (-1:
+// not in this tile), found once a launch; any: whether some thread holds one.
+struct Points {
+  int src, rx;
+  bool any_src, any_rx;
+};
+
+__device__ int local_node(const gs_fdtd_step_args &a, const Tile &t, const int64_t *off, int n, int k) {
+  if (k >= n) return -1;
+  const int64_t j = off[k] / a.pitch - a.g - t.j0, i = off[k] % a.pitch - a.g - t.i0;
+  return i >= 0 && i < t.nw && j >= 0 && j < t.nh ? t.at((int)i, (int)j) : -1;
+}
+
+__device__ Points points_of_tile(const gs_fdtd_run_args &r, const Tile &t) {
+  const int k = (int)(threadIdx.y * kRunX + threadIdx.x);
+  Points p;
+  p.src = r.nsrc <= kRunThreads ? local_node(r.set[0], t, r.src_off, r.nsrc, k) : -1;
+  p.rx = r.nrx <= kRunThreads ? local_node(r.set[0], t, r.rx_off, r.nrx, k) : -1;
+  p.any_src = __syncthreads_or(p.src >= 0) || r.nsrc > kRunThreads;
+  p.any_rx = __syncthreads_or(p.rx >= 0) || r.nrx > kRunThreads;
+  return p;
+}
+
 // One step with buffer set a (a reference to a kernel parameter, so its
 // members stay parameter loads); last: no ghosts needed after it. One grid
-// barrier: the tiles' Ez edges out, the neighbours' in.
-__device__ __forceinline__ void run_step(const gs_fdtd_run_args &r, const gs_fdtd_step_args &a, const Tile &t, int ns,
-                                         int64_t step, bool last, unsigned long long target) {
-  if (r.nrx) {
-    sample_tile(r, a, t, step);
-    __syncthreads();
+// barrier: the tiles' Ez edges out, the neighbours' in. The source's value
+// is loaded first, so its latency passes during the update.
+__device__ __forceinline__ void run_step(const gs_fdtd_run_args &r, const gs_fdtd_step_args &a, const Tile &t,
+                                         const Points &pt, int ns, int64_t step, bool last,
+                                         unsigned long long target) {
+  const int k = (int)(threadIdx.y * kRunX + threadIdx.x);
+  const float sv = pt.src >= 0 ? r.src_val[step * r.src_stride + k] : 0.f;
+  if (pt.any_rx) {
+    if (r.nrx > kRunThreads) {
+      sample_tile(r, a, t, step);
+    } else if (pt.rx >= 0) {
+      float *out = r.rx_out + step % r.rx_slots * 3 * r.nrx + 3 * k;
+      out[0] = t.ez()[pt.rx];
+      out[1] = t.hx()[pt.rx];
+      out[2] = t.hy()[pt.rx];
+    }
+    __syncthreads(); // the samples read what the H update writes
   }
   h_phase(a, t, ns);
   __syncthreads();
   e_phase(a, t, ns);
   __syncthreads();
-  if (r.nsrc) {
-    inject_tile(r, a, t, step);
+  if (pt.any_src) {
+    if (r.nsrc > kRunThreads)
+      inject_tile(r, a, t, step);
+    else if (pt.src >= 0)
+      t.ez()[pt.src] = t.ez()[pt.src] - sv; // distinct nodes (checked by the parser)
     __syncthreads();
   }
   if (last) return;
@@ -324,17 +359,18 @@ __device__ __forceinline__ void run_step(const gs_fdtd_run_args &r, const gs_fdt
   __syncthreads();
 }
 
-__global__ void __launch_bounds__(kRunX * kRunY, 1) run_kernel(const gs_fdtd_run_args r, const RunPlan p, int64_t steps) {
+__global__ void __launch_bounds__(kRunThreads, 1) run_kernel(const gs_fdtd_run_args r, const RunPlan p, int64_t steps) {
   const Tile t = tile_of_block(r.set[0], p, r.set[0].hmx != NULL);
-  const gs_fdtd_region box = {t.i0, t.i1, t.j0, t.j1};
+  const gs_fdtd_region box = {t.i0, t.i0 + t.nw, t.j0, t.j0 + t.nh};
   const int ns = gs_fdtd_slabs_reach(&r.set[0], box) ? r.set[0].nslab : 0; // tiles away from the CPML skip its checks
   load_tile(r.set[0], t);
-  __syncthreads();
+  const Points pt = points_of_tile(r, t); // (its barriers end the load too)
   for (int64_t s = 0; s < steps; ++s) {
+    const unsigned long long target = r.barrier_base + gridDim.x * (uint64_t)(s + 1);
     if (s % 2 == 0)
-      run_step(r, r.set[0], t, ns, r.t0 + s, s + 1 == steps, r.barrier_base + gridDim.x * (uint64_t)(s + 1));
+      run_step(r, r.set[0], t, pt, ns, r.t0 + s, s + 1 == steps, target);
     else
-      run_step(r, r.set[1], t, ns, r.t0 + s, s + 1 == steps, r.barrier_base + gridDim.x * (uint64_t)(s + 1));
+      run_step(r, r.set[1], t, pt, ns, r.t0 + s, s + 1 == steps, target);
   }
   if ((steps - 1) % 2 == 0)
     store_tile(r.set[0], t);
