@@ -33,20 +33,12 @@ struct RunPlan {
 };
 
 // This block's nodes [i0, i1) x [j0, j1) (nw x nh) and its shared arrays:
-// (tw + 2) x (th + 2) nodes with one ghost node on each side, row pitch w
-// (run_pitch: a multiple of 4, rows start 3 floats before the ghost, so
-// columns 0, 4, 8... of every array are 16-byte aligned for float4 access);
+// (tw + 2) x (th + 2) nodes with one ghost node on each side, row pitch w;
 // local node (li, lj) at (lj + 1) w + li + 1. Nodes of the local box
 // [fx0, fx1) x [fy0, fy1) lie in no CPML slab (their update skips the slab
 // tests; the frame around it, the rest of the tile, does them);
 // (Few members: a block of 1024 threads has 64 registers a thread.)
 extern __shared__ float4 run_smem[];
-
-// Floats a row of the shared arrays: 3 of padding, the left ghost, tw nodes,
-// the right ghost, rounded up to a multiple of 4.
-__host__ __device__ inline int run_pitch(int tw) {
-  return (tw + 5 + 3) / 4 * 4;
-}
 
 struct Tile {
   int i0, j0; // first node (a grid on chip has far fewer than 2^31 nodes)
@@ -65,7 +57,7 @@ struct Tile {
   __device__ uint8_t *mat() const { return reinterpret_cast<uint8_t *>(ez() + 3 * n); }
   __device__ uint8_t *hmx() const { return mat() + n; }
   __device__ uint8_t *hmy() const { return mat() + 2 * n; }
-  __device__ int at(int li, int lj) const { return (lj + 1) * w + li + 4; }
+  __device__ int at(int li, int lj) const { return (lj + 1) * w + li + 1; }
   __device__ int free_of_slabs(int li, int lj) const { return li >= fx0 && li < fx1 && lj >= fy0 && lj < fy1; }
   __device__ int frame_nodes() const { return nw * nh - (fx1 - fx0) * (fy1 - fy0); }
   // Node k of the frame: the rows below and above the free box, then the
@@ -116,7 +108,7 @@ __device__ Tile tile_of_block(const gs_fdtd_step_args &a, const RunPlan &p, bool
   t.j0 = by * p.th;
   t.nw = (int)min((int64_t)p.tw, a.nx + 1 - t.i0);
   t.nh = (int)min((int64_t)p.th, a.ny + 1 - t.j0);
-  t.w = run_pitch(p.tw);
+  t.w = p.tw + 2;
   const gs_fdtd_region f = slab_free_box(a);
   t.fx0 = clamp_local(f.i0 - t.i0, 0, t.nw);
   t.fx1 = clamp_local(f.i1 - t.i0, t.fx0, t.nw);
@@ -211,75 +203,6 @@ __device__ __forceinline__ void h_node(const gs_fdtd_step_args &a, const Tile &t
   if (hy) t.hy()[s] = gs_fdtd_hy_from(&a, n, i, j, t.hy()[s], t.ez()[s + 1] - t.ez()[s], t.magnetic ? &a.hcoef[t.hmy()[s]] : NULL, own);
 }
 
-// f(li, lj) for the nodes of box [x0, x1) x [y0, y1) outside its part [v0,
-// v1) x [y0, w1) that the float4 loops take (columns v0..v1 in fours).
-template <typename F>
-__device__ __forceinline__ void each_node_around(int x0, int x1, int y0, int y1, int v0, int v1, int w1, F f) {
-  each_node(x0, v0, y0, y1, f);
-  each_node(v1, x1, y0, y1, f);
-  each_node(v0, v1, w1, y1, f);
-}
-
-// The nodes of the slab-free box [fx0, fx1) x [fy0, fy1) with free-space H
-// (fdtd_node.h's update with no slab, written out): four columns a thread
-// with float4 loads and stores where both Hx and Hy are updated (columns
-// below hy_cols, rows below hx_rows), one at a time around them.
-__device__ void h_free_box(const Tile &t, float chx, float chy, int hx_rows, int hy_cols) {
-  const int v0 = min((t.fx0 + 3) / 4 * 4, t.fx1), v1 = max(v0, min(t.fx1, hy_cols) / 4 * 4);
-  const int w1 = max(t.fy0, min(t.fy1, hx_rows));
-  float *ez = t.ez(), *hx = t.hx(), *hy = t.hy();
-  each_node(0, (v1 - v0) / 4, t.fy0, w1, [&](int q, int lj) {
-    const int s = t.at(v0 + 4 * q, lj);
-    const float4 e = *reinterpret_cast<const float4 *>(ez + s), u = *reinterpret_cast<const float4 *>(ez + s + t.w);
-    const float r = ez[s + 4];
-    float4 x = *reinterpret_cast<float4 *>(hx + s), y = *reinterpret_cast<float4 *>(hy + s);
-    x.x = x.x - chy * (u.x - e.x);
-    x.y = x.y - chy * (u.y - e.y);
-    x.z = x.z - chy * (u.z - e.z);
-    x.w = x.w - chy * (u.w - e.w);
-    y.x = y.x + chx * (e.y - e.x);
-    y.y = y.y + chx * (e.z - e.y);
-    y.z = y.z + chx * (e.w - e.z);
-    y.w = y.w + chx * (r - e.w);
-    *reinterpret_cast<float4 *>(hx + s) = x;
-    *reinterpret_cast<float4 *>(hy + s) = y;
-  });
-  each_node_around(t.fx0, t.fx1, t.fy0, t.fy1, v0, v1, w1, [&](int li, int lj) {
-    const int s = t.at(li, lj);
-    const float e = ez[s];
-    if (lj < hx_rows) hx[s] = hx[s] - chy * (ez[s + t.w] - e);
-    if (li < hy_cols) hy[s] = hy[s] + chx * (ez[s + 1] - e);
-  });
-}
-
-// New Ez of the interior nodes in [x0, x1) x [y0, y1) (no slab): four
-// columns a thread where they are aligned, one at a time around them.
-__device__ void e_free_box(const Tile &t, int x0, int x1, int y0, int y1) {
-  const int v0 = min((x0 + 3) / 4 * 4, max(x0, x1)), v1 = max(v0, x1 / 4 * 4);
-  const float4 *coef = t.coef();
-  float *ez = t.ez(), *hx = t.hx(), *hy = t.hy();
-  const uint8_t *mat = t.mat();
-  each_node(0, (v1 - v0) / 4, y0, y1, [&](int q, int lj) {
-    const int s = t.at(v0 + 4 * q, lj);
-    float4 e = *reinterpret_cast<const float4 *>(ez + s);
-    const float4 x = *reinterpret_cast<const float4 *>(hx + s), xd = *reinterpret_cast<const float4 *>(hx + s - t.w);
-    const float4 y = *reinterpret_cast<const float4 *>(hy + s);
-    const float yl = hy[s - 1];
-    const uchar4 m = *reinterpret_cast<const uchar4 *>(mat + s);
-    const float4 c0 = coef[m.x], c1 = coef[m.y], c2 = coef[m.z], c3 = coef[m.w];
-    e.x = c0.x * e.x + (c0.y * (y.x - yl) - c0.z * (x.x - xd.x));
-    e.y = c1.x * e.y + (c1.y * (y.y - y.x) - c1.z * (x.y - xd.y));
-    e.z = c2.x * e.z + (c2.y * (y.z - y.y) - c2.z * (x.z - xd.z));
-    e.w = c3.x * e.w + (c3.y * (y.w - y.z) - c3.z * (x.w - xd.w));
-    *reinterpret_cast<float4 *>(ez + s) = e;
-  });
-  each_node_around(x0, x1, y0, y1, v0, v1, y1, [&](int li, int lj) {
-    const int s = t.at(li, lj);
-    const float4 c = coef[mat[s]];
-    ez[s] = c.x * ez[s] + (c.y * (hy[s] - hy[s - 1]) - c.z * (hx[s] - hx[s - t.w]));
-  });
-}
-
 // New H of the tile, and of the ghosts its Ez update reads (the left
 // neighbour's Hy, the lower one's Hx: the bits their owners compute, psi
 // read, not written), so no exchange of H is needed. Nodes in no slab with
@@ -298,7 +221,12 @@ __device__ void h_phase(const gs_fdtd_step_args &a, const Tile &t, int ns) {
       t.frame_node((int)k, li, lj);
       h_node(a, t, ns, li, lj, lj < hx_rows, li < hy_cols, 1);
     });
-    h_free_box(t, chx, chy, hx_rows, hy_cols);
+    each_node(t.fx0, t.fx1, t.fy0, t.fy1, [&](int li, int lj) {
+      const int s = t.at(li, lj);
+      const float e = t.ez()[s];
+      if (lj < hx_rows) t.hx()[s] = t.hx()[s] - chy * (t.ez()[s + t.w] - e);
+      if (li < hy_cols) t.hy()[s] = t.hy()[s] + chx * (t.ez()[s + 1] - e);
+    });
   }
   if (t.i0 > 0) each_of(t.nh, [&](int64_t k) { h_node(a, t, ns, -1, (int)k, false, true, 0); });
   if (t.j0 > 0) each_of(t.nw, [&](int64_t k) { h_node(a, t, ns, (int)k, -1, true, false, 0); });
@@ -318,7 +246,11 @@ __device__ void e_phase(const gs_fdtd_step_args &a, const Tile &t, int ns) {
     t.ez()[s] = gs_fdtd_e_from(&a, ns, t.i0 + li, t.j0 + lj, t.ez()[s], t.mat()[s], t.hx()[s], t.hy()[s], t.hy()[s - 1],
                              t.hx()[s - t.w]);
   });
-  e_free_box(t, max(t.fx0, ex0), min(t.fx1, ex1), max(t.fy0, ey0), min(t.fy1, ey1));
+  each_node(max(t.fx0, ex0), min(t.fx1, ex1), max(t.fy0, ey0), min(t.fy1, ey1), [&](int li, int lj) {
+    const int s = t.at(li, lj);
+    const float4 c = t.coef()[t.mat()[s]];
+    t.ez()[s] = c.x * t.ez()[s] + (c.y * (t.hy()[s] - t.hy()[s - 1]) - c.z * (t.hx()[s] - t.hx()[s - t.w]));
+  });
 }
 
 // The tile's edges of Ez to a's output arrays (publish), or the
@@ -448,8 +380,7 @@ __global__ void __launch_bounds__(kRunThreads, 1) run_kernel(const gs_fdtd_run_a
 
 // Shared memory of a tile of tw x th nodes with its ghost ring.
 static size_t tile_bytes(int tw, int th, bool magnetic) {
-  return sizeof(float4) * GS_FDTD_MAX_MATERIALS +
-         (size_t)run_pitch(tw) * (size_t)(th + 2) * (3 * sizeof(float) + (magnetic ? 3 : 1));
+  return sizeof(float4) * GS_FDTD_MAX_MATERIALS + (size_t)(tw + 2) * (size_t)(th + 2) * (3 * sizeof(float) + (magnetic ? 3 : 1));
 }
 
 // The cut of the grid into at most one tile per SM whose largest tile
