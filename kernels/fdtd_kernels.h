@@ -128,7 +128,8 @@ typedef struct gs_fdtd_run_args {
   float *rx_out;
   int64_t rx_slots;
   int64_t t0;
-  const gs_fdtd_region *piece; /* the grid cut as the CPU twin updates it (any cut: the same bits; the GPU ignores it) */
+  const gs_fdtd_region
+      *piece; /* the grid cut as the CPU twin updates it (any cut: the same bits; the GPU ignores it) */
   int npiece;
   /* GPU: the grid barrier's counter (device memory, zero when first used)
    * and the arrivals it counted in earlier launches: a launch of S steps

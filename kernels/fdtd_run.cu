@@ -50,16 +50,36 @@ struct Tile {
   // registers held for them): the electric coefficients (ca, cbx, cby, src)
   // of every material, then Ez, Hx, Hy, the material of each node, and with
   // magnetic H the materials of each Hx and Hy.
-  __device__ float4 *coef() const { return run_smem; }
-  __device__ float *ez() const { return reinterpret_cast<float *>(run_smem + GS_FDTD_MAX_MATERIALS); }
-  __device__ float *hx() const { return ez() + n; }
-  __device__ float *hy() const { return ez() + 2 * n; }
-  __device__ uint8_t *mat() const { return reinterpret_cast<uint8_t *>(ez() + 3 * n); }
-  __device__ uint8_t *hmx() const { return mat() + n; }
-  __device__ uint8_t *hmy() const { return mat() + 2 * n; }
-  __device__ int at(int li, int lj) const { return (lj + 1) * w + li + 1; }
-  __device__ int free_of_slabs(int li, int lj) const { return li >= fx0 && li < fx1 && lj >= fy0 && lj < fy1; }
-  __device__ int frame_nodes() const { return nw * nh - (fx1 - fx0) * (fy1 - fy0); }
+  __device__ float4 *coef() const {
+    return run_smem;
+  }
+  __device__ float *ez() const {
+    return reinterpret_cast<float *>(run_smem + GS_FDTD_MAX_MATERIALS);
+  }
+  __device__ float *hx() const {
+    return ez() + n;
+  }
+  __device__ float *hy() const {
+    return ez() + 2 * n;
+  }
+  __device__ uint8_t *mat() const {
+    return reinterpret_cast<uint8_t *>(ez() + 3 * n);
+  }
+  __device__ uint8_t *hmx() const {
+    return mat() + n;
+  }
+  __device__ uint8_t *hmy() const {
+    return mat() + 2 * n;
+  }
+  __device__ int at(int li, int lj) const {
+    return (lj + 1) * w + li + 1;
+  }
+  __device__ int free_of_slabs(int li, int lj) const {
+    return li >= fx0 && li < fx1 && lj >= fy0 && lj < fy1;
+  }
+  __device__ int frame_nodes() const {
+    return nw * nh - (fx1 - fx0) * (fy1 - fy0);
+  }
   // Node k of the frame: the rows below and above the free box, then the
   // columns left and right of it in the rows between.
   __device__ void frame_node(int k, int &li, int &lj) const {
@@ -199,8 +219,12 @@ __device__ __forceinline__ void h_node(const gs_fdtd_step_args &a, const Tile &t
                                        bool hy, int own) {
   const int s = t.at(li, lj), n = t.free_of_slabs(li, lj) ? 0 : ns;
   const int64_t i = t.i0 + li, j = t.j0 + lj;
-  if (hx) t.hx()[s] = gs_fdtd_hx_from(&a, n, i, j, t.hx()[s], t.ez()[s + t.w] - t.ez()[s], t.magnetic ? &a.hcoef[t.hmx()[s]] : NULL, own);
-  if (hy) t.hy()[s] = gs_fdtd_hy_from(&a, n, i, j, t.hy()[s], t.ez()[s + 1] - t.ez()[s], t.magnetic ? &a.hcoef[t.hmy()[s]] : NULL, own);
+  if (hx)
+    t.hx()[s] = gs_fdtd_hx_from(&a, n, i, j, t.hx()[s], t.ez()[s + t.w] - t.ez()[s],
+                                t.magnetic ? &a.hcoef[t.hmx()[s]] : NULL, own);
+  if (hy)
+    t.hy()[s] = gs_fdtd_hy_from(&a, n, i, j, t.hy()[s], t.ez()[s + 1] - t.ez()[s],
+                                t.magnetic ? &a.hcoef[t.hmy()[s]] : NULL, own);
 }
 
 // New H of the tile, and of the ghosts its Ez update reads (the left
@@ -244,7 +268,7 @@ __device__ void e_phase(const gs_fdtd_step_args &a, const Tile &t, int ns) {
     if (li < ex0 || li >= ex1 || lj < ey0 || lj >= ey1) return;
     const int s = t.at(li, lj);
     t.ez()[s] = gs_fdtd_e_from(&a, ns, t.i0 + li, t.j0 + lj, t.ez()[s], t.mat()[s], t.hx()[s], t.hy()[s], t.hy()[s - 1],
-                             t.hx()[s - t.w]);
+                               t.hx()[s - t.w]);
   });
   each_node(max(t.fx0, ex0), min(t.fx1, ex1), max(t.fy0, ey0), min(t.fy1, ey1), [&](int li, int lj) {
     const int s = t.at(li, lj);
@@ -256,7 +280,8 @@ __device__ void e_phase(const gs_fdtd_step_args &a, const Tile &t, int ns) {
 // The tile's edges of Ez to a's output arrays (publish), or the
 // neighbours' edges from there into the ghosts: f(li, lj, global offset)
 // for every edge node or ghost on the sides that have a neighbour.
-template <typename F> __device__ __forceinline__ void ez_edges(const gs_fdtd_step_args &a, const Tile &t, bool ghosts, F f) {
+template <typename F>
+__device__ __forceinline__ void ez_edges(const gs_fdtd_step_args &a, const Tile &t, bool ghosts, F f) {
   const int o = ghosts ? 1 : 0; // ghosts lie one node outside the edges
   const bool lo_x = t.i0 > 0, hi_x = t.i0 + t.nw <= a.nx, lo_y = t.j0 > 0, hi_y = t.j0 + t.nh <= a.ny;
   each_of(t.nh, [&](int64_t k) {
@@ -270,11 +295,13 @@ template <typename F> __device__ __forceinline__ void ez_edges(const gs_fdtd_ste
 }
 
 __device__ __forceinline__ void publish_ez(const gs_fdtd_step_args &a, const Tile &t) {
-  ez_edges(a, t, false, [&](int li, int lj) { __stcg(a.ez_out + gs_fdtd_at(&a, t.i0 + li, t.j0 + lj), t.ez()[t.at(li, lj)]); });
+  ez_edges(a, t, false,
+           [&](int li, int lj) { __stcg(a.ez_out + gs_fdtd_at(&a, t.i0 + li, t.j0 + lj), t.ez()[t.at(li, lj)]); });
 }
 
 __device__ __forceinline__ void fetch_ez(const gs_fdtd_step_args &a, const Tile &t) {
-  ez_edges(a, t, true, [&](int li, int lj) { t.ez()[t.at(li, lj)] = __ldcg(a.ez_out + gs_fdtd_at(&a, t.i0 + li, t.j0 + lj)); });
+  ez_edges(a, t, true,
+           [&](int li, int lj) { t.ez()[t.at(li, lj)] = __ldcg(a.ez_out + gs_fdtd_at(&a, t.i0 + li, t.j0 + lj)); });
 }
 
 // All blocks of the launch at one point: the arrival counter word reaches
@@ -326,8 +353,7 @@ __device__ Points points_of_tile(const gs_fdtd_run_args &r, const Tile &t) {
 // barrier: the tiles' Ez edges out, the neighbours' in. The source's value
 // is loaded first, so its latency passes during the update.
 __device__ __forceinline__ void run_step(const gs_fdtd_run_args &r, const gs_fdtd_step_args &a, const Tile &t,
-                                         const Points &pt, int ns, int64_t step, bool last,
-                                         unsigned long long target) {
+                                         const Points &pt, int ns, int64_t step, bool last, unsigned long long target) {
   const int k = (int)(threadIdx.y * kRunX + threadIdx.x);
   const float sv = pt.src >= 0 ? r.src_val[step * r.src_stride + k] : 0.f;
   if (pt.any_rx) {
@@ -380,7 +406,8 @@ __global__ void __launch_bounds__(kRunThreads, 1) run_kernel(const gs_fdtd_run_a
 
 // Shared memory of a tile of tw x th nodes with its ghost ring.
 static size_t tile_bytes(int tw, int th, bool magnetic) {
-  return sizeof(float4) * GS_FDTD_MAX_MATERIALS + (size_t)(tw + 2) * (size_t)(th + 2) * (3 * sizeof(float) + (magnetic ? 3 : 1));
+  return sizeof(float4) * GS_FDTD_MAX_MATERIALS +
+         (size_t)(tw + 2) * (size_t)(th + 2) * (3 * sizeof(float) + (magnetic ? 3 : 1));
 }
 
 // The cut of the grid into at most one tile per SM whose largest tile

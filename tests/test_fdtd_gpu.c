@@ -39,8 +39,8 @@ static void check_same_bits(gs_fdtd_sim *x, gs_fdtd_sim *y, const char *what) {
     gs_fdtd_sim_read_rows(y, f, 0, y->grid.ny + 1, fy);
     CHECKF(memcmp(fx, fy, n * sizeof *fx) == 0, "%s: %s not the bits of single steps", what, names[f]);
   }
-  CHECKF(x->rx.n == 0 || memcmp(x->rx.hist, y->rx.hist, sizeof(float) * 3 * (size_t)x->rx.n *
-                                                              (size_t)x->sc->iterations) == 0,
+  CHECKF(x->rx.n == 0 ||
+             memcmp(x->rx.hist, y->rx.hist, sizeof(float) * 3 * (size_t)x->rx.n * (size_t)x->sc->iterations) == 0,
          "%s: receivers not the bits of single steps", what);
   printf("%s: the bits of single steps (%d receivers)\n", what, x->rx.n);
   free(fx);
@@ -69,8 +69,8 @@ static void check_close(gs_fdtd_sim *a, gs_fdtd_sim *b) {
     CHECK(den > 0);
     CHECKF(rel < 1e-6, "%s: relative L2 %.3e", names[f], rel);
   }
-  CHECK(a->rx.n == 0 || memcmp(a->rx.hist, b->rx.hist, sizeof(float) * 3 * (size_t)a->rx.n *
-                                                            (size_t)a->sc->iterations) == 0);
+  CHECK(a->rx.n == 0 ||
+        memcmp(a->rx.hist, b->rx.hist, sizeof(float) * 3 * (size_t)a->rx.n * (size_t)a->sc->iterations) == 0);
   free(fa);
   free(fb);
 }
