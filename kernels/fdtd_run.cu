@@ -23,7 +23,15 @@
 
 namespace {
 
-constexpr int kRunX = 32, kRunY = 32; // threads of a block: 32 x 32, one block per SM
+// Blocks an SM runs at once (GS_FDTD_RUN_PER_SM: 1, 2 or 4; a tuning knob,
+// docs/performance.md): each has 1024 / that threads (32 columns x kRunY
+// rows) and that share of the SM's shared memory; with several, one block's
+// barrier waits overlap another's work.
+#ifndef GS_FDTD_RUN_PER_SM
+#define GS_FDTD_RUN_PER_SM 1
+#endif
+constexpr int kPerSm = GS_FDTD_RUN_PER_SM;
+constexpr int kRunX = 32, kRunY = 32 / kPerSm;
 
 // How the grid is cut: cx x cy tiles of tw x th nodes (the last ones
 // smaller), smem bytes of shared memory a block.
@@ -385,7 +393,7 @@ __device__ __forceinline__ void run_step(const gs_fdtd_run_args &r, const gs_fdt
   __syncthreads();
 }
 
-__global__ void __launch_bounds__(kRunThreads, 1) run_kernel(const gs_fdtd_run_args r, const RunPlan p, int64_t steps) {
+__global__ void __launch_bounds__(kRunThreads, kPerSm) run_kernel(const gs_fdtd_run_args r, const RunPlan p, int64_t steps) {
   const Tile t = tile_of_block(r.set[0], p, r.set[0].hmx != NULL);
   const gs_fdtd_region box = {t.i0, t.i0 + t.nw, t.j0, t.j0 + t.nh};
   const int ns = gs_fdtd_slabs_reach(&r.set[0], box) ? r.set[0].nslab : 0; // tiles away from the CPML skip its checks
@@ -410,38 +418,59 @@ static size_t tile_bytes(int tw, int th, bool magnetic) {
          (size_t)(tw + 2) * (size_t)(th + 2) * (3 * sizeof(float) + (magnetic ? 3 : 1));
 }
 
-// The cut of the grid into at most one tile per SM whose largest tile
-// leaves the block's 32 x 32 threads the fewest rounds, among those whose
-// tiles fit the shared memory a block may take; false when none fits, or
-// the device cannot launch a cooperative grid.
-static bool plan_run(const gs_fdtd_step_args *a, RunPlan *p) {
-  static int sms = -1, smem_max = 0, coop = 0;
-  if (sms < 0) {
-    int dev = 0;
-    sms = gs_sm_count();
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&smem_max, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev) != cudaSuccess) {
-      cudaGetLastError();
-      coop = 0;
-    }
+// What the device allows: SMs, shared memory a block of ours may take (its
+// share of an SM's), cooperative launches; 0 SMs when unknown.
+struct RunDevice {
+  int sms, smem, coop;
+};
+
+static RunDevice run_device() {
+  static RunDevice d = {-1, 0, 0};
+  if (d.sms >= 0) return d;
+  int dev = 0, optin = 0, per_sm = 0, reserved = 0;
+  d.sms = gs_sm_count();
+  if (cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&d.coop, cudaDevAttrCooperativeLaunch, dev) != cudaSuccess ||
+      cudaFuncSetAttribute(run_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin) != cudaSuccess) {
+    cudaGetLastError();
+    d.coop = 0;
   }
-  if (!coop || sms <= 0 || a->oi != 0 || a->oj != 0) return false;
+  d.smem = min(optin, per_sm / kPerSm - reserved);
+  return d;
+}
+
+// The cut of the grid into at most kPerSm tiles per SM whose largest tile
+// leaves the block's threads the fewest rounds, among those whose tiles fit
+// the shared memory a block may take; false when none fits, or the device
+// cannot launch the cooperative grid.
+static bool plan_run(const gs_fdtd_step_args *a, RunPlan *p) {
+  const RunDevice d = run_device();
+  if (!d.coop || d.sms <= 0 || a->oi != 0 || a->oj != 0) return false;
   const int64_t X = a->nx + 1, Y = a->ny + 1;
   const bool magnetic = a->hmx != NULL;
+  const int blocks = d.sms * kPerSm;
   int64_t best = -1;
-  for (int cx = 1; cx <= sms && cx <= X; ++cx)
-    for (int cy = 1; cx * cy <= sms && cy <= Y; ++cy) {
+  for (int cx = 1; cx <= blocks && cx <= X; ++cx)
+    for (int cy = 1; cx * cy <= blocks && cy <= Y; ++cy) {
       const int64_t tw = (X + cx - 1) / cx, th = (Y + cy - 1) / cy;
       if ((cx - 1) * tw >= X || (cy - 1) * th >= Y) continue; // no empty tile
-      if (tile_bytes((int)tw, (int)th, magnetic) > (size_t)smem_max) continue;
+      if (tile_bytes((int)tw, (int)th, magnetic) > (size_t)d.smem) continue;
       const int64_t rounds = (tw + kRunX - 1) / kRunX * ((th + kRunY - 1) / kRunY);
       const int64_t cost = rounds * 4096 + tw + th; // then the shorter edges
       if (best >= 0 && cost >= best) continue;
       best = cost;
       *p = RunPlan{cx, cy, (int)tw, (int)th, (unsigned)tile_bytes((int)tw, (int)th, magnetic)};
     }
-  return best >= 0;
+  if (best < 0) return false;
+  int resident = 0; // what the registers and shared memory really allow
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, run_kernel, kRunThreads, p->smem) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return resident * d.sms >= p->cx * p->cy;
 }
 
 } // namespace
@@ -455,8 +484,6 @@ extern "C" int gs_fdtd_run_cuda(const gs_fdtd_run_args *a, int64_t steps, void *
   if (steps <= 0) return 0;
   RunPlan p;
   if (!plan_run(&a->set[0], &p) || !a->barrier) return (int)cudaErrorInvalidConfiguration;
-  int e = (int)cudaFuncSetAttribute(run_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)p.smem);
-  if (e) return e;
   void *args[] = {(void *)a, (void *)&p, (void *)&steps};
   return (int)cudaLaunchCooperativeKernel((const void *)run_kernel, dim3((unsigned)(p.cx * p.cy)), dim3(kRunX, kRunY),
                                           args, p.smem, (cudaStream_t)stream);
