@@ -25,30 +25,18 @@ static double now_s(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* What a 3D model split over ranks does not take yet (issue #19): the
- * feature's name, or NULL. */
-static const char *refused_split(const gs_fdtd_opts *o, const gs_scene *sc, int ckpt) {
-  (void)o;
-  (void)sc;
-  (void)ckpt;
-  return NULL;
-}
-
 /* What 3D models do not take yet: one line on rank 0, or 0. */
 static int refused(const gs_comm *c, const gs_fdtd_opts *o, const gs_scene *sc) {
   int lines = 0;
   for (int q = 0; q < sc->nsrc3; ++q)
     lines += sc->src3[q].kind == GS_SRC3_TLINE;
   const int ckpt = o->checkpoint_every || o->stop_after || o->restart;
-  char lines_why[80], split_why[160] = "";
+  char lines_why[80];
   snprintf(lines_why, sizeof lines_why, "checkpoints hold at most %d transmission lines", GS_FDTD3_CKPT_LINES);
   /* plane waves: 3 sections each; with the fields (6), CPML (24), receivers (1), poles (3) and
    * the lines (5 each) within GS_FDTD3_MAX_STATE (fdtd3d.h) */
   const int pw_sections = sc->npws ? 5 * lines + 3 * sc->npws : 0;
-  const char *split = c->size > 1 ? refused_split(o, sc, ckpt) : NULL;
-  if (split) snprintf(split_why, sizeof split_why, "%d ranks: %s", c->size, split);
-  const char *why = split                                 ? split_why
-                    : ckpt && lines > GS_FDTD3_CKPT_LINES ? lines_why
+  const char *why = ckpt && lines > GS_FDTD3_CKPT_LINES ? lines_why
                     : ckpt && pw_sections > 94 ? "checkpoints hold transmission lines (5 sections each) and plane "
                                                  "waves (3 each) up to 94 sections"
                     : (o->slice || o->slice_field) && !sc->snapshot_every
