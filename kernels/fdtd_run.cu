@@ -48,6 +48,8 @@ struct RunPlan {
 // (Few members: a block of 1024 threads has 64 registers a thread.)
 extern __shared__ float4 run_smem[];
 
+constexpr uint8_t kNoSlab = 255, kSlabs = 254; // slab maps: no slab, several
+
 struct Tile {
   int i0, j0; // first node (a grid on chip has far fewer than 2^31 nodes)
   int nw, nh, w;
@@ -78,6 +80,15 @@ struct Tile {
   }
   __device__ uint8_t *hmy() const {
     return mat() + 2 * n;
+  }
+  // The CPML slab of each local column (x slabs, index li + 1) and row (y
+  // slabs, index lj + 1): its index in the step's slab list, kNoSlab, or
+  // kSlabs where several overlap (tiny grids: the general update then).
+  __device__ uint8_t *xs() const {
+    return mat() + (magnetic ? 3 : 1) * n;
+  }
+  __device__ uint8_t *ys() const {
+    return xs() + w;
   }
   __device__ int at(int li, int lj) const {
     return (lj + 1) * w + li + 1;
@@ -235,6 +246,90 @@ __device__ __forceinline__ void h_node(const gs_fdtd_step_args &a, const Tile &t
                                 t.magnetic ? &a.hcoef[t.hmy()[s]] : NULL, own);
 }
 
+// The slab maps (Tile::xs, Tile::ys) from the step's slab list.
+__device__ void map_slabs(const gs_fdtd_step_args &a, const Tile &t) {
+  each_of((int64_t)(t.nw + 2) + (t.nh + 2), [&](int64_t k) {
+    const int dir = k < t.nw + 2 ? 0 : 1;
+    const int64_t at = dir == 0 ? t.i0 - 1 + k : t.j0 - 1 + (k - (t.nw + 2));
+    uint8_t m = kNoSlab;
+    for (int q = 0; q < a.nslab; ++q)
+      if (a.slab[q].dir == dir && at >= a.slab[q].lo && at < a.slab[q].hi) m = m == kNoSlab ? (uint8_t)q : kSlabs;
+    if (dir == 0)
+      t.xs()[k] = m;
+    else
+      t.ys()[k - (t.nw + 2)] = m;
+  });
+}
+
+// The CPML correction of slab q (the one slab of its axis at this node) on
+// a new H value h (gs_fdtd_hx_from / hy_from with that slab: the same
+// expressions): along / other, the node's index along the slab and across.
+__device__ __forceinline__ float slab_h(const gs_fdtd_slab &p, int64_t along, int64_t other, float h, float cb, float d,
+                                        bool own) {
+  if (other < p.o0 || other >= p.o1) return h;
+  const int64_t q = along - p.lo, w = q * (p.o1 - p.o0) + (other - p.o0);
+  const float psi = own ? p.psi_h_in[w] : __ldcg(p.psi_h_in + w);
+  if (own) p.psi_h_out[w] = p.bh[q] * psi + p.ah[q] * d;
+  return p.dir == 1 ? h - cb * (p.kh[q] * d + psi) : h + cb * (p.kh[q] * d + psi);
+}
+
+// New H of a frame node (or a ghost: own 0) in free-space H through the
+// slab maps: at most one slab of each axis, found without searching.
+__device__ __forceinline__ void frame_h(const gs_fdtd_step_args &a, const Tile &t, int ns, int li, int lj, bool hx,
+                                        bool hy, int own) {
+  const uint8_t sx = t.xs()[li + 1], sy = t.ys()[lj + 1];
+  if (sx == kSlabs || sy == kSlabs) {
+    h_node(a, t, ns, li, lj, hx, hy, own);
+    return;
+  }
+  const int s = t.at(li, lj);
+  const int64_t i = t.i0 + li, j = t.j0 + lj;
+  const float e = t.ez()[s];
+  if (hx) {
+    const float d = t.ez()[s + t.w] - e;
+    const float h = t.hx()[s] - a.chy * d;
+    t.hx()[s] = sy == kNoSlab ? h : slab_h(a.slab[sy], j, i, h, a.chy, d, own);
+  }
+  if (hy) {
+    const float d = t.ez()[s + 1] - e;
+    const float h = t.hy()[s] + a.chx * d;
+    t.hy()[s] = sx == kNoSlab ? h : slab_h(a.slab[sx], i, j, h, a.chx, d, own);
+  }
+}
+
+// The CPML correction of slab q on a new Ez (gs_fdtd_e_from's, one slab).
+__device__ __forceinline__ float slab_e(const gs_fdtd_slab &p, int64_t i, int64_t j, float ez, float4 c, float dhy,
+                                        float dhx) {
+  const int64_t along = p.dir == 0 ? i : j, other = p.dir == 0 ? j : i;
+  if (other < p.o0 || other >= p.o1) return ez;
+  const int64_t q = along - p.lo, w = q * (p.o1 - p.o0) + (other - p.o0);
+  const float d = p.dir == 0 ? dhy : dhx;
+  const float psi = p.psi_e_in[w];
+  p.psi_e_out[w] = p.be[q] * psi + p.ae[q] * d;
+  return p.dir == 0 ? ez + c.y * (p.ke[q] * d + psi) : ez - c.z * (p.ke[q] * d + psi);
+}
+
+// New Ez of an interior frame node through the slab maps, the two axes'
+// slabs in the order of the slab list (as gs_fdtd_e_from loops).
+__device__ __forceinline__ void frame_e(const gs_fdtd_step_args &a, const Tile &t, int ns, int li, int lj) {
+  const uint8_t sx = t.xs()[li + 1], sy = t.ys()[lj + 1];
+  const int s = t.at(li, lj);
+  const int64_t i = t.i0 + li, j = t.j0 + lj;
+  if (sx == kSlabs || sy == kSlabs) {
+    t.ez()[s] =
+        gs_fdtd_e_from(&a, ns, i, j, t.ez()[s], t.mat()[s], t.hx()[s], t.hy()[s], t.hy()[s - 1], t.hx()[s - t.w]);
+    return;
+  }
+  const float dhy = t.hy()[s] - t.hy()[s - 1];
+  const float dhx = t.hx()[s] - t.hx()[s - t.w];
+  const float4 c = t.coef()[t.mat()[s]];
+  float ez = c.x * t.ez()[s] + (c.y * dhy - c.z * dhx);
+  const uint8_t first = sx < sy ? sx : sy, second = sx < sy ? sy : sx;
+  if (first != kNoSlab) ez = slab_e(a.slab[first], i, j, ez, c, dhy, dhx);
+  if (second != kNoSlab) ez = slab_e(a.slab[second], i, j, ez, c, dhy, dhx);
+  t.ez()[s] = ez;
+}
+
 // New H of the tile, and of the ghosts its Ez update reads (the left
 // neighbour's Hy, the lower one's Hx: the bits their owners compute, psi
 // read, not written), so no exchange of H is needed. Nodes in no slab with
@@ -251,7 +346,7 @@ __device__ void h_phase(const gs_fdtd_step_args &a, const Tile &t, int ns) {
     each_of(t.frame_nodes(), [&](int64_t k) {
       int li, lj;
       t.frame_node((int)k, li, lj);
-      h_node(a, t, ns, li, lj, lj < hx_rows, li < hy_cols, 1);
+      frame_h(a, t, ns, li, lj, lj < hx_rows, li < hy_cols, 1);
     });
     each_node(t.fx0, t.fx1, t.fy0, t.fy1, [&](int li, int lj) {
       const int s = t.at(li, lj);
@@ -260,8 +355,13 @@ __device__ void h_phase(const gs_fdtd_step_args &a, const Tile &t, int ns) {
       if (li < hy_cols) t.hy()[s] = t.hy()[s] + chx * (t.ez()[s + 1] - e);
     });
   }
-  if (t.i0 > 0) each_of(t.nh, [&](int64_t k) { h_node(a, t, ns, -1, (int)k, false, true, 0); });
-  if (t.j0 > 0) each_of(t.nw, [&](int64_t k) { h_node(a, t, ns, (int)k, -1, true, false, 0); });
+  if (t.magnetic) {
+    if (t.i0 > 0) each_of(t.nh, [&](int64_t k) { h_node(a, t, ns, -1, (int)k, false, true, 0); });
+    if (t.j0 > 0) each_of(t.nw, [&](int64_t k) { h_node(a, t, ns, (int)k, -1, true, false, 0); });
+  } else {
+    if (t.i0 > 0) each_of(t.nh, [&](int64_t k) { frame_h(a, t, ns, -1, (int)k, false, true, 0); });
+    if (t.j0 > 0) each_of(t.nw, [&](int64_t k) { frame_h(a, t, ns, (int)k, -1, true, false, 0); });
+  }
 }
 
 // New Ez of the interior nodes: the frame's through fdtd_node.h, then the
@@ -274,9 +374,7 @@ __device__ void e_phase(const gs_fdtd_step_args &a, const Tile &t, int ns) {
     int li, lj;
     t.frame_node((int)k, li, lj);
     if (li < ex0 || li >= ex1 || lj < ey0 || lj >= ey1) return;
-    const int s = t.at(li, lj);
-    t.ez()[s] = gs_fdtd_e_from(&a, ns, t.i0 + li, t.j0 + lj, t.ez()[s], t.mat()[s], t.hx()[s], t.hy()[s], t.hy()[s - 1],
-                               t.hx()[s - t.w]);
+    frame_e(a, t, ns, li, lj);
   });
   each_node(max(t.fx0, ex0), min(t.fx1, ex1), max(t.fy0, ey0), min(t.fy1, ey1), [&](int li, int lj) {
     const int s = t.at(li, lj);
@@ -393,11 +491,13 @@ __device__ __forceinline__ void run_step(const gs_fdtd_run_args &r, const gs_fdt
   __syncthreads();
 }
 
-__global__ void __launch_bounds__(kRunThreads, kPerSm) run_kernel(const gs_fdtd_run_args r, const RunPlan p, int64_t steps) {
+__global__ void __launch_bounds__(kRunThreads, kPerSm)
+    run_kernel(const gs_fdtd_run_args r, const RunPlan p, int64_t steps) {
   const Tile t = tile_of_block(r.set[0], p, r.set[0].hmx != NULL);
   const gs_fdtd_region box = {t.i0, t.i0 + t.nw, t.j0, t.j0 + t.nh};
   const int ns = gs_fdtd_slabs_reach(&r.set[0], box) ? r.set[0].nslab : 0; // tiles away from the CPML skip its checks
   load_tile(r.set[0], t);
+  map_slabs(r.set[0], t);
   const Points pt = points_of_tile(r, t); // (its barriers end the load too)
   for (int64_t s = 0; s < steps; ++s) {
     const unsigned long long target = r.barrier_base + gridDim.x * (uint64_t)(s + 1);
@@ -415,7 +515,8 @@ __global__ void __launch_bounds__(kRunThreads, kPerSm) run_kernel(const gs_fdtd_
 // Shared memory of a tile of tw x th nodes with its ghost ring.
 static size_t tile_bytes(int tw, int th, bool magnetic) {
   return sizeof(float4) * GS_FDTD_MAX_MATERIALS +
-         (size_t)(tw + 2) * (size_t)(th + 2) * (3 * sizeof(float) + (magnetic ? 3 : 1));
+         (size_t)(tw + 2) * (size_t)(th + 2) * (3 * sizeof(float) + (magnetic ? 3 : 1)) + (size_t)(tw + 2) +
+         (size_t)(th + 2);
 }
 
 // What the device allows: SMs, shared memory a block of ours may take (its

@@ -144,6 +144,7 @@ if want onchip; then
   log "onchip: the 2D grid on chip (issue #20): bit tests, sanitizers, bench fdtd on small and large grids"
   (cd build-gpu && ctest --output-on-failure -R "onchip|gpu_fdtd_cpu_vs_gpu") 2>&1 | tail -12 | tee "$out/onchip_tests.txt"
   build-gpu/tests/test_fdtd_gpu tests/data/onchip/onchip.in 2>&1 | tee -a "$out/onchip_tests.txt"
+  build-gpu/tests/test_fdtd_gpu tests/data/onchip/tiny.in 2>&1 | tail -3 | tee -a "$out/onchip_tests.txt"
   # Every 2D scene test (gprMax's references, the CLI, checkpoints) with the grid on chip wherever one rank runs
   (cd build-gpu && GPUSTENCIL_ONCHIP=1 ctest -j 8 -LE "fuzz|slow" -R "gprmax_(2D|cyl|lossy|buried|tmx|bscan|multi|tmy|quirk|compound|magnetic_n|waveforms|np2)|fdtd_cli|ckpt_corrupt|gpu_fdtd_cpu|fdtd_cavity|fdtd_energy|fdtd_greens|fdtd_cpml") 2>&1 |
     tail -6 | sed 's/^/GPUSTENCIL_ONCHIP=1: /' | tee -a "$out/onchip_tests.txt"
