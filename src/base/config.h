@@ -18,9 +18,8 @@ typedef enum gs_ipc_stage {
   GS_IPC_STAGE_ALWAYS,
 } gs_ipc_stage;
 
-/* GPUSTENCIL_ONCHIP: 0, 1, or auto (the GPU keeps one launch a step: on
- * scenes with CPML the on-chip kernel is slower there, docs/performance.md;
- * the CPU backend takes the twin, the same loops as single steps). */
+/* GPUSTENCIL_ONCHIP: 0, 1, or auto (src/fdtd/fdtd.c, init_onchip: the GPU
+ * keeps a 2D grid on chip where it fits and H is free space). */
 enum { GS_ONCHIP_OFF = 0, GS_ONCHIP_ON = 1, GS_ONCHIP_AUTO = 2 };
 
 typedef struct gs_config {
@@ -31,7 +30,7 @@ typedef struct gs_config {
   gs_ipc_stage ipc_stage; /* GPUSTENCIL_IPC_STAGE=auto|never|always */
   int ipc_copy_engine;    /* GPUSTENCIL_IPC_COPY=engine: copy engines instead of the copy kernel */
   int pdl;                /* GPUSTENCIL_PDL=0 turns programmatic dependent launch off */
-  int onchip;             /* GPUSTENCIL_ONCHIP=auto|0|1: 2D grid on chip (kernels/fdtd_run.cu); auto: on the CPU only */
+  int onchip;             /* GPUSTENCIL_ONCHIP=auto|0|1: 2D grid on chip (kernels/fdtd_run.cu) */
 } gs_config;
 
 /* Reads the switches from the environment into *cfg. A value that is not one

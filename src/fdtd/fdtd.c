@@ -455,12 +455,13 @@ int gs_fdtd_sim_set_onchip(gs_fdtd_sim *m, int on) {
   return m->onchip;
 }
 
-/* GPUSTENCIL_ONCHIP's choice: on the GPU only when it is 1 (slower than one
- * launch a step on scenes with CPML so far, docs/performance.md); the CPU
- * backend takes the twin (the loops of single steps) unless it is 0. */
+/* GPUSTENCIL_ONCHIP's choice. auto: the CPU backend takes the twin (the
+ * loops of single steps); the GPU keeps the grid on chip where it fits and H
+ * is free space everywhere (faster there: docs/performance.md, session 10;
+ * magnetic H takes the general update at every node, not measured). */
 static void init_onchip(gs_fdtd_sim *m) {
   const int mode = gs_config_get()->onchip;
-  gs_fdtd_sim_set_onchip(m, mode == GS_ONCHIP_ON || (mode == GS_ONCHIP_AUTO && !m->b->is_gpu));
+  gs_fdtd_sim_set_onchip(m, mode == GS_ONCHIP_ON || (mode == GS_ONCHIP_AUTO && (!m->b->is_gpu || !m->mat.hmx)));
 }
 
 gs_status gs_fdtd_sim_init_part(gs_fdtd_sim *m, const gs_scene *sc, const gs_backend *b, int run,
