@@ -136,6 +136,7 @@ typedef struct gs_fdtd_run_args {
    * on B blocks adds B (S - 1) (B: what gs_fdtd_run_fits returned). */
   uint64_t *barrier;
   uint64_t barrier_base;
+  int blocks; /* GPU: what gs_fdtd_run_fits returned for this grid (a launch of another cut is refused) */
 } gs_fdtd_run_args;
 typedef int (*gs_fdtd_run_fn)(const gs_fdtd_run_args *a, int64_t steps, void *stream);
 int gs_fdtd_run_ref(const gs_fdtd_run_args *a, int64_t steps, void *stream);

@@ -120,8 +120,9 @@ __device__ __forceinline__ int clamp_local(int64_t v, int64_t lo, int64_t hi) {
 }
 
 // The nodes (global [x0, x1) x [y0, y1)) that no slab's extent along its
-// axis reaches: slabs at the grid's ends shrink the box; one inside it
-// (never on one rank) empties it.
+// axis reaches: a slab at the box's start moves the start past it, any other
+// ends the box at its first node (conservative: the upper slabs end at node
+// nx - 1, the wall column beyond them takes the general update too).
 __device__ void shrink_free(int64_t lo, int64_t hi, int64_t &f0, int64_t &f1) {
   if (lo <= f0)
     f0 = max(f0, hi);
@@ -411,10 +412,11 @@ __device__ __forceinline__ void fetch_ez(const gs_fdtd_step_args &a, const Tile 
 }
 
 // All blocks of the launch at one point: the arrival counter word reaches
-// target. Unlike cooperative groups' grid.sync it leaves the L1 cache as it
-// is (that one invalidates it, so the CPML's psi and profiles came from L2
-// after every step): what one block reads of another's stores, it reads
-// from L2 (__ldcg, GS_READ_SHARED).
+// target (the count runs on across launches: no reset). Cooperative groups'
+// grid.sync does the same with a counter it resets; ours needs no extra
+// state in the kernel. Whether the acquire poll invalidates L1 as theirs
+// does was not checked in the SASS: what one block reads of another's
+// stores it reads from L2 (__ldcg, GS_READ_SHARED) either way.
 __device__ __forceinline__ void grid_barrier(unsigned long long *word, unsigned long long target) {
   __syncthreads();
   if (threadIdx.x == 0 && threadIdx.y == 0) {
@@ -526,12 +528,19 @@ struct RunDevice {
 };
 
 static RunDevice run_device() {
-  static RunDevice d = {-1, 0, 0};
-  if (d.sms >= 0) return d;
-  int dev = 0, optin = 0, per_sm = 0, reserved = 0;
+  static RunDevice seen[64]; // per device ordinal (the shared-memory opt-in is per device too)
+  static bool known[64];
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) {
+    cudaGetLastError();
+    return RunDevice{0, 0, 0};
+  }
+  RunDevice &d = seen[dev];
+  if (known[dev]) return d;
+  known[dev] = true;
+  int optin = 0, per_sm = 0, reserved = 0;
   d.sms = gs_sm_count();
-  if (cudaGetDevice(&dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess ||
+  if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess ||
       cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) != cudaSuccess ||
       cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev) != cudaSuccess ||
       cudaDeviceGetAttribute(&d.coop, cudaDevAttrCooperativeLaunch, dev) != cudaSuccess ||
@@ -584,7 +593,8 @@ extern "C" int gs_fdtd_run_fits_cuda(const gs_fdtd_step_args *a) {
 extern "C" int gs_fdtd_run_cuda(const gs_fdtd_run_args *a, int64_t steps, void *stream) {
   if (steps <= 0) return 0;
   RunPlan p;
-  if (!plan_run(&a->set[0], &p) || !a->barrier) return (int)cudaErrorInvalidConfiguration;
+  // The barrier's count assumes the blocks gs_fdtd_run_fits announced: refuse any other plan.
+  if (!plan_run(&a->set[0], &p) || !a->barrier || p.cx * p.cy != a->blocks) return (int)cudaErrorInvalidConfiguration;
   void *args[] = {(void *)a, (void *)&p, (void *)&steps};
   return (int)cudaLaunchCooperativeKernel((const void *)run_kernel, dim3((unsigned)(p.cx * p.cy)), dim3(kRunX, kRunY),
                                           args, p.smem, (cudaStream_t)stream);

@@ -861,7 +861,8 @@ static void advance_onchip(gs_fdtd_sim *m, int64_t count) {
                           .piece = m->pml.region,
                           .npiece = 5,
                           .barrier = (uint64_t *)m->onchip_barrier,
-                          .barrier_base = m->onchip_arrivals};
+                          .barrier_base = m->onchip_arrivals,
+                          .blocks = m->onchip_blocks};
     m->b->fdtd_run(&a, n, m->s);
     m->onchip_arrivals += (uint64_t)m->onchip_blocks * (uint64_t)(n - 1);
     m->step += n;
