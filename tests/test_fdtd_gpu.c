@@ -29,32 +29,36 @@ static void run_steps(gs_fdtd_sim *m) {
   gs_fdtd_sim_sync(m);
 }
 
+/* Field f (0 Ez, 1 Hx, 2 Hy) of m's current set, all rows; n: floats. */
+static float *read_field(gs_fdtd_sim *m, int f, size_t *n) {
+  *n = (size_t)m->grid.pitch * (size_t)(m->grid.ny + 1);
+  float *v = malloc(*n * sizeof *v);
+  gs_fdtd_sim_read_rows(m, f, 0, m->grid.ny + 1, v);
+  return v;
+}
+
 /* x and y hold the same bits: every field and every receiver sample. */
 static void check_same_bits(gs_fdtd_sim *x, gs_fdtd_sim *y, const char *what) {
-  size_t n = (size_t)x->grid.pitch * (size_t)(x->grid.ny + 1);
-  float *fx = malloc(n * sizeof *fx), *fy = malloc(n * sizeof *fy);
   const char *names[3] = {"Ez", "Hx", "Hy"};
   for (int f = 0; f < 3; ++f) {
-    gs_fdtd_sim_read_rows(x, f, 0, x->grid.ny + 1, fx);
-    gs_fdtd_sim_read_rows(y, f, 0, y->grid.ny + 1, fy);
+    size_t n;
+    float *fx = read_field(x, f, &n), *fy = read_field(y, f, &n);
     CHECKF(memcmp(fx, fy, n * sizeof *fx) == 0, "%s: %s not the bits of single steps", what, names[f]);
+    free(fx);
+    free(fy);
   }
   CHECKF(x->rx.n == 0 ||
              memcmp(x->rx.hist, y->rx.hist, sizeof(float) * 3 * (size_t)x->rx.n * (size_t)x->sc->iterations) == 0,
          "%s: receivers not the bits of single steps", what);
   printf("%s: the bits of single steps (%d receivers)\n", what, x->rx.n);
-  free(fx);
-  free(fy);
 }
 
 /* CPU against GPU: relative L2 below 1e-6, and how many values differ in any bit. */
 static void check_close(gs_fdtd_sim *a, gs_fdtd_sim *b) {
-  size_t n = (size_t)a->grid.pitch * (size_t)(a->grid.ny + 1);
-  float *fa = malloc(n * sizeof *fa), *fb = malloc(n * sizeof *fb);
   const char *names[3] = {"Ez", "Hx", "Hy"};
   for (int f = 0; f < 3; ++f) {
-    gs_fdtd_sim_read_rows(a, f, 0, a->grid.ny + 1, fa);
-    gs_fdtd_sim_read_rows(b, f, 0, b->grid.ny + 1, fb);
+    size_t n;
+    float *fa = read_field(a, f, &n), *fb = read_field(b, f, &n);
     double num = 0, den = 0;
     size_t differ = 0;
     for (size_t k = 0; k < n; ++k) {
@@ -68,11 +72,11 @@ static void check_close(gs_fdtd_sim *a, gs_fdtd_sim *b) {
            (long long)a->sc->iterations, rel, differ, n);
     CHECK(den > 0);
     CHECKF(rel < 1e-6, "%s: relative L2 %.3e", names[f], rel);
+    free(fa);
+    free(fb);
   }
   CHECK(a->rx.n == 0 ||
         memcmp(a->rx.hist, b->rx.hist, sizeof(float) * 3 * (size_t)a->rx.n * (size_t)a->sc->iterations) == 0);
-  free(fa);
-  free(fb);
 }
 
 /* The CPU backend: single steps against the on-chip twin through advance. */

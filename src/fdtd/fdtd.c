@@ -159,6 +159,14 @@ static gs_status init_grid(gs_fdtd_sim *m, const gs_fdtd_part *part, int depth, 
   return GS_OK;
 }
 
+/* Makes buffer set k the current one (fields.v points at it). */
+static void make_current(gs_fdtd_sim *m, int k) {
+  m->fields.cur = k;
+  m->fields.v.ez = m->fields.buf[k][0];
+  m->fields.v.hx = m->fields.buf[k][1];
+  m->fields.v.hy = m->fields.buf[k][2];
+}
+
 /* Both buffer sets of Ez, Hx, Hy, zero; the first is current. */
 static void init_fields(gs_fdtd_sim *m) {
   const gs_backend *b = m->b;
@@ -171,10 +179,7 @@ static void init_fields(gs_fdtd_sim *m) {
     }
   b->stream_sync(m->s); /* before zero goes */
   free(zero);
-  m->fields.cur = 0;
-  m->fields.v.ez = m->fields.buf[0][0];
-  m->fields.v.hx = m->fields.buf[0][1];
-  m->fields.v.hy = m->fields.buf[0][2];
+  make_current(m, 0);
   m->fields.v.pitch = m->grid.pitch;
   m->fields.v.g = m->grid.g;
 }
@@ -732,10 +737,7 @@ void gs_fdtd_sim_step(gs_fdtd_sim *m) {
   } else {
     overlapped_step(m, &sl, t, out);
   }
-  m->fields.cur = out;
-  m->fields.v.ez = m->fields.buf[out][0];
-  m->fields.v.hx = m->fields.buf[out][1];
-  m->fields.v.hy = m->fields.buf[out][2];
+  make_current(m, out);
   m->step++;
   m->graph.fresh = 0;
 }
@@ -866,13 +868,7 @@ static void advance_onchip(gs_fdtd_sim *m, int64_t count) {
     m->b->fdtd_run(&a, n, m->s);
     m->onchip_arrivals += (uint64_t)m->onchip_blocks * (uint64_t)(n - 1);
     m->step += n;
-    if (n % 2) {
-      const int out = 1 - cur;
-      m->fields.cur = out;
-      m->fields.v.ez = m->fields.buf[out][0];
-      m->fields.v.hx = m->fields.buf[out][1];
-      m->fields.v.hy = m->fields.buf[out][2];
-    }
+    if (n % 2) make_current(m, 1 - cur);
   }
 }
 
