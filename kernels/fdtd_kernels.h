@@ -149,6 +149,25 @@ typedef int (*gs_fdtd_run_fits_fn)(const gs_fdtd_step_args *a);
 int gs_fdtd_run_fits_ref(const gs_fdtd_step_args *a);
 int gs_fdtd_run_fits_cuda(const gs_fdtd_step_args *a);
 
+/* T steps fused in one pass over a grid too big for the chip (issue #20's
+ * temporal blocking; one rank, the arrays holding the whole grid): the
+ * receivers, updates and sources of steps t0 .. t0 + T - 1 as gs_fdtd_run
+ * takes them, reading set[0]'s inputs; the state after the T steps is left
+ * in set[0]'s outputs (fields and psi) whatever T's parity (the CPU twin
+ * runs the single steps through set[1] and copies when T is even; the GPU
+ * touches set[0] only). 1 <= T <= GS_FDTD_FUSE_MAX. The GPU reads the fields
+ * once a pass and writes them once (kernels/fdtd_fuse.cu). */
+#define GS_FDTD_FUSE_MAX 7
+typedef int (*gs_fdtd_fuse_fn)(const gs_fdtd_run_args *a, int64_t steps, void *stream);
+int gs_fdtd_fuse_ref(const gs_fdtd_run_args *a, int64_t steps, void *stream);
+int gs_fdtd_fuse_cuda(const gs_fdtd_run_args *a, int64_t steps, void *stream);
+/* The deepest pass gs_fdtd_fuse takes for the grid of a (GS_FDTD_FUSE_MAX),
+ * 0 when it cannot take the grid (gs_fdtd_fuse_takes, kernels/fdtd_node.h,
+ * or no device). */
+typedef int (*gs_fdtd_fuse_fits_fn)(const gs_fdtd_step_args *a);
+int gs_fdtd_fuse_fits_ref(const gs_fdtd_step_args *a);
+int gs_fdtd_fuse_fits_cuda(const gs_fdtd_step_args *a);
+
 /* The clock words a graph's ticks read: add 0: c[0] = v0, c[1] = v1; add 1:
  * c[0] += v0, c[1] += v1 (the last node of a replayed graph). */
 typedef int (*gs_fdtd_clock_fn)(int64_t *c, int64_t v0, int64_t v1, int add, void *stream);

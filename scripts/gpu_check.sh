@@ -3,7 +3,7 @@
 # CPU and GPU give the same bits on the shipped scene (1 and 2 ranks, every transport the machine
 # has), and run the benchmarks whose figures docs/performance.md quotes. Logs go to $OUT (or
 # ./gpu-out). Debian packages the machine lacks (libdeflate, ISA-L) are unpacked from .carry/.
-# GS_SECTIONS picks parts (default all): tests bits bench codec 3d dist3 ranks3 scale3 onchip; GS_CMPI_ONLY=1
+# GS_SECTIONS picks parts (default all): tests bits bench codec 3d dist3 ranks3 scale3 onchip fuse; GS_CMPI_ONLY=1
 # builds once, against the CUDA-aware Open MPI of .carry
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -167,4 +167,23 @@ if want onchip; then
     for g in 2000x1000 1000x1000; do mpirun -np "$ngpu" $bin bench fdtd --grid $g --steps 2000; done 2>&1 |
       tee -a "$out/onchip_bench.txt"
   fi
+fi
+if want fuse; then
+  log "fuse: T steps fused a pass (issue #20): bit tests, sanitizers, 2D scene tests with it forced, bench fdtd"
+  build-gpu/tests/test_fdtd_gpu tests/data/fuse/fuse.in 2>&1 | tee "$out/fuse_tests.txt"
+  for s in many_rx tiny; do build-gpu/tests/test_fdtd_gpu tests/data/onchip/$s.in 2>&1 | grep -E "fused|checks"; done |
+    tee -a "$out/fuse_tests.txt"
+  sed 's/^#time_window:.*/#time_window: 40/' tests/data/fuse/fuse.in > /tmp/fz.in
+  for tool in memcheck racecheck synccheck; do
+    GPUSTENCIL_ONCHIP=0 GPUSTENCIL_FUSE=4 compute-sanitizer --tool $tool --error-exitcode 9 $bin fdtd /tmp/fz.in \
+      -o /tmp/fz-$tool > "$out/fuse_$tool.txt" 2>&1
+    echo "compute-sanitizer $tool (fdtd fuse.in, 40 steps in passes of 4): exit $?" | tee -a "$out/fuse_tests.txt"
+    tail -2 "$out/fuse_$tool.txt"
+  done
+  if [ "${GS_FUSE_CTEST:-1}" = 1 ]; then # every 2D scene test with the passes forced wherever one rank runs off chip
+    (cd build-gpu && GPUSTENCIL_ONCHIP=0 GPUSTENCIL_FUSE=5 ctest -j 8 -LE "fuzz|slow" -R "gprmax_(2D|cyl|lossy|buried|tmx|bscan|multi|tmy|quirk|compound|magnetic_n|waveforms|np2)|fdtd_cli|ckpt_corrupt|gpu_fdtd_cpu|fdtd_cavity|fdtd_energy|fdtd_greens|fdtd_cpml") 2>&1 |
+      tail -6 | sed 's/^/GPUSTENCIL_ONCHIP=0 GPUSTENCIL_FUSE=5: /' | tee -a "$out/fuse_tests.txt"
+  fi
+  for g in ${GS_FUSE_GRIDS:-16384x16384 8192x8192 4096x4096}; do $bin bench fdtd --grid $g --steps ${GS_FUSE_STEPS:-300}; done 2>&1 |
+    tee "$out/fuse_bench.txt"
 fi

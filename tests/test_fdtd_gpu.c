@@ -3,8 +3,10 @@
  * the kernels are written to agree bit for bit, which is reported too.
  * Then the GPU run again through gs_fdtd_sim_advance in uneven pieces, once
  * as CUDA graph replays mixed with single steps, once with the grid on chip
- * (kernels/fdtd_run.cu, issue #20), and the CPU's on-chip twin the same way:
- * each the bits (fields and receivers) of single steps on its backend.
+ * (kernels/fdtd_run.cu, issue #20), and in passes of T steps fused
+ * (kernels/fdtd_fuse.cu; scenes it takes: free-space H) for several T, odd
+ * and even; and the CPU's on-chip and fused twins the same way: each the
+ * bits (fields and receivers) of single steps on its backend.
  * usage: test_fdtd_gpu SCENE [STEPS]. Skips (77) without a GPU, or with
  * --cpu-only runs the CPU part alone (CI). */
 #include <math.h>
@@ -79,16 +81,37 @@ static void check_close(gs_fdtd_sim *a, gs_fdtd_sim *b) {
         memcmp(a->rx.hist, b->rx.hist, sizeof(float) * 3 * (size_t)a->rx.n * (size_t)a->sc->iterations) == 0);
 }
 
-/* The CPU backend: single steps against the on-chip twin through advance. */
+/* Passes of T fused steps (the grid off chip) through advance on backend
+ * b against ref's single steps; scenes the passes do not take are said so. */
+static void check_fused(const gs_scene *sc, const gs_backend *b, gs_fdtd_sim *ref, int T) {
+  gs_fdtd_sim f;
+  char what[96];
+  gs_fdtd_sim_init(&f, sc, b, 0);
+  gs_fdtd_sim_set_onchip(&f, 0);
+  snprintf(what, sizeof what, "%s, passes of %d fused steps", b->is_gpu ? "GPU" : "CPU", T);
+  if (gs_fdtd_sim_set_fuse(&f, T) != T) {
+    CHECKF(f.mat.hmx != NULL, "%s: refused for a scene with free-space H", what);
+    printf("%s: not taken (magnetic H)\n", what);
+  } else {
+    advance_in_pieces(&f);
+    check_same_bits(ref, &f, what);
+  }
+  gs_fdtd_sim_free(&f);
+}
+
+/* The CPU backend: single steps against the on-chip and fused twins through advance. */
 static void cpu_part(const gs_scene *sc, gs_fdtd_sim *a) {
   gs_fdtd_sim c;
   gs_fdtd_sim_init(a, sc, &gs_backend_cpu, 0);
   gs_fdtd_sim_init(&c, sc, &gs_backend_cpu, 0);
   CHECKF(c.onchip, "the CPU backend did not take the on-chip twin by default");
+  CHECKF(c.fuse == 0, "the CPU backend fused steps by default");
   run_steps(a);
   advance_in_pieces(&c);
   check_same_bits(a, &c, "CPU, on-chip twin through advance");
   gs_fdtd_sim_free(&c);
+  check_fused(sc, &gs_backend_cpu, a, 2);
+  check_fused(sc, &gs_backend_cpu, a, GS_FDTD_FUSE_MAX);
 }
 
 #ifdef GS_HAVE_CUDA
@@ -108,6 +131,8 @@ static void gpu_part(const gs_scene *sc, gs_fdtd_sim *a) {
   check_close(a, &b);
   check_same_bits(&b, &g, "GPU, CUDA graphs");
   check_same_bits(&b, &o, "GPU, the grid on chip");
+  for (int T = 1; T <= GS_FDTD_FUSE_MAX; ++T)
+    check_fused(sc, &gs_backend_cuda, &b, T);
   gs_fdtd_sim_free(&o);
   gs_fdtd_sim_free(&g);
   gs_fdtd_sim_free(&b);

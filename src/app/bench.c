@@ -653,59 +653,69 @@ static int bench_fdtd3(gs_run *run, const gs_bench_opts *o, int64_t nx, int64_t 
   return GS_EXIT_OK;
 }
 
-/* Seconds of o->steps steps of the synthetic w x h scene on one rank after
- * WARMUP untimed ones: one step a launch (CUDA graphs as --graphs says), or
- * with onchip the grid on chip when it fits (*took: whether it did; *graphs:
- * whether the timed steps were graph replays). */
-static double time_fdtd2(const gs_backend *b, const gs_bench_opts *o, int64_t w, int64_t h, int onchip, int *took,
-                         int *graphs) {
-  gs_scene sc;
-  gs_scene_synthetic(&sc, w, h, WARMUP + o->steps);
-  gs_fdtd_sim m;
-  gs_fdtd_sim_init(&m, &sc, b, 0);
-  m.graph.allowed = m.graph.allowed && gs_fdtd_spread_of(&o->spread).graphs;
-  gs_fdtd_sim_set_onchip(&m, onchip);
-  gs_fdtd_sim_advance(&m, WARMUP); /* captures the graph */
-  gs_fdtd_sim_sync(&m);
-  step_timer t = timer_start(b, m.s);
-  gs_fdtd_sim_advance(&m, o->steps);
-  double secs = timer_stop(&t, m.s);
-  gs_fdtd_sim_sync(&m);
-  *took = m.onchip;
-  *graphs = m.graph.exec != NULL;
-  gs_fdtd_sim_free(&m);
-  gs_scene_free(&sc);
+/* Seconds of steps steps of m from where it stands, after WARMUP untimed
+ * ones (which capture the CUDA graph, on the one-step path). */
+static double time_steps(const gs_backend *b, gs_fdtd_sim *m, int64_t steps) {
+  gs_fdtd_sim_advance(m, WARMUP);
+  gs_fdtd_sim_sync(m);
+  step_timer t = timer_start(b, m->s);
+  gs_fdtd_sim_advance(m, steps);
+  const double secs = timer_stop(&t, m->s);
+  gs_fdtd_sim_sync(m);
   return secs;
 }
 
-/* One rank: the one-step path (T = 1), its ceiling (the copy's GB/s over the
- * bytes a step must move per cell), and the grid on chip where it fits (T
- * steps a launch), all measured in this run. */
+/* A faster path against the one-step one (t1 seconds) and its ceiling. */
+static void print_path(double cells, int64_t steps, double secs, double t1, double ceiling) {
+  const double mc = cells * (double)steps / secs * 1e-6;
+  printf("  %.1f Mcells/s, %.4f ms per step = %.2fx T = 1, %.2fx the one-step ceiling\n", mc,
+         secs * 1e3 / (double)steps, t1 / secs, mc / ceiling);
+}
+
+/* One rank, one simulation of the synthetic w x h scene taking each path
+ * in turn: one step a launch (T = 1), its ceiling (the copy's GB/s over
+ * the bytes a step must move per cell), the grid on chip where it fits (T
+ * steps a launch), and passes of T fused steps for every T the backend
+ * takes, all measured in this run. */
 static int bench_fdtd_one(gs_run *run, const gs_bench_opts *o, int64_t w, int64_t h) {
   const gs_backend *b = run->backend;
   const double copy_gbs = copy_ceiling(b, (size_t)1 << 30), cells = (double)w * (double)h;
   const double ceiling = copy_gbs * 1e9 / GS_FDTD_BYTES_PER_CELL * 1e-6;
-  int took, graphs;
-  const double t1 = time_fdtd2(b, o, w, h, 0, &took, &graphs);
+  gs_scene sc;
+  gs_scene_synthetic(&sc, w, h, (3 + GS_FDTD_FUSE_MAX) * (WARMUP + o->steps)); /* sources' values for every path */
+  gs_fdtd_sim m;
+  gs_fdtd_sim_init(&m, &sc, b, 0);
+  m.graph.allowed = m.graph.allowed && gs_fdtd_spread_of(&o->spread).graphs;
+  gs_fdtd_sim_set_onchip(&m, 0);
+  gs_fdtd_sim_set_fuse(&m, 0);
+  const double t1 = time_steps(b, &m, o->steps);
   printf("bench fdtd: backend %s on %s, %lld x %lld cells, %lld steps after %d untimed, 10-cell CPML\n", b->name,
          run->place.gpu >= 0 ? run->place.dev.name : "cpu", (long long)w, (long long)h, (long long)o->steps, WARMUP);
-  printf(" T = 1 (one step a launch), CUDA graphs %s:\n", graphs ? "on" : "off");
+  printf(" T = 1 (one step a launch), CUDA graphs %s:\n", m.graph.exec ? "on" : "off");
   print_rate(cells, o->steps, t1, GS_FDTD_BYTES_PER_CELL, copy_gbs);
   printf("  one-step ceiling: %.1f GB/s / %.0f bytes per cell = %.1f Mcells/s (%.3f ms per step); T = 1 reaches %.3f "
          "of it\n",
          copy_gbs, GS_FDTD_BYTES_PER_CELL, ceiling, cells / ceiling * 1e-6 * 1e3,
          cells * (double)o->steps / t1 * 1e-6 / ceiling);
-  const double t2 = time_fdtd2(b, o, w, h, 1, &took, &graphs);
-  if (!took) {
+  if (!gs_fdtd_sim_set_onchip(&m, 1)) {
     printf(" the grid on chip: does not fit this device\n");
   } else {
-    const double mc = cells * (double)o->steps / t2 * 1e-6;
     printf(" the grid on chip, T = %lld steps a launch (the fields read and written once a launch):\n",
            (long long)(o->steps < GS_RX_CHUNK ? o->steps : GS_RX_CHUNK));
-    printf("  %.1f Mcells/s, %.4f ms per step = %.2fx T = 1, %.2fx the one-step ceiling\n", mc,
-           t2 * 1e3 / (double)o->steps, t1 / t2, mc / ceiling);
+    print_path(cells, o->steps, time_steps(b, &m, o->steps), t1, ceiling);
+    gs_fdtd_sim_set_onchip(&m, 0);
+  }
+  for (int T = 2; T <= GS_FDTD_FUSE_MAX; ++T) {
+    if (gs_fdtd_sim_set_fuse(&m, T) != T) {
+      printf(" passes of %d fused steps: not taken by this backend\n", T);
+      break;
+    }
+    printf(" passes of T = %d fused steps (the fields read and written once a pass):\n", T);
+    print_path(cells, o->steps, time_steps(b, &m, o->steps), t1, ceiling);
   }
   fflush(stdout);
+  gs_fdtd_sim_free(&m);
+  gs_scene_free(&sc);
   return GS_EXIT_OK;
 }
 

@@ -316,6 +316,10 @@ static int cu_fdtd_run(const gs_fdtd_run_args *a, int64_t steps, void *s) {
   GS_LAUNCH_CHECK(gs_fdtd_run_cuda(a, steps, s));
   return 0;
 }
+static int cu_fdtd_fuse(const gs_fdtd_run_args *a, int64_t steps, void *s) {
+  GS_LAUNCH_CHECK(gs_fdtd_fuse_cuda(a, steps, s));
+  return 0;
+}
 static int cu_fdtd_clock(int64_t *c, int64_t v0, int64_t v1, int add, void *s) {
   GS_LAUNCH_CHECK(gs_fdtd_clock_cuda(c, v0, v1, add, s));
   return 0;
@@ -385,6 +389,8 @@ const gs_backend gs_backend_cuda = {
     .fdtd_clock = cu_fdtd_clock,
     .fdtd_run = cu_fdtd_run,
     .fdtd_run_fits = gs_fdtd_run_fits_cuda,
+    .fdtd_fuse = cu_fdtd_fuse,
+    .fdtd_fuse_fits = gs_fdtd_fuse_fits_cuda,
     .fdtd3_step = cu_fdtd3_step,
     .fdtd3_pass = cu_fdtd3_pass,
     .fdtd3_inject = cu_fdtd3_inject,

@@ -7,7 +7,7 @@
 
 #include "error.h"
 
-static gs_config g_config = {.fault_rank = -1, .pdl = 1, .onchip = GS_ONCHIP_AUTO};
+static gs_config g_config = {.fault_rank = -1, .pdl = 1, .onchip = GS_ONCHIP_AUTO, .fuse = GS_FUSE_AUTO};
 
 /* Index of value in the NULL-terminated list, or -1 (and a message) when
  * the variable is set to something else; unset gives dflt. */
@@ -46,6 +46,7 @@ void gs_config_load(gs_config *cfg, char *err, size_t errlen) {
   static const char *const copy[] = {"kernel", "engine", NULL};
   static const char *const off_on[] = {"0", "1", NULL};
   static const char *const onchip[] = {"0", "1", "auto", NULL};
+  static const char *const fuse[] = {"0", "1", "2", "3", "4", "5", "6", "7", "auto", NULL}; /* index = T */
   memset(cfg, 0, sizeof *cfg);
   err[0] = 0;
   cfg->debug = getenv("GPUSTENCIL_DEBUG") != NULL;
@@ -56,6 +57,8 @@ void gs_config_load(gs_config *cfg, char *err, size_t errlen) {
   cfg->ipc_copy_engine = pick("GPUSTENCIL_IPC_COPY", copy, 0, err, errlen);
   cfg->pdl = pick("GPUSTENCIL_PDL", off_on, 1, err, errlen);
   cfg->onchip = pick("GPUSTENCIL_ONCHIP", onchip, GS_ONCHIP_AUTO, err, errlen);
+  cfg->fuse = pick("GPUSTENCIL_FUSE", fuse, 8, err, errlen);
+  if (cfg->fuse == 8) cfg->fuse = GS_FUSE_AUTO;
 }
 
 const gs_config *gs_config_get(void) {

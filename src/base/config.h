@@ -21,6 +21,10 @@ typedef enum gs_ipc_stage {
 /* GPUSTENCIL_ONCHIP: 0, 1, or auto (src/fdtd/fdtd.c, init_onchip: the GPU
  * keeps a 2D grid on chip where it fits and H is free space). */
 enum { GS_ONCHIP_OFF = 0, GS_ONCHIP_ON = 1, GS_ONCHIP_AUTO = 2 };
+/* GPUSTENCIL_FUSE: 0 (single steps), T in 1..7 (passes of T steps fused),
+ * or auto (src/fdtd/fdtd.c, init_fuse: the GPU's measured best, the CPU
+ * single steps). */
+enum { GS_FUSE_AUTO = -1 };
 
 typedef struct gs_config {
   int debug;              /* GPUSTENCIL_DEBUG set: gs_log_debug() prints */
@@ -31,6 +35,7 @@ typedef struct gs_config {
   int ipc_copy_engine;    /* GPUSTENCIL_IPC_COPY=engine: copy engines instead of the copy kernel */
   int pdl;                /* GPUSTENCIL_PDL=0 turns programmatic dependent launch off */
   int onchip;             /* GPUSTENCIL_ONCHIP=auto|0|1: 2D grid on chip (kernels/fdtd_run.cu) */
+  int fuse;               /* GPUSTENCIL_FUSE=auto|0..7: steps fused a pass (kernels/fdtd_fuse.cu) */
 } gs_config;
 
 /* Reads the switches from the environment into *cfg. A value that is not one

@@ -442,6 +442,7 @@ static void init_receivers(gs_fdtd_sim *m) {
 }
 
 static gs_fdtd_step_args step_args(const gs_fdtd_sim *m, int in, int out);
+static void drop_graph(gs_fdtd_sim *m);
 
 int gs_fdtd_sim_set_onchip(gs_fdtd_sim *m, int on) {
   const gs_fdtd_part *own = &m->grid.own;
@@ -458,6 +459,28 @@ int gs_fdtd_sim_set_onchip(gs_fdtd_sim *m, int on) {
     m->onchip_arrivals = 0;
   }
   return m->onchip;
+}
+
+int gs_fdtd_sim_set_fuse(gs_fdtd_sim *m, int T) {
+  const gs_fdtd_part *own = &m->grid.own;
+  const int whole = own->i0 == 0 && own->j0 == 0 && own->i1 == m->grid.nx + 1 && own->j1 == m->grid.ny + 1;
+  m->fuse = 0;
+  drop_graph(m); /* a pass moves the buffer sets once, whatever T: a graph captured before may no longer match */
+  if (T <= 0 || !whole || !m->b->fdtd_fuse) return 0;
+  const gs_fdtd_step_args a = step_args(m, 0, 1);
+  const int most = m->b->fdtd_fuse_fits(&a);
+  m->fuse = T < most ? T : most;
+  gs_log_debug("fdtd: %d steps fused a pass", m->fuse);
+  return m->fuse;
+}
+
+/* GPUSTENCIL_FUSE's choice. auto: the GPU takes GS_FDTD_FUSE_AUTO steps a
+ * pass (the fastest measured, docs/performance.md, session 11), the CPU
+ * single steps (its twin is their loop). */
+#define GS_FDTD_FUSE_AUTO 4
+static void init_fuse(gs_fdtd_sim *m) {
+  const int mode = gs_config_get()->fuse;
+  gs_fdtd_sim_set_fuse(m, mode == GS_FUSE_AUTO ? (m->b->is_gpu ? GS_FDTD_FUSE_AUTO : 0) : mode);
 }
 
 /* GPUSTENCIL_ONCHIP's choice. auto: the CPU backend takes the twin (the
@@ -492,6 +515,7 @@ gs_status gs_fdtd_sim_init_part(gs_fdtd_sim *m, const gs_scene *sc, const gs_bac
   init_receivers(m);
   b->stream_sync(m->s);
   init_onchip(m);
+  init_fuse(m);
   return GS_OK;
 }
 
@@ -840,31 +864,58 @@ static void replay(gs_fdtd_sim *m) {
   m->graph.clock_host[1] = x + m->graph.exch;
 }
 
+/* The steps of the next launch of several (at most most, and end - step):
+ * no more than the receivers' ring has room for, flushed first when full;
+ * a sample queued by a single step read the buffers this launch writes. */
+static int64_t next_launch(gs_fdtd_sim *m, int64_t end, int64_t most) {
+  int64_t n = end - m->step < most ? end - m->step : most;
+  if (m->rx.n && m->step + n - m->rx.flushed > GS_RX_CHUNK) flush_receivers(m);
+  if (m->rx.n && n > GS_RX_CHUNK - (m->step - m->rx.flushed)) n = GS_RX_CHUNK - (m->step - m->rx.flushed);
+  join_receivers(m);
+  return n;
+}
+
+/* What a launch of several steps from the current buffer set reads. */
+static gs_fdtd_run_args run_args(const gs_fdtd_sim *m) {
+  const int cur = m->fields.cur;
+  return (gs_fdtd_run_args){.set = {step_args(m, cur, 1 - cur), step_args(m, 1 - cur, cur)},
+                            .src_off = m->src.off,
+                            .src_val = m->src.val,
+                            .src_stride = m->src.n,
+                            .nsrc = m->src.cum[1],
+                            .nrx = m->rx.n,
+                            .rx_off = m->rx.off,
+                            .rx_out = m->rx.buf,
+                            .rx_slots = GS_RX_CHUNK,
+                            .t0 = m->step,
+                            .piece = m->pml.region,
+                            .npiece = 5};
+}
+
+/* count steps in passes of m->fuse steps fused; each leaves the state in
+ * the other buffer set. */
+static void advance_fused(gs_fdtd_sim *m, int64_t count) {
+  const int64_t end = m->step + count;
+  while (m->step < end) {
+    const int64_t n = next_launch(m, end, m->fuse);
+    const gs_fdtd_run_args a = run_args(m);
+    m->b->fdtd_fuse(&a, n, m->s);
+    m->step += n;
+    make_current(m, 1 - m->fields.cur);
+  }
+}
+
 /* count steps with the grid on chip: launches of at most GS_RX_CHUNK steps
  * (the receivers' ring), flushed in between. */
 static void advance_onchip(gs_fdtd_sim *m, int64_t count) {
   const int64_t end = m->step + count;
   while (m->step < end) {
-    int64_t n = end - m->step;
-    if (m->rx.n && m->step + n - m->rx.flushed > GS_RX_CHUNK) flush_receivers(m);
-    if (m->rx.n && n > GS_RX_CHUNK - (m->step - m->rx.flushed)) n = GS_RX_CHUNK - (m->step - m->rx.flushed);
-    join_receivers(m); /* a sample queued by a single step reads the buffers this run writes */
+    const int64_t n = next_launch(m, end, end - m->step);
     const int cur = m->fields.cur;
-    gs_fdtd_run_args a = {.set = {step_args(m, cur, 1 - cur), step_args(m, 1 - cur, cur)},
-                          .src_off = m->src.off,
-                          .src_val = m->src.val,
-                          .src_stride = m->src.n,
-                          .nsrc = m->src.cum[1],
-                          .nrx = m->rx.n,
-                          .rx_off = m->rx.off,
-                          .rx_out = m->rx.buf,
-                          .rx_slots = GS_RX_CHUNK,
-                          .t0 = m->step,
-                          .piece = m->pml.region,
-                          .npiece = 5,
-                          .barrier = (uint64_t *)m->onchip_barrier,
-                          .barrier_base = m->onchip_arrivals,
-                          .blocks = m->onchip_blocks};
+    gs_fdtd_run_args a = run_args(m);
+    a.barrier = (uint64_t *)m->onchip_barrier;
+    a.barrier_base = m->onchip_arrivals;
+    a.blocks = m->onchip_blocks;
     m->b->fdtd_run(&a, n, m->s);
     m->onchip_arrivals += (uint64_t)m->onchip_blocks * (uint64_t)(n - 1);
     m->step += n;
@@ -875,6 +926,10 @@ static void advance_onchip(gs_fdtd_sim *m, int64_t count) {
 void gs_fdtd_sim_advance(gs_fdtd_sim *m, int64_t count) {
   if (m->onchip && !m->dist.halo) {
     advance_onchip(m, count);
+    return;
+  }
+  if (m->fuse && !m->dist.halo) {
+    advance_fused(m, count);
     return;
   }
   const int64_t end = m->step + count;

@@ -1,0 +1,487 @@
+// 2D FDTD: T steps fused in one pass over grids too big for the chip (issue
+// #20's temporal blocking). One step a launch reads and writes every field
+// once (25 bytes a node): the copy bandwidth caps it. Here a pass reads the
+// fields once, advances them T steps in shared memory and writes them once.
+//
+// The cut: a block owns a strip of columns and a segment of rows and loads
+// them with T more columns and rows on every side (its box; fewer at the
+// grid's edges). Each step, the nodes one further in from the box's edge
+// stop being exact (a node's update reads its neighbours' previous values,
+// one node away), so after T steps the owned nodes still are: only they are
+// written. The margins are computed twice (by both neighbours): 2T of 256
+// columns, 2T of a segment's rows.
+//
+// The march: the block's 256 threads each hold one column of its box and
+// climb its rows kRows at a time. Level t (the fields after t steps) of rows
+// [b - t, b - t + kRows) is computed at iteration b (one row behind level
+// t - 1, whose rows it reads), in place in a ring of kRing rows of Ez, Hx,
+// Hy and the materials in shared memory: H of those rows (the right
+// neighbour's Ez from the next thread), barrier, Ez (the left neighbour's
+// Hy), the sources, the receivers, barrier. Level T's rows are then final
+// and go out; the next rows, loaded into registers while the levels ran, go
+// in. The arithmetic per node is fdtd_node.h's (the same expressions, no
+// fused multiply-add), so the bits are those of T single steps.
+//
+// CPML psi is a node's own state (no neighbour reads it): each thread keeps
+// its column's psi in a local-memory ring beside the shared one, loaded with
+// the row and written with level T's; the margins' psi, computed twice, is
+// never written, so neighbours never race.
+#include <cuda_runtime.h>
+
+#include "fdtd_kernels.h"
+#include "fdtd_node.h"
+#include "sm_count.cuh"
+
+namespace {
+
+constexpr int kCols = 256;               // threads of a block = columns of its box
+constexpr int kRows = 8;                 // rows a level advances per iteration
+constexpr int kRing = 16;                // rows held (a power of two)
+constexpr int kMaxT = kRing - kRows - 1; // the oldest row level T reads must survive the next load
+static_assert(kMaxT == GS_FDTD_FUSE_MAX, "fdtd_kernels.h announces the deepest pass");
+constexpr int kPitch = kCols + 2; // a pad column on each side (read by the box's edge nodes only)
+constexpr int kCap = 256;         // sources or receivers a block lists (more: it scans the whole list)
+// GS_FDTD_FUSE_MINB: blocks per SM asked of the compiler (a tuning knob: it
+// caps the registers; docs/performance.md, session 11).
+#ifndef GS_FDTD_FUSE_MINB
+#define GS_FDTD_FUSE_MINB 2
+#endif
+
+// The cut: strips of wo owned columns, segments of len owned rows.
+struct FusePlan {
+  int wo, len, strips, segs;
+};
+
+extern __shared__ float4 fuse_smem[];
+
+// The shared ring: kRing rows of kPitch nodes of Ez, Hx, Hy; for the
+// sources (list 0) and receivers (list 1) of the block, a list per column
+// (head[x], next[k]) of (row, index) entries and their counts; then the
+// materials of the ring's nodes.
+struct Ring {
+  __device__ float *ez() const {
+    return reinterpret_cast<float *>(fuse_smem);
+  }
+  __device__ float *hx() const {
+    return ez() + kRing * kPitch;
+  }
+  __device__ float *hy() const {
+    return ez() + 2 * kRing * kPitch;
+  }
+  __device__ int2 *entry(int list) const {
+    return reinterpret_cast<int2 *>(ez() + 3 * kRing * kPitch) + list * kCap;
+  }
+  __device__ int *head(int list) const {
+    return reinterpret_cast<int *>(entry(2)) + list * kCols;
+  }
+  __device__ int *next(int list) const {
+    return head(2) + list * kCap;
+  }
+  __device__ int *count() const { // > kCap: overflowed
+    return next(2);
+  }
+  __device__ uint8_t *mat() const {
+    return reinterpret_cast<uint8_t *>(count() + 2);
+  }
+  __device__ static int at(int y, int x) {
+    return (y & (kRing - 1)) * kPitch + x + 1;
+  }
+};
+
+constexpr size_t kSmemBytes = sizeof(float) * 3 * kRing * kPitch + sizeof(int2) * 2 * kCap +
+                              sizeof(int) * (2 * kCols + 2 * kCap + 2) + kRing * kPitch;
+
+// The block's box: its first node (x0, y0), w x h nodes loaded, and the
+// owned ones among them, local [ox0, ox1) x [oy0, oy1).
+struct Box {
+  int64_t x0, y0;
+  int w, h, ox0, ox1, oy0, oy1;
+};
+
+__device__ Box box_of(const gs_fdtd_step_args &a, const FusePlan &p, int T) {
+  const int s = (int)blockIdx.x % p.strips, q = (int)blockIdx.x / p.strips;
+  const int64_t i0 = (int64_t)s * p.wo, i1 = min(i0 + p.wo, a.nx + 1);
+  const int64_t j0 = (int64_t)q * p.len, j1 = min(j0 + p.len, a.ny + 1);
+  Box b;
+  b.x0 = max(i0 - T, (int64_t)0);
+  b.y0 = max(j0 - T, (int64_t)0);
+  b.w = (int)(min(i1 + T, a.nx + 1) - b.x0);
+  b.h = (int)(min(j1 + T, a.ny + 1) - b.y0);
+  b.ox0 = (int)(i0 - b.x0);
+  b.ox1 = (int)(i1 - b.x0);
+  b.oy0 = (int)(j0 - b.y0);
+  b.oy1 = (int)(j1 - b.y0);
+  return b;
+}
+
+// This thread's column: its place in the box, its global index, and its x
+// slab (index in the slab list, -1: none).
+struct Col {
+  int x;
+  int64_t i;
+  int sx;
+};
+
+__device__ int slab_at(const gs_fdtd_step_args &a, int dir, int64_t along) {
+  for (int q = 0; q < a.nslab; ++q)
+    if (a.slab[q].dir == dir && along >= a.slab[q].lo && along < a.slab[q].hi) return q;
+  return -1;
+}
+
+// The psi word of slab p at node (along, other); -1: the slab does not span the node across.
+__device__ __forceinline__ int64_t psi_word(const gs_fdtd_slab &p, int64_t along, int64_t other) {
+  if (other < p.o0 || other >= p.o1) return -1;
+  return (along - p.lo) * (p.o1 - p.o0) + (other - p.o0);
+}
+
+// A thread's psi, per ring row: the x slab's (E, H), then the y slab's (E, H).
+typedef float PsiRing[kRing][4];
+
+// psi of the column's node in box row y from the input arrays.
+__device__ void load_psi(const gs_fdtd_step_args &a, const Box &b, const Col &c, int y, PsiRing &psi) {
+  float *p = psi[y & (kRing - 1)];
+  const int64_t j = b.y0 + y;
+  if (c.sx >= 0) {
+    const int64_t w = psi_word(a.slab[c.sx], c.i, j);
+    if (w >= 0) {
+      p[0] = a.slab[c.sx].psi_e_in[w];
+      p[1] = a.slab[c.sx].psi_h_in[w];
+    }
+  }
+  const int sy = slab_at(a, 1, j);
+  if (sy >= 0) {
+    const int64_t w = psi_word(a.slab[sy], j, c.i);
+    if (w >= 0) {
+      p[2] = a.slab[sy].psi_e_in[w];
+      p[3] = a.slab[sy].psi_h_in[w];
+    }
+  }
+}
+
+// psi of the column's node in box row y to the output arrays, where a
+// single step writes it (H's where that H is updated, E's at interior nodes).
+__device__ void store_psi(const gs_fdtd_step_args &a, const Box &b, const Col &c, int y, const PsiRing &psi) {
+  const float *p = psi[y & (kRing - 1)];
+  const int64_t j = b.y0 + y;
+  const bool interior = gs_fdtd_interior(&a, c.i, j);
+  if (c.sx >= 0) {
+    const int64_t w = psi_word(a.slab[c.sx], c.i, j);
+    if (w >= 0) {
+      if (interior) a.slab[c.sx].psi_e_out[w] = p[0];
+      if (c.i < a.nx) a.slab[c.sx].psi_h_out[w] = p[1];
+    }
+  }
+  const int sy = slab_at(a, 1, j);
+  if (sy >= 0) {
+    const int64_t w = psi_word(a.slab[sy], j, c.i);
+    if (w >= 0) {
+      if (interior) a.slab[sy].psi_e_out[w] = p[2];
+      if (j < a.ny) a.slab[sy].psi_h_out[w] = p[3];
+    }
+  }
+}
+
+// A node as the input arrays hold it (0 outside the box).
+struct Node {
+  float ez, hx, hy;
+  uint8_t m;
+};
+
+__device__ __forceinline__ Node read_node(const gs_fdtd_step_args &a, const Box &b, const Col &c, int y) {
+  Node n = {0.f, 0.f, 0.f, 0};
+  if (c.x < b.w && y < b.h) {
+    const int64_t k = gs_fdtd_at(&a, c.i, b.y0 + y);
+    n.ez = a.ez[k];
+    n.hx = a.hx[k];
+    n.hy = a.hy[k];
+    n.m = a.mat[k];
+  }
+  return n;
+}
+
+// Whether box node (x, y) belongs on list 0 (sources: anywhere in the box,
+// the margins advance too) or list 1 (receivers: the owned nodes sample).
+__device__ __forceinline__ bool listed(const Box &b, int list, int64_t x, int64_t y) {
+  return list == 0 ? x >= 0 && x < b.w && y >= 0 && y < b.h : x >= b.ox0 && x < b.ox1 && y >= b.oy0 && y < b.oy1;
+}
+
+__device__ __forceinline__ void box_place(const gs_fdtd_step_args &a, const Box &b, int64_t off, int64_t &x,
+                                          int64_t &y) {
+  y = off / a.pitch - a.g + a.oj - b.y0;
+  x = off % a.pitch - a.g + a.oi - b.x0;
+}
+
+// The block's points of a list on their columns' lists (n of them at off).
+__device__ void list_points(const gs_fdtd_step_args &a, const Box &b, const Ring &r, int list, const int64_t *off,
+                            int n) {
+  r.head(list)[threadIdx.x] = -1;
+  if (threadIdx.x == 0) r.count()[list] = 0;
+  __syncthreads();
+  for (int m = threadIdx.x; m < n; m += kCols) {
+    int64_t x, y;
+    box_place(a, b, off[m], x, y);
+    if (!listed(b, list, x, y)) continue;
+    const int k = atomicAdd(r.count() + list, 1);
+    if (k >= kCap) continue; // the block scans the whole list instead
+    r.entry(list)[k] = make_int2((int)y, m);
+    r.next(list)[k] = atomicExch(r.head(list) + x, k);
+  }
+}
+
+// f(y, m) for the points m of a list on this thread's column in box rows [ylo, yhi).
+template <typename F>
+__device__ __forceinline__ void column_points(const gs_fdtd_step_args &a, const Box &b, const Ring &r, const Col &c,
+                                              int list, const int64_t *off, int n, int ylo, int yhi, F f) {
+  const int count = r.count()[list];
+  if (count == 0) return;
+  if (count <= kCap) {
+    for (int k = r.head(list)[c.x]; k >= 0; k = r.next(list)[k]) {
+      const int2 e = r.entry(list)[k];
+      if (e.x >= ylo && e.x < yhi) f(e.x, e.y);
+    }
+    return;
+  }
+  for (int m = 0; m < n; ++m) { // overflowed: the whole list
+    int64_t x, y;
+    box_place(a, b, off[m], x, y);
+    if (x == c.x && y >= ylo && y < yhi && listed(b, list, x, y)) f((int)y, m);
+  }
+}
+
+// The receivers on this column in box rows [ylo, yhi) at the fields of step t.
+__device__ __forceinline__ void sample_rows(const gs_fdtd_run_args &r, const Box &b, const Ring &ring, const Col &c,
+                                            int ylo, int yhi, int64_t t) {
+  float *out = r.rx_out + t % r.rx_slots * 3 * r.nrx;
+  column_points(r.set[0], b, ring, c, 1, r.rx_off, r.nrx, ylo, yhi, [&](int y, int m) {
+    const int s = Ring::at(y, c.x);
+    out[3 * m] = ring.ez()[s];
+    out[3 * m + 1] = ring.hx()[s];
+    out[3 * m + 2] = ring.hy()[s];
+  });
+}
+
+// The sources on this column in box rows [ylo, yhi) at step t, into the new Ez.
+__device__ __forceinline__ void inject_rows(const gs_fdtd_run_args &r, const Box &b, const Ring &ring, const Col &c,
+                                            int ylo, int yhi, int64_t t) {
+  const float *val = r.src_val + t * r.src_stride;
+  column_points(r.set[0], b, ring, c, 0, r.src_off, r.nsrc, ylo, yhi, [&](int y, int m) {
+    const int s = Ring::at(y, c.x);
+    ring.ez()[s] = ring.ez()[s] - val[m]; // distinct nodes (checked by the parser)
+  });
+}
+
+// The CPML correction of slab p on a new H (gs_fdtd_hx_from / hy_from's
+// expressions), psi the node's, updated.
+__device__ __forceinline__ float slab_h(const gs_fdtd_slab &p, int64_t along, int64_t other, float h, float cb, float d,
+                                        float &psi) {
+  if (other < p.o0 || other >= p.o1) return h;
+  const int64_t q = along - p.lo;
+  const float old = psi;
+  psi = p.bh[q] * old + p.ah[q] * d;
+  return p.dir == 1 ? h - cb * (p.kh[q] * d + old) : h + cb * (p.kh[q] * d + old);
+}
+
+// The CPML correction of slab p on a new Ez (gs_fdtd_e_from's).
+__device__ __forceinline__ float slab_e(const gs_fdtd_slab &p, int64_t along, int64_t other, float ez, float4 c,
+                                        float dhy, float dhx, float &psi) {
+  if (other < p.o0 || other >= p.o1) return ez;
+  const int64_t q = along - p.lo;
+  const float d = p.dir == 0 ? dhy : dhx, old = psi;
+  psi = p.be[q] * old + p.ae[q] * d;
+  return p.dir == 0 ? ez + c.y * (p.ke[q] * d + old) : ez - c.z * (p.ke[q] * d + old);
+}
+
+// New H of the column's nodes in box rows [y0, y0 + kRows), in place.
+template <bool kSlabs>
+__device__ __forceinline__ void h_rows(const gs_fdtd_step_args &a, const Box &b, const Ring &r, const Col &c, int y0,
+                                       PsiRing &psi) {
+  const float chx = a.chx, chy = a.chy;
+#pragma unroll
+  for (int k = 0; k < kRows; ++k) {
+    const int y = y0 + k, s = Ring::at(y, c.x), su = Ring::at(y + 1, c.x);
+    const int64_t j = b.y0 + y;
+    const float e = r.ez()[s];
+    if (j < a.ny) {
+      const float d = r.ez()[su] - e;
+      float h = r.hx()[s] - chy * d;
+      if (kSlabs) {
+        const int sy = slab_at(a, 1, j);
+        if (sy >= 0) h = slab_h(a.slab[sy], j, c.i, h, chy, d, psi[y & (kRing - 1)][3]);
+      }
+      r.hx()[s] = h;
+    }
+    if (c.i < a.nx) {
+      const float d = r.ez()[s + 1] - e;
+      float h = r.hy()[s] + chx * d;
+      if (kSlabs && c.sx >= 0) h = slab_h(a.slab[c.sx], c.i, j, h, chx, d, psi[y & (kRing - 1)][1]);
+      r.hy()[s] = h;
+    }
+  }
+}
+
+// New Ez of the column's interior nodes in box rows [y0, y0 + kRows), in
+// place; the slabs' corrections in the order of the slab list.
+template <bool kSlabs>
+__device__ __forceinline__ void e_rows(const gs_fdtd_step_args &a, const Box &b, const Ring &r, const Col &c, int y0,
+                                       PsiRing &psi) {
+  const float4 *coef = reinterpret_cast<const float4 *>(a.coef);
+  const bool column_interior = c.i >= 1 && c.i < a.nx;
+#pragma unroll
+  for (int k = 0; k < kRows; ++k) {
+    const int y = y0 + k, s = Ring::at(y, c.x), sd = Ring::at(y - 1, c.x);
+    const int64_t j = b.y0 + y;
+    if (!column_interior || j < 1 || j >= a.ny) continue;
+    const float dhy = r.hy()[s] - r.hy()[s - 1], dhx = r.hx()[s] - r.hx()[sd];
+    const float4 cf = __ldg(coef + r.mat()[s]);
+    float ez = cf.x * r.ez()[s] + (cf.y * dhy - cf.z * dhx);
+    if (kSlabs) {
+      const int sy = slab_at(a, 1, j);
+      float *p = psi[y & (kRing - 1)];
+      if (c.sx >= 0 && (sy < 0 || c.sx < sy)) {
+        ez = slab_e(a.slab[c.sx], c.i, j, ez, cf, dhy, dhx, p[0]);
+        if (sy >= 0) ez = slab_e(a.slab[sy], j, c.i, ez, cf, dhy, dhx, p[2]);
+      } else if (sy >= 0) {
+        ez = slab_e(a.slab[sy], j, c.i, ez, cf, dhy, dhx, p[2]);
+        if (c.sx >= 0) ez = slab_e(a.slab[c.sx], c.i, j, ez, cf, dhy, dhx, p[0]);
+      }
+    }
+    r.ez()[s] = ez;
+  }
+}
+
+// A node read from the arrays into box row y of the ring (and its psi).
+template <bool kSlabs>
+__device__ __forceinline__ void put_node(const gs_fdtd_step_args &a, const Box &b, const Ring &r, const Col &c, int y,
+                                         const Node &n, PsiRing &psi) {
+  const int s = Ring::at(y, c.x);
+  r.ez()[s] = n.ez;
+  r.hx()[s] = n.hx;
+  r.hy()[s] = n.hy;
+  r.mat()[s] = n.m;
+  if (kSlabs && c.x < b.w && y < b.h) load_psi(a, b, c, y, psi);
+}
+
+// The owned nodes of the column in box rows [y0, y0 + kRows) to the output
+// arrays, where a single step writes them.
+template <bool kSlabs>
+__device__ __forceinline__ void store_rows(const gs_fdtd_step_args &a, const Box &b, const Ring &r, const Col &c,
+                                           int y0, const PsiRing &psi) {
+  if (c.x < b.ox0 || c.x >= b.ox1) return;
+  for (int y = max(y0, b.oy0); y < min(y0 + kRows, b.oy1); ++y) {
+    const int s = Ring::at(y, c.x);
+    const int64_t j = b.y0 + y, k = gs_fdtd_at(&a, c.i, j);
+    if (j < a.ny) a.hx_out[k] = r.hx()[s];
+    if (c.i < a.nx) a.hy_out[k] = r.hy()[s];
+    if (gs_fdtd_interior(&a, c.i, j)) a.ez_out[k] = r.ez()[s];
+    if (kSlabs) store_psi(a, b, c, y, psi);
+  }
+}
+
+// The whole march of the block over its box, T levels.
+template <bool kSlabs>
+__device__ void march(const gs_fdtd_run_args &r, const Box &b, const Ring &ring, const Col &c, int T, PsiRing &psi) {
+  const gs_fdtd_step_args &a = r.set[0];
+  for (int y = 0; y < kRows; ++y)
+    put_node<kSlabs>(a, b, ring, c, y, read_node(a, b, c, y), psi);
+  if (r.nrx) sample_rows(r, b, ring, c, 0, kRows, r.t0);
+  __syncthreads();
+  for (int base = 0; base - T < b.h; base += kRows) {
+    Node next[kRows]; // the next rows, in flight while the levels run
+#pragma unroll
+    for (int k = 0; k < kRows; ++k)
+      next[k] = read_node(a, b, c, base + kRows + k);
+    for (int t = 1; t <= T; ++t) {
+      const int y0 = base - t;
+      h_rows<kSlabs>(a, b, ring, c, y0, psi);
+      __syncthreads();
+      e_rows<kSlabs>(a, b, ring, c, y0, psi);
+      if (r.nsrc) inject_rows(r, b, ring, c, y0, y0 + kRows, r.t0 + t - 1);
+      if (r.nrx && t < T) sample_rows(r, b, ring, c, y0, y0 + kRows, r.t0 + t);
+      __syncthreads();
+    }
+    store_rows<kSlabs>(a, b, ring, c, base - T, psi);
+#pragma unroll
+    for (int k = 0; k < kRows; ++k)
+      put_node<kSlabs>(a, b, ring, c, base + kRows + k, next[k], psi);
+    if (r.nrx) sample_rows(r, b, ring, c, base + kRows, base + 2 * kRows, r.t0);
+    __syncthreads();
+  }
+}
+
+__global__ void __launch_bounds__(kCols, GS_FDTD_FUSE_MINB)
+    fuse_kernel(const gs_fdtd_run_args r, const FusePlan p, int T) {
+  const gs_fdtd_step_args &a = r.set[0];
+  const Box b = box_of(a, p, T);
+  const Ring ring;
+  list_points(a, b, ring, 0, r.src_off, r.nsrc);
+  list_points(a, b, ring, 1, r.rx_off, r.nrx);
+  __syncthreads();
+  const gs_fdtd_region box = {b.x0, b.x0 + b.w, b.y0, b.y0 + b.h};
+  Col c;
+  c.x = (int)threadIdx.x;
+  c.i = b.x0 + c.x;
+  c.sx = -1;
+  PsiRing psi;
+  if (gs_fdtd_slabs_reach(&a, box)) {
+    c.sx = slab_at(a, 0, c.i);
+    march<true>(r, b, ring, c, T, psi);
+  } else {
+    march<false>(r, b, ring, c, T, psi);
+  }
+}
+
+// SMs and the fused kernel's resident blocks per SM on the current device
+// (its shared-memory opt-in done once per device); 0 when unknown.
+static int resident_blocks() {
+  static int seen[64];
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) {
+    cudaGetLastError();
+    return 0;
+  }
+  if (seen[dev]) return seen[dev];
+  int per = 0;
+  if (cudaFuncSetAttribute(fuse_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kSmemBytes) != cudaSuccess ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, fuse_kernel, kCols, kSmemBytes) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  seen[dev] = per * gs_sm_count();
+  return seen[dev];
+}
+
+// The cut for T steps: strips of 256 - 2T owned columns; segments long
+// enough that the margins stay small (16 T rows at least) and short enough
+// that the blocks fill the GPU about four times over.
+static bool plan_fuse(const gs_fdtd_step_args *a, int T, FusePlan *p) {
+  if (T < 1 || T > kMaxT || !gs_fdtd_fuse_takes(a)) return false;
+  const int resident = resident_blocks();
+  if (resident <= 0) return false;
+  const int64_t X = a->nx + 1, Y = a->ny + 1;
+  p->wo = kCols - 2 * T;
+  const int64_t strips = (X + p->wo - 1) / p->wo;
+  int64_t segs = 4 * (int64_t)resident / strips;
+  if (segs < 1) segs = 1;
+  int64_t len = (Y + segs - 1) / segs;
+  if (len < 16 * T) len = 16 * T;
+  segs = (Y + len - 1) / len;
+  if (strips * segs >= (int64_t)1 << 31 || len >= (int64_t)1 << 30) return false;
+  p->strips = (int)strips;
+  p->segs = (int)segs;
+  p->len = (int)len;
+  return true;
+}
+
+} // namespace
+
+extern "C" int gs_fdtd_fuse_fits_cuda(const gs_fdtd_step_args *a) {
+  FusePlan p;
+  return plan_fuse(a, 1, &p) ? kMaxT : 0;
+}
+
+extern "C" int gs_fdtd_fuse_cuda(const gs_fdtd_run_args *a, int64_t steps, void *stream) {
+  FusePlan p;
+  if (steps < 1 || steps > kMaxT || !plan_fuse(&a->set[0], (int)steps, &p)) return (int)cudaErrorInvalidConfiguration;
+  fuse_kernel<<<(unsigned)(p.strips * p.segs), kCols, kSmemBytes, (cudaStream_t)stream>>>(*a, p, (int)steps);
+  return (int)cudaGetLastError();
+}
