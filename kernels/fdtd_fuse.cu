@@ -98,8 +98,31 @@ struct Box {
   int w, h, ox0, ox1, oy0, oy1;
 };
 
+// Block b's strip s and segment q: the outer ring of the cut first (the
+// blocks that meet the CPML, slower: started first, they do not trail the
+// launch), then the rest row by row.
+__device__ void block_place(const FusePlan &p, int b, int &s, int &q) {
+  const int S = p.strips, Q = p.segs;
+  if (S <= 2 || Q <= 2) { // every block is on the ring
+    s = b % S;
+    q = b / S;
+  } else if (b < 2 * S) { // the first and last segments
+    s = b % S;
+    q = b < S ? 0 : Q - 1;
+  } else if (b < 2 * S + 2 * (Q - 2)) { // the first and last strips in between
+    b -= 2 * S;
+    s = b % 2 ? S - 1 : 0;
+    q = 1 + b / 2;
+  } else {
+    b -= 2 * S + 2 * (Q - 2);
+    s = 1 + b % (S - 2);
+    q = 1 + b / (S - 2);
+  }
+}
+
 __device__ Box box_of(const gs_fdtd_step_args &a, const FusePlan &p, int T) {
-  const int s = (int)blockIdx.x % p.strips, q = (int)blockIdx.x / p.strips;
+  int s, q;
+  block_place(p, (int)blockIdx.x, s, q);
   const int64_t i0 = (int64_t)s * p.wo, i1 = min(i0 + p.wo, a.nx + 1);
   const int64_t j0 = (int64_t)q * p.len, j1 = min(j0 + p.len, a.ny + 1);
   Box b;
@@ -377,10 +400,42 @@ __device__ __forceinline__ void store_rows(const gs_fdtd_step_args &a, const Box
   }
 }
 
+// Whether box rows [y0, y0 + kRows) meet a y slab.
+__device__ __forceinline__ bool rows_in_slab(const gs_fdtd_step_args &a, const Box &b, int y0) {
+  const int64_t j0 = b.y0 + y0, j1 = j0 + kRows;
+  for (int q = 0; q < a.nslab; ++q)
+    if (a.slab[q].dir == 1 && j0 < a.slab[q].hi && a.slab[q].lo < j1) return true;
+  return false;
+}
+
+// Level t's H, barrier, Ez, sources and receivers of box rows [y0, y0 +
+// kRows). In a block that meets the CPML, a warp takes the slabs' update
+// only where its columns (warp_x) or these rows meet a slab: most of an
+// edge block's nodes do not.
+template <bool kSlabs>
+__device__ __forceinline__ void level(const gs_fdtd_run_args &r, const Box &b, const Ring &ring, const Col &c, int y0,
+                                      int t, int T, bool warp_x, PsiRing &psi) {
+  const gs_fdtd_step_args &a = r.set[0];
+  const bool slabs = kSlabs && (warp_x || rows_in_slab(a, b, y0));
+  if (slabs)
+    h_rows<true>(a, b, ring, c, y0, psi);
+  else
+    h_rows<false>(a, b, ring, c, y0, psi);
+  __syncthreads();
+  if (slabs)
+    e_rows<true>(a, b, ring, c, y0, psi);
+  else
+    e_rows<false>(a, b, ring, c, y0, psi);
+  if (r.nsrc) inject_rows(r, b, ring, c, y0, y0 + kRows, r.t0 + t - 1);
+  if (r.nrx && t < T) sample_rows(r, b, ring, c, y0, y0 + kRows, r.t0 + t);
+  __syncthreads();
+}
+
 // The whole march of the block over its box, T levels.
 template <bool kSlabs>
 __device__ void march(const gs_fdtd_run_args &r, const Box &b, const Ring &ring, const Col &c, int T, PsiRing &psi) {
   const gs_fdtd_step_args &a = r.set[0];
+  const bool warp_x = kSlabs && __any_sync(0xFFFFFFFFu, c.sx >= 0);
   for (int y = 0; y < kRows; ++y)
     put_node<kSlabs>(a, b, ring, c, y, read_node(a, b, c, y), psi);
   if (r.nrx) sample_rows(r, b, ring, c, 0, kRows, r.t0);
@@ -390,15 +445,8 @@ __device__ void march(const gs_fdtd_run_args &r, const Box &b, const Ring &ring,
 #pragma unroll
     for (int k = 0; k < kRows; ++k)
       next[k] = read_node(a, b, c, base + kRows + k);
-    for (int t = 1; t <= T; ++t) {
-      const int y0 = base - t;
-      h_rows<kSlabs>(a, b, ring, c, y0, psi);
-      __syncthreads();
-      e_rows<kSlabs>(a, b, ring, c, y0, psi);
-      if (r.nsrc) inject_rows(r, b, ring, c, y0, y0 + kRows, r.t0 + t - 1);
-      if (r.nrx && t < T) sample_rows(r, b, ring, c, y0, y0 + kRows, r.t0 + t);
-      __syncthreads();
-    }
+    for (int t = 1; t <= T; ++t)
+      level<kSlabs>(r, b, ring, c, base - t, t, T, warp_x, psi);
     store_rows<kSlabs>(a, b, ring, c, base - T, psi);
 #pragma unroll
     for (int k = 0; k < kRows; ++k)
@@ -442,6 +490,8 @@ static int resident_blocks() {
   if (seen[dev]) return seen[dev];
   int per = 0;
   if (cudaFuncSetAttribute(fuse_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kSmemBytes) != cudaSuccess ||
+      cudaFuncSetAttribute(fuse_kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                           cudaSharedmemCarveoutMaxShared) != cudaSuccess || // room for GS_FDTD_FUSE_MINB blocks
       cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, fuse_kernel, kCols, kSmemBytes) != cudaSuccess) {
     cudaGetLastError();
     return 0;

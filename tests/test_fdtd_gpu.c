@@ -122,6 +122,7 @@ static void gpu_part(const gs_scene *sc, gs_fdtd_sim *a) {
   gs_fdtd_sim_init(&g, sc, &gs_backend_cuda, 0);
   gs_fdtd_sim_init(&o, sc, &gs_backend_cuda, 0);
   gs_fdtd_sim_set_onchip(&g, 0);
+  gs_fdtd_sim_set_fuse(&g, 0); /* single steps, graphs where the backend has them */
   CHECKF(gs_fdtd_sim_set_onchip(&o, 1), "the grid (%lld x %lld nodes) did not go on chip", (long long)o.grid.nx + 1,
          (long long)o.grid.ny + 1);
   run_steps(&b);
