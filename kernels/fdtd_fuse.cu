@@ -44,12 +44,17 @@ constexpr int kCap = 256;         // sources or receivers a block lists (more: i
 // GS_FDTD_FUSE_MINB: blocks per SM asked of the compiler (a tuning knob: it
 // caps the registers; docs/performance.md, session 11).
 #ifndef GS_FDTD_FUSE_MINB
-#define GS_FDTD_FUSE_MINB 2
+#define GS_FDTD_FUSE_MINB 3
 #endif
 
-// The cut: strips of wo owned columns, segments of len owned rows.
+// The cut: strips of wo owned columns; segments of len owned rows, in the
+// first and last strips (those that meet the x slabs of the CPML: their
+// blocks are slower) segments of len_e rows.
 struct FusePlan {
-  int wo, len, strips, segs;
+  int wo, strips, len, segs, len_e, segs_e;
+  __host__ __device__ int blocks() const {
+    return (strips >= 2 ? 2 : 1) * segs_e + (strips >= 3 ? strips - 2 : 0) * segs;
+  }
 };
 
 extern __shared__ float4 fuse_smem[];
@@ -98,33 +103,38 @@ struct Box {
   int w, h, ox0, ox1, oy0, oy1;
 };
 
-// Block b's strip s and segment q: the outer ring of the cut first (the
-// blocks that meet the CPML, slower: started first, they do not trail the
-// launch), then the rest row by row.
-__device__ void block_place(const FusePlan &p, int b, int &s, int &q) {
-  const int S = p.strips, Q = p.segs;
-  if (S <= 2 || Q <= 2) { // every block is on the ring
-    s = b % S;
-    q = b / S;
-  } else if (b < 2 * S) { // the first and last segments
-    s = b % S;
-    q = b < S ? 0 : Q - 1;
-  } else if (b < 2 * S + 2 * (Q - 2)) { // the first and last strips in between
-    b -= 2 * S;
-    s = b % 2 ? S - 1 : 0;
-    q = 1 + b / 2;
-  } else {
-    b -= 2 * S + 2 * (Q - 2);
-    s = 1 + b % (S - 2);
-    q = 1 + b / (S - 2);
+// Block b's strip s, first owned row j0 and owned rows len: the edge
+// strips' blocks first (the slow ones, started first so that they do not
+// trail the launch), then the other strips' first and last segments (the y
+// slabs), then the rest row by row.
+__device__ void block_place(const FusePlan &p, int b, int &s, int64_t &j0, int &len) {
+  const int S = p.strips, edges = S >= 2 ? 2 : 1, inner = S - 2, Q = p.segs;
+  if (b < edges * p.segs_e) {
+    s = b % edges ? S - 1 : 0;
+    j0 = (int64_t)(b / edges) * p.len_e;
+    len = p.len_e;
+    return;
   }
+  b -= edges * p.segs_e;
+  int q;
+  if (Q <= 2) {
+    q = b / inner;
+  } else if (b < 2 * inner) {
+    q = b < inner ? 0 : Q - 1;
+  } else {
+    b -= 2 * inner;
+    q = 1 + b / inner;
+  }
+  s = 1 + b % inner;
+  j0 = (int64_t)q * p.len;
+  len = p.len;
 }
 
 __device__ Box box_of(const gs_fdtd_step_args &a, const FusePlan &p, int T) {
-  int s, q;
-  block_place(p, (int)blockIdx.x, s, q);
-  const int64_t i0 = (int64_t)s * p.wo, i1 = min(i0 + p.wo, a.nx + 1);
-  const int64_t j0 = (int64_t)q * p.len, j1 = min(j0 + p.len, a.ny + 1);
+  int s, len;
+  int64_t j0;
+  block_place(p, (int)blockIdx.x, s, j0, len);
+  const int64_t i0 = (int64_t)s * p.wo, i1 = min(i0 + p.wo, a.nx + 1), j1 = min(j0 + len, a.ny + 1);
   Box b;
   b.x0 = max(i0 - T, (int64_t)0);
   b.y0 = max(j0 - T, (int64_t)0);
@@ -500,9 +510,17 @@ static int resident_blocks() {
   return seen[dev];
 }
 
-// The cut for T steps: strips of 256 - 2T owned columns; segments long
-// enough that the margins stay small (16 T rows at least) and short enough
-// that the blocks fill the GPU about four times over.
+// Segments of len rows or more (16 T at least: the margins stay small)
+// cutting Y rows: how many.
+static int64_t segments(int64_t Y, int64_t &len, int T) {
+  if (len < 16 * T) len = 16 * T;
+  return (Y + len - 1) / len;
+}
+
+// The cut for T steps: strips of 256 - 2T owned columns; segments short
+// enough that the blocks fill the GPU about four times over, a quarter of
+// that in the edge strips (their warps that meet the x slabs take the CPML
+// update on every row: measured about 3.6x slower, docs/performance.md).
 static bool plan_fuse(const gs_fdtd_step_args *a, int T, FusePlan *p) {
   if (T < 1 || T > kMaxT || !gs_fdtd_fuse_takes(a)) return false;
   const int resident = resident_blocks();
@@ -510,15 +528,15 @@ static bool plan_fuse(const gs_fdtd_step_args *a, int T, FusePlan *p) {
   const int64_t X = a->nx + 1, Y = a->ny + 1;
   p->wo = kCols - 2 * T;
   const int64_t strips = (X + p->wo - 1) / p->wo;
-  int64_t segs = 4 * (int64_t)resident / strips;
-  if (segs < 1) segs = 1;
-  int64_t len = (Y + segs - 1) / segs;
-  if (len < 16 * T) len = 16 * T;
-  segs = (Y + len - 1) / len;
-  if (strips * segs >= (int64_t)1 << 31 || len >= (int64_t)1 << 30) return false;
+  const int64_t want = 4 * (int64_t)resident / strips > 0 ? 4 * (int64_t)resident / strips : 1;
+  int64_t len = (Y + want - 1) / want, len_e = len / 4;
+  const int64_t segs = segments(Y, len, T), segs_e = segments(Y, len_e, T);
+  if (strips * segs_e >= (int64_t)1 << 30 || len >= (int64_t)1 << 30) return false;
   p->strips = (int)strips;
-  p->segs = (int)segs;
   p->len = (int)len;
+  p->segs = (int)segs;
+  p->len_e = (int)len_e;
+  p->segs_e = (int)segs_e;
   return true;
 }
 
@@ -532,6 +550,6 @@ extern "C" int gs_fdtd_fuse_fits_cuda(const gs_fdtd_step_args *a) {
 extern "C" int gs_fdtd_fuse_cuda(const gs_fdtd_run_args *a, int64_t steps, void *stream) {
   FusePlan p;
   if (steps < 1 || steps > kMaxT || !plan_fuse(&a->set[0], (int)steps, &p)) return (int)cudaErrorInvalidConfiguration;
-  fuse_kernel<<<(unsigned)(p.strips * p.segs), kCols, kSmemBytes, (cudaStream_t)stream>>>(*a, p, (int)steps);
+  fuse_kernel<<<(unsigned)p.blocks(), kCols, kSmemBytes, (cudaStream_t)stream>>>(*a, p, (int)steps);
   return (int)cudaGetLastError();
 }
