@@ -41,10 +41,14 @@ constexpr int kMaxT = kRing - kRows - 1; // the oldest row level T reads must su
 static_assert(kMaxT == GS_FDTD_FUSE_MAX, "fdtd_kernels.h announces the deepest pass");
 constexpr int kPitch = kCols + 2; // a pad column on each side (read by the box's edge nodes only)
 constexpr int kCap = 256;         // sources or receivers a block lists (more: it scans the whole list)
-// GS_FDTD_FUSE_MINB: blocks per SM asked of the compiler (a tuning knob: it
-// caps the registers; docs/performance.md, session 11).
+// GS_FDTD_FUSE_MINB, _EDGE: blocks per SM asked of the compiler for the
+// plain and the edge kernel (tuning knobs: they cap the registers;
+// docs/performance.md, session 11).
 #ifndef GS_FDTD_FUSE_MINB
 #define GS_FDTD_FUSE_MINB 3
+#endif
+#ifndef GS_FDTD_FUSE_MINB_EDGE
+#define GS_FDTD_FUSE_MINB_EDGE 2
 #endif
 
 // The cut: strips of wo owned columns; segments of len owned rows, in the
@@ -55,14 +59,21 @@ struct FusePlan {
   __host__ __device__ int blocks() const {
     return (strips >= 2 ? 2 : 1) * segs_e + (strips >= 3 ? strips - 2 : 0) * segs;
   }
+  // The blocks block_place puts first: the edge strips', and the other
+  // strips' first and last segments.
+  int ring() const {
+    return (strips >= 2 ? 2 : 1) * segs_e + (strips >= 3 ? strips - 2 : 0) * (segs <= 2 ? segs : 2);
+  }
 };
 
 extern __shared__ float4 fuse_smem[];
 
 // The shared ring: kRing rows of kPitch nodes of Ez, Hx, Hy; for the
 // sources (list 0) and receivers (list 1) of the block, a list per column
-// (head[x], next[k]) of (row, index) entries and their counts; then the
-// materials of the ring's nodes.
+// (head[x], next[k]) of (row, index) entries and their counts; the CPML
+// profiles (b, a, k of H, then of E) of each column's x slab and of each
+// ring row's y slab, with that slab's index (-1: none); then the materials
+// of the ring's nodes.
 struct Ring {
   __device__ float *ez() const {
     return reinterpret_cast<float *>(fuse_smem);
@@ -85,8 +96,17 @@ struct Ring {
   __device__ int *count() const { // > kCap: overflowed
     return next(2);
   }
+  __device__ float *xprof(int k) const { // k: 0 bh, 1 ah, 2 kh, 3 be, 4 ae, 5 ke
+    return reinterpret_cast<float *>(count() + 2) + k * kCols;
+  }
+  __device__ float *yprof(int k) const {
+    return xprof(6) + k * kRing;
+  }
+  __device__ int8_t *yslab() const {
+    return reinterpret_cast<int8_t *>(yprof(6));
+  }
   __device__ uint8_t *mat() const {
-    return reinterpret_cast<uint8_t *>(count() + 2);
+    return reinterpret_cast<uint8_t *>(yslab() + kRing);
   }
   __device__ static int at(int y, int x) {
     return (y & (kRing - 1)) * kPitch + x + 1;
@@ -94,7 +114,8 @@ struct Ring {
 };
 
 constexpr size_t kSmemBytes = sizeof(float) * 3 * kRing * kPitch + sizeof(int2) * 2 * kCap +
-                              sizeof(int) * (2 * kCols + 2 * kCap + 2) + kRing * kPitch;
+                              sizeof(int) * (2 * kCols + 2 * kCap + 2) + sizeof(float) * 6 * (kCols + kRing) + kRing +
+                              kRing * kPitch;
 
 // The block's box: its first node (x0, y0), w x h nodes loaded, and the
 // owned ones among them, local [ox0, ox1) x [oy0, oy1).
@@ -130,10 +151,10 @@ __device__ void block_place(const FusePlan &p, int b, int &s, int64_t &j0, int &
   len = p.len;
 }
 
-__device__ Box box_of(const gs_fdtd_step_args &a, const FusePlan &p, int T) {
+__device__ Box box_of(const gs_fdtd_step_args &a, const FusePlan &p, int T, int block) {
   int s, len;
   int64_t j0;
-  block_place(p, (int)blockIdx.x, s, j0, len);
+  block_place(p, block, s, j0, len);
   const int64_t i0 = (int64_t)s * p.wo, i1 = min(i0 + p.wo, a.nx + 1), j1 = min(j0 + len, a.ny + 1);
   Box b;
   b.x0 = max(i0 - T, (int64_t)0);
@@ -150,9 +171,7 @@ __device__ Box box_of(const gs_fdtd_step_args &a, const FusePlan &p, int T) {
 // This thread's column: its place in the box, its global index, and its x
 // slab (index in the slab list, -1: none).
 struct Col {
-  int x;
-  int64_t i;
-  int sx;
+  int x, i, sx;
 };
 
 __device__ int slab_at(const gs_fdtd_step_args &a, int dir, int64_t along) {
@@ -303,95 +322,152 @@ __device__ __forceinline__ void inject_rows(const gs_fdtd_run_args &r, const Box
   });
 }
 
-// The CPML correction of slab p on a new H (gs_fdtd_hx_from / hy_from's
-// expressions), psi the node's, updated.
-__device__ __forceinline__ float slab_h(const gs_fdtd_slab &p, int64_t along, int64_t other, float h, float cb, float d,
-                                        float &psi) {
-  if (other < p.o0 || other >= p.o1) return h;
-  const int64_t q = along - p.lo;
+// The CPML correction on a new H (gs_fdtd_hx_from / hy_from's expressions:
+// sign -1 for Hx, +1 for Hy), with profiles pr (bh, ah, kh) at the node;
+// psi the node's, updated.
+__device__ __forceinline__ float slab_h(const float *pr, int stride, bool hx, float h, float cb, float d, float &psi) {
   const float old = psi;
-  psi = p.bh[q] * old + p.ah[q] * d;
-  return p.dir == 1 ? h - cb * (p.kh[q] * d + old) : h + cb * (p.kh[q] * d + old);
+  psi = pr[0] * old + pr[stride] * d;
+  const float corr = cb * (pr[2 * stride] * d + old);
+  return hx ? h - corr : h + corr;
 }
 
-// The CPML correction of slab p on a new Ez (gs_fdtd_e_from's).
-__device__ __forceinline__ float slab_e(const gs_fdtd_slab &p, int64_t along, int64_t other, float ez, float4 c,
-                                        float dhy, float dhx, float &psi) {
-  if (other < p.o0 || other >= p.o1) return ez;
-  const int64_t q = along - p.lo;
-  const float d = p.dir == 0 ? dhy : dhx, old = psi;
-  psi = p.be[q] * old + p.ae[q] * d;
-  return p.dir == 0 ? ez + c.y * (p.ke[q] * d + old) : ez - c.z * (p.ke[q] * d + old);
+// The CPML correction on a new Ez (gs_fdtd_e_from's): dir 0 with dHy and
+// CBx, dir 1 with dHx and CBy; pr the E profiles (be, ae, ke) at the node.
+__device__ __forceinline__ float slab_e(const float *pr, int stride, int dir, float ez, float4 c, float dhy, float dhx,
+                                        float &psi) {
+  const float d = dir == 0 ? dhy : dhx, old = psi;
+  psi = pr[0] * old + pr[stride] * d;
+  return dir == 0 ? ez + c.y * (pr[2 * stride] * d + old) : ez - c.z * (pr[2 * stride] * d + old);
 }
 
-// New H of the column's nodes in box rows [y0, y0 + kRows), in place.
+// Whether slab q spans node `other` across (its psi words hold the node).
+__device__ __forceinline__ bool spans(const gs_fdtd_step_args &a, int q, int other) {
+  return other >= a.slab[q].o0 && other < a.slab[q].o1;
+}
+
+// New H of the column's nodes in box rows [y0, y0 + kRows), in place. Every
+// value is read before any is written (the compiler cannot tell the ring's
+// rows apart: interleaved, each row would wait for the last one's stores).
 template <bool kSlabs>
 __device__ __forceinline__ void h_rows(const gs_fdtd_step_args &a, const Box &b, const Ring &r, const Col &c, int y0,
                                        PsiRing &psi) {
   const float chx = a.chx, chy = a.chy;
+  const int j0 = (int)b.y0 + y0, ny = (int)a.ny;
+  const bool hy_on = c.i < (int)a.nx;
+  float e[kRows + 1], er[kRows], hx[kRows], hy[kRows];
+#pragma unroll
+  for (int k = 0; k <= kRows; ++k)
+    e[k] = r.ez()[Ring::at(y0 + k, c.x)];
 #pragma unroll
   for (int k = 0; k < kRows; ++k) {
-    const int y = y0 + k, s = Ring::at(y, c.x), su = Ring::at(y + 1, c.x);
-    const int64_t j = b.y0 + y;
-    const float e = r.ez()[s];
-    if (j < a.ny) {
-      const float d = r.ez()[su] - e;
-      float h = r.hx()[s] - chy * d;
-      if (kSlabs) {
-        const int sy = slab_at(a, 1, j);
-        if (sy >= 0) h = slab_h(a.slab[sy], j, c.i, h, chy, d, psi[y & (kRing - 1)][3]);
-      }
+    const int s = Ring::at(y0 + k, c.x);
+    er[k] = r.ez()[s + 1];
+    hx[k] = r.hx()[s];
+    hy[k] = r.hy()[s];
+  }
+#pragma unroll
+  for (int k = 0; k < kRows; ++k) {
+    const int y = y0 + k, s = Ring::at(y, c.x), j = j0 + k;
+    if (j < ny) {
+      const float d = e[k + 1] - e[k];
+      float h = hx[k] - chy * d;
+      const int sy = kSlabs ? r.yslab()[y & (kRing - 1)] : -1;
+      if (kSlabs && sy >= 0 && spans(a, sy, c.i))
+        h = slab_h(r.yprof(0) + (y & (kRing - 1)), kRing, true, h, chy, d, psi[y & (kRing - 1)][3]);
       r.hx()[s] = h;
     }
-    if (c.i < a.nx) {
-      const float d = r.ez()[s + 1] - e;
-      float h = r.hy()[s] + chx * d;
-      if (kSlabs && c.sx >= 0) h = slab_h(a.slab[c.sx], c.i, j, h, chx, d, psi[y & (kRing - 1)][1]);
+    if (hy_on) {
+      const float d = er[k] - e[k];
+      float h = hy[k] + chx * d;
+      if (kSlabs && c.sx >= 0 && spans(a, c.sx, j))
+        h = slab_h(r.xprof(0) + c.x, kCols, false, h, chx, d, psi[y & (kRing - 1)][1]);
       r.hy()[s] = h;
     }
   }
 }
 
 // New Ez of the column's interior nodes in box rows [y0, y0 + kRows), in
-// place; the slabs' corrections in the order of the slab list.
+// place (every value read first, as h_rows); the slabs' corrections in the
+// order of the slab list.
 template <bool kSlabs>
 __device__ __forceinline__ void e_rows(const gs_fdtd_step_args &a, const Box &b, const Ring &r, const Col &c, int y0,
                                        PsiRing &psi) {
   const float4 *coef = reinterpret_cast<const float4 *>(a.coef);
-  const bool column_interior = c.i >= 1 && c.i < a.nx;
+  const int j0 = (int)b.y0 + y0, ny = (int)a.ny;
+  if (c.i < 1 || c.i >= (int)a.nx) return; // the PEC walls keep Ez = 0
+  float hx[kRows + 1], hy[kRows], hl[kRows], ez[kRows];
+  uint8_t m[kRows];
+  hx[0] = r.hx()[Ring::at(y0 - 1, c.x)];
 #pragma unroll
   for (int k = 0; k < kRows; ++k) {
-    const int y = y0 + k, s = Ring::at(y, c.x), sd = Ring::at(y - 1, c.x);
-    const int64_t j = b.y0 + y;
-    if (!column_interior || j < 1 || j >= a.ny) continue;
-    const float dhy = r.hy()[s] - r.hy()[s - 1], dhx = r.hx()[s] - r.hx()[sd];
-    const float4 cf = __ldg(coef + r.mat()[s]);
-    float ez = cf.x * r.ez()[s] + (cf.y * dhy - cf.z * dhx);
+    const int s = Ring::at(y0 + k, c.x);
+    hx[k + 1] = r.hx()[s];
+    hy[k] = r.hy()[s];
+    hl[k] = r.hy()[s - 1];
+    ez[k] = r.ez()[s];
+    m[k] = r.mat()[s];
+  }
+#pragma unroll
+  for (int k = 0; k < kRows; ++k) {
+    const int y = y0 + k, j = j0 + k;
+    if (j < 1 || j >= ny) continue;
+    const float dhy = hy[k] - hl[k], dhx = hx[k + 1] - hx[k];
+    const float4 cf = __ldg(coef + m[k]);
+    float v = cf.x * ez[k] + (cf.y * dhy - cf.z * dhx);
     if (kSlabs) {
-      const int sy = slab_at(a, 1, j);
+      const int sy = r.yslab()[y & (kRing - 1)], sx = c.sx;
       float *p = psi[y & (kRing - 1)];
-      if (c.sx >= 0 && (sy < 0 || c.sx < sy)) {
-        ez = slab_e(a.slab[c.sx], c.i, j, ez, cf, dhy, dhx, p[0]);
-        if (sy >= 0) ez = slab_e(a.slab[sy], j, c.i, ez, cf, dhy, dhx, p[2]);
-      } else if (sy >= 0) {
-        ez = slab_e(a.slab[sy], j, c.i, ez, cf, dhy, dhx, p[2]);
-        if (c.sx >= 0) ez = slab_e(a.slab[c.sx], c.i, j, ez, cf, dhy, dhx, p[0]);
+      const bool in_x = sx >= 0 && spans(a, sx, j), in_y = sy >= 0 && spans(a, sy, c.i);
+      const float *px = r.xprof(3) + c.x, *py = r.yprof(3) + (y & (kRing - 1));
+      if (in_x && (!in_y || sx < sy)) {
+        v = slab_e(px, kCols, 0, v, cf, dhy, dhx, p[0]);
+        if (in_y) v = slab_e(py, kRing, 1, v, cf, dhy, dhx, p[2]);
+      } else if (in_y) {
+        v = slab_e(py, kRing, 1, v, cf, dhy, dhx, p[2]);
+        if (in_x) v = slab_e(px, kCols, 0, v, cf, dhy, dhx, p[0]);
       }
     }
-    r.ez()[s] = ez;
+    r.ez()[Ring::at(y, c.x)] = v;
   }
 }
 
-// A node read from the arrays into box row y of the ring (and its psi).
+// The six profiles of slab q at index `along` into dst[0], dst[stride], ...
+__device__ void copy_profiles(const gs_fdtd_slab &p, int64_t along, float *dst, int stride) {
+  const int64_t q = along - p.lo;
+  const float *src[6] = {p.bh, p.ah, p.kh, p.be, p.ae, p.ke};
+#pragma unroll
+  for (int k = 0; k < 6; ++k)
+    dst[k * stride] = src[k][q];
+}
+
+// Box rows [y0, y0 + kRows) from the arrays into the ring (all loads first,
+// so they are in flight together); in a block that meets the CPML also
+// their psi, and each row's y slab and its profiles (thread k: row y0 + k).
 template <bool kSlabs>
-__device__ __forceinline__ void put_node(const gs_fdtd_step_args &a, const Box &b, const Ring &r, const Col &c, int y,
-                                         const Node &n, PsiRing &psi) {
-  const int s = Ring::at(y, c.x);
-  r.ez()[s] = n.ez;
-  r.hx()[s] = n.hx;
-  r.hy()[s] = n.hy;
-  r.mat()[s] = n.m;
-  if (kSlabs && c.x < b.w && y < b.h) load_psi(a, b, c, y, psi);
+__device__ __forceinline__ void put_rows(const gs_fdtd_step_args &a, const Box &b, const Ring &r, const Col &c, int y0,
+                                         PsiRing &psi) {
+  Node n[kRows];
+#pragma unroll
+  for (int k = 0; k < kRows; ++k)
+    n[k] = read_node(a, b, c, y0 + k);
+#pragma unroll
+  for (int k = 0; k < kRows; ++k) {
+    const int s = Ring::at(y0 + k, c.x);
+    r.ez()[s] = n[k].ez;
+    r.hx()[s] = n[k].hx;
+    r.hy()[s] = n[k].hy;
+    r.mat()[s] = n[k].m;
+  }
+  if (!kSlabs) return;
+  for (int k = 0; k < kRows; ++k)
+    if (c.x < b.w && y0 + k < b.h) load_psi(a, b, c, y0 + k, psi);
+  if (c.x < kRows) {
+    const int y = y0 + c.x, slot = y & (kRing - 1);
+    const int sy = slab_at(a, 1, b.y0 + y);
+    r.yslab()[slot] = (int8_t)sy;
+    if (sy >= 0) copy_profiles(a.slab[sy], b.y0 + y, r.yprof(0) + slot, kRing);
+  }
 }
 
 // The owned nodes of the column in box rows [y0, y0 + kRows) to the output
@@ -446,68 +522,88 @@ template <bool kSlabs>
 __device__ void march(const gs_fdtd_run_args &r, const Box &b, const Ring &ring, const Col &c, int T, PsiRing &psi) {
   const gs_fdtd_step_args &a = r.set[0];
   const bool warp_x = kSlabs && __any_sync(0xFFFFFFFFu, c.sx >= 0);
-  for (int y = 0; y < kRows; ++y)
-    put_node<kSlabs>(a, b, ring, c, y, read_node(a, b, c, y), psi);
+  put_rows<kSlabs>(a, b, ring, c, 0, psi);
   if (r.nrx) sample_rows(r, b, ring, c, 0, kRows, r.t0);
   __syncthreads();
   for (int base = 0; base - T < b.h; base += kRows) {
-    Node next[kRows]; // the next rows, in flight while the levels run
-#pragma unroll
-    for (int k = 0; k < kRows; ++k)
-      next[k] = read_node(a, b, c, base + kRows + k);
     for (int t = 1; t <= T; ++t)
       level<kSlabs>(r, b, ring, c, base - t, t, T, warp_x, psi);
     store_rows<kSlabs>(a, b, ring, c, base - T, psi);
-#pragma unroll
-    for (int k = 0; k < kRows; ++k)
-      put_node<kSlabs>(a, b, ring, c, base + kRows + k, next[k], psi);
+    put_rows<kSlabs>(a, b, ring, c, base + kRows, psi);
     if (r.nrx) sample_rows(r, b, ring, c, base + kRows, base + 2 * kRows, r.t0);
     __syncthreads();
   }
 }
 
-__global__ void __launch_bounds__(kCols, GS_FDTD_FUSE_MINB)
-    fuse_kernel(const gs_fdtd_run_args r, const FusePlan p, int T) {
+// Blocks [first, first + gridDim.x) of the cut. kEdge: blocks that may meet
+// the CPML (the general kernel); the others take the plain update only, in
+// a kernel of their own: without the slabs' code the compiler fits it in
+// the registers of 3 blocks an SM without spilling (the general one spills).
+template <bool kEdge>
+__global__ void __launch_bounds__(kCols, kEdge ? GS_FDTD_FUSE_MINB_EDGE : GS_FDTD_FUSE_MINB)
+    fuse_kernel(const gs_fdtd_run_args r, const FusePlan p, int T, int first) {
   const gs_fdtd_step_args &a = r.set[0];
-  const Box b = box_of(a, p, T);
+  const Box b = box_of(a, p, T, first + (int)blockIdx.x);
   const Ring ring;
-  list_points(a, b, ring, 0, r.src_off, r.nsrc);
+  if (threadIdx.x < kRing) ring.yslab()[threadIdx.x] = -1; // rows never loaded meet no slab
+  list_points(a, b, ring, 0, r.src_off, r.nsrc);           // (its barrier orders the line above too)
   list_points(a, b, ring, 1, r.rx_off, r.nrx);
   __syncthreads();
   const gs_fdtd_region box = {b.x0, b.x0 + b.w, b.y0, b.y0 + b.h};
   Col c;
   c.x = (int)threadIdx.x;
-  c.i = b.x0 + c.x;
+  c.i = (int)b.x0 + c.x;
   c.sx = -1;
   PsiRing psi;
-  if (gs_fdtd_slabs_reach(&a, box)) {
+  if (kEdge && gs_fdtd_slabs_reach(&a, box)) {
     c.sx = slab_at(a, 0, c.i);
+    if (c.sx >= 0) copy_profiles(a.slab[c.sx], c.i, ring.xprof(0) + c.x, kCols);
     march<true>(r, b, ring, c, T, psi);
   } else {
     march<false>(r, b, ring, c, T, psi);
   }
 }
 
-// SMs and the fused kernel's resident blocks per SM on the current device
-// (its shared-memory opt-in done once per device); 0 when unknown.
-static int resident_blocks() {
-  static int seen[64];
+// What a device needs for the fused passes, set up once per device: the
+// kernels' shared-memory opt-in, the plain kernel's resident blocks (0:
+// unknown), and a second stream with the events that fork the edge blocks
+// onto it and join them back.
+struct FuseDevice {
+  int resident;
+  cudaStream_t side;
+  cudaEvent_t fork, join;
+};
+
+template <bool kEdge> static bool allow_smem() {
+  return cudaFuncSetAttribute(fuse_kernel<kEdge>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kSmemBytes) ==
+             cudaSuccess &&
+         cudaFuncSetAttribute(fuse_kernel<kEdge>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                              cudaSharedmemCarveoutMaxShared) == cudaSuccess; // room for GS_FDTD_FUSE_MINB blocks
+}
+
+static const FuseDevice *fuse_device() {
+  static FuseDevice seen[64];
+  static bool known[64];
   int dev = 0;
   if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) {
     cudaGetLastError();
-    return 0;
+    return NULL;
   }
-  if (seen[dev]) return seen[dev];
-  int per = 0;
-  if (cudaFuncSetAttribute(fuse_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kSmemBytes) != cudaSuccess ||
-      cudaFuncSetAttribute(fuse_kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                           cudaSharedmemCarveoutMaxShared) != cudaSuccess || // room for GS_FDTD_FUSE_MINB blocks
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, fuse_kernel, kCols, kSmemBytes) != cudaSuccess) {
-    cudaGetLastError();
-    return 0;
+  FuseDevice &d = seen[dev];
+  if (!known[dev]) {
+    known[dev] = true;
+    int per = 0;
+    if (!allow_smem<true>() || !allow_smem<false>() ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, fuse_kernel<false>, kCols, kSmemBytes) != cudaSuccess ||
+        cudaStreamCreateWithFlags(&d.side, cudaStreamNonBlocking) != cudaSuccess ||
+        cudaEventCreateWithFlags(&d.fork, cudaEventDisableTiming) != cudaSuccess ||
+        cudaEventCreateWithFlags(&d.join, cudaEventDisableTiming) != cudaSuccess) {
+      cudaGetLastError();
+      per = 0;
+    }
+    d.resident = per * gs_sm_count();
   }
-  seen[dev] = per * gs_sm_count();
-  return seen[dev];
+  return d.resident > 0 ? &d : NULL;
 }
 
 // Segments of len rows or more (16 T at least: the margins stay small)
@@ -522,9 +618,10 @@ static int64_t segments(int64_t Y, int64_t &len, int T) {
 // that in the edge strips (their warps that meet the x slabs take the CPML
 // update on every row: measured about 3.6x slower, docs/performance.md).
 static bool plan_fuse(const gs_fdtd_step_args *a, int T, FusePlan *p) {
-  if (T < 1 || T > kMaxT || !gs_fdtd_fuse_takes(a)) return false;
-  const int resident = resident_blocks();
-  if (resident <= 0) return false;
+  if (T < 1 || T > kMaxT || !gs_fdtd_fuse_takes(a) || a->nx >= (1 << 30) || a->ny >= (1 << 30)) return false;
+  const FuseDevice *d = fuse_device();
+  if (!d) return false;
+  const int resident = d->resident;
   const int64_t X = a->nx + 1, Y = a->ny + 1;
   p->wo = kCols - 2 * T;
   const int64_t strips = (X + p->wo - 1) / p->wo;
@@ -547,9 +644,35 @@ extern "C" int gs_fdtd_fuse_fits_cuda(const gs_fdtd_step_args *a) {
   return plan_fuse(a, 1, &p) ? kMaxT : 0;
 }
 
+// Whether the blocks after the ring (p.ring()) are all out of the CPML's
+// reach: their boxes lie in strips 1 .. S - 2 and segments 1 .. Q - 2.
+static bool inner_free(const gs_fdtd_step_args *a, const FusePlan &p, int T) {
+  if (p.strips < 3 || p.segs < 3) return true; // no such blocks
+  const gs_fdtd_region inner = {p.wo - T, (int64_t)(p.strips - 1) * p.wo + T, p.len - T,
+                                (int64_t)(p.segs - 1) * p.len + T};
+  return !gs_fdtd_slabs_reach(a, inner);
+}
+
 extern "C" int gs_fdtd_fuse_cuda(const gs_fdtd_run_args *a, int64_t steps, void *stream) {
   FusePlan p;
   if (steps < 1 || steps > kMaxT || !plan_fuse(&a->set[0], (int)steps, &p)) return (int)cudaErrorInvalidConfiguration;
-  fuse_kernel<<<(unsigned)p.blocks(), kCols, kSmemBytes, (cudaStream_t)stream>>>(*a, p, (int)steps);
-  return (int)cudaGetLastError();
+  const FuseDevice *d = fuse_device();
+  const cudaStream_t s = (cudaStream_t)stream;
+  const int T = (int)steps, all = p.blocks(), edge = inner_free(&a->set[0], p, T) ? p.ring() : all;
+  if (edge == all) {
+    fuse_kernel<true><<<(unsigned)all, kCols, kSmemBytes, s>>>(*a, p, T, 0);
+    return (int)cudaGetLastError();
+  }
+  // The edge blocks on the second stream, beside the plain ones: in the
+  // same stream the plain kernel would wait for the slowest edge block.
+  cudaError_t e = cudaEventRecord(d->fork, s);
+  if (e == cudaSuccess) e = cudaStreamWaitEvent(d->side, d->fork, 0);
+  if (e != cudaSuccess) return (int)e;
+  fuse_kernel<true><<<(unsigned)edge, kCols, kSmemBytes, d->side>>>(*a, p, T, 0);
+  if ((e = cudaGetLastError()) != cudaSuccess) return (int)e;
+  fuse_kernel<false><<<(unsigned)(all - edge), kCols, kSmemBytes, s>>>(*a, p, T, edge);
+  if ((e = cudaGetLastError()) != cudaSuccess) return (int)e;
+  e = cudaEventRecord(d->join, d->side);
+  if (e == cudaSuccess) e = cudaStreamWaitEvent(s, d->join, 0);
+  return (int)e;
 }
