@@ -48,7 +48,7 @@ constexpr int kCap = 256;         // sources or receivers a block lists (more: i
 #define GS_FDTD_FUSE_MINB 3
 #endif
 #ifndef GS_FDTD_FUSE_MINB_EDGE
-#define GS_FDTD_FUSE_MINB_EDGE 2
+#define GS_FDTD_FUSE_MINB_EDGE 3
 #endif
 
 // The cut: strips of wo owned columns; segments of len owned rows, in the

@@ -474,13 +474,19 @@ int gs_fdtd_sim_set_fuse(gs_fdtd_sim *m, int T) {
   return m->fuse;
 }
 
-/* GPUSTENCIL_FUSE's choice. auto: the GPU takes GS_FDTD_FUSE_AUTO steps a
- * pass (the fastest measured, docs/performance.md, session 11), the CPU
- * single steps (its twin is their loop). */
-#define GS_FDTD_FUSE_AUTO 4
+/* GPUSTENCIL_FUSE's choice. auto: the GPU takes passes of
+ * GS_FDTD_FUSE_AUTO steps where the grid has GS_FDTD_FUSE_MIN_NODES nodes
+ * or more (one H200, 10-cell CPML, docs/performance.md, session 11: 7 steps
+ * were the fastest T at 8192^2 and 16384^2, 1.56x and 1.88x one step a
+ * launch; at 4096^2 no T gained); single steps below, and on the CPU (its
+ * twin is their loop). */
+#define GS_FDTD_FUSE_AUTO 7
+#define GS_FDTD_FUSE_MIN_NODES (8192.0 * 8192.0)
 static void init_fuse(gs_fdtd_sim *m) {
   const int mode = gs_config_get()->fuse;
-  gs_fdtd_sim_set_fuse(m, mode == GS_FUSE_AUTO ? (m->b->is_gpu ? GS_FDTD_FUSE_AUTO : 0) : mode);
+  const double nodes = (double)(m->grid.nx + 1) * (double)(m->grid.ny + 1);
+  const int auto_T = m->b->is_gpu && nodes >= GS_FDTD_FUSE_MIN_NODES ? GS_FDTD_FUSE_AUTO : 0;
+  gs_fdtd_sim_set_fuse(m, mode == GS_FUSE_AUTO ? auto_T : mode);
 }
 
 /* GPUSTENCIL_ONCHIP's choice. auto: the CPU backend takes the twin (the
