@@ -51,10 +51,13 @@ constexpr int kCap = 256;         // sources or receivers a block lists (more: i
 #define GS_FDTD_FUSE_MINB_EDGE 3
 #endif
 
-// The cut: strips of wo owned columns; segments of len owned rows, in the
-// first and last strips (those that meet the x slabs of the CPML: their
-// blocks are slower) segments of len_e rows.
+// The cut of the rank's owned nodes own: strips of wo columns; segments of
+// len rows, in the first and last strips (those that meet the x slabs of
+// the CPML: their blocks are slower) segments of len_e rows. Boxes stay in
+// lo (the nodes the arrays hold valid: the grid, and the ghost layers on
+// the sides with a neighbour).
 struct FusePlan {
+  gs_fdtd_region own, lo;
   int wo, strips, len, segs, len_e, segs_e;
   __host__ __device__ int blocks() const {
     return (strips >= 2 ? 2 : 1) * segs_e + (strips >= 3 ? strips - 2 : 0) * segs;
@@ -155,12 +158,14 @@ __device__ Box box_of(const gs_fdtd_step_args &a, const FusePlan &p, int T, int 
   int s, len;
   int64_t j0;
   block_place(p, block, s, j0, len);
-  const int64_t i0 = (int64_t)s * p.wo, i1 = min(i0 + p.wo, a.nx + 1), j1 = min(j0 + len, a.ny + 1);
+  const int64_t i0 = p.own.i0 + (int64_t)s * p.wo, i1 = min(i0 + p.wo, p.own.i1);
+  j0 += p.own.j0;
+  const int64_t j1 = min(j0 + len, p.own.j1);
   Box b;
-  b.x0 = max(i0 - T, (int64_t)0);
-  b.y0 = max(j0 - T, (int64_t)0);
-  b.w = (int)(min(i1 + T, a.nx + 1) - b.x0);
-  b.h = (int)(min(j1 + T, a.ny + 1) - b.y0);
+  b.x0 = max(i0 - T, p.lo.i0);
+  b.y0 = max(j0 - T, p.lo.j0);
+  b.w = (int)(min(i1 + T, p.lo.i1) - b.x0);
+  b.h = (int)(min(j1 + T, p.lo.j1) - b.y0);
   b.ox0 = (int)(i0 - b.x0);
   b.ox1 = (int)(i1 - b.x0);
   b.oy0 = (int)(j0 - b.y0);
@@ -613,16 +618,32 @@ static int64_t segments(int64_t Y, int64_t &len, int T) {
   return (Y + len - 1) / len;
 }
 
+// The nodes the arrays hold valid around own: the grid's, and g ghost
+// layers on the sides with a neighbour; false when a side with one has fewer
+// than T (a pass reads T beyond what it owns).
+static bool valid_nodes(const gs_fdtd_step_args *a, gs_fdtd_region own, int T, gs_fdtd_region *lo) {
+  const int64_t g = a->g, X = a->nx + 1, Y = a->ny + 1;
+  if (own.i0 != a->oi || own.j0 != a->oj || own.i0 < 0 || own.j0 < 0 || own.i1 <= own.i0 || own.j1 <= own.j0 ||
+      own.i1 > X || own.j1 > Y)
+    return false;
+  const bool nb[4] = {own.i0 > 0, own.i1<X, own.j0> 0, own.j1 < Y}; // a neighbour beyond each side
+  if (g < T && (nb[0] || nb[1] || nb[2] || nb[3])) return false;
+  *lo = gs_fdtd_region{nb[0] ? own.i0 - g : 0, nb[1] ? own.i1 + g : X, nb[2] ? own.j0 - g : 0, nb[3] ? own.j1 + g : Y};
+  return true;
+}
+
 // The cut for T steps: strips of 256 - 2T owned columns; segments short
 // enough that the blocks fill the GPU about four times over, a quarter of
 // that in the edge strips (their warps that meet the x slabs take the CPML
 // update on every row: measured about 3.6x slower, docs/performance.md).
-static bool plan_fuse(const gs_fdtd_step_args *a, int T, FusePlan *p) {
+static bool plan_fuse(const gs_fdtd_step_args *a, gs_fdtd_region own, int T, FusePlan *p) {
   if (T < 1 || T > kMaxT || !gs_fdtd_fuse_takes(a) || a->nx >= (1 << 30) || a->ny >= (1 << 30)) return false;
+  if (!valid_nodes(a, own, T, &p->lo)) return false;
   const FuseDevice *d = fuse_device();
   if (!d) return false;
   const int resident = d->resident;
-  const int64_t X = a->nx + 1, Y = a->ny + 1;
+  p->own = own;
+  const int64_t X = own.i1 - own.i0, Y = own.j1 - own.j0;
   p->wo = kCols - 2 * T;
   const int64_t strips = (X + p->wo - 1) / p->wo;
   const int64_t want = 4 * (int64_t)resident / strips > 0 ? 4 * (int64_t)resident / strips : 1;
@@ -640,22 +661,22 @@ static bool plan_fuse(const gs_fdtd_step_args *a, int T, FusePlan *p) {
 } // namespace
 
 extern "C" int gs_fdtd_fuse_fits_cuda(const gs_fdtd_step_args *a) {
-  FusePlan p;
-  return plan_fuse(a, 1, &p) ? kMaxT : 0;
+  return gs_fdtd_fuse_takes(a) && a->nx < (1 << 30) && a->ny < (1 << 30) && fuse_device() ? kMaxT : 0;
 }
 
 // Whether the blocks after the ring (p.ring()) are all out of the CPML's
 // reach: their boxes lie in strips 1 .. S - 2 and segments 1 .. Q - 2.
 static bool inner_free(const gs_fdtd_step_args *a, const FusePlan &p, int T) {
   if (p.strips < 3 || p.segs < 3) return true; // no such blocks
-  const gs_fdtd_region inner = {p.wo - T, (int64_t)(p.strips - 1) * p.wo + T, p.len - T,
-                                (int64_t)(p.segs - 1) * p.len + T};
+  const gs_fdtd_region inner = {p.own.i0 + p.wo - T, p.own.i0 + (int64_t)(p.strips - 1) * p.wo + T,
+                                p.own.j0 + p.len - T, p.own.j0 + (int64_t)(p.segs - 1) * p.len + T};
   return !gs_fdtd_slabs_reach(a, inner);
 }
 
 extern "C" int gs_fdtd_fuse_cuda(const gs_fdtd_run_args *a, int64_t steps, void *stream) {
   FusePlan p;
-  if (steps < 1 || steps > kMaxT || !plan_fuse(&a->set[0], (int)steps, &p)) return (int)cudaErrorInvalidConfiguration;
+  if (steps < 1 || steps > kMaxT || !plan_fuse(&a->set[0], a->own, (int)steps, &p))
+    return (int)cudaErrorInvalidConfiguration;
   const FuseDevice *d = fuse_device();
   const cudaStream_t s = (cudaStream_t)stream;
   const int T = (int)steps, all = p.blocks(), edge = inner_free(&a->set[0], p, T) ? p.ring() : all;

@@ -137,6 +137,11 @@ typedef struct gs_fdtd_run_args {
   uint64_t *barrier;
   uint64_t barrier_base;
   int blocks; /* GPU: what gs_fdtd_run_fits returned for this grid (a launch of another cut is refused) */
+  /* gs_fdtd_fuse: the rank's owned nodes (global; own.i0 = oi, own.j0 = oj)
+   * and the arrays' rows. The arrays hold g >= T valid ghost layers on the
+   * sides with a neighbour. */
+  gs_fdtd_region own;
+  int64_t rows;
 } gs_fdtd_run_args;
 typedef int (*gs_fdtd_run_fn)(const gs_fdtd_run_args *a, int64_t steps, void *stream);
 int gs_fdtd_run_ref(const gs_fdtd_run_args *a, int64_t steps, void *stream);
@@ -150,13 +155,17 @@ int gs_fdtd_run_fits_ref(const gs_fdtd_step_args *a);
 int gs_fdtd_run_fits_cuda(const gs_fdtd_step_args *a);
 
 /* T steps fused in one pass over a grid too big for the chip (issue #20's
- * temporal blocking; one rank, the arrays holding the whole grid): the
- * receivers, updates and sources of steps t0 .. t0 + T - 1 as gs_fdtd_run
- * takes them, reading set[0]'s inputs; the state after the T steps is left
- * in set[0]'s outputs (fields and psi) whatever T's parity (the CPU twin
- * runs the single steps through set[1] and copies when T is even; the GPU
- * touches set[0] only). 1 <= T <= GS_FDTD_FUSE_MAX. The GPU reads the fields
- * once a pass and writes them once (kernels/fdtd_fuse.cu). */
+ * temporal blocking): the receivers, updates and sources of steps t0 .. t0
+ * + T - 1 as gs_fdtd_run takes them, reading set[0]'s inputs; the state of
+ * the owned nodes after the T steps is left in set[0]'s outputs (fields and
+ * psi) whatever T's parity (the CPU twin runs the single steps over the
+ * pieces through set[1] and copies when T is even; the GPU touches set[0]
+ * only). On several ranks a pass is a deep-halo cycle: the pieces are the
+ * owned nodes grown by T - 1 ghost layers (the twin's single steps; any
+ * node they compute beyond what the ghosts allow is never read by an owned
+ * one within T steps), the sources those of the ghost layers too. 1 <= T <=
+ * GS_FDTD_FUSE_MAX. The GPU reads the fields once a pass and writes them
+ * once (kernels/fdtd_fuse.cu). */
 #define GS_FDTD_FUSE_MAX 7
 typedef int (*gs_fdtd_fuse_fn)(const gs_fdtd_run_args *a, int64_t steps, void *stream);
 int gs_fdtd_fuse_ref(const gs_fdtd_run_args *a, int64_t steps, void *stream);

@@ -166,12 +166,12 @@ GS_HD int gs_fdtd_slab_free(const gs_fdtd_step_args *a, gs_fdtd_region r) {
   return !a->hmx && !gs_fdtd_slabs_reach(a, r);
 }
 
-/* Whether the fused passes (gs_fdtd_fuse) take the grid of a: one rank's
- * arrays holding the whole grid, H free space everywhere (a node's H
- * coefficients are not held on chip), and at most one slab along each axis
- * at any node (a node's psi words then have fixed places). */
+/* Whether the fused passes (gs_fdtd_fuse) take the grid of a: H free
+ * space everywhere (a node's H coefficients are not held on chip), and at
+ * most one slab along each axis at any node (a node's psi words then have
+ * fixed places). */
 GS_HD int gs_fdtd_fuse_takes(const gs_fdtd_step_args *a) {
-  if (a->oi != 0 || a->oj != 0 || a->hmx || a->hmy) return 0;
+  if (a->hmx || a->hmy) return 0;
   for (int p = 0; p < a->nslab; ++p)
     for (int q = p + 1; q < a->nslab; ++q)
       if (a->slab[p].dir == a->slab[q].dir && a->slab[p].lo < a->slab[q].hi && a->slab[q].lo < a->slab[p].hi) return 0;

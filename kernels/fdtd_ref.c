@@ -126,8 +126,8 @@ int gs_fdtd_run_fits_ref(const gs_fdtd_step_args *a) {
 
 /* dst's outputs (fields, psi) from src's: after an even number of single
  * steps the state lies in set[1]'s outputs, the fused contract wants set[0]'s. */
-static void copy_outputs(const gs_fdtd_step_args *dst, const gs_fdtd_step_args *src) {
-  const size_t n = (size_t)dst->pitch * (size_t)(dst->ny + 1 + 2 * (int64_t)dst->g);
+static void copy_outputs(const gs_fdtd_step_args *dst, const gs_fdtd_step_args *src, int64_t rows) {
+  const size_t n = (size_t)dst->pitch * (size_t)rows;
   memcpy(dst->ez_out, src->ez_out, n * sizeof(float));
   memcpy(dst->hx_out, src->hx_out, n * sizeof(float));
   memcpy(dst->hy_out, src->hy_out, n * sizeof(float));
@@ -142,7 +142,7 @@ static void copy_outputs(const gs_fdtd_step_args *dst, const gs_fdtd_step_args *
 int gs_fdtd_fuse_ref(const gs_fdtd_run_args *a, int64_t steps, void *stream) {
   if (steps < 1 || steps > GS_FDTD_FUSE_MAX || !gs_fdtd_fuse_takes(&a->set[0])) return 1;
   gs_fdtd_run_ref(a, steps, stream);
-  if (steps % 2 == 0) copy_outputs(&a->set[0], &a->set[1]);
+  if (steps % 2 == 0) copy_outputs(&a->set[0], &a->set[1], a->rows);
   return 0;
 }
 

@@ -4,8 +4,9 @@
 # B-scan of one rank, byte for byte, on inputs/gpr.in, inputs/material_map.in
 # and tests/data/halo.in (source on the rank boundaries, waves through every
 # boundary, corner and CPML slab), for every transport in GS_TRANSPORTS
-# (default mpi-host), halo depths 1-3, with and without overlap; impossible
-# choices are refused with the reason. GS_BACKEND picks the backend;
+# (default mpi-host), halo depths 1-3, with and without overlap, and with the
+# deep-halo cycles fused into single passes; impossible choices are refused
+# with the reason. GS_BACKEND picks the backend;
 # GS_MAX_RANKS limits the rank count.
 set -u
 bin=${GS_BIN:?}; src=${GS_SOURCE_DIR:?}; mpi=${GS_MPIEXEC:?}; b=${GS_BACKEND:-cpu}; max=${GS_MAX_RANKS:-4}
@@ -66,6 +67,20 @@ for t in $transports; do
   done
 done
 grep -q "decomposition 2x1, halo transport ${transports%% *}" "$w/gpr-2x1.log" || f "run header"
+# Fused passes (issue #20): one rank in passes of 5, and every deep-halo cycle of R steps as one
+# pass (GPUSTENCIL_FUSE, kernels/fdtd_fuse.cu; the CPU runs its twin): the bits of one rank's single steps.
+fused() { GPUSTENCIL_DEBUG=1 GPUSTENCIL_ONCHIP=0 GPUSTENCIL_FUSE=$1 run "${@:2}"; }
+fused 5 halo-fused-1 1 "${hargs[@]}"
+same halo-1 halo-fused-1
+grep -q "5 steps fused a pass" "$w/halo-fused-1.log" || f "halo-fused-1: not fused"
+for r in 2 3 7; do
+  for d in 2x1 1x2 2x2; do
+    n=$(( ${d%x*} * ${d#*x} )); [ "$n" -le "$max" ] || continue
+    fused 7 "halo-fused-R$r-$d" "$n" "${hargs[@]}" --decomp "$d" --halo-transport "${transports%% *}" --halo-depth "$r"
+    same halo-1 "halo-fused-R$r-$d"
+    grep -q "deep-halo cycles of $r steps as fused passes" "$w/halo-fused-R$r-$d.log" || f "halo-fused-R$r-$d: not fused"
+  done
+done
 # Without --decomp the ranks split the rows (row halos are contiguous; gpr.in is 600 x 300).
 if [ "$max" -ge 2 ]; then
   run auto 2 "$src/inputs/gpr.in" --steps 100

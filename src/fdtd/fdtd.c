@@ -462,11 +462,9 @@ int gs_fdtd_sim_set_onchip(gs_fdtd_sim *m, int on) {
 }
 
 int gs_fdtd_sim_set_fuse(gs_fdtd_sim *m, int T) {
-  const gs_fdtd_part *own = &m->grid.own;
-  const int whole = own->i0 == 0 && own->j0 == 0 && own->i1 == m->grid.nx + 1 && own->j1 == m->grid.ny + 1;
   m->fuse = 0;
   drop_graph(m); /* a pass moves the buffer sets once, whatever T: a graph captured before may no longer match */
-  if (T <= 0 || !whole || !m->b->fdtd_fuse) return 0;
+  if (T <= 0 || !m->b->fdtd_fuse) return 0;
   const gs_fdtd_step_args a = step_args(m, 0, 1);
   const int most = m->b->fdtd_fuse_fits(&a);
   m->fuse = T < most ? T : most;
@@ -474,18 +472,21 @@ int gs_fdtd_sim_set_fuse(gs_fdtd_sim *m, int T) {
   return m->fuse;
 }
 
-/* GPUSTENCIL_FUSE's choice. auto: the GPU takes passes of
+/* GPUSTENCIL_FUSE's choice. auto: one rank on the GPU takes passes of
  * GS_FDTD_FUSE_AUTO steps where the grid has GS_FDTD_FUSE_MIN_NODES nodes
  * or more (one H200, 10-cell CPML, docs/performance.md, session 11: 7 steps
  * were the fastest T at 8192^2 and 16384^2, 1.56x and 1.88x one step a
- * launch; at 4096^2 no T gained); single steps below, and on the CPU (its
- * twin is their loop). */
+ * launch; at 4096^2 no T gained); single steps below, on the CPU (its
+ * twin is their loop) and on several ranks (fused cycles there only when
+ * asked for: not measured against the overlapped exchange). */
 #define GS_FDTD_FUSE_AUTO 7
 #define GS_FDTD_FUSE_MIN_NODES (8192.0 * 8192.0)
 static void init_fuse(gs_fdtd_sim *m) {
   const int mode = gs_config_get()->fuse;
+  const gs_fdtd_part *own = &m->grid.own;
+  const int whole = own->i0 == 0 && own->j0 == 0 && own->i1 == m->grid.nx + 1 && own->j1 == m->grid.ny + 1;
   const double nodes = (double)(m->grid.nx + 1) * (double)(m->grid.ny + 1);
-  const int auto_T = m->b->is_gpu && nodes >= GS_FDTD_FUSE_MIN_NODES ? GS_FDTD_FUSE_AUTO : 0;
+  const int auto_T = m->b->is_gpu && whole && nodes >= GS_FDTD_FUSE_MIN_NODES ? GS_FDTD_FUSE_AUTO : 0;
   gs_fdtd_sim_set_fuse(m, mode == GS_FUSE_AUTO ? auto_T : mode);
 }
 
@@ -881,33 +882,89 @@ static int64_t next_launch(gs_fdtd_sim *m, int64_t end, int64_t most) {
   return n;
 }
 
-/* What a launch of several steps from the current buffer set reads. */
+/* What a launch of several steps from the current buffer set reads: the
+ * owned nodes, and the sources of the ghost layers a deep-halo cycle
+ * updates too (one rank: all). */
 static gs_fdtd_run_args run_args(const gs_fdtd_sim *m) {
   const int cur = m->fields.cur;
   return (gs_fdtd_run_args){.set = {step_args(m, cur, 1 - cur), step_args(m, 1 - cur, cur)},
                             .src_off = m->src.off,
                             .src_val = m->src.val,
                             .src_stride = m->src.n,
-                            .nsrc = m->src.cum[1],
+                            .nsrc = m->src.cum[m->dist.depth],
                             .nrx = m->rx.n,
                             .rx_off = m->rx.off,
                             .rx_out = m->rx.buf,
                             .rx_slots = GS_RX_CHUNK,
                             .t0 = m->step,
                             .piece = m->pml.region,
-                            .npiece = 5};
+                            .npiece = 5,
+                            .own = grown_box(m, 0),
+                            .rows = m->grid.rows};
 }
 
-/* count steps in passes of m->fuse steps fused; each leaves the state in
- * the other buffer set. */
+/* One pass of n steps fused (on several ranks n = R, a deep-halo cycle:
+ * the CPU twin's single steps then cover the owned nodes and n - 1 ghost
+ * layers); the state is then in the other buffer set. */
+static void fused_pass(gs_fdtd_sim *m, int64_t n) {
+  gs_fdtd_run_args a = run_args(m);
+  gs_fdtd_region pieces[5];
+  const gs_fdtd_region box = grown_box(m, (int)n - 1);
+  int np = 0;
+  for (int k = 0; k < 5; ++k) {
+    const gs_fdtd_region r = gs_region_meet(m->pml.region[k], box);
+    if (!gs_region_empty(r)) pieces[np++] = r;
+  }
+  a.piece = pieces;
+  a.npiece = np;
+  m->b->fdtd_fuse(&a, n, m->s);
+  m->step += n;
+  make_current(m, 1 - m->fields.cur);
+}
+
+/* count steps in passes of m->fuse steps fused (one rank). */
 static void advance_fused(gs_fdtd_sim *m, int64_t count) {
   const int64_t end = m->step + count;
+  while (m->step < end)
+    fused_pass(m, next_launch(m, end, m->fuse));
+}
+
+/* A deep-halo cycle of R steps as one fused pass, then the exchange into
+ * the ghosts of the set it wrote (what the cycle's single steps leave
+ * there; not overlapped: the pass is one launch). All on s: it first waits
+ * for what the high-priority stream holds (single steps before). */
+static void fused_cycle(gs_fdtd_sim *m) {
+  const gs_backend *b = m->b;
+  const int R = m->dist.depth;
+  gs_stream lo = m->s, hi = m->dist.hi;
+  if (hi != lo) {
+    b->event_record(m->dist.ev_sent, hi);
+    b->stream_wait_event(lo, m->dist.ev_sent);
+  }
+  if (m->dist.pending) gs_halo_wait(m->dist.halo, lo);
+  /* The work queued so far holds the last reads of the ghosts this cycle's
+   * exchange overwrites (the other set's: the pass reads the current one). */
+  gs_halo_reads_done(m->dist.halo, lo);
+  const int64_t n = next_launch(m, m->step + R, R);
+  if (n != R) gs_fatal("fused_cycle", "the receivers' ring has no room for a cycle", __FILE__, __LINE__);
+  fused_pass(m, n);
+  gs_halo_send(m->dist.halo, m->fields.cur, lo);
+  gs_halo_finish(m->dist.halo, m->fields.cur, lo);
+  m->dist.pending = 1;
+  rerecord_events(m); /* single steps after it wait for the pass */
+}
+
+/* Several ranks: every whole deep-halo cycle as a fused pass, single steps
+ * where count cuts one short. */
+static void advance_cycles(gs_fdtd_sim *m, int64_t count) {
+  const int64_t end = m->step + count;
+  const int R = m->dist.depth;
+  if (m->step == m->dist.k0) gs_log_debug("fdtd: deep-halo cycles of %d steps as fused passes", R);
   while (m->step < end) {
-    const int64_t n = next_launch(m, end, m->fuse);
-    const gs_fdtd_run_args a = run_args(m);
-    m->b->fdtd_fuse(&a, n, m->s);
-    m->step += n;
-    make_current(m, 1 - m->fields.cur);
+    if ((m->step - m->dist.k0) % R == 0 && end - m->step >= R)
+      fused_cycle(m);
+    else
+      gs_fdtd_sim_step(m);
   }
 }
 
@@ -936,6 +993,10 @@ void gs_fdtd_sim_advance(gs_fdtd_sim *m, int64_t count) {
   }
   if (m->fuse && !m->dist.halo) {
     advance_fused(m, count);
+    return;
+  }
+  if (m->fuse && m->dist.halo && m->dist.depth >= 2 && m->dist.depth <= m->fuse) {
+    advance_cycles(m, count);
     return;
   }
   const int64_t end = m->step + count;

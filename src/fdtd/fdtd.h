@@ -134,8 +134,9 @@ typedef struct gs_fdtd_sim {
   int64_t *onchip_barrier;  /* device: its grid barrier's counter (two words, zeroed) */
   uint64_t onchip_arrivals; /* what the counter holds after the queued launches */
   /* Otherwise it takes passes of fuse steps fused (kernels/fdtd_fuse.cu)
-   * where fuse > 0: one rank, the backend takes the grid, GPUSTENCIL_FUSE
-   * allows it (or gs_fdtd_sim_set_fuse said so). */
+   * where fuse > 0 (the backend takes the grid, GPUSTENCIL_FUSE allows it,
+   * or gs_fdtd_sim_set_fuse said so); on several ranks each deep-halo cycle
+   * of R steps as one pass where 2 <= R <= fuse, then the exchange. */
   int fuse;
   gs_fdtd_grid grid;
   gs_fdtd_fields fields;
@@ -176,9 +177,9 @@ void gs_fdtd_sim_free(gs_fdtd_sim *m);
  * will. Between steps only. */
 int gs_fdtd_sim_set_onchip(gs_fdtd_sim *m, int on);
 /* Lets gs_fdtd_sim_advance (when the grid is not on chip) take passes of T
- * fused steps (T = 0: single steps); T is cut to what the backend takes for
- * the grid (0 where it takes none, or the rank does not hold the whole
- * grid). Returns the T it will take. Between steps only. */
+ * fused steps (T = 0: single steps; several ranks: deep-halo cycles of R <=
+ * T steps); T is cut to what the backend takes for the grid (0 where it
+ * takes none). Returns the T it will take. Between steps only. */
 int gs_fdtd_sim_set_fuse(gs_fdtd_sim *m, int T);
 /* Queues count steps: gs_fdtd_sim_step's, as replays of a captured CUDA
  * graph of whole deep-halo cycles where m->graph.allowed (the same kernels,
