@@ -3,7 +3,7 @@
 # CPU and GPU give the same bits on the shipped scene (1 and 2 ranks, every transport the machine
 # has), and run the benchmarks whose figures docs/performance.md quotes. Logs go to $OUT (or
 # ./gpu-out). Debian packages the machine lacks (libdeflate, ISA-L) are unpacked from .carry/.
-# GS_SECTIONS picks parts (default all): tests bits bench codec 3d dist3 ranks3 scale3 onchip fuse; GS_CMPI_ONLY=1
+# GS_SECTIONS picks parts (default all): tests bits bench codec 3d dist3 ranks3 scale3 onchip fuse fuse2; GS_CMPI_ONLY=1
 # builds once, against the CUDA-aware Open MPI of .carry
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -186,4 +186,13 @@ if want fuse; then
   fi
   for g in ${GS_FUSE_GRIDS:-16384x16384 8192x8192 4096x4096}; do $bin bench fdtd --grid $g --steps ${GS_FUSE_STEPS:-300}; done 2>&1 |
     tee "$out/fuse_bench.txt"
+fi
+if want fuse2 && [ "$ngpu" -gt 1 ]; then
+  log "fuse2: deep-halo cycles as fused passes over $ngpu GPUs (issue #20): bits against one rank, bench"
+  (cd build-gpu && ctest --output-on-failure -R "gpu_fdtd_ranks$") 2>&1 | tail -4 | tee "$out/fuse2.txt"
+  for g in ${GS_FUSE2_GRIDS:-16384x16384 8192x8192}; do
+    mpirun -np "$ngpu" $bin bench fdtd --grid $g --steps 294 2>&1 | grep -vE "^$"
+    GPUSTENCIL_DEBUG=1 GPUSTENCIL_FUSE=7 mpirun -np "$ngpu" $bin bench fdtd --grid $g --steps 294 --halo-depth 7 2>&1 |
+      grep -E "^bench|rank|fused" | sort | uniq | grep -vE "debug: \[rank [1-9]"
+  done 2>&1 | tee -a "$out/fuse2.txt"
 fi
