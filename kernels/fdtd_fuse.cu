@@ -464,14 +464,15 @@ __device__ __forceinline__ void put_rows(const gs_fdtd_step_args &a, const Box &
     r.hy()[s] = n[k].hy;
     r.mat()[s] = n[k].m;
   }
-  if (!kSlabs) return;
-  for (int k = 0; k < kRows; ++k)
-    if (c.x < b.w && y0 + k < b.h) load_psi(a, b, c, y0 + k, psi);
-  if (c.x < kRows) {
-    const int y = y0 + c.x, slot = y & (kRing - 1);
-    const int sy = slab_at(a, 1, b.y0 + y);
-    r.yslab()[slot] = (int8_t)sy;
-    if (sy >= 0) copy_profiles(a.slab[sy], b.y0 + y, r.yprof(0) + slot, kRing);
+  if constexpr (kSlabs) {
+    for (int k = 0; k < kRows; ++k)
+      if (c.x < b.w && y0 + k < b.h) load_psi(a, b, c, y0 + k, psi);
+    if (c.x < kRows) {
+      const int y = y0 + c.x, slot = y & (kRing - 1);
+      const int sy = slab_at(a, 1, b.y0 + y);
+      r.yslab()[slot] = (int8_t)sy;
+      if (sy >= 0) copy_profiles(a.slab[sy], b.y0 + y, r.yprof(0) + slot, kRing);
+    }
   }
 }
 
@@ -603,7 +604,11 @@ static const FuseDevice *fuse_device() {
         cudaStreamCreateWithFlags(&d.side, cudaStreamNonBlocking) != cudaSuccess ||
         cudaEventCreateWithFlags(&d.fork, cudaEventDisableTiming) != cudaSuccess ||
         cudaEventCreateWithFlags(&d.join, cudaEventDisableTiming) != cudaSuccess) {
-      cudaGetLastError();
+      cudaGetLastError(); // the failed call's error: the passes are then not taken (the host says so)
+      if (d.side) cudaStreamDestroy(d.side);
+      if (d.fork) cudaEventDestroy(d.fork);
+      d.side = NULL;
+      d.fork = NULL;
       per = 0;
     }
     d.resident = per * gs_sm_count();
@@ -626,7 +631,7 @@ static bool valid_nodes(const gs_fdtd_step_args *a, gs_fdtd_region own, int T, g
   if (own.i0 != a->oi || own.j0 != a->oj || own.i0 < 0 || own.j0 < 0 || own.i1 <= own.i0 || own.j1 <= own.j0 ||
       own.i1 > X || own.j1 > Y)
     return false;
-  const bool nb[4] = {own.i0 > 0, own.i1<X, own.j0> 0, own.j1 < Y}; // a neighbour beyond each side
+  const bool nb[4] = {(own.i0 > 0), (own.i1 < X), (own.j0 > 0), (own.j1 < Y)}; // a neighbour beyond each side
   if (g < T && (nb[0] || nb[1] || nb[2] || nb[3])) return false;
   *lo = gs_fdtd_region{nb[0] ? own.i0 - g : 0, nb[1] ? own.i1 + g : X, nb[2] ? own.j0 - g : 0, nb[3] ? own.j1 + g : Y};
   return true;

@@ -171,14 +171,17 @@ fi
 if want fuse; then
   log "fuse: T steps fused a pass (issue #20): bit tests, sanitizers, 2D scene tests with it forced, bench fdtd"
   build-gpu/tests/test_fdtd_gpu tests/data/fuse/fuse.in 2>&1 | tee "$out/fuse_tests.txt"
-  for s in many_rx tiny; do build-gpu/tests/test_fdtd_gpu tests/data/onchip/$s.in 2>&1 | grep -E "fused|checks"; done |
+  for s in onchip/many_rx onchip/tiny fuse/thick_pml fuse/no_pml fuse/two_sides; do
+    build-gpu/tests/test_fdtd_gpu tests/data/$s.in 2>&1 | grep -E "fused|checks|not the bits" | sed "s|^|$s: |"; done |
     tee -a "$out/fuse_tests.txt"
-  sed 's/^#time_window:.*/#time_window: 40/' tests/data/fuse/fuse.in > /tmp/fz.in
-  for tool in memcheck racecheck synccheck; do
-    GPUSTENCIL_ONCHIP=0 GPUSTENCIL_FUSE=4 compute-sanitizer --tool $tool --error-exitcode 9 $bin fdtd /tmp/fz.in \
-      -o /tmp/fz-$tool > "$out/fuse_$tool.txt" 2>&1
-    echo "compute-sanitizer $tool (fdtd fuse.in, 40 steps in passes of 4): exit $?" | tee -a "$out/fuse_tests.txt"
-    tail -2 "$out/fuse_$tool.txt"
+  for sc in fuse thick_pml; do
+    sed 's/^#time_window:.*/#time_window: 40/' tests/data/fuse/$sc.in > /tmp/fz.in
+    for tool in memcheck racecheck synccheck; do
+      GPUSTENCIL_ONCHIP=0 GPUSTENCIL_FUSE=4 compute-sanitizer --tool $tool --error-exitcode 9 $bin fdtd /tmp/fz.in \
+        -o /tmp/fz-$tool > "$out/fuse_$tool.txt" 2>&1
+      echo "compute-sanitizer $tool (fdtd $sc.in, 40 steps in passes of 4): exit $?" | tee -a "$out/fuse_tests.txt"
+      tail -2 "$out/fuse_$tool.txt"
+    done
   done
   if [ "${GS_FUSE_CTEST:-1}" = 1 ]; then # every 2D scene test with the passes forced wherever one rank runs off chip
     (cd build-gpu && GPUSTENCIL_ONCHIP=0 GPUSTENCIL_FUSE=5 ctest -j 8 -LE "fuzz|slow" -R "gprmax_(2D|cyl|lossy|buried|tmx|bscan|multi|tmy|quirk|compound|magnetic_n|waveforms|np2)|fdtd_cli|ckpt_corrupt|gpu_fdtd_cpu|fdtd_cavity|fdtd_energy|fdtd_greens|fdtd_cpml") 2>&1 |

@@ -39,7 +39,17 @@ static float *read_field(gs_fdtd_sim *m, int f, size_t *n) {
   return v;
 }
 
-/* x and y hold the same bits: every field and every receiver sample. */
+/* CPML auxiliary k (slab k / 2, E or H) of m's current set, on the host. */
+static float *read_psi(gs_fdtd_sim *m, int k, size_t *n) {
+  *n = m->pml.cells[k / 2];
+  float *v = malloc(*n * sizeof *v + 1);
+  m->b->copy_d2h(v, m->pml.psi[k / 2][m->fields.cur][k % 2], *n * sizeof *v, m->s);
+  m->b->stream_sync(m->s);
+  return v;
+}
+
+/* x and y hold the same bits: every field, every CPML auxiliary and every
+ * receiver sample. */
 static void check_same_bits(gs_fdtd_sim *x, gs_fdtd_sim *y, const char *what) {
   const char *names[3] = {"Ez", "Hx", "Hy"};
   for (int f = 0; f < 3; ++f) {
@@ -48,6 +58,14 @@ static void check_same_bits(gs_fdtd_sim *x, gs_fdtd_sim *y, const char *what) {
     CHECKF(memcmp(fx, fy, n * sizeof *fx) == 0, "%s: %s not the bits of single steps", what, names[f]);
     free(fx);
     free(fy);
+  }
+  for (int k = 0; k < 2 * x->pml.n; ++k) {
+    size_t n;
+    float *px = read_psi(x, k, &n), *py = read_psi(y, k, &n);
+    CHECKF(memcmp(px, py, n * sizeof *px) == 0, "%s: psi of slab %d (%s) not the bits of single steps", what, k / 2,
+           k % 2 ? "H" : "E");
+    free(px);
+    free(py);
   }
   CHECKF(x->rx.n == 0 ||
              memcmp(x->rx.hist, y->rx.hist, sizeof(float) * 3 * (size_t)x->rx.n * (size_t)x->sc->iterations) == 0,

@@ -46,7 +46,9 @@ void gs_config_load(gs_config *cfg, char *err, size_t errlen) {
   static const char *const copy[] = {"kernel", "engine", NULL};
   static const char *const off_on[] = {"0", "1", NULL};
   static const char *const onchip[] = {"0", "1", "auto", NULL};
-  static const char *const fuse[] = {"0", "1", "2", "3", "4", "5", "6", "7", "auto", NULL}; /* index = T */
+  static const char *const fuse[] = {"0", "1", "2",    "3", "4", "5",
+                                     "6", "7", "auto", NULL}; /* index = T, up to
+                                                                GS_FDTD_FUSE_MAX (7) */
   memset(cfg, 0, sizeof *cfg);
   err[0] = 0;
   cfg->debug = getenv("GPUSTENCIL_DEBUG") != NULL;

@@ -468,19 +468,25 @@ int gs_fdtd_sim_set_fuse(gs_fdtd_sim *m, int T) {
   const gs_fdtd_step_args a = step_args(m, 0, 1);
   const int most = m->b->fdtd_fuse_fits(&a);
   m->fuse = T < most ? T : most;
-  gs_log_debug("fdtd: %d steps fused a pass", m->fuse);
+  if (!most)
+    gs_log_debug("fdtd: fused passes not taken by the %s backend for this grid (magnetic H, overlapping slabs, or "
+                 "no device support): single steps",
+                 m->b->name);
+  else
+    gs_log_debug("fdtd: %d steps fused a pass%s", m->fuse, m->onchip ? " (while the grid is not on chip: it is)" : "");
   return m->fuse;
 }
 
 /* GPUSTENCIL_FUSE's choice. auto: one rank on the GPU takes passes of
  * GS_FDTD_FUSE_AUTO steps where the grid has GS_FDTD_FUSE_MIN_NODES nodes
- * or more (one H200, 10-cell CPML, docs/performance.md, session 11: 7 steps
- * were the fastest T at 8192^2 and 16384^2, 1.56x and 1.88x one step a
- * launch; at 4096^2 no T gained); single steps below, on the CPU (its
- * twin is their loop) and on several ranks (fused cycles there only when
- * asked for: not measured against the overlapped exchange). */
+ * or more (one H200, 10-cell CPML, docs/performance.md, session 11: T = 7
+ * the fastest or within 2 % of it from 6144^2 (1.47x one step a launch) to
+ * 16384^2 (1.90x); at 4096^2 T = 7 lost (0.92x), so smaller grids take
+ * single steps); single steps on the CPU (its twin is their loop) and on
+ * several ranks (fused cycles there only when asked for: not measured
+ * against the overlapped exchange). */
 #define GS_FDTD_FUSE_AUTO 7
-#define GS_FDTD_FUSE_MIN_NODES (8192.0 * 8192.0)
+#define GS_FDTD_FUSE_MIN_NODES (6144.0 * 6144.0)
 static void init_fuse(gs_fdtd_sim *m) {
   const int mode = gs_config_get()->fuse;
   const gs_fdtd_part *own = &m->grid.own;
@@ -917,7 +923,7 @@ static void fused_pass(gs_fdtd_sim *m, int64_t n) {
   }
   a.piece = pieces;
   a.npiece = np;
-  m->b->fdtd_fuse(&a, n, m->s);
+  if (m->b->fdtd_fuse(&a, n, m->s) != 0) gs_fatal("fdtd_fuse", "the backend refused a fused pass", __FILE__, __LINE__);
   m->step += n;
   make_current(m, 1 - m->fields.cur);
 }
