@@ -477,23 +477,26 @@ int gs_fdtd_sim_set_fuse(gs_fdtd_sim *m, int T) {
   return m->fuse;
 }
 
-/* GPUSTENCIL_FUSE's choice. auto: one rank on the GPU takes passes of
- * GS_FDTD_FUSE_AUTO steps where the grid has GS_FDTD_FUSE_MIN_NODES nodes
- * or more (one H200, 10-cell CPML, docs/performance.md, session 11: T = 7
- * the fastest or within 2 % of it from 6144^2 (1.47x one step a launch) to
- * 16384^2 (1.90x); at 4096^2 T = 7 lost (0.92x), so smaller grids take
- * single steps); single steps on the CPU (its twin is their loop) and on
- * several ranks (fused cycles there only when asked for: not measured
- * against the overlapped exchange). */
+/* GPUSTENCIL_FUSE's choice for a scene on backend b: T (0: single steps).
+ * auto: the GPU takes passes of GS_FDTD_FUSE_AUTO steps where the grid has
+ * GS_FDTD_FUSE_MIN_NODES nodes or more (one H200, 10-cell CPML,
+ * docs/performance.md, session 11: T = 7 the fastest or within 2 % of it
+ * from 6144^2 (1.47x one step a launch) to 16384^2 (1.90x); at 4096^2 T = 7
+ * lost (0.92x), so smaller grids take single steps); the CPU single steps
+ * (its twin is their loop). On several ranks the automatic halo depth is
+ * then T, each deep-halo cycle one pass (2 H200s: 94 % of the one-GPU
+ * passes' time at 16384^2, against 54 % for the overlapped single steps). */
 #define GS_FDTD_FUSE_AUTO 7
 #define GS_FDTD_FUSE_MIN_NODES (6144.0 * 6144.0)
-static void init_fuse(gs_fdtd_sim *m) {
+static int fuse_wanted(const gs_scene *sc, const gs_backend *b) {
   const int mode = gs_config_get()->fuse;
-  const gs_fdtd_part *own = &m->grid.own;
-  const int whole = own->i0 == 0 && own->j0 == 0 && own->i1 == m->grid.nx + 1 && own->j1 == m->grid.ny + 1;
-  const double nodes = (double)(m->grid.nx + 1) * (double)(m->grid.ny + 1);
-  const int auto_T = m->b->is_gpu && whole && nodes >= GS_FDTD_FUSE_MIN_NODES ? GS_FDTD_FUSE_AUTO : 0;
-  gs_fdtd_sim_set_fuse(m, mode == GS_FUSE_AUTO ? auto_T : mode);
+  const double nodes = (double)(sc->nx + 1) * (double)(sc->ny + 1);
+  if (mode != GS_FUSE_AUTO) return mode;
+  return b->is_gpu && nodes >= GS_FDTD_FUSE_MIN_NODES ? GS_FDTD_FUSE_AUTO : 0;
+}
+
+static void init_fuse(gs_fdtd_sim *m) {
+  gs_fdtd_sim_set_fuse(m, fuse_wanted(m->sc, m->b));
 }
 
 /* GPUSTENCIL_ONCHIP's choice. auto: the CPU backend takes the twin (the
@@ -1260,6 +1263,8 @@ int gs_fdtd_agree_depth(const gs_scene *sc, const gs_backend *b, const gs_fdtd_p
   if (!d) {
     double nodes = (double)(part->i1 - part->i0) * (double)(part->j1 - part->j0);
     auto_want = gs_fdtd_auto_depth(b, nodes);
+    const int T = fuse_wanted(sc, b);
+    if (T >= 2) auto_want = T; /* each deep-halo cycle then one fused pass */
     d = gs_fdtd_depth_fit(sc, part, auto_want);
   }
   int all;
