@@ -3,12 +3,7 @@
 # with its bit test, then bench fdtd on large grids (issue #20).
 # usage: VARIANTS="GS_FDTD_FUSE_MINB=2 GS_FDTD_FUSE_MINB=3" bash scripts/fuse_variants.sh;
 # outputs in $OUT (or ./gpu-out). GRIDS: the grids (default 16384x16384).
-set -uo pipefail
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-out=${OUT:-$here/gpu-out}; mkdir -p "$out"
-cd "$here"
-for deb in .carry/*.deb; do [ -f "$deb" ] && dpkg -i "$deb" >/dev/null 2>&1; done
-ldconfig
+source "$(dirname "${BASH_SOURCE[0]}")/gpu_prologue.sh"
 k=0
 for v in ${VARIANTS:-GS_FDTD_FUSE_MINB=3}; do
   k=$((k + 1))

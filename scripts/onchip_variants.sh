@@ -2,12 +2,7 @@
 # The 2D on-chip kernel's blocks per SM (kernels/fdtd_run.cu, GS_FDTD_RUN_PER_SM) on the GPU
 # machine: each variant built with its bit test, then bench fdtd on small grids (issue #20).
 # usage: VARIANTS="1 2 4" bash scripts/onchip_variants.sh; outputs in $OUT (or ./gpu-out).
-set -uo pipefail
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-out=${OUT:-$here/gpu-out}; mkdir -p "$out"
-cd "$here"
-for deb in .carry/*.deb; do [ -f "$deb" ] && dpkg -i "$deb" >/dev/null 2>&1; done
-ldconfig
+source "$(dirname "${BASH_SOURCE[0]}")/gpu_prologue.sh"
 printf '#domain: 2 1 0.001\n#dx_dy_dz: 0.001 0.001 0.001\n#time_window: 4000\n#pml_cells: 0\n#waveform: ricker 1 3e9 w\n#hertzian_dipole: z 1 0.5 0 w\n' > /tmp/nopml.in
 for v in ${VARIANTS:-1 2 4}; do
   ( cmake -S . -B "build-v$v" -DCMAKE_CUDA_ARCHITECTURES=90 -DGPUSTENCIL_SCALE_TUNING="GS_FDTD_RUN_PER_SM=$v" > /dev/null 2>&1 &&
