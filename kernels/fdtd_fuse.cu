@@ -3,9 +3,10 @@
 // once (25 bytes a node): the copy bandwidth caps it. Here a pass reads the
 // fields once, advances them T steps in shared memory and writes them once.
 //
-// The cut: a block owns a strip of columns and a segment of rows and loads
-// them with T more columns and rows on every side (its box; fewer at the
-// grid's edges). Each step, the nodes one further in from the box's edge
+// The cut: a block owns a strip of columns and a segment of rows of the
+// rank's nodes and loads them with T more columns and rows on every side
+// (its box; fewer at the grid's edges; on several ranks the box reaches
+// into the T or more ghost layers the last exchange filled). Each step, the nodes one further in from the box's edge
 // stop being exact (a node's update reads its neighbours' previous values,
 // one node away), so after T steps the owned nodes still are: only they are
 // written. The margins are computed twice (by both neighbours): 2T of 256
@@ -18,8 +19,9 @@
 // Hy and the materials in shared memory: H of those rows (the right
 // neighbour's Ez from the next thread), barrier, Ez (the left neighbour's
 // Hy), the sources, the receivers, barrier. Level T's rows are then final
-// and go out; the next rows, loaded into registers while the levels ran, go
-// in. The arithmetic per node is fdtd_node.h's (the same expressions, no
+// and go out; the next rows come in (their loads all issued before any is
+// stored, so they are in flight together; other blocks on the SM compute
+// meanwhile). The arithmetic per node is fdtd_node.h's (the same expressions, no
 // fused multiply-add), so the bits are those of T single steps.
 //
 // CPML psi is a node's own state (no neighbour reads it): each thread keeps
