@@ -41,8 +41,8 @@ constexpr int kRows = 8;                 // rows a level advances per iteration
 constexpr int kRing = 16;                // rows held (a power of two)
 constexpr int kMaxT = kRing - kRows - 1; // the oldest row level T reads must survive the next load
 static_assert(kMaxT == GS_FDTD_FUSE_MAX, "fdtd_kernels.h announces the deepest pass");
-constexpr int kPitch = kCols + 2; // a pad column on each side (read by the box's edge nodes only)
-constexpr int kCap = 256;         // sources or receivers a block lists (more: it scans the whole list)
+constexpr int kPitch = kCols + 2;         // a pad column on each side (read by the box's edge nodes only)
+constexpr int kCap = GS_FDTD_FUSE_POINTS; // sources or receivers a block lists (more: it scans the whole list)
 // GS_FDTD_FUSE_MINB, _EDGE: blocks per SM asked of the compiler for the
 // plain and the edge kernel (tuning knobs: they cap the registers;
 // docs/performance.md, session 11).

@@ -167,6 +167,10 @@ int gs_fdtd_run_fits_cuda(const gs_fdtd_step_args *a);
  * GS_FDTD_FUSE_MAX. The GPU reads the fields once a pass and writes them
  * once (kernels/fdtd_fuse.cu). */
 #define GS_FDTD_FUSE_MAX 7
+/* Sources or receivers a block of the GPU's pass lists for itself; one
+ * that holds more scans the whole list at every level (correct, slow:
+ * gs_fdtd_sim_set_fuse takes no scene with more than this many points). */
+#define GS_FDTD_FUSE_POINTS 256
 typedef int (*gs_fdtd_fuse_fn)(const gs_fdtd_run_args *a, int64_t steps, void *stream);
 int gs_fdtd_fuse_ref(const gs_fdtd_run_args *a, int64_t steps, void *stream);
 int gs_fdtd_fuse_cuda(const gs_fdtd_run_args *a, int64_t steps, void *stream);

@@ -465,6 +465,13 @@ int gs_fdtd_sim_set_fuse(gs_fdtd_sim *m, int T) {
   m->fuse = 0;
   drop_graph(m); /* a pass moves the buffer sets once, whatever T: a graph captured before may no longer match */
   if (T <= 0 || !m->b->fdtd_fuse) return 0;
+  if (m->rx.n > GS_FDTD_FUSE_POINTS || m->src.cum[m->dist.depth] > GS_FDTD_FUSE_POINTS) {
+    /* A block holding more scans the whole list at every level: on the H200
+     * a dense array of 5681 receivers made a pass slower than single steps. */
+    gs_log_debug("fdtd: fused passes not taken: %d receivers and %d sources, more than %d: single steps", m->rx.n,
+                 m->src.cum[m->dist.depth], GS_FDTD_FUSE_POINTS);
+    return 0;
+  }
   const gs_fdtd_step_args a = step_args(m, 0, 1);
   const int most = m->b->fdtd_fuse_fits(&a);
   m->fuse = T < most ? T : most;
