@@ -2,11 +2,12 @@
 # gpustencil fdtd from the command line: checkpoint and restart give exactly
 # the bits of an unbroken run; corrupt, truncated and foreign checkpoints are
 # refused; bad scenes get one "file:line: reason" line and exit status 2;
-# B-scans and snapshots are written. GS_BACKEND picks the backend.
+# B-scans and snapshots are written. GS_BACKEND picks the backend; GS_TAG
+# names the work folder apart (the same test under other GPUSTENCIL_ settings).
 set -u
 bin=${GS_BIN:?}; src=${GS_SOURCE_DIR:?}; b=${GS_BACKEND:-cpu}
 if [ "$b" = cuda ] && ! nvidia-smi -L > /dev/null 2>&1; then echo "no GPU: skipped"; exit 77; fi
-w=${GS_WORK:?}/fdtd_cli_$b; rm -rf "$w"; mkdir -p "$w"
+w=${GS_WORK:?}/fdtd_cli_$b${GS_TAG:-}; rm -rf "$w"; mkdir -p "$w"
 fail=0
 f() { echo "FAIL: $*"; fail=1; }
 run() { "$bin" fdtd --backend "$b" "$@"; }
