@@ -621,15 +621,22 @@ static void flush_receivers(gs_fdtd_sim *m) {
  * stream st: their parts in region 0 (no CPML in reach: the plain update)
  * and in the strips around it (with the slabs), in one launch on the GPU
  * (kernels/fdtd.cu). */
+/* The non-empty parts of box in the five CPML regions, appended to pieces
+ * (room for 5 more); returns the new count. */
+static int cpml_pieces(const gs_fdtd_sim *m, gs_fdtd_region box, gs_fdtd_region *pieces, int np) {
+  for (int k = 0; k < 5; ++k) {
+    const gs_fdtd_region r = gs_region_meet(m->pml.region[k], box);
+    if (!gs_region_empty(r)) pieces[np++] = r;
+  }
+  return np;
+}
+
 static void update_boxes(gs_fdtd_sim *m, const gs_fdtd_step_args *slab, const gs_fdtd_region *boxes, int n,
                          gs_stream st) {
   gs_fdtd_region pieces[20];
   int np = 0;
   for (int b = 0; b < n; ++b)
-    for (int k = 0; k < 5; ++k) {
-      gs_fdtd_region r = gs_region_meet(m->pml.region[k], boxes[b]);
-      if (!gs_region_empty(r)) pieces[np++] = r;
-    }
+    np = cpml_pieces(m, boxes[b], pieces, np);
   if (np) m->b->fdtd_step(slab, pieces, np, st);
 }
 
@@ -925,14 +932,8 @@ static gs_fdtd_run_args run_args(const gs_fdtd_sim *m) {
 static void fused_pass(gs_fdtd_sim *m, int64_t n) {
   gs_fdtd_run_args a = run_args(m);
   gs_fdtd_region pieces[5];
-  const gs_fdtd_region box = grown_box(m, (int)n - 1);
-  int np = 0;
-  for (int k = 0; k < 5; ++k) {
-    const gs_fdtd_region r = gs_region_meet(m->pml.region[k], box);
-    if (!gs_region_empty(r)) pieces[np++] = r;
-  }
   a.piece = pieces;
-  a.npiece = np;
+  a.npiece = cpml_pieces(m, grown_box(m, (int)n - 1), pieces, 0);
   if (m->b->fdtd_fuse(&a, n, m->s) != 0) gs_fatal("fdtd_fuse", "the backend refused a fused pass", __FILE__, __LINE__);
   m->step += n;
   make_current(m, 1 - m->fields.cur);
