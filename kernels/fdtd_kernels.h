@@ -153,6 +153,13 @@ int gs_fdtd_run_cuda(const gs_fdtd_run_args *a, int64_t steps, void *stream);
 typedef int (*gs_fdtd_run_fits_fn)(const gs_fdtd_step_args *a);
 int gs_fdtd_run_fits_ref(const gs_fdtd_step_args *a);
 int gs_fdtd_run_fits_cuda(const gs_fdtd_step_args *a);
+/* Which form of gs_fdtd_run takes the grid of a (for logs and benchmarks):
+ * the GPU's "columns, Ez in registers", "columns, Ez and Hx in registers"
+ * (kernels/fdtd_run_cols.cu), "tiles in shared memory" (fdtd_run.cu), or
+ * "none"; the CPU's "the CPU twin". */
+typedef const char *(*gs_fdtd_run_form_fn)(const gs_fdtd_step_args *a);
+const char *gs_fdtd_run_form_ref(const gs_fdtd_step_args *a);
+const char *gs_fdtd_run_form_cuda(const gs_fdtd_step_args *a);
 
 /* T steps fused in one pass over a grid too big for the chip (issue #20's
  * temporal blocking): the receivers, updates and sources of steps t0 .. t0

@@ -19,9 +19,16 @@
 
 #include "fdtd_kernels.h"
 #include "fdtd_node.h"
+#include "fdtd_run.cuh"
 #include "sm_count.cuh"
 
 namespace {
+
+using gs_run::grid_barrier;
+using gs_run::kNoSlab;
+using gs_run::kSlabs;
+using gs_run::slab_e;
+using gs_run::slab_h;
 
 // Blocks an SM runs at once (GS_FDTD_RUN_PER_SM: 1, 2 or 4; a tuning knob,
 // docs/performance.md): each has 1024 / that threads (32 columns x kRunY
@@ -47,8 +54,6 @@ struct RunPlan {
 // tests; the frame around it, the rest of the tile, does them);
 // (Few members: a block of 1024 threads has 64 registers a thread.)
 extern __shared__ float4 run_smem[];
-
-constexpr uint8_t kNoSlab = 255, kSlabs = 254; // slab maps: no slab, several
 
 struct Tile {
   int i0, j0; // first node (a grid on chip has far fewer than 2^31 nodes)
@@ -252,26 +257,12 @@ __device__ void map_slabs(const gs_fdtd_step_args &a, const Tile &t) {
   each_of((int64_t)(t.nw + 2) + (t.nh + 2), [&](int64_t k) {
     const int dir = k < t.nw + 2 ? 0 : 1;
     const int64_t at = dir == 0 ? t.i0 - 1 + k : t.j0 - 1 + (k - (t.nw + 2));
-    uint8_t m = kNoSlab;
-    for (int q = 0; q < a.nslab; ++q)
-      if (a.slab[q].dir == dir && at >= a.slab[q].lo && at < a.slab[q].hi) m = m == kNoSlab ? (uint8_t)q : kSlabs;
+    const uint8_t m = gs_run::slab_at(a, dir, at);
     if (dir == 0)
       t.xs()[k] = m;
     else
       t.ys()[k - (t.nw + 2)] = m;
   });
-}
-
-// The CPML correction of slab q (the one slab of its axis at this node) on
-// a new H value h (gs_fdtd_hx_from / hy_from with that slab: the same
-// expressions): along / other, the node's index along the slab and across.
-__device__ __forceinline__ float slab_h(const gs_fdtd_slab &p, int64_t along, int64_t other, float h, float cb, float d,
-                                        bool own) {
-  if (other < p.o0 || other >= p.o1) return h;
-  const int64_t q = along - p.lo, w = q * (p.o1 - p.o0) + (other - p.o0);
-  const float psi = own ? p.psi_h_in[w] : __ldcg(p.psi_h_in + w);
-  if (own) p.psi_h_out[w] = p.bh[q] * psi + p.ah[q] * d;
-  return p.dir == 1 ? h - cb * (p.kh[q] * d + psi) : h + cb * (p.kh[q] * d + psi);
 }
 
 // New H of a frame node (or a ghost: own 0) in free-space H through the
@@ -296,18 +287,6 @@ __device__ __forceinline__ void frame_h(const gs_fdtd_step_args &a, const Tile &
     const float h = t.hy()[s] + a.chx * d;
     t.hy()[s] = sx == kNoSlab ? h : slab_h(a.slab[sx], i, j, h, a.chx, d, own);
   }
-}
-
-// The CPML correction of slab q on a new Ez (gs_fdtd_e_from's, one slab).
-__device__ __forceinline__ float slab_e(const gs_fdtd_slab &p, int64_t i, int64_t j, float ez, float4 c, float dhy,
-                                        float dhx) {
-  const int64_t along = p.dir == 0 ? i : j, other = p.dir == 0 ? j : i;
-  if (other < p.o0 || other >= p.o1) return ez;
-  const int64_t q = along - p.lo, w = q * (p.o1 - p.o0) + (other - p.o0);
-  const float d = p.dir == 0 ? dhy : dhx;
-  const float psi = p.psi_e_in[w];
-  p.psi_e_out[w] = p.be[q] * psi + p.ae[q] * d;
-  return p.dir == 0 ? ez + c.y * (p.ke[q] * d + psi) : ez - c.z * (p.ke[q] * d + psi);
 }
 
 // New Ez of an interior frame node through the slab maps, the two axes'
@@ -409,25 +388,6 @@ __device__ __forceinline__ void publish_ez(const gs_fdtd_step_args &a, const Til
 __device__ __forceinline__ void fetch_ez(const gs_fdtd_step_args &a, const Tile &t) {
   ez_edges(a, t, true,
            [&](int li, int lj) { t.ez()[t.at(li, lj)] = __ldcg(a.ez_out + gs_fdtd_at(&a, t.i0 + li, t.j0 + lj)); });
-}
-
-// All blocks of the launch at one point: the arrival counter word reaches
-// target (the count runs on across launches: no reset). Cooperative groups'
-// grid.sync does the same with a counter it resets; ours needs no extra
-// state in the kernel. Whether the acquire poll invalidates L1 as theirs
-// does was not checked in the SASS: what one block reads of another's
-// stores it reads from L2 (__ldcg, GS_READ_SHARED) either way.
-__device__ __forceinline__ void grid_barrier(unsigned long long *word, unsigned long long target) {
-  __syncthreads();
-  if (threadIdx.x == 0 && threadIdx.y == 0) {
-    __threadfence(); // this block's stores (the published edges) before its arrival
-    atomicAdd(word, 1ull);
-    unsigned long long seen;
-    do {
-      asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(seen) : "l"(word) : "memory");
-    } while (seen < target);
-  }
-  __syncthreads();
 }
 
 constexpr int kRunThreads = kRunX * kRunY;
@@ -585,16 +545,34 @@ static bool plan_run(const gs_fdtd_step_args *a, RunPlan *p) {
 
 } // namespace
 
+// The columns form (kernels/fdtd_run_cols.cu) where it takes the grid,
+// else the tiles form.
 extern "C" int gs_fdtd_run_fits_cuda(const gs_fdtd_step_args *a) {
+  gs_run::ColsPlan c;
+  if (gs_run::cols_plan(a, &c)) return c.cx * c.cy;
   RunPlan p;
   return plan_run(a, &p) ? p.cx * p.cy : 0;
 }
 
+extern "C" const char *gs_fdtd_run_form_cuda(const gs_fdtd_step_args *a) {
+  gs_run::ColsPlan c;
+  RunPlan p;
+  if (gs_run::cols_plan(a, &c))
+    return c.form == gs_run::kFormEz ? "columns, Ez in registers" : "columns, Ez and Hx in registers";
+  return plan_run(a, &p) ? "tiles in shared memory" : "none";
+}
+
 extern "C" int gs_fdtd_run_cuda(const gs_fdtd_run_args *a, int64_t steps, void *stream) {
   if (steps <= 0) return 0;
-  RunPlan p;
   // The barrier's count assumes the blocks gs_fdtd_run_fits announced: refuse any other plan.
-  if (!plan_run(&a->set[0], &p) || !a->barrier || p.cx * p.cy != a->blocks) return (int)cudaErrorInvalidConfiguration;
+  if (!a->barrier) return (int)cudaErrorInvalidConfiguration;
+  gs_run::ColsPlan c;
+  if (gs_run::cols_plan(&a->set[0], &c)) {
+    if (c.cx * c.cy != a->blocks) return (int)cudaErrorInvalidConfiguration;
+    return (int)gs_run::cols_launch(a, c, steps, (cudaStream_t)stream);
+  }
+  RunPlan p;
+  if (!plan_run(&a->set[0], &p) || p.cx * p.cy != a->blocks) return (int)cudaErrorInvalidConfiguration;
   void *args[] = {(void *)a, (void *)&p, (void *)&steps};
   return (int)cudaLaunchCooperativeKernel((const void *)run_kernel, dim3((unsigned)(p.cx * p.cy)), dim3(kRunX, kRunY),
                                           args, p.smem, (cudaStream_t)stream);

@@ -3,7 +3,7 @@
 # CPU and GPU give the same bits on the shipped scene (1 and 2 ranks, every transport the machine
 # has), and run the benchmarks whose figures docs/performance.md quotes. Logs go to $OUT (or
 # ./gpu-out). Debian packages the machine lacks (libdeflate, ISA-L) are unpacked from .carry/.
-# GS_SECTIONS picks parts (default all): tests bits bench codec 3d dist3 ranks3 scale3 onchip fuse fuse2; GS_CMPI_ONLY=1
+# GS_SECTIONS picks parts (default all): tests bits bench codec 3d dist3 ranks3 scale3 onchip cols fuse fuse2; GS_CMPI_ONLY=1
 # builds once, against the CUDA-aware Open MPI of .carry
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -167,6 +167,27 @@ if want onchip; then
     for g in 2000x1000 1000x1000; do mpirun -np "$ngpu" $bin bench fdtd --grid $g --steps 2000; done 2>&1 |
       tee -a "$out/onchip_bench.txt"
   fi
+fi
+if want cols; then
+  log "cols: the columns form on chip (issue #20): each form's bit tests and sanitizers, bench per form"
+  (cd build-gpu && ctest --output-on-failure -j 6 -R "gpu_fdtd_onchip|gpu_fdtd_fuse") 2>&1 | tail -25 | tee "$out/cols_tests.txt"
+  for form in ez regs; do
+    for s in fuse/thick_pml:16 onchip/tiny:16 onchip/cols_big:4; do
+      for tool in memcheck racecheck synccheck; do
+        GS_FDTD_RUN_FORM=$form compute-sanitizer --tool $tool --error-exitcode 9 build-gpu/tests/test_fdtd_gpu \
+          tests/data/${s%:*}.in ${s#*:} > "$out/cols_${form}_$(basename ${s%:*})_$tool.txt" 2>&1
+        echo "compute-sanitizer $tool, form $form, ${s%:*} (${s#*:} steps): exit $?"
+      done
+    done
+  done 2>&1 | tee -a "$out/cols_tests.txt"
+  printf '#domain: 2 1 0.001\n#dx_dy_dz: 0.001 0.001 0.001\n#time_window: 4000\n#pml_cells: 0\n#waveform: ricker 1 3e9 w\n#hertzian_dipole: z 1 0.5 0 w\n' > /tmp/nopml.in
+  for form in ${GS_COLS_FORMS:-tiles ez regs}; do
+    for g in ${GS_COLS_GRIDS:-2000x1000 1000x1000 600x300}; do
+      GS_FDTD_RUN_FORM=$form $bin bench fdtd --grid $g --steps 4000 2>&1 | grep -A1 -E "^bench|T = 1 \(|on chip"
+    done
+    GS_FDTD_RUN_FORM=$form GPUSTENCIL_ONCHIP=1 $bin fdtd /tmp/nopml.in -o /tmp/nopml-$form 2>&1 | grep -E "checksum|steps in" |
+      sed "s/^/no CPML, form $form: /"
+  done 2>&1 | tee "$out/cols_bench.txt"
 fi
 if want fuse; then
   log "fuse: T steps fused a pass (issue #20): bit tests, sanitizers, 2D scene tests with it forced, bench fdtd"

@@ -700,8 +700,8 @@ static int bench_fdtd_one(gs_run *run, const gs_bench_opts *o, int64_t w, int64_
   if (!gs_fdtd_sim_set_onchip(&m, 1)) {
     printf(" the grid on chip: does not fit this device\n");
   } else {
-    printf(" the grid on chip, T = %lld steps a launch (the fields read and written once a launch):\n",
-           (long long)(o->steps < GS_RX_CHUNK ? o->steps : GS_RX_CHUNK));
+    printf(" the grid on chip (%s), T = %lld steps a launch (the fields read and written once a launch):\n",
+           m.onchip_form, (long long)(o->steps < GS_RX_CHUNK ? o->steps : GS_RX_CHUNK));
     print_path(cells, o->steps, time_steps(b, &m, o->steps), t1, ceiling);
     gs_fdtd_sim_set_onchip(&m, 0);
   }

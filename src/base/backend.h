@@ -113,6 +113,7 @@ typedef struct gs_backend {
   gs_fdtd_clock_fn fdtd_clock;
   gs_fdtd_run_fn fdtd_run;             /* several steps in one launch, the grid on chip (one rank) */
   gs_fdtd_run_fits_fn fdtd_run_fits;   /* whether fdtd_run takes a grid */
+  gs_fdtd_run_form_fn fdtd_run_form;   /* the form of fdtd_run that takes it (logs, benchmarks) */
   gs_fdtd_fuse_fn fdtd_fuse;           /* T steps fused in one pass (one rank, grids too big for the chip) */
   gs_fdtd_fuse_fits_fn fdtd_fuse_fits; /* the deepest pass fdtd_fuse takes for a grid, 0: none */
   gs_fdtd3_step_fn fdtd3_step;

@@ -1,0 +1,88 @@
+// What the two forms of the on-chip 2D FDTD run share (kernels/fdtd_run.cu:
+// tiles in shared memory, any scene; kernels/fdtd_run_cols.cu: columns in
+// registers, scenes with free-space H): the grid barrier, the CPML
+// corrections of one slab written out for on-chip values, and the columns
+// form's plan and launch, which fdtd_run.cu's entry points try first.
+#ifndef GS_FDTD_RUN_CUH
+#define GS_FDTD_RUN_CUH
+
+#include <cuda_runtime.h>
+
+#include "fdtd_kernels.h"
+
+namespace gs_run {
+
+constexpr uint8_t kNoSlab = 255, kSlabs = 254; // slab maps: no slab, several
+
+// All blocks of the launch at one point: the arrival counter word reaches
+// target (the count runs on across launches: no reset). Cooperative groups'
+// grid.sync does the same with a counter it resets; ours needs no extra
+// state in the kernel. What one block reads of another's stores it reads
+// from L2 (__ldcg, GS_READ_SHARED).
+__device__ __forceinline__ void grid_barrier(unsigned long long *word, unsigned long long target) {
+  __syncthreads();
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
+    __threadfence(); // this block's stores (the published edges) before its arrival
+    atomicAdd(word, 1ull);
+    unsigned long long seen;
+    do {
+      asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(seen) : "l"(word) : "memory");
+    } while (seen < target);
+  }
+  __syncthreads();
+}
+
+// The CPML correction of slab p (the one slab of its axis at this node) on
+// a new H value h (gs_fdtd_hx_from / hy_from with that slab: the same
+// expressions): along / other, the node's index along the slab and across;
+// own: the node's owner (stores psi), else a ghost (reads it from L2).
+__device__ __forceinline__ float slab_h(const gs_fdtd_slab &p, int64_t along, int64_t other, float h, float cb, float d,
+                                        bool own) {
+  if (other < p.o0 || other >= p.o1) return h;
+  const int64_t q = along - p.lo, w = q * (p.o1 - p.o0) + (other - p.o0);
+  const float psi = own ? p.psi_h_in[w] : __ldcg(p.psi_h_in + w);
+  if (own) p.psi_h_out[w] = p.bh[q] * psi + p.ah[q] * d;
+  return p.dir == 1 ? h - cb * (p.kh[q] * d + psi) : h + cb * (p.kh[q] * d + psi);
+}
+
+// The CPML correction of slab p on a new Ez (gs_fdtd_e_from's, one slab);
+// c: the node's (ca, cbx, cby, src).
+__device__ __forceinline__ float slab_e(const gs_fdtd_slab &p, int64_t i, int64_t j, float ez, float4 c, float dhy,
+                                        float dhx) {
+  const int64_t along = p.dir == 0 ? i : j, other = p.dir == 0 ? j : i;
+  if (other < p.o0 || other >= p.o1) return ez;
+  const int64_t q = along - p.lo, w = q * (p.o1 - p.o0) + (other - p.o0);
+  const float d = p.dir == 0 ? dhy : dhx;
+  const float psi = p.psi_e_in[w];
+  p.psi_e_out[w] = p.be[q] * psi + p.ae[q] * d;
+  return p.dir == 0 ? ez + c.y * (p.ke[q] * d + psi) : ez - c.z * (p.ke[q] * d + psi);
+}
+
+// The slab of axis dir (0: x, 1: y) whose extent along it holds index at:
+// its place in a's list, kNoSlab, or kSlabs where several do.
+__device__ __forceinline__ uint8_t slab_at(const gs_fdtd_step_args &a, int dir, int64_t at) {
+  uint8_t m = kNoSlab;
+  for (int q = 0; q < a.nslab; ++q)
+    if (a.slab[q].dir == dir && at >= a.slab[q].lo && at < a.slab[q].hi) m = m == kNoSlab ? (uint8_t)q : kSlabs;
+  return m;
+}
+
+// The columns form's cut: cx x cy tiles of tw x th nodes (the last ones
+// smaller), a block of wx x wy warps (32 columns x kColRows rows each),
+// smem bytes of shared memory. 0 tiles: the form does not take the grid.
+// form: kFormEz (Ez in registers, Hx and Hy in shared memory) or kFormRegs
+// (Ez and Hx in registers).
+constexpr int kFormEz = 0, kFormRegs = 1;
+struct ColsPlan {
+  int cx, cy, wx, wy, tw, th, form;
+  unsigned smem;
+};
+
+// The columns form's plan for the grid of a on this device (false: it does
+// not take it; then the tiles form may), and its cooperative launch.
+bool cols_plan(const gs_fdtd_step_args *a, ColsPlan *p);
+cudaError_t cols_launch(const gs_fdtd_run_args *a, const ColsPlan &p, int64_t steps, cudaStream_t stream);
+
+} // namespace gs_run
+
+#endif
