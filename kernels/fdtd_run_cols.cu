@@ -28,6 +28,8 @@
 #include "sm_count.cuh"
 
 #include <stdlib.h>
+
+#include <algorithm>
 #include <string.h>
 
 // The form on chip where the columns may take the grid (benchmarking knobs,
@@ -43,7 +45,7 @@ namespace {
 
 constexpr int kRows = 16; // nodes of its column a thread holds
 constexpr int kMaxThreads = 1024;
-constexpr int kCap = 512;             // sources or receivers a tile lists (more: each thread scans the scene's list)
+constexpr int kCap = 256;             // sources or receivers a tile lists (more: each thread scans the scene's list)
 constexpr int kNone = -1, kScan = -2; // a thread's list head: no point; the tile's list overflowed
 constexpr unsigned kAll = 0xffffffffu;
 constexpr int kBlock = kRows * 32; // nodes of a warp's block
@@ -64,14 +66,22 @@ extern __shared__ float4 cols_smem[];
 // first (hxy: the ghost row, then the warps' last rows); in the ez form Hx
 // of the tile in warp blocks (hxs, before ezx); then the bytes:
 // the materials (in warp blocks too), the slab maps of the columns and rows (from the ghosts on).
+// The CPML lives here too: each slab's box of the tile (Box), the profiles
+// of each column's x slab and each row's y slab (b, a, k of H, then of E;
+// from the ghosts on), and psi of the boxes (p.psi floats: psi of E, then
+// of H, of each slab in turn).
 struct Lay {
-  size_t ent, nxt, head, cnt, hy, hxs, ezx, ezl, ezy, ezb, hxy, mat, xs, ys, end;
+  size_t ent, nxt, head, cnt, box, xprof, yprof, psi, hy, hxs, ezx, ezl, ezy, ezb, hxy, mat, xs, ys, end;
   __host__ __device__ explicit Lay(const ColsPlan &p) {
     ent = sizeof(float4) * GS_FDTD_MAX_MATERIALS;
     nxt = ent + sizeof(int2) * 2 * kCap;
     head = nxt + sizeof(int) * 2 * kCap;
     cnt = head + sizeof(int) * 2 * kMaxThreads;
-    hy = cnt + 4 * sizeof(int);
+    box = cnt + 4 * sizeof(int);
+    xprof = box + sizeof(int) * 8 * 4;
+    yprof = xprof + sizeof(float) * 6 * (p.tw + 1);
+    psi = yprof + sizeof(float) * 6 * (p.th + 1);
+    hy = psi + sizeof(float) * (size_t)p.psi;
     hxs = hy + sizeof(float) * (size_t)p.wy * (p.wx + 1) * kBlock;
     ezx = hxs + (p.form == kFormEz ? sizeof(float) * (size_t)p.wy * p.wx * kBlock : 0);
     ezl = ezx + sizeof(float) * (size_t)(p.wx + 1) * p.th;
@@ -96,6 +106,9 @@ COLS_ARRAY(ent, int2)
 COLS_ARRAY(nxt, int)
 COLS_ARRAY(head, int)
 COLS_ARRAY(cnt, int)
+COLS_ARRAY(xprof, float)
+COLS_ARRAY(yprof, float)
+COLS_ARRAY(psi, float)
 COLS_ARRAY(hy, float)
 COLS_ARRAY(hxs, float)
 COLS_ARRAY(ezx, float)
@@ -168,26 +181,60 @@ template <typename F> __device__ __forceinline__ void each_of(int n, F f) {
     f(k);
 }
 
-// slab_h and slab_e (fdtd_run.cuh) in 32-bit indices (a grid on chip has
-// far fewer than 2^31 nodes; fewer registers): the same expressions.
-__device__ __forceinline__ float col_slab_h(const gs_fdtd_slab &p, int along, int other, float h, float cb, float d,
-                                            bool own) {
-  if (other < (int)p.o0 || other >= (int)p.o1) return h;
-  const int q = along - (int)p.lo, w = q * (int)(p.o1 - p.o0) + (other - (int)p.o0);
-  const float psi = own ? p.psi_h_in[w] : __ldcg(p.psi_h_in + w);
-  if (own) p.psi_h_out[w] = p.bh[q] * psi + p.ah[q] * d;
-  return p.dir == 1 ? h - cb * (p.kh[q] * d + psi) : h + cb * (p.kh[q] * d + psi);
+// A slab's nodes in the tile at (i0, j0) of nw x nh nodes and in the ghost
+// column and row before it, in local indices: columns [x0, x0 + w), rows
+// [y0, y0 + h) (w or h 0: none); e, hh: where its psi of E and of H start in
+// psi() (the load sets them).
+struct Box {
+  int x0, y0, w, h, e, hh, pad0, pad1;
+};
+
+__host__ __device__ inline Box slab_box(const gs_fdtd_slab &s, int64_t i0, int64_t j0, int64_t nw, int64_t nh) {
+  const int64_t xl = s.dir == 0 ? s.lo : s.o0, xh = s.dir == 0 ? s.hi : s.o1;
+  const int64_t yl = s.dir == 0 ? s.o0 : s.lo, yh = s.dir == 0 ? s.o1 : s.hi;
+  const int64_t x0 = xl > i0 - 1 ? xl : i0 - 1, x1 = xh < i0 + nw ? xh : i0 + nw;
+  const int64_t y0 = yl > j0 - 1 ? yl : j0 - 1, y1 = yh < j0 + nh ? yh : j0 + nh;
+  Box b = {0, 0, 0, 0, 0, 0, 0, 0};
+  if (x1 > x0 && y1 > y0) b = Box{(int)(x0 - i0), (int)(y0 - j0), (int)(x1 - x0), (int)(y1 - y0), 0, 0, 0, 0};
+  return b;
 }
 
-__device__ __forceinline__ float col_slab_e(const gs_fdtd_slab &p, int i, int j, float ez, float4 c, float dhy,
-                                            float dhx) {
-  const int along = p.dir == 0 ? i : j, other = p.dir == 0 ? j : i;
-  if (other < (int)p.o0 || other >= (int)p.o1) return ez;
-  const int q = along - (int)p.lo, w = q * (int)(p.o1 - p.o0) + (other - (int)p.o0);
-  const float d = p.dir == 0 ? dhy : dhx;
-  const float psi = p.psi_e_in[w];
-  p.psi_e_out[w] = p.be[q] * psi + p.ae[q] * d;
-  return p.dir == 0 ? ez + c.y * (p.ke[q] * d + psi) : ez - c.z * (p.ke[q] * d + psi);
+__device__ __forceinline__ Box *boxes(const ColsPlan &p) {
+  return smem_at<Box>(Lay(p).box);
+}
+
+// The CPML correction of slab q (of axis dir: 0 x, the profiles of the
+// column; 1 y, of the row) on a new H value h at local node (li, lr), with
+// the tile's copy of its psi (a ghost's too: the tile updates it as the
+// owner does): gs_fdtd_hx_from / hy_from's expressions for that slab.
+template <int dir>
+__device__ __forceinline__ float cpml_h(const ColsPlan &p, int q, int li, int lr, float h, float cb, float d) {
+  const Box b = boxes(p)[q];
+  const int x = li - b.x0, y = lr - b.y0;
+  if (x < 0 || x >= b.w || y < 0 || y >= b.h) return h;
+  float *ps = psi(p) + b.hh + y * b.w + x;
+  const int n = dir == 0 ? p.tw + 1 : p.th + 1;
+  const float *pr = dir == 0 ? xprof(p) + li + 1 : yprof(p) + lr + 1;
+  const float psi0 = *ps;
+  *ps = pr[0] * psi0 + pr[n] * d;
+  return dir == 1 ? h - cb * (pr[2 * n] * d + psi0) : h + cb * (pr[2 * n] * d + psi0);
+}
+
+// The correction of slab q (axis dir) on a new Ez (gs_fdtd_e_from's); f:
+// the node's (ca, cbx, cby, src).
+template <int dir>
+__device__ __forceinline__ float cpml_e(const ColsPlan &p, int q, int li, int lr, float ez, float4 f, float dhy,
+                                        float dhx) {
+  if (q == kNoSlab) return ez;
+  const Box b = boxes(p)[q];
+  const int x = li - b.x0, y = lr - b.y0;
+  if (x < 0 || x >= b.w || y < 0 || y >= b.h) return ez;
+  float *ps = psi(p) + b.e + y * b.w + x;
+  const int n = dir == 0 ? p.tw + 1 : p.th + 1;
+  const float *pr = (dir == 0 ? xprof(p) + li + 1 : yprof(p) + lr + 1) + 3 * n;
+  const float d = dir == 0 ? dhy : dhx, psi0 = *ps;
+  *ps = pr[0] * psi0 + pr[n] * d;
+  return dir == 0 ? ez + f.y * (pr[2 * n] * d + psi0) : ez - f.z * (pr[2 * n] * d + psi0);
 }
 
 // Row q of the thread's registers v (q known at run time only).
@@ -265,6 +312,57 @@ __device__ void load_cols(const gs_fdtd_step_args &a, const ColsPlan &p, const C
   });
   each_of(p.tw + 1, [&](int k) { xs(p)[k] = slab_at(a, 0, c.i0 - 1 + k); });
   each_of(p.th + 1, [&](int k) { ys(p)[k] = slab_at(a, 1, c.j0 - 1 + k); });
+}
+
+// The tile's CPML: each slab's box (and where its psi goes), its psi from
+// a's input arrays (ghosts included), the profiles of the columns' and
+// rows' slabs (after the maps).
+__device__ void load_cpml(const gs_fdtd_step_args &a, const ColsPlan &p, const Col &c) {
+  int off = 0;
+  for (int q = 0; q < a.nslab; ++q) {
+    const gs_fdtd_slab &s = a.slab[q];
+    Box b = slab_box(s, c.i0, c.j0, c.nw, c.nh);
+    b.e = off;
+    b.hh = off + b.w * b.h;
+    off += 2 * b.w * b.h;
+    if (threadIdx.x == 0) boxes(p)[q] = b;
+    each_of(b.w * b.h, [&](int k) {
+      const int64_t i = c.i0 + b.x0 + k % b.w, j = c.j0 + b.y0 + k / b.w;
+      const int64_t along = s.dir == 0 ? i : j, other = s.dir == 0 ? j : i;
+      const int64_t w = (along - s.lo) * (s.o1 - s.o0) + (other - s.o0);
+      psi(p)[b.e + k] = s.psi_e_in[w];
+      psi(p)[b.hh + k] = s.psi_h_in[w];
+    });
+  }
+  each_of(6 * (p.tw + 1 + p.th + 1), [&](int k) {
+    const int n = p.tw + 1, dir = k < 6 * n ? 0 : 1, kk = dir == 0 ? k : k - 6 * n, m = dir == 0 ? n : p.th + 1;
+    const int at = kk % m, which = kk / m;
+    const uint8_t q = slab_at(a, dir, (dir == 0 ? c.i0 : c.j0) - 1 + at);
+    float v = 0.f;
+    if (q < kSlabs) {
+      const gs_fdtd_slab &s = a.slab[q];
+      const float *prof[6] = {s.bh, s.ah, s.kh, s.be, s.ae, s.ke};
+      v = prof[which][(dir == 0 ? c.i0 : c.j0) - 1 + at - s.lo];
+    }
+    (dir == 0 ? xprof(p) : yprof(p))[kk] = v;
+  });
+}
+
+// The tile's psi of its own nodes (not the ghosts') to a's output arrays.
+__device__ void store_cpml(const gs_fdtd_step_args &a, const ColsPlan &p, const Col &c) {
+  for (int q = 0; q < a.nslab; ++q) {
+    const gs_fdtd_slab &s = a.slab[q];
+    const Box b = boxes(p)[q];
+    each_of(b.w * b.h, [&](int k) {
+      const int li = b.x0 + k % b.w, lr = b.y0 + k / b.w;
+      if (li < 0 || lr < 0) return; // a ghost's
+      const int64_t i = c.i0 + li, j = c.j0 + lr;
+      const int64_t along = s.dir == 0 ? i : j, other = s.dir == 0 ? j : i;
+      const int64_t w = (along - s.lo) * (s.o1 - s.o0) + (other - s.o0);
+      s.psi_e_out[w] = psi(p)[b.e + k];
+      s.psi_h_out[w] = psi(p)[b.hh + k];
+    });
+  }
 }
 
 // The points (array offsets off[0..n)) in the tile into list l: each
@@ -365,11 +463,11 @@ __device__ __forceinline__ void h_cols(const gs_fdtd_step_args &a, const ColsPla
     if (r < hx_rows) {
       const float d = up - e, h = hx[r] - a.chy * d;
       const uint8_t q = slab ? sy[r] : kNoSlab;
-      hx[r] = q == kNoSlab ? h : col_slab_h(a.slab[q], c.j0 + c.r0 + r, c.i0 + c.li, h, a.chy, d, true);
+      hx[r] = q == kNoSlab ? h : cpml_h<1>(p, q, c.li, c.r0 + r, h, a.chy, d);
     }
     if (hy_on && r < rows) {
       const float d = right - e, h = h_y[32 * r] + a.chx * d;
-      h_y[32 * r] = sx == kNoSlab ? h : col_slab_h(a.slab[sx], c.i0 + c.li, c.j0 + c.r0 + r, h, a.chx, d, true);
+      h_y[32 * r] = sx == kNoSlab ? h : cpml_h<0>(p, sx, c.li, c.r0 + r, h, a.chx, d);
     }
   }
   if (c.wyi() + 1 < p.wy) hxy(p)[(c.wyi() + 1) * p.tw + c.li] = hx[kRows - 1];
@@ -383,13 +481,13 @@ __device__ void ghost_h(const gs_fdtd_step_args &a, const ColsPlan &p, const Col
       const int s = hy_at(p, -1, k);
       const float e = ezl(p)[k], d = ezx(p)[k] - e, h = hy(p)[s] + a.chx * d;
       const uint8_t sx = xs(p)[0];
-      hy(p)[s] = sx == kNoSlab ? h : col_slab_h(a.slab[sx], c.i0 - 1, c.j0 + k, h, a.chx, d, false);
+      hy(p)[s] = sx == kNoSlab ? h : cpml_h<0>(p, sx, -1, k, h, a.chx, d);
     });
   if (c.j0 > 0)
     each_of(c.nw, [&](int k) {
       const float e = ezb(p)[k], d = ezy(p)[k] - e, h = hxy(p)[k] - a.chy * d;
       const uint8_t sy = ys(p)[0];
-      hxy(p)[k] = sy == kNoSlab ? h : col_slab_h(a.slab[sy], c.j0 - 1, c.i0 + k, h, a.chy, d, false);
+      hxy(p)[k] = sy == kNoSlab ? h : cpml_h<1>(p, sy, k, -1, h, a.chy, d);
     });
 }
 
@@ -413,11 +511,15 @@ __device__ __forceinline__ void e_cols(const gs_fdtd_step_args &a, const ColsPla
     const float dhy = hyv - hyl, dhx = hx[r] - (r > 0 ? hx[r - 1] : below);
     const float4 f = coef()[m[32 * r]];
     float e = f.x * ez[r] + (f.y * dhy - f.z * dhx);
-    if (slab) {
-      const uint8_t q = sy[r], q0 = sx < q ? sx : q, q1 = sx < q ? q : sx;
-      const int i = c.i0 + c.li, j = c.j0 + c.r0 + r;
-      if (q0 != kNoSlab) e = col_slab_e(a.slab[q0], i, j, e, f, dhy, dhx);
-      if (q1 != kNoSlab) e = col_slab_e(a.slab[q1], i, j, e, f, dhy, dhx);
+    if (slab) { // the two axes' slabs in the order of the slab list
+      const uint8_t q = sy[r];
+      if (sx < q) {
+        e = cpml_e<0>(p, sx, c.li, c.r0 + r, e, f, dhy, dhx);
+        e = cpml_e<1>(p, q, c.li, c.r0 + r, e, f, dhy, dhx);
+      } else {
+        e = cpml_e<1>(p, q, c.li, c.r0 + r, e, f, dhy, dhx);
+        e = cpml_e<0>(p, sx, c.li, c.r0 + r, e, f, dhy, dhx);
+      }
     }
     ez[r] = e;
   }
@@ -526,6 +628,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
   H hx;
   bind_hx(p, c, hx);
   load_cols(r.set[0], p, c, ez, hx);
+  load_cpml(r.set[0], p, c);
   share_cols(p, c, ez);
   const Heads hd = heads_of_thread(r, p, c); // (its barriers end the load too)
   const bool slab = warp_meets_slab(p, c);
@@ -536,10 +639,14 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
     else
       step_cols(r, r.set[1], p, c, hd, slab, r.t0 + s, s + 1 == steps, target, ez, hx);
   }
-  if ((steps - 1) % 2 == 0)
+  __syncthreads(); // psi of the last step (all threads') before it goes out
+  if ((steps - 1) % 2 == 0) {
     store_cols(r.set[0], p, c, ez, hx);
-  else
+    store_cpml(r.set[0], p, c);
+  } else {
     store_cols(r.set[1], p, c, ez, hx);
+    store_cpml(r.set[1], p, c);
+  }
 }
 
 const void *cols_entry(int form) {
@@ -573,6 +680,22 @@ ColsDevice cols_device() {
     d.sms = 0;
   }
   return d;
+}
+
+// The floats of psi the tile of cut q that meets the CPML most holds.
+int cols_psi(const gs_fdtd_step_args *a, const ColsPlan &q) {
+  int64_t most = 0;
+  for (int t = 0; t < q.cx * q.cy; ++t) {
+    const int64_t i0 = (int64_t)(t % q.cx) * q.tw, j0 = (int64_t)(t / q.cx) * q.th;
+    const int64_t nw = std::min((int64_t)q.tw, a->nx + 1 - i0), nh = std::min((int64_t)q.th, a->ny + 1 - j0);
+    int64_t n = 0;
+    for (int k = 0; k < a->nslab; ++k) {
+      const Box b = slab_box(a->slab[k], i0, j0, nw, nh);
+      n += 2 * (int64_t)b.w * b.h;
+    }
+    most = std::max(most, n);
+  }
+  return (int)std::min(most, (int64_t)1 << 28);
 }
 
 // Nodes an SM holds under cut q (its blocks spread evenly), or -1 when the
@@ -627,6 +750,7 @@ bool cols_plan(const gs_fdtd_step_args *a, ColsPlan *p) {
       if (cx * cy > (int64_t)d.sms * 32) continue;
       q.cx = (int)cx;
       q.cy = (int)cy;
+      q.psi = cols_psi(a, q);
       q.smem = (unsigned)Lay(q).end;
       const int64_t load = cols_load(q, d);
       if (load < 0) continue;
