@@ -18,8 +18,13 @@
 //     edges to global memory; the grid barrier; the neighbours' edges in.
 // The expressions are fdtd_node.h's written out for one slab an axis
 // (gs_fdtd_fuse_takes: free-space H, no two slabs of one axis at a node),
-// as the tiles form's frame nodes take them: the bits of single steps. CPML
-// psi stays in global memory as in the tiles form.
+// as the tiles form's frame nodes take them: the bits of single steps. The
+// CPML's psi (of the tile's nodes and of its ghosts, which the tile updates
+// as their owners do) and profiles live in shared memory for the launch: a
+// thread's rows follow one another, and psi in global memory made each row
+// wait for its loads (27 to 30 us a step on 2000 x 1000 with a 10-cell
+// CPML, the tiles form 16.4). A grid whose tiles' psi does not fit is left
+// to the tiles form.
 #include <cuda_runtime.h>
 
 #include "fdtd_kernels.h"
@@ -32,12 +37,15 @@
 #include <algorithm>
 #include <string.h>
 
-// The form on chip where the columns may take the grid (benchmarking knobs,
-// docs/performance.md): GS_FDTD_RUN_COLUMNS at build time, 0 the tiles
-// form, 1 the ez form, 2 the regs form; the environment's GS_FDTD_RUN_FORM
-// (tiles, ez, regs) at run time.
+// The form on chip where the columns may take the grid: GS_FDTD_RUN_COLUMNS
+// at build time (0 the tiles form, 1 the ez form, 2 the regs form), the
+// environment's GS_FDTD_RUN_FORM (tiles, ez, regs) at run time. The
+// default stays the tiles form until the columns form with its CPML in
+// shared memory has run on the GPU machine (docs/performance.md, session
+// 12: without CPML it measured 8.8 / 7.7 us a step on 2000 x 1000 against
+// the tiles' 12.2; with the CPML in global memory it was slower).
 #ifndef GS_FDTD_RUN_COLUMNS
-#define GS_FDTD_RUN_COLUMNS 1
+#define GS_FDTD_RUN_COLUMNS 0
 #endif
 
 namespace gs_run {
