@@ -53,7 +53,11 @@ struct RunPlan {
 // [fx0, fx1) x [fy0, fy1) lie in no CPML slab (their update skips the slab
 // tests; the frame around it, the rest of the tile, does them);
 // (Few members: a block of 1024 threads has 64 registers a thread.)
+#ifdef GS_EMULATE
+#define run_smem (static_cast<float4 *>(gs_emu_smem()))
+#else
 extern __shared__ float4 run_smem[];
+#endif
 
 struct Tile {
   int i0, j0; // first node (a grid on chip has far fewer than 2^31 nodes)
@@ -573,7 +577,6 @@ extern "C" int gs_fdtd_run_cuda(const gs_fdtd_run_args *a, int64_t steps, void *
   }
   RunPlan p;
   if (!plan_run(&a->set[0], &p) || p.cx * p.cy != a->blocks) return (int)cudaErrorInvalidConfiguration;
-  void *args[] = {(void *)a, (void *)&p, (void *)&steps};
-  return (int)cudaLaunchCooperativeKernel((const void *)run_kernel, dim3((unsigned)(p.cx * p.cy)), dim3(kRunX, kRunY),
-                                          args, p.smem, (cudaStream_t)stream);
+  return (int)gs_run::launch_coop(run_kernel, dim3((unsigned)(p.cx * p.cy)), dim3(kRunX, kRunY), p.smem,
+                                  (cudaStream_t)stream, *a, p, steps);
 }

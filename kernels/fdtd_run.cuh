@@ -14,12 +14,31 @@ namespace gs_run {
 
 constexpr uint8_t kNoSlab = 255, kSlabs = 254; // slab maps: no slab, several
 
+// A cooperative launch of kernel k(args...), the arguments typed (so that
+// tests/emu, which compiles these files for the CPU with each CUDA thread a
+// fiber, can call the kernel itself).
+template <typename... A>
+cudaError_t launch_coop(void (*k)(A...), dim3 grid, dim3 block, unsigned smem, cudaStream_t stream, A... args) {
+#ifdef GS_EMULATE
+  return gs_emu_launch(grid, block, smem, [=] { k(args...); });
+#else
+  void *p[] = {(void *)&args...};
+  return cudaLaunchCooperativeKernel((const void *)k, grid, block, p, smem, stream);
+#endif
+}
+
 // All blocks of the launch at one point: the arrival counter word reaches
 // target (the count runs on across launches: no reset). Cooperative groups'
 // grid.sync does the same with a counter it resets; ours needs no extra
 // state in the kernel. What one block reads of another's stores it reads
 // from L2 (__ldcg, GS_READ_SHARED).
 __device__ __forceinline__ void grid_barrier(unsigned long long *word, unsigned long long target) {
+#ifdef GS_EMULATE
+  (void)word;
+  (void)target;
+  gs_emu_grid_sync();
+  return;
+#endif
   __syncthreads();
   if (threadIdx.x == 0 && threadIdx.y == 0) {
     __threadfence(); // this block's stores (the published edges) before its arrival

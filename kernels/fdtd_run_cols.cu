@@ -58,7 +58,11 @@ constexpr int kNone = -1, kScan = -2; // a thread's list head: no point; the til
 constexpr unsigned kAll = 0xffffffffu;
 constexpr int kBlock = kRows * 32; // nodes of a warp's block
 
+#ifdef GS_EMULATE
+#define cols_smem (static_cast<float4 *>(gs_emu_smem()))
+#else
 extern __shared__ float4 cols_smem[];
+#endif
 
 // Byte offsets of the shared arrays: the electric coefficients of every
 // material; the point lists (entries (index, row), links, each thread's
@@ -771,9 +775,9 @@ bool cols_plan(const gs_fdtd_step_args *a, ColsPlan *p) {
 }
 
 cudaError_t cols_launch(const gs_fdtd_run_args *a, const ColsPlan &p, int64_t steps, cudaStream_t stream) {
-  void *args[] = {(void *)a, (void *)&p, (void *)&steps};
-  return cudaLaunchCooperativeKernel(cols_entry(p.form), dim3((unsigned)(p.cx * p.cy)),
-                                     dim3((unsigned)(32 * p.wx * p.wy)), args, p.smem, stream);
+  const dim3 grid((unsigned)(p.cx * p.cy)), block((unsigned)(32 * p.wx * p.wy));
+  if (p.form == kFormEz) return launch_coop(cols_kernel<HxShared>, grid, block, p.smem, stream, *a, p, steps);
+  return launch_coop(cols_kernel<HxRegs>, grid, block, p.smem, stream, *a, p, steps);
 }
 
 } // namespace gs_run
