@@ -32,6 +32,7 @@
 
 #include "fdtd_kernels.h"
 #include "fdtd_node.h"
+#include "launch.cuh"
 #include "sm_count.cuh"
 
 namespace {
@@ -71,7 +72,11 @@ struct FusePlan {
   }
 };
 
+#ifdef GS_EMULATE
+#define fuse_smem (static_cast<float4 *>(gs_emu_smem()))
+#else
 extern __shared__ float4 fuse_smem[];
+#endif
 
 // The shared ring: kRing rows of kPitch nodes of Ez, Hx, Hy; for the
 // sources (list 0) and receivers (list 1) of the block, a list per column
@@ -688,18 +693,20 @@ extern "C" int gs_fdtd_fuse_cuda(const gs_fdtd_run_args *a, int64_t steps, void 
   const cudaStream_t s = (cudaStream_t)stream;
   const int T = (int)steps, all = p.blocks(), edge = inner_free(&a->set[0], p, T) ? p.ring() : all;
   if (edge == all) {
-    fuse_kernel<true><<<(unsigned)all, kCols, kSmemBytes, s>>>(*a, p, T, 0);
-    return (int)cudaGetLastError();
+    return (int)gs_launch::plain(fuse_kernel<true>, dim3((unsigned)all), dim3(kCols), (unsigned)kSmemBytes, s, *a, p, T,
+                                 0);
   }
   // The edge blocks on the second stream, beside the plain ones: in the
   // same stream the plain kernel would wait for the slowest edge block.
   cudaError_t e = cudaEventRecord(d->fork, s);
   if (e == cudaSuccess) e = cudaStreamWaitEvent(d->side, d->fork, 0);
   if (e != cudaSuccess) return (int)e;
-  fuse_kernel<true><<<(unsigned)edge, kCols, kSmemBytes, d->side>>>(*a, p, T, 0);
-  if ((e = cudaGetLastError()) != cudaSuccess) return (int)e;
-  fuse_kernel<false><<<(unsigned)(all - edge), kCols, kSmemBytes, s>>>(*a, p, T, edge);
-  if ((e = cudaGetLastError()) != cudaSuccess) return (int)e;
+  e = gs_launch::plain(fuse_kernel<true>, dim3((unsigned)edge), dim3(kCols), (unsigned)kSmemBytes, d->side, *a, p, T,
+                       0);
+  if (e != cudaSuccess) return (int)e;
+  e = gs_launch::plain(fuse_kernel<false>, dim3((unsigned)(all - edge)), dim3(kCols), (unsigned)kSmemBytes, s, *a, p, T,
+                       edge);
+  if (e != cudaSuccess) return (int)e;
   e = cudaEventRecord(d->join, d->side);
   if (e == cudaSuccess) e = cudaStreamWaitEvent(s, d->join, 0);
   return (int)e;

@@ -577,6 +577,6 @@ extern "C" int gs_fdtd_run_cuda(const gs_fdtd_run_args *a, int64_t steps, void *
   }
   RunPlan p;
   if (!plan_run(&a->set[0], &p) || p.cx * p.cy != a->blocks) return (int)cudaErrorInvalidConfiguration;
-  return (int)gs_run::launch_coop(run_kernel, dim3((unsigned)(p.cx * p.cy)), dim3(kRunX, kRunY), p.smem,
-                                  (cudaStream_t)stream, *a, p, steps);
+  return (int)gs_launch::coop(run_kernel, dim3((unsigned)(p.cx * p.cy)), dim3(kRunX, kRunY), p.smem,
+                              (cudaStream_t)stream, *a, p, steps);
 }

@@ -9,23 +9,11 @@
 #include <cuda_runtime.h>
 
 #include "fdtd_kernels.h"
+#include "launch.cuh"
 
 namespace gs_run {
 
 constexpr uint8_t kNoSlab = 255, kSlabs = 254; // slab maps: no slab, several
-
-// A cooperative launch of kernel k(args...), the arguments typed (so that
-// tests/emu, which compiles these files for the CPU with each CUDA thread a
-// fiber, can call the kernel itself).
-template <typename... A>
-cudaError_t launch_coop(void (*k)(A...), dim3 grid, dim3 block, unsigned smem, cudaStream_t stream, A... args) {
-#ifdef GS_EMULATE
-  return gs_emu_launch(grid, block, smem, [=] { k(args...); });
-#else
-  void *p[] = {(void *)&args...};
-  return cudaLaunchCooperativeKernel((const void *)k, grid, block, p, smem, stream);
-#endif
-}
 
 // All blocks of the launch at one point: the arrival counter word reaches
 // target (the count runs on across launches: no reset). Cooperative groups'

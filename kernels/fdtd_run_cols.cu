@@ -776,8 +776,8 @@ bool cols_plan(const gs_fdtd_step_args *a, ColsPlan *p) {
 
 cudaError_t cols_launch(const gs_fdtd_run_args *a, const ColsPlan &p, int64_t steps, cudaStream_t stream) {
   const dim3 grid((unsigned)(p.cx * p.cy)), block((unsigned)(32 * p.wx * p.wy));
-  if (p.form == kFormEz) return launch_coop(cols_kernel<HxShared>, grid, block, p.smem, stream, *a, p, steps);
-  return launch_coop(cols_kernel<HxRegs>, grid, block, p.smem, stream, *a, p, steps);
+  if (p.form == kFormEz) return gs_launch::coop(cols_kernel<HxShared>, grid, block, p.smem, stream, *a, p, steps);
+  return gs_launch::coop(cols_kernel<HxRegs>, grid, block, p.smem, stream, *a, p, steps);
 }
 
 } // namespace gs_run

@@ -45,6 +45,7 @@ using std::min;
 
 typedef int cudaError_t;
 typedef void *cudaStream_t;
+typedef void *cudaEvent_t;
 enum { cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorInvalidConfiguration = 9 };
 enum cudaDeviceAttr {
   cudaDevAttrMultiProcessorCount,
@@ -53,7 +54,17 @@ enum cudaDeviceAttr {
   cudaDevAttrReservedSharedMemoryPerBlock,
   cudaDevAttrCooperativeLaunch
 };
-enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize };
+enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize, cudaFuncAttributePreferredSharedMemoryCarveout };
+enum { cudaSharedmemCarveoutMaxShared = 100, cudaStreamNonBlocking = 1, cudaEventDisableTiming = 2 };
+
+// Streams and events: one host thread runs every launch to its end before
+// the call returns, so any order a stream or event asks for holds.
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned flags);
+cudaError_t cudaStreamDestroy(cudaStream_t s);
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned flags);
+cudaError_t cudaEventDestroy(cudaEvent_t e);
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s);
+cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned flags);
 
 // The emulated device: an H200's limits, GS_EMU_SMS SMs (default 4: few
 // SMs cut small test grids into the tiles a big grid gets on 132).
@@ -72,7 +83,10 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, K, int th
 
 // The launch: body() in every thread of grid x block, smem bytes of shared
 // memory a block; returns when all have ended (an error where they deadlock).
+// A cooperative launch runs all blocks at once (they may meet at the grid
+// barrier); a plain one (_blocks) one block after another.
 cudaError_t gs_emu_launch(dim3 grid, dim3 block, unsigned smem, std::function<void()> body);
+cudaError_t gs_emu_launch_blocks(dim3 grid, dim3 block, unsigned smem, std::function<void()> body);
 
 // The running fiber's place.
 dim3 gs_emu_thread_idx();
@@ -102,6 +116,9 @@ template <typename T> T atomicExch(T *p, T v) {
   const T old = *p;
   *p = v;
   return old;
+}
+template <typename T> T __ldg(const T *p) {
+  return *p;
 }
 template <typename T> T __ldcg(const T *p) {
   return *p;

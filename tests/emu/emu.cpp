@@ -107,20 +107,22 @@ int env_int(const char *name, int fallback) {
   return v && *v ? atoi(v) : fallback;
 }
 
-void make_fibers(Launch &l, unsigned smem) {
-  const unsigned threads = l.block.x * l.block.y * l.block.z, nblocks = l.grid.x * l.grid.y * l.grid.z;
+// The fibers of blocks [first, first + nblocks) of the launch.
+void make_fibers(Launch &l, unsigned smem, unsigned first, unsigned nblocks) {
+  const unsigned threads = l.block.x * l.block.y * l.block.z;
   l.blocks.resize(nblocks);
   l.fibers.resize((size_t)nblocks * threads);
   l.grid_bar.need = (int)(nblocks * threads);
-  for (unsigned b = 0; b < nblocks; ++b) {
-    Block &blk = l.blocks[b];
+  for (unsigned k = 0; k < nblocks; ++k) {
+    const unsigned b = first + k;
+    Block &blk = l.blocks[k];
     blk.bar.need = (int)threads;
     blk.smem.assign(smem / sizeof(float4) + 1, float4{0, 0, 0, 0});
     blk.warps.resize((threads + 31) / 32);
     for (unsigned w = 0; w < blk.warps.size(); ++w)
       blk.warps[w].bar.need = (int)std::min(32u, threads - 32 * w);
     for (unsigned t = 0; t < threads; ++t) {
-      Fiber &f = l.fibers[(size_t)b * threads + t];
+      Fiber &f = l.fibers[(size_t)k * threads + t];
       f.tid = dim3(t % l.block.x, t / l.block.x % l.block.y, t / (l.block.x * l.block.y));
       f.bid = dim3(b % l.grid.x, b / l.grid.x % l.grid.y, b / (l.grid.x * l.grid.y));
       f.block = &blk;
@@ -138,13 +140,17 @@ void make_fibers(Launch &l, unsigned smem) {
 
 } // namespace
 
-cudaError_t gs_emu_launch(dim3 grid, dim3 block, unsigned smem, std::function<void()> body) {
+namespace {
+
+// Blocks [first, first + n) of the launch, all at once.
+cudaError_t run_blocks(dim3 grid, dim3 block, unsigned smem, const std::function<void()> &body, unsigned first,
+                       unsigned n) {
   Launch l;
   l.grid = grid;
   l.block = block;
-  l.body = std::move(body);
+  l.body = body;
   L = &l;
-  make_fibers(l, smem);
+  make_fibers(l, smem, first, n);
   size_t left = l.fibers.size();
   int idle_rounds = 0;
   while (left > 0) {
@@ -163,6 +169,43 @@ cudaError_t gs_emu_launch(dim3 grid, dim3 block, unsigned smem, std::function<vo
     }
   }
   L = nullptr;
+  return cudaSuccess;
+}
+
+} // namespace
+
+cudaError_t gs_emu_launch(dim3 grid, dim3 block, unsigned smem, std::function<void()> body) {
+  return run_blocks(grid, block, smem, body, 0, grid.x * grid.y * grid.z);
+}
+
+cudaError_t gs_emu_launch_blocks(dim3 grid, dim3 block, unsigned smem, std::function<void()> body) {
+  for (unsigned b = 0; b < grid.x * grid.y * grid.z; ++b) {
+    const cudaError_t e = run_blocks(grid, block, smem, body, b, 1);
+    if (e != cudaSuccess) return e;
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned) {
+  static char token;
+  *s = &token;
+  return cudaSuccess;
+}
+cudaError_t cudaStreamDestroy(cudaStream_t) {
+  return cudaSuccess;
+}
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned) {
+  static char token;
+  *e = &token;
+  return cudaSuccess;
+}
+cudaError_t cudaEventDestroy(cudaEvent_t) {
+  return cudaSuccess;
+}
+cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t) {
+  return cudaSuccess;
+}
+cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned) {
   return cudaSuccess;
 }
 
