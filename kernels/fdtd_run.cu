@@ -549,8 +549,9 @@ static bool plan_run(const gs_fdtd_step_args *a, RunPlan *p) {
 
 } // namespace
 
-// The columns form (kernels/fdtd_run_cols.cu) where it takes the grid,
-// else the tiles form.
+// The columns form (kernels/fdtd_run_cols.cu) where it is asked for
+// (GS_FDTD_RUN_FORM, GS_FDTD_RUN_COLUMNS) and takes the grid, else the tiles
+// form.
 extern "C" int gs_fdtd_run_fits_cuda(const gs_fdtd_step_args *a) {
   gs_run::ColsPlan c;
   if (gs_run::cols_plan(a, &c)) return c.cx * c.cy;

@@ -80,10 +80,12 @@ __device__ __forceinline__ uint8_t slab_at(const gs_fdtd_step_args &a, int dir, 
 // form: kFormEz (Ez in registers, Hx and Hy in shared memory) or kFormRegs
 // (Ez and Hx in registers).
 constexpr int kFormEz = 0, kFormRegs = 1;
-// psi: floats of CPML psi the tile that meets the most holds in shared memory.
+// psi: floats of CPML psi the tile that meets the most holds in shared
+// memory; at: where each shared array starts (fdtd_run_cols.cu, lay_out).
+constexpr int kColsParts = 20;
 struct ColsPlan {
   int cx, cy, wx, wy, tw, th, form, psi;
-  unsigned smem;
+  unsigned smem, at[kColsParts];
 };
 
 // The columns form's plan for the grid of a on this device (false: it does

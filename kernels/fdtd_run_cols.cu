@@ -56,6 +56,7 @@ constexpr int kMaxThreads = 1024;
 constexpr int kCap = 256;             // sources or receivers a tile lists (more: each thread scans the scene's list)
 constexpr int kNone = -1, kScan = -2; // a thread's list head: no point; the tile's list overflowed
 constexpr unsigned kAll = 0xffffffffu;
+constexpr int kMaxSlabs = 4;       // gs_fdtd_step_args::slab
 constexpr int kBlock = kRows * 32; // nodes of a warp's block
 
 #ifdef GS_EMULATE
@@ -82,55 +83,91 @@ extern __shared__ float4 cols_smem[];
 // of each column's x slab and each row's y slab (b, a, k of H, then of E;
 // from the ghosts on), and psi of the boxes (p.psi floats: psi of E, then
 // of H, of each slab in turn).
-struct Lay {
-  size_t ent, nxt, head, cnt, box, xprof, yprof, psi, hy, hxs, ezx, ezl, ezy, ezb, hxy, mat, xs, ys, end;
-  __host__ __device__ explicit Lay(const ColsPlan &p) {
-    ent = sizeof(float4) * GS_FDTD_MAX_MATERIALS;
-    nxt = ent + sizeof(int2) * 2 * kCap;
-    head = nxt + sizeof(int) * 2 * kCap;
-    cnt = head + sizeof(int) * 2 * kMaxThreads;
-    box = cnt + 4 * sizeof(int);
-    xprof = box + sizeof(int) * 8 * 4;
-    yprof = xprof + sizeof(float) * 6 * (p.tw + 1);
-    psi = yprof + sizeof(float) * 6 * (p.th + 1);
-    hy = psi + sizeof(float) * (size_t)p.psi;
-    hxs = hy + sizeof(float) * (size_t)p.wy * (p.wx + 1) * kBlock;
-    ezx = hxs + (p.form == kFormEz ? sizeof(float) * (size_t)p.wy * p.wx * kBlock : 0);
-    ezl = ezx + sizeof(float) * (size_t)(p.wx + 1) * p.th;
-    ezy = ezl + sizeof(float) * p.th;
-    ezb = ezy + sizeof(float) * (size_t)(p.wy + 1) * p.tw;
-    hxy = ezb + sizeof(float) * p.tw;
-    mat = hxy + sizeof(float) * (size_t)p.wy * p.tw;
-    xs = mat + (size_t)p.th * p.tw;
-    ys = xs + p.tw + 1;
-    end = ys + p.th + 1;
-  }
+// A slab's nodes in the tile at (i0, j0) of nw x nh nodes and in the ghost
+// column and row before it, in local indices: columns [x0, x0 + w), rows
+// [y0, y0 + h) (w or h 0: none); e, hh: where its psi of E and of H start in
+// psi() (the load sets them).
+struct Box {
+  int x0, y0, w, h, e, hh, pad0, pad1;
 };
 
-template <typename T> __device__ __forceinline__ T *smem_at(size_t off) {
+// The arrays' places, byte offsets kept in the plan (ColsPlan::at): the
+// kernel reads them from its parameters, which costs no register.
+enum Part {
+  kEnt,
+  kNxt,
+  kHead,
+  kCnt,
+  kBox,
+  kXprof,
+  kYprof,
+  kPsi,
+  kHy,
+  kHxs,
+  kEzx,
+  kEzl,
+  kEzy,
+  kEzb,
+  kHxy,
+  kMat,
+  kXs,
+  kYs,
+  kEnd
+};
+static_assert(kEnd < kColsParts, "ColsPlan::at holds every offset");
+
+void lay_out(ColsPlan &p) {
+  const size_t f = sizeof(float), rows = (size_t)p.th, cols = (size_t)p.tw;
+  const size_t size[kEnd] = {sizeof(int2) * 2 * kCap,
+                             sizeof(int) * 2 * kCap,
+                             sizeof(int) * 2 * kMaxThreads,
+                             4 * sizeof(int),
+                             sizeof(Box) * kMaxSlabs,
+                             f * 6 * (cols + 1),
+                             f * 6 * (rows + 1),
+                             f * (size_t)p.psi,
+                             f * (size_t)p.wy * (p.wx + 1) * kBlock,
+                             p.form == kFormEz ? f * (size_t)p.wy * p.wx * kBlock : 0,
+                             f * (size_t)(p.wx + 1) * rows,
+                             f * rows,
+                             f * (size_t)(p.wy + 1) * cols,
+                             f * cols,
+                             f * (size_t)p.wy * cols,
+                             rows * cols,
+                             cols + 1,
+                             rows + 1};
+  size_t at = sizeof(float4) * GS_FDTD_MAX_MATERIALS; // the coefficients first
+  for (int k = 0; k < kEnd; ++k) {
+    p.at[k] = (unsigned)at;
+    at += size[k];
+  }
+  p.at[kEnd] = (unsigned)at;
+}
+
+template <typename T> __device__ __forceinline__ T *smem_at(unsigned off) {
   return reinterpret_cast<T *>(reinterpret_cast<char *>(cols_smem) + off);
 }
-#define COLS_ARRAY(name, type)                                                                                         \
+#define COLS_ARRAY(name, part, type)                                                                                   \
   __device__ __forceinline__ type *name(const ColsPlan &p) {                                                           \
-    return smem_at<type>(Lay(p).name);                                                                                 \
+    return smem_at<type>(p.at[part]);                                                                                  \
   }
-COLS_ARRAY(ent, int2)
-COLS_ARRAY(nxt, int)
-COLS_ARRAY(head, int)
-COLS_ARRAY(cnt, int)
-COLS_ARRAY(xprof, float)
-COLS_ARRAY(yprof, float)
-COLS_ARRAY(psi, float)
-COLS_ARRAY(hy, float)
-COLS_ARRAY(hxs, float)
-COLS_ARRAY(ezx, float)
-COLS_ARRAY(ezl, float)
-COLS_ARRAY(ezy, float)
-COLS_ARRAY(ezb, float)
-COLS_ARRAY(hxy, float)
-COLS_ARRAY(mat, uint8_t)
-COLS_ARRAY(xs, uint8_t)
-COLS_ARRAY(ys, uint8_t)
+COLS_ARRAY(ent, kEnt, int2)
+COLS_ARRAY(nxt, kNxt, int)
+COLS_ARRAY(head, kHead, int)
+COLS_ARRAY(cnt, kCnt, int)
+COLS_ARRAY(xprof, kXprof, float)
+COLS_ARRAY(yprof, kYprof, float)
+COLS_ARRAY(psi, kPsi, float)
+COLS_ARRAY(hy, kHy, float)
+COLS_ARRAY(hxs, kHxs, float)
+COLS_ARRAY(ezx, kEzx, float)
+COLS_ARRAY(ezl, kEzl, float)
+COLS_ARRAY(ezy, kEzy, float)
+COLS_ARRAY(ezb, kEzb, float)
+COLS_ARRAY(hxy, kHxy, float)
+COLS_ARRAY(mat, kMat, uint8_t)
+COLS_ARRAY(xs, kXs, uint8_t)
+COLS_ARRAY(ys, kYs, uint8_t)
 #undef COLS_ARRAY
 __device__ __forceinline__ float4 *coef() {
   return cols_smem;
@@ -193,14 +230,6 @@ template <typename F> __device__ __forceinline__ void each_of(int n, F f) {
     f(k);
 }
 
-// A slab's nodes in the tile at (i0, j0) of nw x nh nodes and in the ghost
-// column and row before it, in local indices: columns [x0, x0 + w), rows
-// [y0, y0 + h) (w or h 0: none); e, hh: where its psi of E and of H start in
-// psi() (the load sets them).
-struct Box {
-  int x0, y0, w, h, e, hh, pad0, pad1;
-};
-
 __host__ __device__ inline Box slab_box(const gs_fdtd_slab &s, int64_t i0, int64_t j0, int64_t nw, int64_t nh) {
   const int64_t xl = s.dir == 0 ? s.lo : s.o0, xh = s.dir == 0 ? s.hi : s.o1;
   const int64_t yl = s.dir == 0 ? s.o0 : s.lo, yh = s.dir == 0 ? s.o1 : s.hi;
@@ -212,13 +241,15 @@ __host__ __device__ inline Box slab_box(const gs_fdtd_slab &s, int64_t i0, int64
 }
 
 __device__ __forceinline__ Box *boxes(const ColsPlan &p) {
-  return smem_at<Box>(Lay(p).box);
+  return smem_at<Box>(p.at[kBox]);
 }
 
 // The CPML correction of slab q (of axis dir: 0 x, the profiles of the
 // column; 1 y, of the row) on a new H value h at local node (li, lr), with
 // the tile's copy of its psi (a ghost's too: the tile updates it as the
-// owner does): gs_fdtd_hx_from / hy_from's expressions for that slab.
+// owner does): gs_fdtd_hx_from / hy_from's expressions for that slab. q
+// is a slab's index, never kSlabs: the plan takes only grids where
+// gs_fdtd_fuse_takes holds (no two slabs of one axis at a node).
 template <int dir>
 __device__ __forceinline__ float cpml_h(const ColsPlan &p, int q, int li, int lr, float h, float cb, float d) {
   const Box b = boxes(p)[q];
@@ -328,7 +359,7 @@ __device__ void load_cols(const gs_fdtd_step_args &a, const ColsPlan &p, const C
 
 // The tile's CPML: each slab's box (and where its psi goes), its psi from
 // a's input arrays (ghosts included), the profiles of the columns' and
-// rows' slabs (after the maps).
+// rows' slabs (each found as the maps find it).
 __device__ void load_cpml(const gs_fdtd_step_args &a, const ColsPlan &p, const Col &c) {
   int off = 0;
   for (int q = 0; q < a.nslab; ++q) {
@@ -360,7 +391,10 @@ __device__ void load_cpml(const gs_fdtd_step_args &a, const ColsPlan &p, const C
   });
 }
 
-// The tile's psi of its own nodes (not the ghosts') to a's output arrays.
+// The tile's psi of its own nodes (not the ghosts') to a's output arrays:
+// those single steps write (psi of E at interior nodes, of Hx where j <
+// ny, of Hy where i < nx), so a word single steps never touch keeps what
+// the output array held, whatever the input array holds there.
 __device__ void store_cpml(const gs_fdtd_step_args &a, const ColsPlan &p, const Col &c) {
   for (int q = 0; q < a.nslab; ++q) {
     const gs_fdtd_slab &s = a.slab[q];
@@ -371,8 +405,8 @@ __device__ void store_cpml(const gs_fdtd_step_args &a, const ColsPlan &p, const 
       const int64_t i = c.i0 + li, j = c.j0 + lr;
       const int64_t along = s.dir == 0 ? i : j, other = s.dir == 0 ? j : i;
       const int64_t w = (along - s.lo) * (s.o1 - s.o0) + (other - s.o0);
-      s.psi_e_out[w] = psi(p)[b.e + k];
-      s.psi_h_out[w] = psi(p)[b.hh + k];
+      if (i >= 1 && i < a.nx && j >= 1 && j < a.ny) s.psi_e_out[w] = psi(p)[b.e + k];
+      if (s.dir == 0 ? i < a.nx : j < a.ny) s.psi_h_out[w] = psi(p)[b.hh + k];
     });
   }
 }
@@ -486,7 +520,8 @@ __device__ __forceinline__ void h_cols(const gs_fdtd_step_args &a, const ColsPla
 }
 
 // New H of the ghosts the tile's Ez update reads: Hy of the column left of
-// it, Hx of the row below (the bits their owners compute; psi read only).
+// it, Hx of the row below (the bits their owners compute; the tile's copy of
+// their psi updated as the owners update theirs).
 __device__ void ghost_h(const gs_fdtd_step_args &a, const ColsPlan &p, const Col &c) {
   if (c.i0 > 0)
     each_of(c.nh, [&](int k) {
@@ -632,9 +667,11 @@ __device__ __forceinline__ void bind_hx(const ColsPlan &p, const Col &c, HxShare
   h.p = hxs(p) + (c.wyi() * p.wx + c.wxi()) * kBlock + c.lane();
 }
 
-template <class H>
-__global__ void __launch_bounds__(kMaxThreads, 1)
-    cols_kernel(const gs_fdtd_run_args r, const ColsPlan p, int64_t steps) {
+// kThreads: the block's threads at most (1024, 512 or 256: a smaller block
+// lets a thread have more registers, 64, 128 or 255, so the CPML's update
+// loops need not spill).
+template <class H, int kThreads>
+__global__ void __launch_bounds__(kThreads, 1) cols_kernel(const gs_fdtd_run_args r, const ColsPlan p, int64_t steps) {
   const Col c = col_of_thread(r.set[0], p);
   float ez[kRows];
   H hx;
@@ -661,8 +698,33 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
   }
 }
 
-const void *cols_entry(int form) {
-  return form == kFormEz ? (const void *)cols_kernel<HxShared> : (const void *)cols_kernel<HxRegs>;
+// The kernel for blocks of the form and threads (the smallest bound that holds them).
+template <class H>
+cudaError_t launch_form(const gs_fdtd_run_args *a, const ColsPlan &p, int64_t steps, cudaStream_t s) {
+  const dim3 grid((unsigned)(p.cx * p.cy)), block((unsigned)(32 * p.wx * p.wy));
+  if (block.x <= 256) return gs_launch::coop(cols_kernel<H, 256>, grid, block, p.smem, s, *a, p, steps);
+  if (block.x <= 512) return gs_launch::coop(cols_kernel<H, 512>, grid, block, p.smem, s, *a, p, steps);
+  return gs_launch::coop(cols_kernel<H, kMaxThreads>, grid, block, p.smem, s, *a, p, steps);
+}
+
+template <class H> const void *entry_of(int threads) {
+  return threads <= 256   ? (const void *)cols_kernel<H, 256>
+         : threads <= 512 ? (const void *)cols_kernel<H, 512>
+                          : (const void *)cols_kernel<H, kMaxThreads>;
+}
+
+const void *cols_entry(int form, int threads) {
+  return form == kFormEz ? entry_of<HxShared>(threads) : entry_of<HxRegs>(threads);
+}
+
+// Every kernel's shared-memory opt-in (each block size of each form).
+bool allow_smem(int optin) {
+  for (int form : {kFormEz, kFormRegs})
+    for (int threads : {256, 512, kMaxThreads})
+      if (cudaFuncSetAttribute(cols_entry(form, threads), cudaFuncAttributeMaxDynamicSharedMemorySize, optin) !=
+          cudaSuccess)
+        return false;
+  return true;
 }
 
 // What the device allows, asked once a device: SMs, the shared memory a
@@ -684,10 +746,7 @@ ColsDevice cols_device() {
   known[dev] = true;
   d.sms = gs_sm_count();
   if (cudaDeviceGetAttribute(&d.optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&d.coop, cudaDevAttrCooperativeLaunch, dev) != cudaSuccess ||
-      cudaFuncSetAttribute(cols_entry(kFormRegs), cudaFuncAttributeMaxDynamicSharedMemorySize, d.optin) !=
-          cudaSuccess ||
-      cudaFuncSetAttribute(cols_entry(kFormEz), cudaFuncAttributeMaxDynamicSharedMemorySize, d.optin) != cudaSuccess) {
+      cudaDeviceGetAttribute(&d.coop, cudaDevAttrCooperativeLaunch, dev) != cudaSuccess || !allow_smem(d.optin)) {
     cudaGetLastError();
     d.sms = 0;
   }
@@ -714,8 +773,9 @@ int cols_psi(const gs_fdtd_step_args *a, const ColsPlan &q) {
 // cut's blocks cannot all be resident at once.
 int64_t cols_load(const ColsPlan &q, const ColsDevice &d) {
   int resident = 0;
-  if ((size_t)q.smem > (size_t)d.optin || cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                                              &resident, cols_entry(q.form), 32 * q.wx * q.wy, q.smem) != cudaSuccess) {
+  if ((size_t)q.smem > (size_t)d.optin ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, cols_entry(q.form, 32 * q.wx * q.wy), 32 * q.wx * q.wy,
+                                                    q.smem) != cudaSuccess) {
     cudaGetLastError();
     return -1;
   }
@@ -726,9 +786,6 @@ int64_t cols_load(const ColsPlan &q, const ColsDevice &d) {
 
 } // namespace
 
-// The cut whose SMs hold the fewest nodes (padding included), then the one
-// of the fewest, larger blocks (fewer ghosts to recompute), then the
-// squarest tiles; blocks of 4 to 32 warps.
 namespace {
 int form_asked() { // -1: the tiles form
   static int form = -2;
@@ -743,7 +800,12 @@ int form_asked() { // -1: the tiles form
 }
 } // namespace
 
-bool cols_plan(const gs_fdtd_step_args *a, ColsPlan *p) {
+namespace {
+
+// The cut whose SMs hold the fewest nodes (padding included), then the one
+// of the fewest, larger blocks (fewer ghosts to recompute), then the
+// squarest tiles; blocks of 4 to 32 warps.
+bool best_plan(const gs_fdtd_step_args *a, ColsPlan *p) {
   const int form = form_asked();
   if (form < 0 || a->oi != 0 || a->oj != 0 || !gs_fdtd_fuse_takes(a)) return false;
   const ColsDevice d = cols_device();
@@ -763,7 +825,8 @@ bool cols_plan(const gs_fdtd_step_args *a, ColsPlan *p) {
       q.cx = (int)cx;
       q.cy = (int)cy;
       q.psi = cols_psi(a, q);
-      q.smem = (unsigned)Lay(q).end;
+      lay_out(q);
+      q.smem = q.at[kEnd];
       const int64_t load = cols_load(q, d);
       if (load < 0) continue;
       const int64_t cost = (load * 64 + (32 - warps)) * 65536 + q.tw + q.th; // less load; among equals, larger blocks
@@ -774,10 +837,52 @@ bool cols_plan(const gs_fdtd_step_args *a, ColsPlan *p) {
   return best >= 0;
 }
 
+// What a plan depends on, to find it again: the simulation asks for the
+// same grid at every launch (a plan asks the occupancy of up to 18 cuts and
+// walks every tile's CPML).
+struct PlanKey {
+  int64_t nx, ny, oi, oj;
+  int magnetic, nslab, form, dev;
+  int64_t slab[kMaxSlabs][5];
+};
+
+PlanKey key_of(const gs_fdtd_step_args *a) {
+  PlanKey k;
+  memset(&k, 0, sizeof k); // (padding too: keys are compared with memcmp)
+  k.nx = a->nx;
+  k.ny = a->ny;
+  k.oi = a->oi;
+  k.oj = a->oj;
+  k.magnetic = a->hmx != NULL || a->hmy != NULL;
+  k.nslab = a->nslab;
+  k.form = form_asked();
+  if (cudaGetDevice(&k.dev) != cudaSuccess) cudaGetLastError();
+  for (int q = 0; q < a->nslab && q < kMaxSlabs; ++q) {
+    const gs_fdtd_slab &s = a->slab[q];
+    const int64_t v[5] = {s.dir, s.lo, s.hi, s.o0, s.o1};
+    memcpy(k.slab[q], v, sizeof v);
+  }
+  return k;
+}
+
+} // namespace
+
+bool cols_plan(const gs_fdtd_step_args *a, ColsPlan *p) {
+  static PlanKey last_key;
+  static ColsPlan last_plan;
+  static bool known = false, last_ok = false;
+  const PlanKey k = key_of(a);
+  if (!known || memcmp(&k, &last_key, sizeof k) != 0) {
+    last_ok = best_plan(a, &last_plan);
+    last_key = k;
+    known = true;
+  }
+  if (last_ok) *p = last_plan;
+  return last_ok;
+}
+
 cudaError_t cols_launch(const gs_fdtd_run_args *a, const ColsPlan &p, int64_t steps, cudaStream_t stream) {
-  const dim3 grid((unsigned)(p.cx * p.cy)), block((unsigned)(32 * p.wx * p.wy));
-  if (p.form == kFormEz) return gs_launch::coop(cols_kernel<HxShared>, grid, block, p.smem, stream, *a, p, steps);
-  return gs_launch::coop(cols_kernel<HxRegs>, grid, block, p.smem, stream, *a, p, steps);
+  return p.form == kFormEz ? launch_form<HxShared>(a, p, steps, stream) : launch_form<HxRegs>(a, p, steps, stream);
 }
 
 } // namespace gs_run
