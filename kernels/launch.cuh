@@ -1,8 +1,9 @@
 // Kernel launches with the arguments typed, so that tests/emu (which
 // compiles the kernels' source for the CPU, each CUDA thread a fiber) can
 // call the kernel itself: the toolkit's launch calls take the arguments as
-// untyped pointers or in the <<< >>> syntax, neither of which a C++
-// compiler reads.
+// untyped pointers (or in the <<< >>> syntax, which a C++ compiler does not
+// read). Both calls here are the runtime's documented entry points, with the
+// arguments' addresses as the kernel's parameters.
 #ifndef GS_LAUNCH_CUH
 #define GS_LAUNCH_CUH
 
@@ -29,8 +30,8 @@ cudaError_t plain(void (*k)(A...), dim3 grid, dim3 block, unsigned smem, cudaStr
   (void)stream;
   return gs_emu_launch_blocks(grid, block, smem, [=] { k(args...); });
 #else
-  k<<<grid, block, smem, stream>>>(args...);
-  return cudaGetLastError();
+  void *p[] = {(void *)&args...};
+  return cudaLaunchKernel((const void *)k, grid, block, p, smem, stream);
 #endif
 }
 
