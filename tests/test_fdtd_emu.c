@@ -17,15 +17,9 @@
 #include <string.h>
 
 #include "check.h"
+#include "emu/backend_emu.h"
 #include "fdtd.h"
 #include "fdtd_same_bits.h"
-
-/* tests/emu's builds of the kernels (the names renamed there). */
-int gs_fdtd_run_emu(const gs_fdtd_run_args *a, int64_t steps, void *stream);
-int gs_fdtd_run_fits_emu(const gs_fdtd_step_args *a);
-const char *gs_fdtd_run_form_emu(const gs_fdtd_step_args *a);
-int gs_fdtd_fuse_emu(const gs_fdtd_run_args *a, int64_t steps, void *stream);
-int gs_fdtd_fuse_fits_emu(const gs_fdtd_step_args *a);
 
 /* o takes the grid on chip as the emulated device does; what: its name. */
 static void go_on_chip(gs_fdtd_sim *o, char *what, size_t len) {
@@ -53,15 +47,9 @@ int main(int argc, char **argv) {
   }
   if (argc > 2) sc.iterations = atoll(argv[2]);
   const int fuse = argc > 4 && strcmp(argv[3], "--fuse") == 0 ? atoi(argv[4]) : 0;
-  gs_backend emu = gs_backend_cpu; /* host memory: the emulated kernels read it as the GPU's would */
-  emu.fdtd_run = gs_fdtd_run_emu;
-  emu.fdtd_run_fits = gs_fdtd_run_fits_emu;
-  emu.fdtd_run_form = gs_fdtd_run_form_emu;
-  emu.fdtd_fuse = gs_fdtd_fuse_emu;
-  emu.fdtd_fuse_fits = gs_fdtd_fuse_fits_emu;
   gs_fdtd_sim a, o;
   gs_fdtd_sim_init(&a, &sc, &gs_backend_cpu, 0);
-  gs_fdtd_sim_init(&o, &sc, &emu, 0);
+  gs_fdtd_sim_init(&o, &sc, gs_backend_emu(), 0);
   char what[128];
   if (fuse)
     go_fused(&o, fuse, what, sizeof what);

@@ -137,6 +137,10 @@ typedef struct gs_backend {
  * has it and a GPU is visible, else CPU with a one-line notice on rank 0).
  * Returns NULL and writes the reason into why for an unavailable choice. */
 const gs_backend *gs_backend_choose(const char *which, char *why, size_t whylen);
+/* What --backend cpu chooses from now on (NULL: the CPU backend): a test
+ * program's seam (tests/emu: the CPU backend with the GPU's many-steps
+ * kernels run by its CUDA emulator, so the whole program runs them). */
+void gs_backend_stand_in_cpu(const gs_backend *b);
 
 extern const gs_backend gs_backend_cpu;
 #ifdef GS_HAVE_CUDA
