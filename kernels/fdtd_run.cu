@@ -27,8 +27,6 @@ namespace {
 using gs_run::grid_barrier;
 using gs_run::kNoSlab;
 using gs_run::kSlabs;
-using gs_run::slab_e;
-using gs_run::slab_h;
 
 // Blocks an SM runs at once (GS_FDTD_RUN_PER_SM: 1, 2 or 4; a tuning knob,
 // docs/performance.md): each has 1024 / that threads (32 columns x kRunY
@@ -267,6 +265,32 @@ __device__ void map_slabs(const gs_fdtd_step_args &a, const Tile &t) {
     else
       t.ys()[k - (t.nw + 2)] = m;
   });
+}
+
+// The CPML correction of slab p (the one slab of its axis at this node) on
+// a new H value h (gs_fdtd_hx_from / hy_from with that slab: the same
+// expressions): along / other, the node's index along the slab and across;
+// own: the node's owner (stores psi), else a ghost (reads it from L2).
+__device__ __forceinline__ float slab_h(const gs_fdtd_slab &p, int64_t along, int64_t other, float h, float cb, float d,
+                                        bool own) {
+  if (other < p.o0 || other >= p.o1) return h;
+  const int64_t q = along - p.lo, w = q * (p.o1 - p.o0) + (other - p.o0);
+  const float psi = own ? p.psi_h_in[w] : __ldcg(p.psi_h_in + w);
+  if (own) p.psi_h_out[w] = p.bh[q] * psi + p.ah[q] * d;
+  return p.dir == 1 ? h - cb * (p.kh[q] * d + psi) : h + cb * (p.kh[q] * d + psi);
+}
+
+// The CPML correction of slab p on a new Ez (gs_fdtd_e_from's, one slab);
+// c: the node's (ca, cbx, cby, src).
+__device__ __forceinline__ float slab_e(const gs_fdtd_slab &p, int64_t i, int64_t j, float ez, float4 c, float dhy,
+                                        float dhx) {
+  const int64_t along = p.dir == 0 ? i : j, other = p.dir == 0 ? j : i;
+  if (other < p.o0 || other >= p.o1) return ez;
+  const int64_t q = along - p.lo, w = q * (p.o1 - p.o0) + (other - p.o0);
+  const float d = p.dir == 0 ? dhy : dhx;
+  const float psi = p.psi_e_in[w];
+  p.psi_e_out[w] = p.be[q] * psi + p.ae[q] * d;
+  return p.dir == 0 ? ez + c.y * (p.ke[q] * d + psi) : ez - c.z * (p.ke[q] * d + psi);
 }
 
 // New H of a frame node (or a ghost: own 0) in free-space H through the

@@ -1,8 +1,8 @@
 // What the two forms of the on-chip 2D FDTD run share (kernels/fdtd_run.cu:
 // tiles in shared memory, any scene; kernels/fdtd_run_cols.cu: columns in
-// registers, scenes with free-space H): the grid barrier, the CPML
-// corrections of one slab written out for on-chip values, and the columns
-// form's plan and launch, which fdtd_run.cu's entry points try first.
+// registers, scenes with free-space H): the grid barrier, the slab maps'
+// lookup, and the columns form's plan and launch, which fdtd_run.cu's entry
+// points try first.
 #ifndef GS_FDTD_RUN_CUH
 #define GS_FDTD_RUN_CUH
 
@@ -37,32 +37,6 @@ __device__ __forceinline__ void grid_barrier(unsigned long long *word, unsigned 
     } while (seen < target);
   }
   __syncthreads();
-}
-
-// The CPML correction of slab p (the one slab of its axis at this node) on
-// a new H value h (gs_fdtd_hx_from / hy_from with that slab: the same
-// expressions): along / other, the node's index along the slab and across;
-// own: the node's owner (stores psi), else a ghost (reads it from L2).
-__device__ __forceinline__ float slab_h(const gs_fdtd_slab &p, int64_t along, int64_t other, float h, float cb, float d,
-                                        bool own) {
-  if (other < p.o0 || other >= p.o1) return h;
-  const int64_t q = along - p.lo, w = q * (p.o1 - p.o0) + (other - p.o0);
-  const float psi = own ? p.psi_h_in[w] : __ldcg(p.psi_h_in + w);
-  if (own) p.psi_h_out[w] = p.bh[q] * psi + p.ah[q] * d;
-  return p.dir == 1 ? h - cb * (p.kh[q] * d + psi) : h + cb * (p.kh[q] * d + psi);
-}
-
-// The CPML correction of slab p on a new Ez (gs_fdtd_e_from's, one slab);
-// c: the node's (ca, cbx, cby, src).
-__device__ __forceinline__ float slab_e(const gs_fdtd_slab &p, int64_t i, int64_t j, float ez, float4 c, float dhy,
-                                        float dhx) {
-  const int64_t along = p.dir == 0 ? i : j, other = p.dir == 0 ? j : i;
-  if (other < p.o0 || other >= p.o1) return ez;
-  const int64_t q = along - p.lo, w = q * (p.o1 - p.o0) + (other - p.o0);
-  const float d = p.dir == 0 ? dhy : dhx;
-  const float psi = p.psi_e_in[w];
-  p.psi_e_out[w] = p.be[q] * psi + p.ae[q] * d;
-  return p.dir == 0 ? ez + c.y * (p.ke[q] * d + psi) : ez - c.z * (p.ke[q] * d + psi);
 }
 
 // The slab of axis dir (0: x, 1: y) whose extent along it holds index at:
