@@ -48,5 +48,32 @@ refused "--halo-transport ipc: needs the cuda backend" -- \
   "$bin" fdtd "${cpu[@]}" --halo-transport ipc "$src/inputs/gpr.in" -o "$work/t"
 refused "bench fdtd: --halo-transport mpi-cuda: the cpu backend has no device memory" -- \
   "$bin" bench fdtd "${cpu[@]}" --grid 64x64 --steps 2 --halo-transport mpi-cuda
+# Session 12's adversarial pass (a helper's): single-use commands given twice (a second #domain
+# resized the grid under outputs sized from the first: a crash), lengths beyond the integers the
+# geometry is painted with, a hostile count of waveforms, -o naming a file, a bad benchmarking knob.
+hdr='#domain: 0.1 0.1 0.1\n#dx_dy_dz: 0.005 0.005 0.005\n#time_window: 1e-9\n#pml_cells: 2\n'
+printf "$hdr#geometry_view: 0 0 0 0.1 0.1 0.1 0.005 0.005 0.005 g f\n#domain: 0.05 0.05 0.05\n" >"$work/twice.in"
+refused "twice.in:6: #domain: given twice \(a model takes one\)" -- "$bin" fdtd "${cpu[@]}" "$work/twice.in" -o "$work/t2"
+printf "$hdr#num_threads: 1\n#omp_threads: 2\n" >"$work/threads.in"
+refused "threads.in:6: #omp_threads: given twice" -- "$bin" fdtd "${cpu[@]}" "$work/threads.in" -o "$work/t2"
+printf "$hdr#sphere: 0.04 0.036 0.03 1e20 pec\n" >"$work/sphere.in"
+refused "sphere.in:5: #sphere: 1e\+20 is more than 2\^40 cells" -- "$bin" fdtd "${cpu[@]}" "$work/sphere.in" -o "$work/t2"
+{ printf '#domain: 0.1 0.1 0.002\n#dx_dy_dz: 0.002 0.002 0.002\n#time_window: 10\n'
+  for i in $(seq 0 10000); do echo "#waveform: ricker 1 1e9 w$i"; done; } >"$work/waves.in"
+refused "waves.in:10004: #waveform: more than 10000 waveforms" -- "$bin" fdtd "${cpu[@]}" "$work/waves.in" -o "$work/t2"
+touch "$work/a_file"
+refused "fdtd: .*a_file: Not a directory" -- "$bin" fdtd "${cpu[@]}" "$src/inputs/gpr.in" -o "$work/a_file"
+refused "scale: .*a_file: Not a directory" -- "$bin" scale "${cpu[@]}" -d 2 -o "$work/a_file" "$src/inputs/images"
+refused "GS_FDTD_RUN_FORM='bogus' is not one of tiles\|ez\|regs" -- env GS_FDTD_RUN_FORM=bogus "$bin" info "${cpu[@]}"
+# gprMax drops lines that start with '##' (comments), as it does blank ones.
+printf '## a comment line\n#domain: 0.1 0.1 0.002\n#dx_dy_dz: 0.002 0.002 0.002\n#time_window: 10\n' >"$work/comment.in"
+checks=$((checks + 1))
+"$bin" fdtd "${cpu[@]}" "$work/comment.in" -o "$work/c" >/dev/null 2>&1 || { echo "FAIL: a '##' line refused"; fail=$((fail + 1)); }
+# Output that cannot be written ends with a failure status, not success: standard output, --csv
+# (which a benchmark of several ranks writes).
+checks=$((checks + 2))
+"$bin" info "${cpu[@]}" >/dev/full 2>/dev/null && { echo "FAIL: info > /dev/full exited 0"; fail=$((fail + 1)); }
+"${GS_MPIEXEC:?}" -np 2 --oversubscribe "$bin" bench fdtd "${cpu[@]}" --grid 64x64 --steps 2 --csv /dev/full >/dev/null 2>&1 &&
+  { echo "FAIL: bench --csv /dev/full exited 0"; fail=$((fail + 1)); }
 echo "cli_bad_inputs: $checks checks, $fail failed"
 [ $fail = 0 ]

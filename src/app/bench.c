@@ -169,9 +169,12 @@ static double copy_ceiling(const gs_backend *b, size_t bytes) {
 #define GS_FDTD_BYTES_PER_CELL 25.0
 
 /* Appends one row to --csv FILE (rank 0), with the header when the file is new. */
-static void csv_row(const char *path, const char *header, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void csv_row(const char *path, const char *header, const char *fmt, ...) {
-  if (!path) return;
+/* Appends a row (and the header to an empty file); GS_EXIT_PARTIAL where it
+ * cannot (said on one line), else GS_EXIT_OK: the figures were printed, the
+ * file the user asked for was not written. */
+static int csv_row(const char *path, const char *header, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int csv_row(const char *path, const char *header, const char *fmt, ...) {
+  if (!path) return GS_EXIT_OK;
   /* Non-blocking, and only a regular file: a FIFO with no reader must not hang the benchmark. */
   int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0644);
   struct stat sb;
@@ -179,7 +182,7 @@ static void csv_row(const char *path, const char *header, const char *fmt, ...) 
   if (!fp) {
     gs_log_error("bench: --csv %s: %s", path, fd < 0 ? strerror(errno) : "not a regular file to append to");
     if (fd >= 0) close(fd);
-    return;
+    return GS_EXIT_PARTIAL;
   }
   fseek(fp, 0, SEEK_END);
   if (ftell(fp) == 0) fprintf(fp, "%s\n", header);
@@ -188,7 +191,9 @@ static void csv_row(const char *path, const char *header, const char *fmt, ...) 
   vfprintf(fp, fmt, ap);
   va_end(ap);
   fputc('\n', fp);
-  if (fclose(fp) != 0) gs_log_error("bench: --csv %s: write failed", path);
+  if (fclose(fp) == 0) return GS_EXIT_OK;
+  gs_log_error("bench: --csv %s: write failed", path);
+  return GS_EXIT_PARTIAL;
 }
 
 /* Refuses (on every rank, before anything is allocated) a benchmark grid of
@@ -249,6 +254,7 @@ static int bench_fdtd_ranks(gs_run *run, const gs_bench_opts *o, int64_t w, int6
     if (err[0]) gs_log_error("bench fdtd: decomposition %dx%d: %s", dims[0], dims[1], err);
     return GS_EXIT_USAGE;
   }
+  int status = GS_EXIT_OK;
   if (c->rank == 0) {
     double cells1 = (double)w * (double)h, cellsn = (double)gw * (double)gh;
     double eff = o->weak ? t1.seconds / tn.seconds : t1.seconds / ((double)c->size * tn.seconds);
@@ -265,14 +271,15 @@ static int bench_fdtd_ranks(gs_run *run, const gs_bench_opts *o, int64_t w, int6
            "and rank (%.2f GB/s of traffic)\n",
            c->size, msn, mcn, 100 * eff, halo_mb, halo_mb / msn);
     fflush(stdout);
-    csv_row(o->csv,
-            "kind,scaling,grid_w,grid_h,ranks,decomp,transport,overlap,depth,steps,ms_step_1,ms_step_n,mcells_1,"
-            "mcells_n,efficiency,halo_mb_step",
-            "fdtd,%s,%lld,%lld,%d,%dx%d,%s,%d,%d,%lld,%.5f,%.5f,%.1f,%.1f,%.4f,%.4f", o->weak ? "weak" : "strong",
-            (long long)gw, (long long)gh, c->size, dims[0], dims[1], used, spread.overlap, depth, (long long)o->steps,
-            ms1, msn, mc1, mcn, eff, halo_mb);
+    status =
+        csv_row(o->csv,
+                "kind,scaling,grid_w,grid_h,ranks,decomp,transport,overlap,depth,steps,ms_step_1,ms_step_n,mcells_1,"
+                "mcells_n,efficiency,halo_mb_step",
+                "fdtd,%s,%lld,%lld,%d,%dx%d,%s,%d,%d,%lld,%.5f,%.5f,%.1f,%.1f,%.4f,%.4f", o->weak ? "weak" : "strong",
+                (long long)gw, (long long)gh, c->size, dims[0], dims[1], used, spread.overlap, depth,
+                (long long)o->steps, ms1, msn, mc1, mcn, eff, halo_mb);
   }
-  return GS_EXIT_OK;
+  return status;
 }
 
 /* The exchange alone: o->reps exchanges of the ghost layers of a --grid
@@ -358,6 +365,7 @@ static int bench_halo3(gs_run *run, const gs_bench_opts *o, int64_t nx, int64_t 
   GS_MPI_CHECK(MPI_Allreduce(&bytes, &most, 1, MPI_DOUBLE, MPI_MAX, run->comm.world));
   double same, big, both_same, both_big;
   peer_ceilings(run, most, &same, &big, &both_same, &both_big);
+  int status = GS_EXIT_OK;
   if (run->comm.rank == 0) {
     const double per = secs / (double)o->reps;
     printf("bench halo: backend %s, 3D grid %lldx%lldx%lld, %d ranks, decomposition %dx%dx%d, transport %s (rank 0), "
@@ -365,13 +373,14 @@ static int bench_halo3(gs_run *run, const gs_bench_opts *o, int64_t nx, int64_t 
            b->name, (long long)nx, (long long)ny, (long long)nz, run->comm.size, rk.dims[0], rk.dims[1], rk.dims[2],
            used, (long long)o->reps);
     print_halo_rates(most, per, same, big, both_same, both_big);
-    csv_row(o->csv, "kind,nx,ny,nz,ranks,decomp,transport,exchanges,bytes,us_exchange,gbs,peer_same_gbs,peer_256m_gbs",
-            "halo3d,%lld,%lld,%lld,%d,%dx%dx%d,%s,%lld,%.0f,%.3f,%.3f,%.3f,%.3f", (long long)nx, (long long)ny,
-            (long long)nz, run->comm.size, rk.dims[0], rk.dims[1], rk.dims[2], used, (long long)o->reps, most,
-            per * 1e6, most / per * 1e-9, same, big);
+    status = csv_row(o->csv,
+                     "kind,nx,ny,nz,ranks,decomp,transport,exchanges,bytes,us_exchange,gbs,peer_same_gbs,peer_256m_gbs",
+                     "halo3d,%lld,%lld,%lld,%d,%dx%dx%d,%s,%lld,%.0f,%.3f,%.3f,%.3f,%.3f", (long long)nx, (long long)ny,
+                     (long long)nz, run->comm.size, rk.dims[0], rk.dims[1], rk.dims[2], used, (long long)o->reps, most,
+                     per * 1e6, most / per * 1e-9, same, big);
   }
   gs_scene_free(&sc);
-  return GS_EXIT_OK;
+  return status;
 }
 
 static int bench_halo(gs_run *run, const gs_bench_opts *o) {
@@ -564,11 +573,11 @@ static int bench_fdtd3_ranks(gs_run *run, const gs_bench_opts *o, gs_scene *sc, 
   else
     printf("  1 rank: the whole model does not fit one rank's memory (no ratio)\n");
   fflush(stdout);
-  csv_row(o->csv, "kind,scaling,nx,ny,nz,ranks,decomp,transport,steps,ms_step_1,ms_step_n,efficiency",
-          "fdtd3d,%s,%lld,%lld,%lld,%d,%dx%dx%d,%s,%lld,%.5f,%.5f,%.4f", kind, (long long)sc->nx, (long long)sc->ny,
-          (long long)sc->nz, run->comm.size, rk.dims[0], rk.dims[1], rk.dims[2], gs_halo_transport_name(rk.transport),
-          (long long)o->steps, t1 > 0 ? t1 * 1e3 / (double)o->steps : -1.0, tn * 1e3 / (double)o->steps, eff);
-  return GS_EXIT_OK;
+  return csv_row(o->csv, "kind,scaling,nx,ny,nz,ranks,decomp,transport,steps,ms_step_1,ms_step_n,efficiency",
+                 "fdtd3d,%s,%lld,%lld,%lld,%d,%dx%dx%d,%s,%lld,%.5f,%.5f,%.4f", kind, (long long)sc->nx,
+                 (long long)sc->ny, (long long)sc->nz, run->comm.size, rk.dims[0], rk.dims[1], rk.dims[2],
+                 gs_halo_transport_name(rk.transport), (long long)o->steps, t1 > 0 ? t1 * 1e3 / (double)o->steps : -1.0,
+                 tn * 1e3 / (double)o->steps, eff);
 }
 
 /* Weak scaling's split of size ranks when --decomp gives none: the one whose

@@ -1,4 +1,5 @@
 /* gpustencil: one MPI rank per GPU; subcommands info, scale, fdtd, bench. */
+#include <errno.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +71,12 @@ static void parsed_free(parsed *p) {
 }
 
 static int finish(gs_comm *c, int status) {
+  /* Results printed to a full or closed standard output are lost: say so,
+   * and do not end with success. */
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, "gpustencil: standard output: write failed (%s)\n", strerror(errno));
+    if (status == GS_EXIT_OK) status = GS_EXIT_PARTIAL;
+  }
   int all = gs_comm_agree(status, c->world);
   gs_comm_free(c);
   MPI_Finalize();
@@ -97,7 +104,7 @@ static int run_command(gs_run *run, const gs_command *cmd, int argc, char **argv
   gs_config config; /* installed for everything below: gs_config_get() */
   gs_config_load(&config, cfg_err, sizeof cfg_err);
   if (gs_comm_agree(cfg_err[0] != 0, run->comm.world)) {
-    if (cfg_err[0]) gs_log_error("%s: %s", cmd->name, cfg_err);
+    if (cfg_err[0] && root) gs_log_error("%s: %s", cmd->name, cfg_err); /* every rank read the same environment */
     parsed_free(&p);
     return GS_EXIT_USAGE;
   }

@@ -61,6 +61,10 @@ void gs_config_load(gs_config *cfg, char *err, size_t errlen) {
   cfg->onchip = pick("GPUSTENCIL_ONCHIP", onchip, GS_ONCHIP_AUTO, err, errlen);
   cfg->fuse = pick("GPUSTENCIL_FUSE", fuse, 8, err, errlen);
   if (cfg->fuse == 8) cfg->fuse = GS_FUSE_AUTO;
+  /* The on-chip form's benchmarking knob: the GPU's launcher reads it
+   * (kernels/fdtd_run_cols.cu); checked here, where a bad value can be said. */
+  static const char *const forms[] = {"tiles", "ez", "regs", NULL};
+  (void)pick("GS_FDTD_RUN_FORM", forms, 0, err, errlen);
 }
 
 const gs_config *gs_config_get(void) {

@@ -15,7 +15,15 @@ int gs_mkdirs(const char *path, int whole) {
     if (d[i] != '/' && !(whole && d[i] == '\0')) continue;
     char keep = d[i];
     d[i] = '\0';
-    if (mkdir(d, 0755) != 0 && errno != EEXIST) rc = -1;
+    struct stat st;
+    if (mkdir(d, 0755) != 0) {
+      if (errno != EEXIST)
+        rc = -1;
+      else if (stat(d, &st) != 0 || !S_ISDIR(st.st_mode)) { /* a file (or a dangling link) of that name */
+        errno = ENOTDIR;
+        rc = -1;
+      }
+    }
     d[i] = keep;
   }
   free(d);

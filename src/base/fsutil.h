@@ -7,7 +7,8 @@
 #include "error.h"
 
 /* Creates every missing folder of path: all of it when whole is set, else up
- * to its last '/'. 0 on success, -1 with errno set. */
+ * to its last '/'. 0 on success, -1 with errno set (ENOTDIR where one of
+ * them exists but is not a folder). */
 int gs_mkdirs(const char *path, int whole);
 
 /* Opens an input file for reading ("rb") only if it is a regular file: a

@@ -164,6 +164,7 @@ typedef struct run3 {
   int64_t r, first_step, saved; /* the run, where it started, its last checkpoint's step (-1: none) */
   double steps;                 /* stepped by this job (a restart's run counts from its checkpoint) */
   int status;                   /* GS_EXIT_OK, or GS_EXIT_PARTIAL after a failed snapshot */
+  int snaps_off;                /* a snapshot failed: no more are tried (a full disk says it once) */
 } run3;
 
 /* The next step where something happens: a progress update (every 64
@@ -180,6 +181,7 @@ static int64_t next_event(const run3 *x, int64_t step) {
 /* The slice now as snapshots/[runNNN_]COMP_AXISAT_STEP.png; a failure makes the status partial. */
 static void take_snapshot(run3 *x, gs_fdtd3_sim *m) {
   char name[64], path[1400], err[1024];
+  if (x->snaps_off) return;
   gs_fdtd3_slice_name(m, &x->slice, name, sizeof name);
   if (x->o->runs > 1)
     snprintf(path, sizeof path, "%s/snapshots/run%03lld_%s_%08lld.png", x->outdir, (long long)x->r + 1, name,
@@ -189,8 +191,10 @@ static void take_snapshot(run3 *x, gs_fdtd3_sim *m) {
   const gs_status st = x->rk ? gs_fdtd3_slice_png_split(m, x->rk, &x->slice, path, err, sizeof err)
                              : gs_fdtd3_slice_png(m, &x->slice, path, err, sizeof err);
   if (st != GS_OK) {
-    if (x->c->rank == 0) gs_log_error("fdtd: snapshot: %s", err); /* the same status on every rank */
+    if (x->c->rank == 0) /* the same status on every rank */
+      gs_log_error("fdtd: snapshot: %s (no more snapshots in this job)", err);
     x->status = GS_EXIT_PARTIAL;
+    x->snaps_off = 1;
   }
 }
 
@@ -254,6 +258,9 @@ static int run_once(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs,
     }
     if (x->c->rank == 0) printf("fdtd: restarting at step %lld from %s\n", (long long)m.step, x->o->restart);
   }
+  /* What killed runs left in the folder, once the run is known to start (a
+   * refused one keeps the checkpoint that was there). */
+  if (x->r == 0) gs_ckpt_clean(x->c, x->outdir, x->o->restart);
   x->first_step = m.step;
   x->saved = -1;
   *stopped = step_run(x, &m, secs);
@@ -316,7 +323,6 @@ int gs_fdtd3_run(const gs_comm *c, const gs_backend *b, const gs_fdtd_opts *o, c
     if (root) gs_log_error("fdtd: %s: %s", sc->path, err);
     return GS_EXIT_USAGE;
   }
-  gs_ckpt_clean(c, outdir, o->restart); /* what killed runs left there */
   if (root)
     printf("fdtd: %s: 3D, %lld x %lld x %lld cells of %g x %g x %g m, dt %g s, %lld iterations, %d material(s), %d "
            "source(s), %d receiver(s), PML %d/%d/%d/%d/%d/%d, backend %s, %lld run(s)\n",

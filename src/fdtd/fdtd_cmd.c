@@ -160,6 +160,7 @@ typedef struct fdtd_job {
   double total_steps, t_total; /* of the completed runs */
   uint64_t sum[3];             /* the last run's checksum (rank 0) */
   int status;                  /* GS_EXIT_* */
+  int snaps_off;               /* a snapshot failed to be written: no more are tried (a full disk says it once) */
 } fdtd_job;
 
 /* The checkpoints of one run. */
@@ -346,19 +347,25 @@ static int64_t next_event(const fdtd_job *j, int64_t step, int64_t first_step, i
   return next;
 }
 
-/* Ez of run r now as snapshots/[runNNN_]ez_STEP.png; a failure makes the
- * job's status partial. */
+/* A snapshot's status st (rank 0's: the writer's), agreed by the ranks: a
+ * failure makes the job's status partial and ends its snapshots. */
+static void snapshot_done(fdtd_job *j, gs_status st, const char *path, const char *err) {
+  if (!gs_comm_agree(st != GS_OK, j->c->world)) return;
+  if (j->root) gs_log_error("fdtd: snapshot %s: %s (no more snapshots in this job)", path, err);
+  j->status = GS_EXIT_PARTIAL;
+  j->snaps_off = 1;
+}
+
+/* Ez of run r now as snapshots/[runNNN_]ez_STEP.png. */
 static void take_snapshot(fdtd_job *j, gs_fdtd_sim *m, int64_t r) {
-  char sp[1300], err[1024];
+  char sp[1300], err[1024] = "";
+  if (j->snaps_off) return;
   if (j->runs > 1)
     snprintf(sp, sizeof sp, "%s/snapshots/run%03lld_ez_%08lld.png", j->outdir, (long long)r + 1, (long long)m->step);
   else
     snprintf(sp, sizeof sp, "%s/snapshots/ez_%08lld.png", j->outdir, (long long)m->step);
   gs_snapshot_label lab = {(double)m->step * j->sc.dt, m->step, NULL}; /* Ez after step n: the field at n dt */
-  if (gs_fdtd_snapshot(m, j->c, j->parts, &lab, sp, err, sizeof err) != GS_OK) {
-    gs_log_error("fdtd: snapshot: %s", err);
-    j->status = GS_EXIT_PARTIAL;
-  }
+  snapshot_done(j, gs_fdtd_snapshot(m, j->c, j->parts, &lab, sp, err, sizeof err), sp, err);
 }
 
 /* The scene file's name without its folder and its extension (gprMax
@@ -373,8 +380,8 @@ static void model_name(const char *path, char *out, size_t n) {
 /* gprMax's #snapshot files due now (after m->step steps), into
  * OUTDIR/MODEL_snaps (MODELn_snaps with several runs, as gprMax). */
 static void take_gpr_snapshots(fdtd_job *j, gs_fdtd_sim *m, int64_t r) {
-  char model[512], dir[1700], path[2000], err[1024];
-  for (int k = 0; k < j->sc.nsnaps; ++k) {
+  char model[512], dir[1700], path[2000], err[1024] = "";
+  for (int k = 0; k < j->sc.nsnaps && !j->snaps_off; ++k) {
     if (j->sc.snaps[k].iteration - 1 != m->step) continue;
     model_name(j->scene_path, model, sizeof model);
     if (j->runs > 1)
@@ -383,10 +390,7 @@ static void take_gpr_snapshots(fdtd_job *j, gs_fdtd_sim *m, int64_t r) {
       snprintf(dir, sizeof dir, "%s/%s_snaps", j->outdir, model);
     snprintf(path, sizeof path, "%s/%s", dir, j->sc.snaps[k].file);
     if (j->root && gs_mkdirs(dir, 1) != 0) gs_log_error("fdtd: %s: %s", dir, strerror(errno));
-    if (gs_gpr_take_snapshot(m, j->c, &j->sc.snaps[k], path, err, sizeof err) != GS_OK) {
-      gs_log_error("fdtd: snapshot: %s", err);
-      j->status = GS_EXIT_PARTIAL;
-    }
+    snapshot_done(j, gs_gpr_take_snapshot(m, j->c, &j->sc.snaps[k], path, err, sizeof err), path, err);
   }
 }
 
@@ -489,6 +493,9 @@ static int run_once(fdtd_job *j, int64_t r) {
     j->status = GS_EXIT_USAGE;
     return 1;
   }
+  /* What killed runs left in the folder, once the run is known to start (a
+   * refused one keeps the checkpoint that was there). */
+  if (r == 0) gs_ckpt_clean(j->c, j->outdir, j->o->restart);
   const int64_t first_step = m.step;
   char err[1024];
   if (j->root && gs_gpr_write_views(&j->sc, (int)r, (int)j->runs, j->outdir, err, sizeof err) != GS_OK) {
@@ -532,7 +539,6 @@ static void run_all(fdtd_job *j) {
   j->depth = gs_fdtd_agree_depth(sc, j->backend, &j->part, j->spread.depth, j->cart);
   if (memory_refused(j)) return;
   if (j->root && j->runs > 1 && sc->nrx) j->bscan = gs_xcalloc((size_t)j->runs * (size_t)sc->iterations, sizeof(float));
-  gs_ckpt_clean(j->c, j->outdir, j->o->restart); /* what killed runs left there */
   for (int64_t r = 0; r < j->runs && j->status == GS_EXIT_OK; ++r)
     if (run_once(j, r)) break;
   if (j->root && j->bscan && j->status == GS_EXIT_OK) {

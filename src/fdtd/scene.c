@@ -136,11 +136,18 @@ static int64_t to_cells(double metres, double d) {
 /* Positions and lengths further than this many cells from the origin are
  * refused before they are converted to integers (no model has 2^40 cells on
  * a side; the conversion of larger values would overflow). */
-#define GS_SCENE_MAX_CELLS 1099511627776.0
 
 static int cells_in_range(parser *p, double metres, double d, const char *what) {
   if (fabs(metres / d) > GS_SCENE_MAX_CELLS)
     return gs_perr(p, "#%s: %g m is more than 2^40 cells of %g m from the origin", what, metres, d);
+  return 0;
+}
+
+int gs_check_lengths(gs_parser *p, const char *what, const double *v, int n) {
+  const double d = fmin(fmin(p->d[0], p->d[1]), p->d[2]);
+  for (int k = 0; k < n; ++k)
+    if (!(fabs(v[k]) / d <= GS_SCENE_MAX_CELLS))
+      return gs_perr(p, "#%s: %g is more than 2^40 cells of %g m", what, v[k], d);
   return 0;
 }
 
@@ -395,6 +402,9 @@ static int cmd_waveform(parser *p, const command_call *c) {
   w.amp = v[0];
   w.freq = v[1];
   if (!(w.freq > 0)) return gs_perr(p, "#waveform %s: frequency must be > 0", name);
+  /* (the duplicate search is linear: a cap keeps a hostile file from taking minutes) */
+  if (s->nwaveforms >= GS_SCENE_MAX_WAVEFORMS)
+    return gs_perr(p, "#waveform: more than %d waveforms", GS_SCENE_MAX_WAVEFORMS);
   if (find_waveform(s, name) >= 0) return gs_perr(p, "#waveform: '%s' is already defined", name);
   if (gs_copy_name(p, w.name, sizeof w.name, name, c->name)) return -1;
   GROW(s->waveforms, s->nwaveforms);
@@ -762,10 +772,25 @@ static int check_call(parser *p, const command_call *c) {
   return 0;
 }
 
-/* One line, trailing blanks removed: a command if it starts with '#'
- * (anything else is a comment, as in gprMax). */
+/* The bit of a command a model may give once (gprMax's single-use
+ * commands, which it refuses twice, and gpustencil's own #source_timing and
+ * #snapshot_png), 0 for the others. A second #domain or #dx_dy_dz would also
+ * resize the grid under the outputs sized from the first. */
+static unsigned single_use(const char *name) {
+  static const char *const once[] = {
+      "domain",          "dx_dy_dz",  "time_window", "title",    "omp_threads", "time_step_stability_factor",
+      "pml_formulation", "pml_cells", "src_steps",   "rx_steps", "output_dir",  "source_timing",
+      "snapshot_png"};
+  if (!strcmp(name, "num_threads")) name = "omp_threads"; /* one command, two names */
+  for (unsigned k = 0; k < sizeof once / sizeof once[0]; ++k)
+    if (!strcmp(name, once[k])) return 1u << k;
+  return 0;
+}
+
+/* One line, trailing blanks removed: a command if it starts with '#' but not
+ * '##' (anything else is a comment, as in gprMax). */
 static int parse_line(parser *p, char *line) {
-  if (line[0] != '#') return 0;
+  if (line[0] != '#' || line[1] == '#') return 0;
   char *colon = strchr(line, ':');
   if (!colon) return gs_perr(p, "'%s': a command is '#name: parameters'", line);
   *colon = '\0';
@@ -783,6 +808,9 @@ static int parse_line(parser *p, char *line) {
     args[nargs++] = tok;
   command_call c = {.def = find_command(line + 1), .name = line + 1, .arg = args, .nargs = nargs, .text = text};
   if (!c.def) return gs_perr(p, "#%s: not supported (the gprMax commands gpustencil runs: docs/fdtd.md)", c.name);
+  const unsigned once = single_use(c.name);
+  if (p->once & once) return gs_perr(p, "#%s: given twice (a model takes one)", c.name);
+  p->once |= once;
   if (check_call(p, &c)) return -1;
   return c.def->handle(p, &c);
 }

@@ -12,6 +12,12 @@
 /* Parameters of a command line past this many are dropped, which makes every
  * such line fail its command's argument count. */
 #define GS_SCENE_MAX_ARGS 32
+/* Lengths and coordinates: at most this many cells (2^40) of the smallest
+ * cell from the origin (beyond, a count of cells would not fit the integers
+ * the geometry is painted with). */
+#define GS_SCENE_MAX_CELLS 1099511627776.0
+/* Waveforms a scene may define (each name is checked against the others). */
+#define GS_SCENE_MAX_WAVEFORMS 10000
 
 typedef struct gs_parser {
   const char *file;
@@ -28,6 +34,7 @@ typedef struct gs_parser {
   int64_t n[3];   /* cells along the file's x, y, z */
   int pml6[6];    /* #pml_cells: x- y- z- x+ y+ z+ */
   int64_t rx_cap; /* receivers s->rxs has room for (it grows by doubling) */
+  unsigned once;  /* the single-use commands seen (bits: single_use() in scene.c) */
 } gs_parser;
 
 typedef struct gs_scene_command gs_scene_command;
@@ -42,6 +49,8 @@ typedef struct gs_command_call {
 } gs_command_call;
 
 int gs_perr(gs_parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Refuses (one line) any of v[0..n) beyond GS_SCENE_MAX_CELLS smallest cells. */
+int gs_check_lengths(gs_parser *p, const char *what, const double *v, int n);
 int gs_parse_double(gs_parser *p, const char *tok, double *out, const char *what);
 int gs_parse_args(gs_parser *p, const gs_command_call *c, int first, int count, double *out);
 int gs_copy_name(gs_parser *p, char *dst, size_t size, const char *name, const char *what);

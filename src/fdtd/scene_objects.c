@@ -18,7 +18,7 @@ static const char axes[] = "xyz";
  * free_space 1). */
 static int store3(gs_parser *p, const gs_command_call *c, int type, int first, int nnum, int smoothing) {
   gs_obj3 o = {.type = type, .averaging = 1, .nv = nnum};
-  if (gs_parse_args(p, c, first, nnum, o.v)) return -1;
+  if (gs_parse_args(p, c, first, nnum, o.v) || gs_check_lengths(p, c->name, o.v, nnum)) return -1;
   int at = first + nnum, m = gs_find_material(p->s, c->arg[at]);
   if (m < 0) return gs_perr(p, "#%s: material '%s' is not defined (yet)", c->name, c->arg[at]);
   if (c->nargs > at + 1 + (smoothing ? 1 : 0))
@@ -118,6 +118,7 @@ int gs_cmd_cylinder(gs_parser *p, const gs_command_call *c) {
       gs_point_cells(p, v + 3, f2, 1, c->name) || object_material_and_flag(p, c, 7, &o))
     return -1;
   if (!(v[6] > 0)) return gs_perr(p, "#cylinder: the radius must be > 0");
+  if (gs_check_lengths(p, c->name, v + 6, 1)) return -1;
   const gs_scene *s = p->s;
   int a = s->axis[0], b = s->axis[1], t = s->axis[2];
   /* The face centres snapped to the grid, then held as float (gprMax). */
@@ -267,6 +268,7 @@ int gs_cmd_cylindrical_sector(gs_parser *p, const gs_command_call *c) {
   if (strcmp(c->arg[0], (const char[]){axes[t], 0}))
     return gs_perr(p, "#cylindrical_sector: in this 2D model the normal must be %c", axes[t]);
   if (!(v[4] > 0)) return gs_perr(p, "#cylindrical_sector: the radius must be > 0");
+  if (gs_check_lengths(p, c->name, v, 5)) return -1;
   if (v[5] < 0 || v[5] >= 360 || !(v[6] > 0) || v[6] >= 360)
     return gs_perr(p, "#cylindrical_sector: the start angle must be in [0, 360) and the sector angle in (0, 360)");
   if (thin_extent(p, c, v[2], v[3] - v[2], &level, &cells)) return -1;
