@@ -65,6 +65,7 @@ touch "$work/a_file"
 refused "fdtd: .*a_file: Not a directory" -- "$bin" fdtd "${cpu[@]}" "$src/inputs/gpr.in" -o "$work/a_file"
 refused "scale: .*a_file: Not a directory" -- "$bin" scale "${cpu[@]}" -d 2 -o "$work/a_file" "$src/inputs/images"
 refused "GS_FDTD_RUN_FORM='bogus' is not one of tiles\|ez\|regs" -- env GS_FDTD_RUN_FORM=bogus "$bin" info "${cpu[@]}"
+refused "--divisor: '0x10' is not a finite decimal number" -- "$bin" scale "${cpu[@]}" -d 0x10 -o "$work/s" "$src/inputs/images"
 # gprMax drops lines that start with '##' (comments), as it does blank ones.
 printf '## a comment line\n#domain: 0.1 0.1 0.002\n#dx_dy_dz: 0.002 0.002 0.002\n#time_window: 10\n' >"$work/comment.in"
 checks=$((checks + 1))

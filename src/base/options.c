@@ -1,5 +1,6 @@
 #include "options.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -73,8 +74,9 @@ static gs_status store(const gs_opt *o, void *dest, const char *value, char *err
       snprintf(err, errlen, "--%s: '%s' is out of range", o->name, value);
       return GS_ERR_USAGE;
     }
-    if (end == value || *end || !isfinite(v)) {
-      snprintf(err, errlen, "--%s: '%s' is not a finite number", o->name, value);
+    /* plain decimals only, as in scenes: no leading blank, no hexadecimal (strtod takes both) */
+    if (end == value || *end || !isfinite(v) || isspace((unsigned char)value[0]) || strpbrk(value, "xXpP")) {
+      snprintf(err, errlen, "--%s: '%s' is not a finite decimal number", o->name, value);
       return GS_ERR_USAGE;
     }
     if (ranged && (v < o->min || v > o->max)) {
