@@ -17,7 +17,7 @@
  * the geometry is painted with). */
 #define GS_SCENE_MAX_CELLS 1099511627776.0
 /* Waveforms a scene may define (each name is checked against the others). */
-#define GS_SCENE_MAX_WAVEFORMS 10000
+#define GS_SCENE_MAX_WAVEFORMS 2048
 
 typedef struct gs_parser {
   const char *file;
