@@ -65,6 +65,14 @@ constexpr int kBlock = kRows * 32; // nodes of a warp's block
 extern __shared__ float4 cols_smem[];
 #endif
 
+// A slab's nodes in the tile at (i0, j0) of nw x nh nodes and in the ghost
+// column and row before it, in local indices: columns [x0, x0 + w), rows
+// [y0, y0 + h) (w or h 0: none); e, hh: where its psi of E and of H start in
+// psi() (the load sets them).
+struct Box {
+  int x0, y0, w, h, e, hh, pad0, pad1;
+};
+
 // Byte offsets of the shared arrays: the electric coefficients of every
 // material; the point lists (entries (index, row), links, each thread's
 // head, counts; list 0 sources, 1 receivers); then the floats: Hy of the
@@ -83,14 +91,7 @@ extern __shared__ float4 cols_smem[];
 // of each column's x slab and each row's y slab (b, a, k of H, then of E;
 // from the ghosts on), and psi of the boxes (p.psi floats: psi of E, then
 // of H, of each slab in turn).
-// A slab's nodes in the tile at (i0, j0) of nw x nh nodes and in the ghost
-// column and row before it, in local indices: columns [x0, x0 + w), rows
-// [y0, y0 + h) (w or h 0: none); e, hh: where its psi of E and of H start in
-// psi() (the load sets them).
-struct Box {
-  int x0, y0, w, h, e, hh, pad0, pad1;
-};
-
+//
 // The arrays' places, byte offsets kept in the plan (ColsPlan::at): the
 // kernel reads them from its parameters, which costs no register.
 enum Part {
@@ -357,6 +358,13 @@ __device__ void load_cols(const gs_fdtd_step_args &a, const ColsPlan &p, const C
   each_of(p.th + 1, [&](int k) { ys(p)[k] = slab_at(a, 1, c.j0 - 1 + k); });
 }
 
+// Where node (i, j)'s psi lies in slab s's arrays (fdtd_kernels.h: the
+// index along the slab, then across it, fastest).
+__device__ __forceinline__ int64_t psi_word(const gs_fdtd_slab &s, int64_t i, int64_t j) {
+  const int64_t along = s.dir == 0 ? i : j, other = s.dir == 0 ? j : i;
+  return (along - s.lo) * (s.o1 - s.o0) + (other - s.o0);
+}
+
 // The tile's CPML: each slab's box (and where its psi goes), its psi from
 // a's input arrays (ghosts included), the profiles of the columns' and
 // rows' slabs (each found as the maps find it).
@@ -371,8 +379,7 @@ __device__ void load_cpml(const gs_fdtd_step_args &a, const ColsPlan &p, const C
     if (threadIdx.x == 0) boxes(p)[q] = b;
     each_of(b.w * b.h, [&](int k) {
       const int64_t i = c.i0 + b.x0 + k % b.w, j = c.j0 + b.y0 + k / b.w;
-      const int64_t along = s.dir == 0 ? i : j, other = s.dir == 0 ? j : i;
-      const int64_t w = (along - s.lo) * (s.o1 - s.o0) + (other - s.o0);
+      const int64_t w = psi_word(s, i, j);
       psi(p)[b.e + k] = s.psi_e_in[w];
       psi(p)[b.hh + k] = s.psi_h_in[w];
     });
@@ -403,8 +410,7 @@ __device__ void store_cpml(const gs_fdtd_step_args &a, const ColsPlan &p, const 
       const int li = b.x0 + k % b.w, lr = b.y0 + k / b.w;
       if (li < 0 || lr < 0) return; // a ghost's
       const int64_t i = c.i0 + li, j = c.j0 + lr;
-      const int64_t along = s.dir == 0 ? i : j, other = s.dir == 0 ? j : i;
-      const int64_t w = (along - s.lo) * (s.o1 - s.o0) + (other - s.o0);
+      const int64_t w = psi_word(s, i, j);
       if (i >= 1 && i < a.nx && j >= 1 && j < a.ny) s.psi_e_out[w] = psi(p)[b.e + k];
       if (s.dir == 0 ? i < a.nx : j < a.ny) s.psi_h_out[w] = psi(p)[b.hh + k];
     });
