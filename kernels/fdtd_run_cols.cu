@@ -40,10 +40,10 @@
 // The form on chip where the columns may take the grid: GS_FDTD_RUN_COLUMNS
 // at build time (0 the tiles form, 1 the ez form, 2 the regs form), the
 // environment's GS_FDTD_RUN_FORM (tiles, ez, regs) at run time. The
-// default stays the tiles form until the columns form with its CPML in
-// shared memory has run on the GPU machine (docs/performance.md, session
-// 12: without CPML it measured 8.8 / 7.7 us a step on 2000 x 1000 against
-// the tiles' 12.2; with the CPML in global memory it was slower).
+// default stays the tiles form: with a CPML the columns form is slower
+// (docs/performance.md, session 13: 2000 x 1000 20.1 us a step against
+// 16.5; without CPML 9.5 against 12.2), its slab warps making the others
+// wait at the block barrier.
 #ifndef GS_FDTD_RUN_COLUMNS
 #define GS_FDTD_RUN_COLUMNS 0
 #endif
