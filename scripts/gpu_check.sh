@@ -184,14 +184,7 @@ if want cols; then
       echo "compute-sanitizer $tool, form $form, fdtd cols_big.in (8 steps): exit $? $(grep -E "SUMMARY" /tmp/san.txt)"
     done
   done 2>&1 | tee -a "$out/cols_tests.txt"
-  printf '#domain: 2 1 0.001\n#dx_dy_dz: 0.001 0.001 0.001\n#time_window: 4000\n#pml_cells: 0\n#waveform: ricker 1 3e9 w\n#hertzian_dipole: z 1 0.5 0 w\n' > /tmp/nopml.in
-  for form in ${GS_COLS_FORMS:-tiles ez regs}; do
-    for g in ${GS_COLS_GRIDS:-2000x1000 1000x1000 600x300}; do
-      GS_FDTD_RUN_FORM=$form $bin bench fdtd --grid $g --steps 4000 2>&1 | grep -A1 -E "^bench|T = 1 \(|on chip"
-    done
-    GS_FDTD_RUN_FORM=$form GPUSTENCIL_ONCHIP=1 $bin fdtd /tmp/nopml.in -o /tmp/nopml-$form 2>&1 | grep -E "checksum|steps in" |
-      sed "s/^/no CPML, form $form: /"
-  done 2>&1 | tee "$out/cols_bench.txt"
+  GS_COLS_PARTS=bench GS_COLS_FORMS="${GS_COLS_FORMS:-tiles ez regs}" OUT="$out" bash scripts/cols_quick.sh
 fi
 if want fuse; then
   log "fuse: T steps fused a pass (issue #20): bit tests, sanitizers, 2D scene tests with it forced, bench fdtd"
