@@ -42,8 +42,8 @@
 // environment's GS_FDTD_RUN_FORM (tiles, ez, regs) at run time. The
 // default stays the tiles form: with a CPML the columns form is slower
 // (docs/performance.md, session 13: 2000 x 1000 20.1 us a step against
-// 16.5; without CPML 9.5 against 12.2), its slab warps making the others
-// wait at the block barrier.
+// 16.5; without CPML 9.5 against 12.2): the blocks away from the CPML
+// wait at the grid barrier for those that meet it (session 14).
 #ifndef GS_FDTD_RUN_COLUMNS
 #define GS_FDTD_RUN_COLUMNS 0
 #endif

@@ -4,13 +4,11 @@
 # bench fdtd per form (GS_COLS_FORMS, GS_COLS_GRIDS) and the 2000 x 1000 grid without CPML.
 # GS_COLS_PARTS picks parts (default all): build tests san bench (gpu_check.sh's cols section
 # runs the bench part on its own build).
-set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/gpu_prologue.sh"
 part() { [ -z "${GS_COLS_PARTS:-}" ] || [[ " $GS_COLS_PARTS " == *" $1 "* ]]; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-out=${OUT:-/tmp/o}; mkdir -p "$out"
 b=build-gpu/gpustencil
 if part build; then
-  for deb in .carry/*.deb; do [ -f "$deb" ] && dpkg -i "$deb" >/dev/null 2>&1; done; ldconfig
   cmake -S . -B build-gpu -DCMAKE_CUDA_ARCHITECTURES=90 > "$out/cmake.log" 2>&1 &&
     cmake --build build-gpu -j 16 --target gpustencil test_fdtd_gpu > "$out/build.log" 2>&1 ||
     { grep -E "error" "$out/build.log" | head; exit 1; }
@@ -18,8 +16,8 @@ fi
 if part tests; then
   (cd build-gpu && ctest --output-on-failure -j 6 -R "gpu_fdtd_onchip_(ez|regs)|gpu_fdtd_fuse") 2>&1 | tail -12 | tee "$out/cols_tests.txt"
 fi
-sed 's/^#time_window:.*/#time_window: 8/' tests/data/onchip/cols_big.in > /tmp/cols_big8.in
-part san && for tool in ${GS_SAN_TOOLS-racecheck memcheck}; do
+part san && sed 's/^#time_window:.*/#time_window: 8/' tests/data/onchip/cols_big.in > /tmp/cols_big8.in &&
+  for tool in ${GS_SAN_TOOLS-racecheck memcheck}; do
   GS_FDTD_RUN_FORM=regs compute-sanitizer --tool $tool --error-exitcode 9 build-gpu/tests/test_fdtd_gpu \
     tests/data/fuse/thick_pml.in 48 > /tmp/san.txt 2>&1
   echo "compute-sanitizer $tool, regs, fuse/thick_pml (48 steps): exit $? $(grep -E "SUMMARY|checks" /tmp/san.txt | tr '\n' ' ')"

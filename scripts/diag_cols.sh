@@ -1,10 +1,7 @@
 #!/usr/bin/env bash
 # Diagnosis of the columns form on chip (issue #20, docs/performance.md "Session 13"): 600 x 300
 # with and without CPML in each form, then Nsight Compute stall reasons of the regs form. GPU machine.
-set -uo pipefail
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-out=${OUT:-/tmp/o}; mkdir -p $out
-for deb in .carry/*.deb; do dpkg -i "$deb" >/dev/null 2>&1; done; ldconfig
+source "$(dirname "${BASH_SOURCE[0]}")/gpu_prologue.sh"
 cmake -S . -B build-gpu -DCMAKE_CUDA_ARCHITECTURES=90 > $out/cmake.log 2>&1 && cmake --build build-gpu -j 16 --target gpustencil > $out/build.log 2>&1 || { tail $out/build.log; exit 1; }
 b=build-gpu/gpustencil
 for pml in 10 0; do

@@ -3,12 +3,11 @@
 # Nsight Compute's per-instruction stall samples of one launch (256 steps) on 2000 x 1000 with a
 # 10-cell CPML, for each form of GS_COLS_FORMS (tiles: run_kernel, ez/regs: cols_kernel), folded
 # by scripts/ncu_barrier_share.py into the share of samples waiting at each barrier. GPU machine.
-set -uo pipefail
-out=${OUT:-/tmp/o}; mkdir -p "$out"
-for deb in .carry/*.deb; do dpkg -i "$deb" >/dev/null 2>&1; done; ldconfig
-cmake -S . -B build-gpu -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_FLAGS=-lineinfo > "$out/cmake.log" 2>&1 &&
-  cmake --build build-gpu -j 16 --target gpustencil > "$out/build.log" 2>&1 || { tail "$out/build.log"; exit 1; }
-b=build-gpu/gpustencil
+source "$(dirname "${BASH_SOURCE[0]}")/gpu_prologue.sh"
+# (a build of its own: -lineinfo must not leak into build-gpu, which the other scripts time)
+cmake -S . -B build-lineinfo -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_FLAGS=-lineinfo > "$out/cmake.log" 2>&1 &&
+  cmake --build build-lineinfo -j 16 --target gpustencil > "$out/build.log" 2>&1 || { tail "$out/build.log"; exit 1; }
+b=build-lineinfo/gpustencil
 pml=${GS_DIAG_PML:-10}
 printf "#domain: 2 1 0.001\n#dx_dy_dz: 0.001 0.001 0.001\n#time_window: 300\n#pml_cells: $pml\n#waveform: ricker 1 3e9 w\n#hertzian_dipole: z 1 0.5 0 w\n#rx: 1.1 0.5 0\n" > /tmp/s.in
 for form in ${GS_COLS_FORMS:-tiles regs}; do
