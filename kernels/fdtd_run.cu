@@ -22,6 +22,9 @@
 #include "fdtd_run.cuh"
 #include "sm_count.cuh"
 
+#include <math.h>
+#include <stdlib.h>
+
 namespace {
 
 using gs_run::grid_barrier;
@@ -38,11 +41,32 @@ using gs_run::kSlabs;
 constexpr int kPerSm = GS_FDTD_RUN_PER_SM;
 constexpr int kRunX = 32, kRunY = 32 / kPerSm;
 
-// How the grid is cut: cx x cy tiles of tw x th nodes (the last ones
-// smaller), smem bytes of shared memory a block.
+// How one axis of X nodes is cut: n tiles, the first `first` nodes wide,
+// the middle ones `mid`, the last the rest. The tiles that meet the CPML
+// may be cut narrower than the others (plan_run), so that they finish a
+// step with them: at 2000 x 1000 the 84 tiles away from the CPML waited 30 %
+// of a step at the grid barrier for the 44 that meet it (session 14).
+struct Cut {
+  int n, first, mid;
+};
+
+__host__ __device__ __forceinline__ int cut_start(const Cut &c, int b) {
+  return b == 0 ? 0 : c.first + (b - 1) * c.mid;
+}
+
+__host__ __device__ __forceinline__ int cut_width(const Cut &c, int b, int64_t X) {
+  return b == c.n - 1 ? (int)(X - cut_start(c, b)) : b == 0 ? c.first : c.mid;
+}
+
+// How the grid is cut: x.n x y.n tiles, the widest tw x th nodes; smem bytes
+// of shared memory a block.
 struct RunPlan {
-  int cx, cy, tw, th;
+  Cut x, y;
+  int tw, th;
   unsigned smem;
+  int blocks() const {
+    return x.n * y.n;
+  }
 };
 
 // This block's nodes [i0, i1) x [j0, j1) (nw x nh) and its shared arrays:
@@ -129,15 +153,16 @@ __device__ __forceinline__ int clamp_local(int64_t v, int64_t lo, int64_t hi) {
 // The nodes (global [x0, x1) x [y0, y1)) that no slab's extent along its
 // axis reaches: a slab at the box's start moves the start past it, any other
 // ends the box at its first node (conservative: the upper slabs end at node
-// nx - 1, the wall column beyond them takes the general update too).
-__device__ void shrink_free(int64_t lo, int64_t hi, int64_t &f0, int64_t &f1) {
+// nx - 1, the wall column beyond them takes the general update too). The
+// host's plan weighs the tiles' frames with it too.
+__host__ __device__ void shrink_free(int64_t lo, int64_t hi, int64_t &f0, int64_t &f1) {
   if (lo <= f0)
-    f0 = max(f0, hi);
+    f0 = f0 > hi ? f0 : hi;
   else
-    f1 = min(f1, lo); // a slab above the box's start: nothing from its first node on is free
+    f1 = f1 < lo ? f1 : lo; // a slab above the box's start: nothing from its first node on is free
 }
 
-__device__ gs_fdtd_region slab_free_box(const gs_fdtd_step_args &a) {
+__host__ __device__ gs_fdtd_region slab_free_box(const gs_fdtd_step_args &a) {
   int64_t x0 = 0, x1 = a.nx + 1, y0 = 0, y1 = a.ny + 1;
   for (int q = 0; q < a.nslab; ++q) {
     if (a.slab[q].dir == 0)
@@ -150,11 +175,11 @@ __device__ gs_fdtd_region slab_free_box(const gs_fdtd_step_args &a) {
 
 __device__ Tile tile_of_block(const gs_fdtd_step_args &a, const RunPlan &p, bool magnetic) {
   Tile t;
-  const int bx = (int)blockIdx.x % p.cx, by = (int)blockIdx.x / p.cx;
-  t.i0 = bx * p.tw;
-  t.j0 = by * p.th;
-  t.nw = (int)min((int64_t)p.tw, a.nx + 1 - t.i0);
-  t.nh = (int)min((int64_t)p.th, a.ny + 1 - t.j0);
+  const int bx = (int)blockIdx.x % p.x.n, by = (int)blockIdx.x / p.x.n;
+  t.i0 = cut_start(p.x, bx);
+  t.j0 = cut_start(p.y, by);
+  t.nw = cut_width(p.x, bx, a.nx + 1);
+  t.nh = cut_width(p.y, by, a.ny + 1);
   t.w = p.tw + 2;
   const gs_fdtd_region f = slab_free_box(a);
   t.fx0 = clamp_local(f.i0 - t.i0, 0, t.nw);
@@ -540,35 +565,223 @@ static RunDevice run_device() {
   return d;
 }
 
-// The cut of the grid into at most kPerSm tiles per SM whose largest tile
-// leaves the block's threads the fewest rounds, among those whose tiles fit
-// the shared memory a block may take; false when none fits, or the device
-// cannot launch the cooperative grid.
+// The kinds of tile a cut of one axis makes: each tile's width and how many
+// of its nodes along the axis lie in the free box [f0, f1), without repeats
+// (a cut makes at most six: the first, the last, middle ones in, across
+// either end of, or outside the free box); false if more.
+struct AxisKinds {
+  int n;
+  int w[8], fw[8];
+};
+
+static bool axis_kinds(const Cut &c, int64_t X, int64_t f0, int64_t f1, AxisKinds *k) {
+  k->n = 0;
+  for (int b = 0; b < c.n; ++b) {
+    const int64_t s = cut_start(c, b), w = cut_width(c, b, X);
+    const int64_t lo = s > f0 ? s : f0, hi = s + w < f1 ? s + w : f1;
+    const int fw = (int)(hi > lo ? hi - lo : 0);
+    int q = 0;
+    while (q < k->n && (k->w[q] != w || k->fw[q] != fw))
+      ++q;
+    if (q < k->n) continue;
+    if (k->n == 8) return false;
+    k->w[k->n] = (int)w;
+    k->fw[k->n++] = fw;
+  }
+  return true;
+}
+
+// A step's work on a tile of w x h nodes whose free box is fw x fh, in
+// rounds of the block's kRunX x kRunY threads over the free box, plus for
+// each kRunThreads nodes of the frame (CPML psi from global memory, a few
+// times the instructions) kFrameX rounds in the slabs of x (the tile's side
+// columns), kFrameY in the others. Fitted to the times of 18 cuts of three
+// grids on an H200 (docs/performance.md, session 15).
+constexpr double kFrameX = 2, kFrameY = 6;
+
+static double tile_cost(int w, int fw, int h, int fh) {
+  if (fw == 0 || fh == 0) fw = fh = 0;
+  const int64_t rounds = (int64_t)((fw + kRunX - 1) / kRunX) * ((fh + kRunY - 1) / kRunY);
+  const double in_x = (double)(w - fw) * h, in_y = (double)fw * (h - fh);
+  return (double)rounds + (kFrameX * in_x + kFrameY * in_y) / kRunThreads;
+}
+
+// The cuts of X nodes into n tiles a plan tries: even widths (the last
+// tile the rest), and where a CPML slab starts the axis (f0 > 0) first
+// tiles of the slab plus whole rounds (R nodes) of free nodes, the middle
+// ones wider; at most max_cuts. (Not a tile of the slab alone: such cuts
+// measured slower than the cost says.)
+static int axis_cuts(int64_t X, int n, int64_t f0, int R, Cut *cuts, int max_cuts) {
+  const int64_t even = (X + n - 1) / n;
+  int m = 0;
+  if ((n - 1) * even < X) cuts[m++] = Cut{n, (int)even, (int)even};
+  if (n < 3 || f0 <= 0) return m;
+  for (int64_t first = f0 + R; first < even && m < max_cuts; first += R) {
+    const int64_t mid = (X - 2 * first + n - 3) / (n - 2);
+    if (first + (n - 2) * mid < X) cuts[m++] = Cut{n, (int)first, (int)mid};
+  }
+  return m;
+}
+
+// The widest tile of a cut.
+static int cut_max(const Cut &c, int64_t X) {
+  int w = 0;
+  for (int b = 0; b < c.n; ++b)
+    w = max(w, cut_width(c, b, X));
+  return w;
+}
+
+// The cut GS_FDTD_RUN_CUT asks for (a tuning knob: "nx,first,mid,ny,first,mid",
+// Cut's members of each axis), if it makes tiles of X x Y nodes for at most
+// blocks blocks.
+static bool asked_cut(int64_t X, int64_t Y, int blocks, Cut *cx, Cut *cy) {
+  const char *e = getenv("GS_FDTD_RUN_CUT");
+  if (!e || !*e) return false;
+  int v[6];
+  for (int k = 0; k < 6; ++k) {
+    char *end = NULL;
+    const long n = strtol(e, &end, 10);
+    if (end == e || n < 1 || n > (1 << 30) || *end != (k < 5 ? ',' : 0)) return false;
+    v[k] = (int)n;
+    e = end + (k < 5);
+  }
+  *cx = Cut{v[0], v[1], v[2]};
+  *cy = Cut{v[3], v[4], v[5]};
+  const Cut *c[2] = {cx, cy};
+  const int64_t len[2] = {X, Y};
+  for (int k = 0; k < 2; ++k) {
+    if (c[k]->n > len[k]) return false;
+    if (c[k]->n > 1 && c[k]->first + (int64_t)(c[k]->n - 2) * c[k]->mid >= len[k]) return false; // the last tile empty
+    if (c[k]->n == 1 && c[k]->first != len[k]) return false;
+  }
+  return (int64_t)cx->n * cy->n <= blocks;
+}
+
+// The plan's score of a cut of the grid (lower is better): the slowest
+// tile's work, then the shorter edges; < 0 if its tiles do not fit, or
+// (no_tall) its middle tiles are taller than wide (measured slower than the
+// cost says: 96 x 167 nodes 12.9 us a step at 2000 x 1000, 182 x 92 11.7).
+static double score_cut(const gs_fdtd_step_args *a, const gs_fdtd_region &f, const Cut &cx, const Cut &cy, int smem,
+                        bool no_tall, int *tw, int *th) {
+  const int64_t X = a->nx + 1, Y = a->ny + 1;
+  *tw = cut_max(cx, X);
+  *th = cut_max(cy, Y);
+  if (no_tall && cx.n > 2 && cy.n > 2 && cx.mid < cy.mid) return -1;
+  if (tile_bytes(*tw, *th, a->hmx != NULL) > (size_t)smem) return -1;
+  AxisKinds kx, ky;
+  if (!axis_kinds(cx, X, f.i0, f.i1, &kx) || !axis_kinds(cy, Y, f.j0, f.j1, &ky)) return -1;
+  double worst = 0;
+  for (int p = 0; p < kx.n; ++p)
+    for (int q = 0; q < ky.n; ++q)
+      worst = fmax(worst, tile_cost(kx.w[p], kx.fw[p], ky.w[q], ky.fw[q]));
+  return worst * 4096.0 + *tw + *th;
+}
+
+// The cut of the grid into at most blocks tiles whose slowest tile
+// (tile_cost) has the least work, among those whose tiles fit smem bytes
+// (GS_FDTD_RUN_CUT's where it asks for one that fits); false when none fits.
+static bool search_cut(const gs_fdtd_step_args *a, int blocks, int smem, RunPlan *p) {
+  const int64_t X = a->nx + 1, Y = a->ny + 1;
+  const bool magnetic = a->hmx != NULL;
+  const gs_fdtd_region f = slab_free_box(*a);
+  Cut xs[64], ys[64];
+  int tw, th;
+  if (asked_cut(X, Y, blocks, xs, ys) && score_cut(a, f, xs[0], ys[0], smem, false, &tw, &th) >= 0) {
+    *p = RunPlan{xs[0], ys[0], tw, th, (unsigned)tile_bytes(tw, th, magnetic)};
+    return true;
+  }
+  double best = -1;
+  for (int nx = 1; nx <= blocks && nx <= X; ++nx)
+    for (int ny = 1; nx * ny <= blocks && ny <= Y; ++ny) {
+      // (no cut of nx x ny tiles fits if the even one does not)
+      if (tile_bytes((int)((X + nx - 1) / nx), (int)((Y + ny - 1) / ny), magnetic) > (size_t)smem) continue;
+      const int mx = axis_cuts(X, nx, f.i0, kRunX, xs, 64), my = axis_cuts(Y, ny, f.j0, kRunY, ys, 64);
+      for (int u = 0; u < mx; ++u)
+        for (int v = 0; v < my; ++v) {
+          const double score = score_cut(a, f, xs[u], ys[v], smem, true, &tw, &th);
+          if (score < 0 || (best >= 0 && score >= best)) continue;
+          best = score;
+          *p = RunPlan{xs[u], ys[v], tw, th, (unsigned)tile_bytes(tw, th, magnetic)};
+        }
+    }
+  return best >= 0;
+}
+
+// The last plan made and what it depends on: a run asks at every launch,
+// and the search weighs thousands of cuts (about a millisecond).
+struct PlanMemo {
+  bool made, ok;
+  int dev;
+  int64_t nx, ny;
+  gs_fdtd_region free;
+  bool magnetic;
+  RunPlan plan;
+};
+
+static bool same_key(const PlanMemo &m, int dev, const gs_fdtd_step_args *a, const gs_fdtd_region &f) {
+  return m.made && m.dev == dev && m.nx == a->nx && m.ny == a->ny && m.magnetic == (a->hmx != NULL) &&
+         m.free.i0 == f.i0 && m.free.i1 == f.i1 && m.free.j0 == f.j0 && m.free.j1 == f.j1;
+}
+
+// The cut of the grid into at most kPerSm tiles per SM (search_cut), if the
+// device can launch it as one cooperative grid; false when none fits.
 static bool plan_run(const gs_fdtd_step_args *a, RunPlan *p) {
   const RunDevice d = run_device();
   if (!d.coop || d.sms <= 0 || a->oi != 0 || a->oj != 0) return false;
-  const int64_t X = a->nx + 1, Y = a->ny + 1;
-  const bool magnetic = a->hmx != NULL;
-  const int blocks = d.sms * kPerSm;
-  int64_t best = -1;
-  for (int cx = 1; cx <= blocks && cx <= X; ++cx)
-    for (int cy = 1; cx * cy <= blocks && cy <= Y; ++cy) {
-      const int64_t tw = (X + cx - 1) / cx, th = (Y + cy - 1) / cy;
-      if ((cx - 1) * tw >= X || (cy - 1) * th >= Y) continue; // no empty tile
-      if (tile_bytes((int)tw, (int)th, magnetic) > (size_t)d.smem) continue;
-      const int64_t rounds = (tw + kRunX - 1) / kRunX * ((th + kRunY - 1) / kRunY);
-      const int64_t cost = rounds * 4096 + tw + th; // then the shorter edges
-      if (best >= 0 && cost >= best) continue;
-      best = cost;
-      *p = RunPlan{cx, cy, (int)tw, (int)th, (unsigned)tile_bytes((int)tw, (int)th, magnetic)};
-    }
-  if (best < 0) return false;
-  int resident = 0; // what the registers and shared memory really allow
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, run_kernel, kRunThreads, p->smem) != cudaSuccess) {
+  static PlanMemo memo; // (the host's one thread plans)
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) {
     cudaGetLastError();
     return false;
   }
-  return resident * d.sms >= p->cx * p->cy;
+  const gs_fdtd_region f = slab_free_box(*a);
+  if (same_key(memo, dev, a, f)) {
+    *p = memo.plan;
+    return memo.ok;
+  }
+  bool ok = search_cut(a, d.sms * kPerSm, d.smem, p);
+  int resident = 0; // what the registers and shared memory really allow
+  if (ok && cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, run_kernel, kRunThreads, p->smem) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  ok = ok && resident * d.sms >= p->blocks();
+  memo = PlanMemo{true, ok, dev, a->nx, a->ny, f, a->hmx != NULL, *p};
+  return ok;
+}
+
+// Text of v at *at (kernels may not use stdio).
+static void put_int(char *&at, int64_t v) {
+  char digits[24];
+  int n = 0;
+  do
+    digits[n++] = (char)('0' + v % 10);
+  while ((v /= 10) > 0);
+  while (n > 0)
+    *at++ = digits[--n];
+}
+
+static void put_text(char *&at, const char *t) {
+  while (*t)
+    *at++ = *t++;
+}
+
+// One axis of a cut as the form's name gives it: "2001", "1000+1001",
+// "106+14x128+103".
+static void put_axis(char *&at, const Cut &c, int64_t X) {
+  if (c.n == 1) {
+    put_int(at, X);
+    return;
+  }
+  put_int(at, c.first);
+  if (c.n > 2) {
+    put_text(at, "+");
+    put_int(at, c.n - 2);
+    put_text(at, "x");
+    put_int(at, c.mid);
+  }
+  put_text(at, "+");
+  put_int(at, cut_width(c, c.n - 1, X));
 }
 
 } // namespace
@@ -580,7 +793,7 @@ extern "C" int gs_fdtd_run_fits_cuda(const gs_fdtd_step_args *a) {
   gs_run::ColsPlan c;
   if (gs_run::cols_plan(a, &c)) return c.cx * c.cy;
   RunPlan p;
-  return plan_run(a, &p) ? p.cx * p.cy : 0;
+  return plan_run(a, &p) ? p.blocks() : 0;
 }
 
 extern "C" const char *gs_fdtd_run_form_cuda(const gs_fdtd_step_args *a) {
@@ -588,7 +801,15 @@ extern "C" const char *gs_fdtd_run_form_cuda(const gs_fdtd_step_args *a) {
   RunPlan p;
   if (gs_run::cols_plan(a, &c))
     return c.form == gs_run::kFormEz ? "columns, Ez in registers" : "columns, Ez and Hx in registers";
-  return plan_run(a, &p) ? "tiles in shared memory" : "none";
+  if (!plan_run(a, &p)) return "none";
+  static char name[160]; // (the host's one thread asks; at most 4 numbers of 11 digits an axis)
+  char *at = name;
+  put_text(at, "tiles in shared memory, nodes a tile: x ");
+  put_axis(at, p.x, a->nx + 1);
+  put_text(at, ", y ");
+  put_axis(at, p.y, a->ny + 1);
+  *at = 0;
+  return name;
 }
 
 extern "C" int gs_fdtd_run_cuda(const gs_fdtd_run_args *a, int64_t steps, void *stream) {
@@ -601,7 +822,7 @@ extern "C" int gs_fdtd_run_cuda(const gs_fdtd_run_args *a, int64_t steps, void *
     return (int)gs_run::cols_launch(a, c, steps, (cudaStream_t)stream);
   }
   RunPlan p;
-  if (!plan_run(&a->set[0], &p) || p.cx * p.cy != a->blocks) return (int)cudaErrorInvalidConfiguration;
-  return (int)gs_launch::coop(run_kernel, dim3((unsigned)(p.cx * p.cy)), dim3(kRunX, kRunY), p.smem,
-                              (cudaStream_t)stream, *a, p, steps);
+  if (!plan_run(&a->set[0], &p) || p.blocks() != a->blocks) return (int)cudaErrorInvalidConfiguration;
+  return (int)gs_launch::coop(run_kernel, dim3((unsigned)p.blocks()), dim3(kRunX, kRunY), p.smem, (cudaStream_t)stream,
+                              *a, p, steps);
 }
