@@ -66,6 +66,13 @@ refused "fdtd: .*a_file: Not a directory" -- "$bin" fdtd "${cpu[@]}" "$src/input
 refused "scale: .*a_file: Not a directory" -- "$bin" scale "${cpu[@]}" -d 2 -o "$work/a_file" "$src/inputs/images"
 refused "GS_FDTD_RUN_FORM='bogus' is not one of tiles\|ez\|regs" -- env GS_FDTD_RUN_FORM=bogus "$bin" info "${cpu[@]}"
 refused "--divisor: '0x10' is not a finite decimal number" -- "$bin" scale "${cpu[@]}" -d 0x10 -o "$work/s" "$src/inputs/images"
+# Session 15's adversarial pass: bench scale's buffers weighed against memory before they are made,
+# and a ulimit -v (RLIMIT_AS) counted in what a rank has (it died in posix_memalign with exit 3).
+refused "bench scale: --size 1048576 MiB: the model needs [0-9.]+ GiB of host memory on rank 0" -- \
+  "$bin" bench scale "${cpu[@]}" --size 1048576
+printf '#domain: 0.4 0.4 0.4\n#dx_dy_dz: 0.001 0.001 0.001\n#time_window: 2\n#waveform: ricker 1 5e9 w\n#hertzian_dipole: z 0.03 0.03 0.03 w\n' >"$work/as.in"
+refused "as.in: the model needs [0-9.]+ GiB of host memory, the rank has [0-9.]+ GiB" -- \
+  bash -c 'ulimit -v 2000000 && exec "$0" "$@"' "$bin" fdtd "${cpu[@]}" "$work/as.in" -o "$work/as"
 # gprMax drops lines that start with '##' (comments), as it does blank ones.
 printf '## a comment line\n#domain: 0.1 0.1 0.002\n#dx_dy_dz: 0.002 0.002 0.002\n#time_window: 10\n' >"$work/comment.in"
 checks=$((checks + 1))

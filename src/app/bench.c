@@ -109,6 +109,14 @@ static int verify(const gs_backend *b, bench_op op, const uint8_t *h_in, void *d
 static int bench_scale(gs_run *run, const gs_bench_opts *o) {
   const gs_backend *b = run->backend;
   size_t bytes = (size_t)o->mib << 20;
+  /* Refused before any buffer is made: a host buffer and two device buffers
+   * (on the CPU backend all three in host memory). */
+  const gs_fdtd_memory need = {.device = 2.0 * (double)bytes, .host = (double)bytes};
+  char err[256];
+  if (gs_fdtd_memory_check(&run->comm, b, need, err, sizeof err) != GS_OK) {
+    if (err[0]) gs_log_error("bench scale: --size %d MiB: %s", (int)o->mib, err);
+    return GS_EXIT_USAGE;
+  }
   uint8_t *h = b->host_alloc(bytes);
   uint64_t x = 0x2545F4914F6CDD1Dull + (uint64_t)run->comm.rank;
   for (size_t i = 0; i < bytes; i += 8) {

@@ -150,7 +150,8 @@ int gs_cuda_probe(void);
 #endif
 
 /* The host's available memory in bytes (MemAvailable of /proc/meminfo,
- * capped by the cgroup v2 or v1 memory limit less its usage); 0 when unknown. */
+ * capped by the cgroup v2 or v1 memory limit less its usage and by the
+ * process's RLIMIT_AS less its mapped size); 0 when unknown. */
 size_t gs_host_mem_available(void);
 
 #endif
