@@ -70,7 +70,7 @@ struct RunPlan {
 };
 
 // This block's nodes [i0, i1) x [j0, j1) (nw x nh) and its shared arrays:
-// (tw + 2) x (th + 2) nodes with one ghost node on each side, row pitch w;
+// (tw + 2) x (th + 2) nodes with one ghost node on each side, row pitch w (row_pitch);
 // local node (li, lj) at (lj + 1) w + li + 1. Nodes of the local box
 // [fx0, fx1) x [fy0, fy1) lie in no CPML slab (their update skips the slab
 // tests; the frame around it, the rest of the tile, does them);
@@ -173,6 +173,14 @@ __host__ __device__ gs_fdtd_region slab_free_box(const gs_fdtd_step_args &a) {
   return gs_fdtd_region{x0, x1, y0, y1};
 }
 
+// The row pitch of a tile tw nodes wide with its ghosts, odd: the accesses
+// down a column (the ghost column's H, the left and right edges, the
+// frame's side columns) then fall in 32 banks; at 126 nodes a pitch of 128
+// put a column's 32 nodes in one bank.
+__host__ __device__ __forceinline__ int row_pitch(int tw) {
+  return (tw + 2) | 1;
+}
+
 __device__ Tile tile_of_block(const gs_fdtd_step_args &a, const RunPlan &p, bool magnetic) {
   Tile t;
   const int bx = (int)blockIdx.x % p.x.n, by = (int)blockIdx.x / p.x.n;
@@ -180,7 +188,7 @@ __device__ Tile tile_of_block(const gs_fdtd_step_args &a, const RunPlan &p, bool
   t.j0 = cut_start(p.y, by);
   t.nw = cut_width(p.x, bx, a.nx + 1);
   t.nh = cut_width(p.y, by, a.ny + 1);
-  t.w = p.tw + 2;
+  t.w = row_pitch(p.tw);
   const gs_fdtd_region f = slab_free_box(a);
   t.fx0 = clamp_local(f.i0 - t.i0, 0, t.nw);
   t.fx1 = clamp_local(f.i1 - t.i0, t.fx0, t.nw);
@@ -530,8 +538,8 @@ __global__ void __launch_bounds__(kRunThreads, kPerSm)
 // Shared memory of a tile of tw x th nodes with its ghost ring.
 static size_t tile_bytes(int tw, int th, bool magnetic) {
   return sizeof(float4) * GS_FDTD_MAX_MATERIALS +
-         (size_t)(tw + 2) * (size_t)(th + 2) * (3 * sizeof(float) + (magnetic ? 3 : 1)) + (size_t)(tw + 2) +
-         (size_t)(th + 2);
+         (size_t)row_pitch(tw) * (size_t)(th + 2) * (3 * sizeof(float) + (magnetic ? 3 : 1)) +
+         (size_t)row_pitch(tw) + (size_t)(th + 2);
 }
 
 // What the device allows: SMs, shared memory a block of ours may take (its
