@@ -73,6 +73,45 @@ refused "bench scale: --size 1048576 MiB: the model needs [0-9.]+ GiB of host me
 printf '#domain: 0.4 0.4 0.4\n#dx_dy_dz: 0.001 0.001 0.001\n#time_window: 2\n#waveform: ricker 1 5e9 w\n#hertzian_dipole: z 0.03 0.03 0.03 w\n' >"$work/as.in"
 refused "as.in: the model needs [0-9.]+ GiB of host memory, the rank has [0-9.]+ GiB" -- \
   bash -c 'ulimit -v 2000000 && exec "$0" "$@"' "$bin" fdtd "${cpu[@]}" "$work/as.in" -o "$work/as"
+# Two outputs on one path (the later overwrote the earlier silently): refused before anything is
+# written, naming the later line and the path; the receivers' MODEL.h5 (MODEL1.h5... with -n) too.
+rx='#waveform: ricker 1 1e9 w\n#hertzian_dipole: z 0.05 0.05 0.05 w\n#rx: 0.06 0.05 0.05\n'
+mkdir -p "$work/clash"; cd "$work/clash" || exit 1
+printf "$hdr$rx#geometry_objects_write: 0 0 0 0.02 0.02 0.02 c\n" >c.in
+refused "c.in:8: #geometry_objects_write: writes c.h5, as the receivers' output does" -- "$bin" fdtd "${cpu[@]}" c.in -o o1
+checks=$((checks + 1)); [ -e o1 ] && { echo "FAIL: o1 made for a refused scene"; fail=$((fail + 1)); }
+snap='#snapshot: 0 0 0 0.1 0.1 0.1 0.01 0.01 0.01 2'
+printf "$hdr$snap s.h5\n$snap s.h5\n" >snaps.in
+refused "snaps.in:6: #snapshot: writes snaps_snaps/s.h5, as line 5 does" -- "$bin" fdtd "${cpu[@]}" snaps.in -o o1
+printf "$hdr$snap s\n$snap s.vtkhdf\n" >snaps.in
+refused "snaps.in:6: #snapshot: writes snaps_snaps/s.vtkhdf, as line 5 does" -- "$bin" fdtd "${cpu[@]}" snaps.in -o o1
+printf "$hdr$snap .h5\n" >snaps.in
+refused "snaps.in:5: #snapshot: '.h5': give a name before the extension" -- "$bin" fdtd "${cpu[@]}" snaps.in -o o1
+view='#geometry_view: 0 0 0 0.1 0.1 0.1 0.005 0.005 0.005'
+printf "$hdr$view v n\n$view v f\n" >views.in
+refused "views.in:6: #geometry_view: writes v.vtkhdf, as line 5 does" -- "$bin" fdtd "${cpu[@]}" views.in -o o1
+printf "$hdr$view v.vti n\n$view v1.vti n\n" >views.in # run 11 of v.vti is run 1 of v1.vti
+refused "views.in:6: #geometry_view: writes v11.vti, as line 5 does" -- "$bin" fdtd "${cpu[@]}" -n 11 views.in -o o1
+gow='#geometry_objects_write: 0 0 0 0.02 0.02 0.02'
+printf "$hdr$gow g\n$gow g\n" >objs.in
+refused "objs.in:6: #geometry_objects_write: writes g.h5, as line 5 does" -- "$bin" fdtd "${cpu[@]}" objs.in -o o1
+h2='#domain: 0.1 0.1 0.002\n#dx_dy_dz: 0.002 0.002 0.002\n#time_window: 3e-10\n'
+printf "$h2#snapshot: 0 0 0 0.1 0.1 0.002 0.01 0.01 0.002 2 s\n#snapshot: 0 0 0 0.1 0.1 0.002 0.01 0.01 0.002 3 s\n" >snaps2.in
+refused "snaps2.in:5: #snapshot: writes snaps2_snaps/s.vtkhdf, as line 4 does" -- "$bin" fdtd "${cpu[@]}" snaps2.in -o o1
+printf "$h2#geometry_view: 0 0 0 0.1 0.1 0.002 0.002 0.002 0.002 v.vti n\n#geometry_view: 0 0 0 0.1 0.1 0.002 0.002 0.002 0.002 v.vti f\n" >views2.in
+refused "views2.in:5: #geometry_view: writes v.vti, as line 4 does" -- "$bin" fdtd "${cpu[@]}" views2.in -o o1
+rx2='#waveform: ricker 1 1e9 w\n#hertzian_dipole: z 0.05 0.05 0 w\n#rx: 0.06 0.05 0\n'
+printf "$h2$rx2#geometry_view: 0 0 0 0.1 0.1 0.002 0.002 0.002 0.002 c2d.h5 n\n" >c2d.in
+refused "c2d.in:7: #geometry_view: writes c2d1.h5, as the receivers' output does" -- "$bin" fdtd "${cpu[@]}" -n 2 c2d.in -o o1
+# Distinct names still run: c.h5 is the receivers', c1.vti and c.vtkhdf views', g.h5 and g_materials.txt an object's.
+printf "$hdr$rx#geometry_objects_write: 0 0 0 0.02 0.02 0.02 g\n$view c1.vti n\n$view c n\n$snap s.h5\n$snap s2.h5\n" >c.in
+checks=$((checks + 1))
+if ! "$bin" fdtd "${cpu[@]}" c.in -o ok >/dev/null 2>&1 ||
+  ! [ -f ok/c.h5 ] || ! [ -f ok/c1.vti ] || ! [ -f ok/c.vtkhdf ] || ! [ -f ok/g.h5 ] || ! [ -f ok/g_materials.txt ] ||
+  ! [ -f ok/c_snaps/s.h5 ] || ! [ -f ok/c_snaps/s2.h5 ]; then
+  echo "FAIL: a scene of distinct output names:"; ls -R ok 2>&1 | sed 's/^/    /'; fail=$((fail + 1))
+fi
+cd - >/dev/null || exit 1
 # gprMax drops lines that start with '##' (comments), as it does blank ones.
 printf '## a comment line\n#domain: 0.1 0.1 0.002\n#dx_dy_dz: 0.002 0.002 0.002\n#time_window: 10\n' >"$work/comment.in"
 checks=$((checks + 1))

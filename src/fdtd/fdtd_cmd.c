@@ -202,6 +202,12 @@ static int load_scene(fdtd_job *j) {
   }
   if (j->o->steps) j->sc.iterations = j->o->steps;
   if (j->o->snapshot_every) j->sc.snapshot_every = j->o->snapshot_every;
+  /* before the output folder is made: two outputs on one path would overwrite each other silently */
+  if (gs_scene_check_outputs(&j->sc, j->runs, err, sizeof err)) {
+    if (j->root) gs_log_error("%s", err);
+    gs_scene_free(&j->sc);
+    return 1;
+  }
   if (j->sc.mode != GS_MODE_3D && check_positions(j)) {
     gs_scene_free(&j->sc);
     return 1;

@@ -140,6 +140,7 @@ typedef struct gs_snapshot_req {
   int64_t iteration;
   double seconds; /* the time as given (< 0: an iteration count was given) */
   char file[256]; /* name with extension (.h5, .vtkhdf or .vti) */
+  int line;       /* the command's line, for messages */
 } gs_snapshot_req;
 
 /* #geometry_view: the cells' materials of a box, every step[] cells. */
@@ -148,6 +149,7 @@ typedef struct gs_geometry_view {
   int64_t hi[3]; /* the upper corner as given, in cells (gprMax's pml_thickness uses it) */
   int fine;      /* type f: gprMax's per-edge view (3D models; 2D writes the cells) */
   char file[256];
+  int line; /* the command's line, for messages */
 } gs_geometry_view;
 
 /* #geometry_objects_write (3D): cells [lo, hi) saved as BASE.h5 and
@@ -155,6 +157,7 @@ typedef struct gs_geometry_view {
 typedef struct gs_geo_write {
   int64_t lo[3], hi[3];
   char base[256];
+  int line; /* the command's line, for messages */
 } gs_geo_write;
 
 /* #geometry_objects_read (3D): a geometry objects file and its materials
@@ -236,6 +239,13 @@ typedef struct gs_scene {
  * gs_scene_free() on it is harmless). */
 gs_status gs_scene_load(const char *path, gs_scene *s, char *err, size_t errlen);
 void gs_scene_free(gs_scene *s);
+
+/* Refuses a scene two of whose outputs (snapshots, geometry views, geometry
+ * objects and their _materials.txt, the receivers' MODEL.h5 and
+ * receivers.csv) would land on one path of the output folder over `runs` runs
+ * (-n), where the later would silently overwrite the earlier: -1 with one
+ * line "FILE:LINE: #command: writes PATH, as line N does" in err, or 0. */
+int gs_scene_check_outputs(const gs_scene *s, int64_t runs, char *err, size_t errlen);
 
 /* A benchmark scene: nx x ny cells of 1 mm, soil in the lower half, 10-cell
  * CPML, a Ricker source and a receiver near the centre. */

@@ -3,6 +3,7 @@
  * src/fdtd/gpr_views.c. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "scene_internal.h"
@@ -72,6 +73,8 @@ static int output_file(gs_parser *p, const gs_command_call *c, const char *name,
   if (strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
     return gs_perr(p, "#%s: '%s': give a file name, not a path", c->name, name);
   const char *dot = strrchr(name, '.');
+  if (dot == name) /* '.h5' alone would be a hidden file with no name */
+    return gs_perr(p, "#%s: '%s': give a name before the extension", c->name, name);
   if (dot && strcmp(dot, ".h5") && strcmp(dot, ".vtkhdf") && strcmp(dot, ".vti"))
     return gs_perr(p, "#%s: '%s': the formats are .h5, .vtkhdf and .vti", c->name, name);
   if (strlen(name) + strlen(dflt) >= n - 8) return gs_perr(p, "#%s: '%.40s...': name too long", c->name, name);
@@ -95,6 +98,7 @@ int gs_cmd_snapshot(gs_parser *p, const gs_command_call *c) {
     q.seconds = v[9];
   }
   if (output_file(p, c, c->arg[10], ".vtkhdf", q.file, sizeof q.file)) return -1;
+  q.line = p->line;
   if (p->s->nsnaps >= 1000) return gs_perr(p, "#snapshot: more than 1000 snapshots");
   GROW(p->s->snaps, p->s->nsnaps);
   p->s->snaps[p->s->nsnaps++] = q;
@@ -113,6 +117,7 @@ int gs_cmd_geometry_view(gs_parser *p, const gs_command_call *c) {
   if (g.fine && p->s->mode == GS_MODE_3D && (g.step[0] != 1 || g.step[1] != 1 || g.step[2] != 1))
     return gs_perr(p, "#geometry_view: type f needs the model's own discretisation (steps of one cell), as gprMax");
   if (output_file(p, c, c->arg[9], ".vtkhdf", g.file, sizeof g.file)) return -1;
+  g.line = p->line;
   if (p->s->nviews >= 100) return gs_perr(p, "#geometry_view: more than 100 views");
   GROW(p->s->views, p->s->nviews);
   p->s->views[p->s->nviews++] = g;
@@ -136,6 +141,7 @@ int gs_cmd_geometry_objects_write(gs_parser *p, const gs_command_call *c) {
     return gs_perr(p, "#geometry_objects_write: '%s': give a file name, not a path", name);
   if (strlen(name) > 200) return gs_perr(p, "#geometry_objects_write: '%.40s...': name too long", name);
   snprintf(w.base, sizeof w.base, "%s", name);
+  w.line = p->line;
   if (p->s->ngeo_writes >= 100) return gs_perr(p, "#geometry_objects_write: more than 100 files");
   GROW(p->s->geo_writes, p->s->ngeo_writes);
   p->s->geo_writes[p->s->ngeo_writes++] = w;
@@ -153,4 +159,124 @@ int gs_scene_resolve_snapshots(gs_scene *s, char *err, size_t errlen) {
     }
   }
   return 0;
+}
+
+/* One file an output command writes into the output folder: `name` as
+ * written with one run; with several runs, an `indexed` one gets the run's
+ * number (1, 2, ...) inserted at `stem` (before its extension). */
+typedef struct out_name {
+  char name[600];
+  size_t stem;
+  int indexed;
+  int line;         /* the command's line; 0: the receivers' outputs */
+  const char *what; /* the command */
+} out_name;
+
+/* Whether d[0, len) is the decimal number of one of runs 1..runs, written
+ * as the runs' files write it (no leading zero). */
+static int run_number(const char *d, size_t len, int64_t runs) {
+  if (len < 1 || len > 12 || d[0] == '0') return 0;
+  int64_t v = 0;
+  for (size_t k = 0; k < len; ++k) {
+    if (d[k] < '0' || d[k] > '9') return 0;
+    v = v * 10 + (d[k] - '0');
+  }
+  return v <= runs;
+}
+
+/* Whether fixed name x is one of run-indexed f's files. */
+static int fixed_in_indexed(const out_name *f, const char *x, int64_t runs) {
+  const char *ext = f->name + f->stem;
+  size_t lx = strlen(x), le = strlen(ext);
+  return lx >= f->stem + le && !strncmp(x, f->name, f->stem) && !strcmp(x + lx - le, ext) &&
+         run_number(x + f->stem, lx - le - f->stem, runs);
+}
+
+/* Whether a and b write one file over the runs; if so, its name in path.
+ * Two indexed names meet when their extensions agree and the longer stem is
+ * the shorter plus digits D: the shorter's run "D1" is the longer's run 1. */
+static int names_meet(const out_name *a, const out_name *b, int64_t runs, char *path, size_t n) {
+  if (!a->indexed && !b->indexed) {
+    snprintf(path, n, "%s", a->name);
+    return !strcmp(a->name, b->name);
+  }
+  if (!a->indexed || !b->indexed) {
+    const out_name *f = a->indexed ? a : b, *x = a->indexed ? b : a;
+    snprintf(path, n, "%s", x->name);
+    return fixed_in_indexed(f, x->name, runs);
+  }
+  const out_name *s = a->stem <= b->stem ? a : b, *l = a->stem <= b->stem ? b : a;
+  if (strcmp(a->name + a->stem, b->name + b->stem) || strncmp(s->name, l->name, s->stem)) return 0;
+  char digits[32];
+  size_t nd = l->stem - s->stem;
+  if (nd > 20) return 0;
+  snprintf(digits, sizeof digits, "%.*s1", (int)nd, l->name + s->stem);
+  snprintf(path, n, "%.*s1%s", (int)l->stem, l->name, l->name + l->stem);
+  return run_number(digits, nd + 1, runs);
+}
+
+/* The first pair of names[0, n) that meet: one line in err naming the later
+ * command's line (the receivers' outputs have none), or 0. */
+static int first_clash(const gs_scene *s, const out_name *names, int n, const char *folder, int64_t runs, char *err,
+                       size_t errlen) {
+  char path[1300];
+  for (int i = 0; i < n; ++i)
+    for (int k = 0; k < i; ++k) {
+      if (!names_meet(&names[i], &names[k], runs, path, sizeof path)) continue;
+      const out_name *late = names[i].line >= names[k].line ? &names[i] : &names[k];
+      const out_name *early = late == &names[i] ? &names[k] : &names[i];
+      char as[64] = "as the receivers' output does";
+      if (early->line) snprintf(as, sizeof as, "as line %d does", early->line);
+      snprintf(err, errlen, "%s:%d: #%s: writes %s%s, %s", s->path, late->line, late->what, folder, path, as);
+      return -1;
+    }
+  return 0;
+}
+
+static void add_name(out_name *o, const char *name, const char *suffix, int indexed, int line, const char *what) {
+  snprintf(o->name, sizeof o->name, "%s%s", name, suffix);
+  const char *dot = strrchr(o->name, '.');
+  o->stem = dot ? (size_t)(dot - o->name) : strlen(o->name);
+  o->indexed = indexed;
+  o->line = line;
+  o->what = what;
+}
+
+/* The model's name, as the runs name MODEL.h5 and MODEL_snaps: the scene's
+ * file name without its folder and extension. */
+static void model_of(const char *path, char *out, size_t n) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  const char *dot = strrchr(base, '.');
+  snprintf(out, n, "%.*s", (int)(dot && dot != base ? dot - base : (ptrdiff_t)strlen(base)), base);
+}
+
+/* The paths are built where the files are written (fdtd_cmd.c, fdtd3d_cmd.c,
+ * gpr_views.c, geometry_objects.c); this mirrors them. Checkpoints
+ * (checkpoint.*), bscan.png and snapshots/ are names no command can give. */
+int gs_scene_check_outputs(const gs_scene *s, int64_t runs, char *err, size_t errlen) {
+  char model[512], folder[560];
+  model_of(s->path, model, sizeof model);
+  int many = runs > 1, lines = 0, n = 0;
+  for (int k = 0; k < s->nsrc3; ++k)
+    lines |= s->src3[k].kind == GS_SRC3_TLINE;
+  out_name *o = gs_xmalloc(sizeof *o * (size_t)(2 + s->nviews + 2 * s->ngeo_writes + s->nsnaps + 1));
+  if (s->nrx || lines) add_name(&o[n++], model, ".h5", many, 0, "rx");
+  /* with several runs receivers_runNNN.csv: no command writes a .csv */
+  if (s->nrx && !many) add_name(&o[n++], "receivers.csv", "", 0, 0, "rx");
+  for (int k = 0; k < s->nviews; ++k)
+    add_name(&o[n++], s->views[k].file, "", many, s->views[k].line, "geometry_view");
+  for (int k = 0; k < s->ngeo_writes; ++k) {
+    const gs_geo_write *w = &s->geo_writes[k];
+    add_name(&o[n++], w->base, ".h5", 0, w->line, "geometry_objects_write");
+    add_name(&o[n++], w->base, "_materials.txt", 0, w->line, "geometry_objects_write");
+  }
+  int bad = first_clash(s, o, n, "", runs, err, errlen);
+  /* Snapshots go into MODEL_snaps/ (MODELr_snaps/ with several runs): among themselves only. */
+  snprintf(folder, sizeof folder, many ? "%s1_snaps/" : "%s_snaps/", model);
+  for (int k = 0; k < s->nsnaps; ++k)
+    add_name(&o[k], s->snaps[k].file, "", 0, s->snaps[k].line, "snapshot");
+  if (!bad) bad = first_clash(s, o, s->nsnaps, folder, runs, err, errlen);
+  free(o);
+  return bad;
 }
