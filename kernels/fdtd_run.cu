@@ -538,8 +538,8 @@ __global__ void __launch_bounds__(kRunThreads, kPerSm)
 // Shared memory of a tile of tw x th nodes with its ghost ring.
 static size_t tile_bytes(int tw, int th, bool magnetic) {
   return sizeof(float4) * GS_FDTD_MAX_MATERIALS +
-         (size_t)row_pitch(tw) * (size_t)(th + 2) * (3 * sizeof(float) + (magnetic ? 3 : 1)) +
-         (size_t)row_pitch(tw) + (size_t)(th + 2);
+         (size_t)row_pitch(tw) * (size_t)(th + 2) * (3 * sizeof(float) + (magnetic ? 3 : 1)) + (size_t)row_pitch(tw) +
+         (size_t)(th + 2);
 }
 
 // What the device allows: SMs, shared memory a block of ours may take (its
