@@ -2,7 +2,8 @@
 # Where the warps of the on-chip 2D kernels wait (issue #20; docs/performance.md, session 14):
 # Nsight Compute's per-instruction stall samples of one launch (256 steps) on 2000 x 1000 with a
 # 10-cell CPML, for each form of GS_COLS_FORMS (tiles: run_kernel, ez/regs: cols_kernel), folded
-# by scripts/ncu_barrier_share.py into the share of samples waiting at each barrier. GPU machine.
+# by scripts/ncu_barrier_share.py into the share of samples waiting at each barrier; GS_DIAG_CUTS:
+# the tiles form's cuts (GS_FDTD_RUN_CUT) to profile, GS_DIAG_PML the CPML's cells. GPU machine.
 source "$(dirname "${BASH_SOURCE[0]}")/gpu_prologue.sh"
 # (a build of its own: -lineinfo must not leak into build-gpu, which the other scripts time)
 cmake -S . -B build-lineinfo -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_FLAGS=-lineinfo > "$out/cmake.log" 2>&1 &&
@@ -11,13 +12,17 @@ b=build-lineinfo/gpustencil
 pml=${GS_DIAG_PML:-10}
 printf "#domain: 2 1 0.001\n#dx_dy_dz: 0.001 0.001 0.001\n#time_window: 300\n#pml_cells: $pml\n#waveform: ricker 1 3e9 w\n#hertzian_dipole: z 1 0.5 0 w\n#rx: 1.1 0.5 0\n" > /tmp/s.in
 for form in ${GS_COLS_FORMS:-tiles regs}; do
-  kernel=cols_kernel; [ "$form" = tiles ] && kernel=run_kernel
-  GS_FDTD_RUN_FORM=$form GPUSTENCIL_ONCHIP=1 timeout 300 ncu --kernel-name "regex:$kernel" --launch-count 1 \
-    --import-source yes --section SourceCounters --section WarpStateStats -o "/tmp/rep-$form" -f \
-    $b fdtd /tmp/s.in -o "/tmp/o-$form" > "$out/ncu_$form.txt" 2>&1
-  ncu -i "/tmp/rep-$form.ncu-rep" --page source --csv --print-source sass > "/tmp/sass-$form.csv" 2> "$out/sass_$form.err"
-  echo "== form $form, 2000 x 1000, $pml-cell CPML ($kernel)"
-  ncu -i "/tmp/rep-$form.ncu-rep" --page details > "$out/details_$form.txt" 2>&1
-  grep -E "Warp Cycles Per Issued|Block Size|Grid Size|Registers" "$out/details_$form.txt" | head -4
-  python3 scripts/ncu_barrier_share.py "/tmp/sass-$form.csv"
+  for cut in ${GS_DIAG_CUTS:--}; do # GS_FDTD_RUN_CUT of the tiles form ("-": the plan's own)
+    kernel=cols_kernel; [ "$form" = tiles ] && kernel=run_kernel
+    tag=$form; [ "$cut" = - ] || tag=$form-$cut
+    GS_FDTD_RUN_CUT=${cut#-} GS_FDTD_RUN_FORM=$form GPUSTENCIL_ONCHIP=1 timeout 300 ncu --kernel-name "regex:$kernel" \
+      --launch-count 1 --import-source yes --section SourceCounters --section WarpStateStats -o "/tmp/rep-$tag" -f \
+      $b fdtd /tmp/s.in -o "/tmp/o-$tag" > "$out/ncu_$tag.txt" 2>&1
+    ncu -i "/tmp/rep-$tag.ncu-rep" --page source --csv --print-source sass > "/tmp/sass-$tag.csv" 2> "$out/sass_$tag.err"
+    echo "== form $form, cut $cut, 2000 x 1000, $pml-cell CPML ($kernel)"
+    ncu -i "/tmp/rep-$tag.ncu-rep" --page details > "$out/details_$tag.txt" 2>&1
+    grep -E "Warp Cycles Per Issued|Block Size|Grid Size|Registers|Duration" "$out/details_$tag.txt" | head -5
+    python3 scripts/ncu_barrier_share.py "/tmp/sass-$tag.csv"
+    python3 scripts/ncu_top_sass.py "/tmp/sass-$tag.csv" 12
+  done
 done 2>&1 | tee "$out/barrier_share.txt"
