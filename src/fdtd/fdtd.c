@@ -47,27 +47,59 @@ static gs_fdtd_region interior_box(const gs_fdtd_sim *m) {
 /* --------------------------------------------------------------- set-up */
 
 double gs_fdtd_cfs_profile(const gs_cfs_param *p, double depth, double max) {
+  if (p->order == 0) return max; /* gprMax fills a constant profile with max itself, not min + (max - min) */
   double d = p->reverse ? 1 - depth : depth;
   return p->min + (max - p->min) * pow(d, p->order);
 }
 
-/* CPML profiles of one slab: depth of index k's E node and H half node. */
+/* gprMax computes the HORIPML coefficients with numpy arrays: a constant
+ * CFS profile is a float32 array, a polynomial one float64 (linspace). Under
+ * numpy 1.24's value-based promotion a Python scalar takes the array's type,
+ * so an expression is evaluated in float32 exactly when all its array
+ * operands are constant profiles, else in double. np_val carries a value with
+ * its numpy kind so that each intermediate is rounded where gprMax rounds. */
+typedef struct {
+  double v;
+  int kind; /* NP_SCALAR (Python float), NP_F32 (constant profile), NP_F64 */
+} np_val;
+enum { NP_SCALAR, NP_F32, NP_F64 };
+
+/* a op b ('+', '-', '*', '/') in the type numpy would pick for it. */
+static np_val np_op(np_val a, char op, np_val b) {
+  int kind = a.kind > b.kind ? a.kind : b.kind;
+  if (kind == NP_F32) { /* scalars cast to float32 first, the op rounded to float */
+    float x = (float)a.v, y = (float)b.v;
+    float r = op == '+' ? x + y : op == '-' ? x - y : op == '*' ? x * y : x / y;
+    return (np_val){r, NP_F32};
+  }
+  double r = op == '+' ? a.v + b.v : op == '-' ? a.v - b.v : op == '*' ? a.v * b.v : a.v / b.v;
+  return (np_val){r, kind};
+}
+
+/* A profile's value at one node: a constant profile is float32(max). */
+static np_val np_profile(const gs_cfs_param *p, double v) {
+  return p->order == 0 ? (np_val){(float)v, NP_F32} : (np_val){v, NP_F64};
+}
+
 /* gprMax's HORIPML (first order) in the kernels' form (kernels/fdtd_node.h):
  * field += c (k d + psi), then psi = b psi + a d, with d the field
  * difference and psi = RB Phi d_cell, so that k = RA - 1, b = RE and
  * a = -RB RF, where tmp = 2 e0 kappa + dt (alpha kappa + sigma), RA = (2 e0 +
  * dt alpha) / tmp, RB = 2 e0 kappa / tmp, RE = (2 e0 kappa - dt (alpha kappa +
- * sigma)) / tmp, RF = 2 sigma dt / (kappa tmp). gprMax holds constant
- * profiles in float, so 2 e0 kappa is rounded to float there. */
+ * sigma)) / tmp, RF = 2 sigma dt / (kappa tmp), each expression associated
+ * left to right as written in gprMax and typed as numpy types it (np_op);
+ * the results are stored in float32 arrays. */
 void gs_fdtd_horipml_r(const gs_scene *sc, double sigma, double kappa, double alpha, float r[4]) {
-  double e2 = 2 * GS_EPS0;
-  double e2k = sc->cfs_kappa.order == 0 ? (double)(float)(e2 * (double)(float)kappa) : e2 * kappa;
-  double e2a = sc->cfs_alpha.order == 0 ? (double)(float)(e2 + sc->dt * (double)(float)alpha) : e2 + sc->dt * alpha;
-  double loss = sc->dt * (alpha * kappa + sigma), tmp = e2k + loss;
-  r[0] = (float)(e2a / tmp);
-  r[1] = (float)(e2k / tmp);
-  r[2] = (float)((e2k - loss) / tmp);
-  r[3] = (float)(2 * sigma * sc->dt / (kappa * tmp));
+  np_val e2 = {2 * GS_EPS0, NP_SCALAR}, dt = {sc->dt, NP_SCALAR}, two = {2, NP_SCALAR};
+  np_val s = np_profile(&sc->cfs_sigma, sigma), k = np_profile(&sc->cfs_kappa, kappa);
+  np_val a = np_profile(&sc->cfs_alpha, alpha);
+  np_val e2k = np_op(e2, '*', k);
+  np_val loss = np_op(dt, '*', np_op(np_op(a, '*', k), '+', s));
+  np_val tmp = np_op(e2k, '+', loss);
+  r[0] = (float)np_op(np_op(e2, '+', np_op(dt, '*', a)), '/', tmp).v;
+  r[1] = (float)np_op(e2k, '/', tmp).v;
+  r[2] = (float)np_op(np_op(e2k, '-', loss), '/', tmp).v;
+  r[3] = (float)np_op(np_op(np_op(two, '*', s), '*', dt), '/', np_op(k, '*', tmp)).v;
 }
 
 void gs_fdtd_horipml(const gs_scene *sc, double sigma, double kappa, double alpha, float *b, float *a, float *k) {
@@ -78,6 +110,7 @@ void gs_fdtd_horipml(const gs_scene *sc, double sigma, double kappa, double alph
   *k = r[0] - 1.0f;
 }
 
+/* CPML profiles of one slab: depth of index k's E node and H half node. */
 static void pml_profiles(const gs_scene *sc, double sigma_max, int64_t n, int lower, int64_t nodes, float *out) {
   for (int half = 0; half < 2; ++half)
     for (int64_t k = 0; k < nodes; ++k) {
