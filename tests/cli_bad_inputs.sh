@@ -73,10 +73,23 @@ refused "bench scale: --size 1048576 MiB: the model needs [0-9.]+ GiB of host me
 printf '#domain: 0.4 0.4 0.4\n#dx_dy_dz: 0.001 0.001 0.001\n#time_window: 2\n#waveform: ricker 1 5e9 w\n#hertzian_dipole: z 0.03 0.03 0.03 w\n' >"$work/as.in"
 refused "as.in: the model needs [0-9.]+ GiB of host memory, the rank has [0-9.]+ GiB" -- \
   bash -c 'ulimit -v 2000000 && exec "$0" "$@"' "$bin" fdtd "${cpu[@]}" "$work/as.in" -o "$work/as"
+mkdir -p "$work/clash"; cd "$work/clash" || exit 1
+# A snapshot's or view's step that rounds to less than a cell: refused, as gprMax refuses it.
+printf "$hdr#snapshot: 0 0 0 0.1 0.1 0.1 0.01 0 0.01 2 s\n" >step0.in
+refused "step0.in:5: #snapshot: the step size should not be less than the spatial discretisation" -- \
+  "$bin" fdtd "${cpu[@]}" step0.in -o o_step
+printf "$hdr#geometry_view: 0 0 0 0.1 0.1 0.1 -0.01 0.005 0.005 v n\n" >stepneg.in
+refused "stepneg.in:5: #geometry_view: the step size should not be less than zero" -- \
+  "$bin" fdtd "${cpu[@]}" stepneg.in -o o_step
+# 3D objects are checked when the geometry is painted: their errors name the scene's line too.
+printf "$hdr#box: 0.05 0.05 0.05 0.02 0.08 0.08 pec\n" >box3.in
+refused "box3.in:5: #box: the lower coordinates should be less than the upper coordinates" -- \
+  "$bin" fdtd "${cpu[@]}" box3.in -o o_geo
+printf "$hdr#cone: 0.05 0.05 0.05 0.05 0.05 0.05 0.01 0.005 pec\n" >cone3.in
+refused "cone3.in:5: #cone: the two ends are the same point" -- "$bin" fdtd "${cpu[@]}" cone3.in -o o_geo
 # Two outputs on one path (the later overwrote the earlier silently): refused before anything is
 # written, naming the later line and the path; the receivers' MODEL.h5 (MODEL1.h5... with -n) too.
 rx='#waveform: ricker 1 1e9 w\n#hertzian_dipole: z 0.05 0.05 0.05 w\n#rx: 0.06 0.05 0.05\n'
-mkdir -p "$work/clash"; cd "$work/clash" || exit 1
 printf "$hdr$rx#geometry_objects_write: 0 0 0 0.02 0.02 0.02 c\n" >c.in
 refused "c.in:8: #geometry_objects_write: writes c.h5, as the receivers' output does" -- "$bin" fdtd "${cpu[@]}" c.in -o o1
 checks=$((checks + 1)); [ -e o1 ] && { echo "FAIL: o1 made for a refused scene"; fail=$((fail + 1)); }

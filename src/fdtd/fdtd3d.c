@@ -265,6 +265,7 @@ static gs_status build_geometry(gs_fdtd3_sim *m, const gs_fdtd3_ranks *sp, gs_ge
                     : gs_geometry3_build(g, sc->nx, sc->ny, sc->nz, sc->dx, sc->dy, sc->dz, mats, sc->nmaterials,
                                          sc->objs3, sc->nobjs3, err, errlen);
   free(mats);
+  if (st != GS_OK) gs_geometry3_where(err, errlen, sc->path);
   return st;
 }
 

@@ -427,7 +427,7 @@ static gs_status paint_axial(b3 *b, const gs_obj3 *o, int cone) {
     axial_setup(b, o, &x, (float)o->v[6], (float)o->v[6]);
   }
   int avg = averages(b, o), a = x.align;
-  if (cone && a >= 0 && x.f[a] == x.s[a]) return fail(b, "#cone: float division by zero (zero length)");
+  if (cone && a >= 0 && x.f[a] == x.s[a]) return fail(b, "#cone: the two ends are the same point (zero length)");
   for (int64_t i = x.lo[0]; i < x.hi[0]; ++i)
     for (int64_t j = x.lo[1]; j < x.hi[1]; ++j)
       for (int64_t k = x.lo[2]; k < x.hi[2]; ++k) {
@@ -989,6 +989,11 @@ gs_status gs_geometry3_paint(gs_geometry3 *g, int64_t nx, int64_t ny, int64_t nz
       st = fail(&b, "object %d: material index %d out of range", q + 1, objs[q].material);
     else
       st = paint(&b, &objs[q]);
+    if (st != GS_OK && objs[q].line > 0 && err && errlen) { /* the line first: gs_geometry3_where */
+      char why[512];
+      snprintf(why, sizeof why, "%s", err);
+      snprintf(err, errlen, "%d: %s", objs[q].line, why);
+    }
   }
   if (st == GS_OK) {
     smooth_job *job = gs_xcalloc(1, sizeof *job);
@@ -1029,6 +1034,13 @@ gs_status gs_geometry3_build(gs_geometry3 *g, int64_t nx, int64_t ny, int64_t nz
   gs_status st = gs_geometry3_paint(g, nx, ny, nz, dx, dy, dz, lo, hi, mats, nmats, objs, nobjs, err, errlen);
   if (st != GS_OK) return st;
   return gs_geometry3_smooth(g, g->visits, g->nvisits, err, errlen);
+}
+
+void gs_geometry3_where(char *err, size_t errlen, const char *path) {
+  if (!err || !errlen || !path) return;
+  char why[600];
+  snprintf(why, sizeof why, "%s", err);
+  snprintf(err, errlen, "%.400s:%s%s", path, why[0] >= '0' && why[0] <= '9' ? "" : " ", why);
 }
 
 void gs_geometry3_free(gs_geometry3 *g) {

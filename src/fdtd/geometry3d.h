@@ -56,6 +56,7 @@ typedef struct gs_obj3 {
   int nv;
   char normal;                /* cylindrical_sector: 'x', 'y' or 'z' */
   const gs_obj3_array *array; /* GS_O3_ARRAY */
+  int line;                   /* the command's line in the scene (0: none), for messages */
 } gs_obj3;
 
 typedef struct gs_mat3 {
@@ -120,6 +121,11 @@ gs_status gs_geometry3_smooth(gs_geometry3 *g, const gs_compound_visit *visits, 
  * visits); GS_OK, or GS_ERR_FORMAT with the reason in err (the
  * checks gprMax makes: points outside the domain, degenerate objects, bad
  * radii or angles), or GS_ERR_LIMIT past 65535 materials. */
+/* An error of gs_geometry3_build or _paint ("LINE: #command: reason" where
+ * the object has a line, else "#command: reason") as "PATH:LINE: ..." or
+ * "PATH: ...", the form of the parser's messages. */
+void gs_geometry3_where(char *err, size_t errlen, const char *path);
+
 gs_status gs_geometry3_build(gs_geometry3 *g, int64_t nx, int64_t ny, int64_t nz, double dx, double dy, double dz,
                              const gs_mat3 *mats, int nmats, const gs_obj3 *objs, int nobjs, char *err, size_t errlen);
 void gs_geometry3_free(gs_geometry3 *g);

@@ -281,7 +281,7 @@ int gs_cmd_geometry_objects_read(gs_parser *p, const gs_command_call *c) {
   r.line = p->line;
   GROW(p->s->objs3, p->s->nobjs3);
   p->s->objs3[p->s->nobjs3++] =
-      (gs_obj3){.type = GS_O3_ARRAY, .v = {(double)r.lo[0], (double)r.lo[1], (double)r.lo[2]}};
+      (gs_obj3){.type = GS_O3_ARRAY, .v = {(double)r.lo[0], (double)r.lo[1], (double)r.lo[2]}, .line = p->line};
   GROW(p->s->geo_reads, p->s->ngeo_reads);
   p->s->geo_reads[p->s->ngeo_reads++] = r;
   return 0;

@@ -397,7 +397,10 @@ gs_status gs_gpr3_geometry_outputs_split(const gs_scene *sc, const gs_fdtd3_rank
   gs_geometry3 g, plane;
   gs_status st = gs_fdtd3_dist_geometry(&g, &plane, sc, mats, sp, err, errlen);
   free(mats);
-  if (st != GS_OK) return st;
+  if (st != GS_OK) {
+    gs_geometry3_where(err, errlen, sc->path);
+    return st;
+  }
   gs_geometry3_free(&plane);
   for (int k = 0; k < sc->nviews && st == GS_OK; ++k) {
     char path[2048];
@@ -453,7 +456,10 @@ gs_status gs_gpr3_geometry_outputs(const gs_scene *sc, int run, int runs, const 
   gs_status st = gs_geometry3_build(&g, sc->nx, sc->ny, sc->nz, sc->dx, sc->dy, sc->dz, mats, sc->nmaterials, sc->objs3,
                                     sc->nobjs3, err, errlen);
   free(mats);
-  if (st != GS_OK) return st;
+  if (st != GS_OK) {
+    gs_geometry3_where(err, errlen, sc->path);
+    return st;
+  }
   st = gs_gpr3_write_views(sc, &g, run, runs, dir, err, errlen);
   if (st == GS_OK) st = gs_geometry_objects_write(sc, &g, dir, err, errlen);
   gs_geometry3_free(&g);

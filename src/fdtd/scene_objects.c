@@ -17,7 +17,7 @@ static const char axes[] = "xyz";
  * rounding and checks; materials numbered as gprMax numbers them (pec 0,
  * free_space 1). */
 static int store3(gs_parser *p, const gs_command_call *c, int type, int first, int nnum, int smoothing) {
-  gs_obj3 o = {.type = type, .averaging = 1, .nv = nnum};
+  gs_obj3 o = {.type = type, .averaging = 1, .nv = nnum, .line = p->line};
   if (gs_parse_args(p, c, first, nnum, o.v) || gs_check_lengths(p, c->name, o.v, nnum)) return -1;
   int at = first + nnum, m = gs_find_material(p->s, c->arg[at]);
   if (m < 0) return gs_perr(p, "#%s: material '%s' is not defined (yet)", c->name, c->arg[at]);

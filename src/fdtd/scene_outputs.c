@@ -50,7 +50,10 @@ static int output_box(gs_parser *p, const gs_command_call *c, const double v[9],
   for (int k = 0; k < 3; ++k) {
     if (lo[k] > hi[k])
       return gs_perr(p, "#%s: the lower coordinates should be less than the upper coordinates", c->name);
-    if (step[k] < 1) step[k] = 1;
+    /* gprMax refuses a step that rounds to less than one cell (it was taken as one here) */
+    if (step[k] < 0) return gs_perr(p, "#%s: the step size should not be less than zero", c->name);
+    if (step[k] < 1)
+      return gs_perr(p, "#%s: the step size should not be less than the spatial discretisation", c->name);
   }
   if (is3d && !view) snapshot_bounds3(p->n, lo, hi, step);
   for (int k = 0; k < 3; ++k) {
