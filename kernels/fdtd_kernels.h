@@ -157,8 +157,9 @@ int gs_fdtd_run_fits_ref(const gs_fdtd_step_args *a);
 int gs_fdtd_run_fits_cuda(const gs_fdtd_step_args *a);
 /* Which form of gs_fdtd_run takes the grid of a (for logs and benchmarks):
  * the GPU's "columns, Ez in registers", "columns, Ez and Hx in registers"
- * (kernels/fdtd_run_cols.cu), "tiles in shared memory" (fdtd_run.cu), or
- * "none"; the CPU's "the CPU twin". */
+ * (kernels/fdtd_run_cols.cu), "tiles in shared memory, nodes a tile: x
+ * ..., y ..." (fdtd_run.cu, with its cut; a buffer the next call reuses:
+ * copy it), or "none"; the CPU's "the CPU twin". */
 typedef const char *(*gs_fdtd_run_form_fn)(const gs_fdtd_step_args *a);
 const char *gs_fdtd_run_form_ref(const gs_fdtd_step_args *a);
 const char *gs_fdtd_run_form_cuda(const gs_fdtd_step_args *a);

@@ -22,6 +22,7 @@
 #include "fdtd_run.cuh"
 #include "sm_count.cuh"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -699,19 +700,21 @@ static bool search_cut(const gs_fdtd_step_args *a, int blocks, int smem, RunPlan
     return true;
   }
   double best = -1;
-  for (int nx = 1; nx <= blocks && nx <= X; ++nx)
-    for (int ny = 1; nx * ny <= blocks && ny <= Y; ++ny) {
-      // (no cut of nx x ny tiles fits if the even one does not)
-      if (tile_bytes((int)((X + nx - 1) / nx), (int)((Y + ny - 1) / ny), magnetic) > (size_t)smem) continue;
-      const int mx = axis_cuts(X, nx, f.i0, kRunX, xs, 64), my = axis_cuts(Y, ny, f.j0, kRunY, ys, 64);
-      for (int u = 0; u < mx; ++u)
-        for (int v = 0; v < my; ++v) {
-          const double score = score_cut(a, f, xs[u], ys[v], smem, true, &tw, &th);
-          if (score < 0 || (best >= 0 && score >= best)) continue;
-          best = score;
-          *p = RunPlan{xs[u], ys[v], tw, th, (unsigned)tile_bytes(tw, th, magnetic)};
-        }
-    }
+  // Middle tiles no taller than wide where some such cut fits, else any (a tall grid may leave no other).
+  for (int pass = 0; pass < 2 && best < 0; ++pass)
+    for (int nx = 1; nx <= blocks && nx <= X; ++nx)
+      for (int ny = 1; nx * ny <= blocks && ny <= Y; ++ny) {
+        // (no cut of nx x ny tiles fits if the even one does not)
+        if (tile_bytes((int)((X + nx - 1) / nx), (int)((Y + ny - 1) / ny), magnetic) > (size_t)smem) continue;
+        const int mx = axis_cuts(X, nx, f.i0, kRunX, xs, 64), my = axis_cuts(Y, ny, f.j0, kRunY, ys, 64);
+        for (int u = 0; u < mx; ++u)
+          for (int v = 0; v < my; ++v) {
+            const double score = score_cut(a, f, xs[u], ys[v], smem, pass == 0, &tw, &th);
+            if (score < 0 || (best >= 0 && score >= best)) continue;
+            best = score;
+            *p = RunPlan{xs[u], ys[v], tw, th, (unsigned)tile_bytes(tw, th, magnetic)};
+          }
+      }
   return best >= 0;
 }
 
@@ -736,7 +739,8 @@ static bool same_key(const PlanMemo &m, int dev, const gs_fdtd_step_args *a, con
 static bool plan_run(const gs_fdtd_step_args *a, RunPlan *p) {
   const RunDevice d = run_device();
   if (!d.coop || d.sms <= 0 || a->oi != 0 || a->oj != 0) return false;
-  static PlanMemo memo; // (the host's one thread plans)
+  if (a->nx >= INT_MAX / 2 || a->ny >= INT_MAX / 2) return false; // (cuts and tiles count in int)
+  static PlanMemo memo;                                           // (the host's one thread plans)
   int dev = 0;
   if (cudaGetDevice(&dev) != cudaSuccess) {
     cudaGetLastError();
@@ -747,6 +751,7 @@ static bool plan_run(const gs_fdtd_step_args *a, RunPlan *p) {
     *p = memo.plan;
     return memo.ok;
   }
+  *p = RunPlan{};
   bool ok = search_cut(a, d.sms * kPerSm, d.smem, p);
   int resident = 0; // what the registers and shared memory really allow
   if (ok && cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, run_kernel, kRunThreads, p->smem) != cudaSuccess) {
@@ -810,7 +815,7 @@ extern "C" const char *gs_fdtd_run_form_cuda(const gs_fdtd_step_args *a) {
   if (gs_run::cols_plan(a, &c))
     return c.form == gs_run::kFormEz ? "columns, Ez in registers" : "columns, Ez and Hx in registers";
   if (!plan_run(a, &p)) return "none";
-  static char name[160]; // (the host's one thread asks; at most 4 numbers of 11 digits an axis)
+  static char name[160]; // (the host's one thread asks; the caller copies it; about 100 characters at most)
   char *at = name;
   put_text(at, "tiles in shared memory, nodes a tile: x ");
   put_axis(at, p.x, a->nx + 1);

@@ -50,7 +50,7 @@ int main(int argc, char **argv) {
   gs_fdtd_sim a, o;
   gs_fdtd_sim_init(&a, &sc, &gs_backend_cpu, 0);
   gs_fdtd_sim_init(&o, &sc, gs_backend_emu(), 0);
-  char what[128];
+  char what[224];
   if (fuse)
     go_fused(&o, fuse, what, sizeof what);
   else

@@ -48,7 +48,7 @@ static void check_close(gs_fdtd_sim *a, gs_fdtd_sim *b) {
  * b against ref's single steps; scenes the passes do not take are said so. */
 static void check_fused(const gs_scene *sc, const gs_backend *b, gs_fdtd_sim *ref, int T) {
   gs_fdtd_sim f;
-  char what[96];
+  char what[224];
   gs_fdtd_sim_init(&f, sc, b, 0);
   gs_fdtd_sim_set_onchip(&f, 0);
   snprintf(what, sizeof what, "%s, passes of %d fused steps", b->is_gpu ? "GPU" : "CPU", T);

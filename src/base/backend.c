@@ -62,14 +62,14 @@ size_t gs_host_mem_available(void) {
     used = read_number("/sys/fs/cgroup/memory/memory.usage_in_bytes", "", 1);
   }
   if (limit && limit < ((uint64_t)1 << 60)) {
-    uint64_t room = limit > used ? limit - used : 0;
+    uint64_t room = limit > used ? limit - used : 1; /* (1 byte, not 0: 0 reads as unknown) */
     if (!avail || room < avail) avail = room;
   }
   /* A ulimit -v (RLIMIT_AS) caps this process's address space below what the host has. */
   struct rlimit as;
   if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
     uint64_t mapped = read_number("/proc/self/status", "VmSize:", 1024);
-    uint64_t room = (uint64_t)as.rlim_cur > mapped ? (uint64_t)as.rlim_cur - mapped : 0;
+    uint64_t room = (uint64_t)as.rlim_cur > mapped ? (uint64_t)as.rlim_cur - mapped : 1;
     if (!avail || room < avail) avail = room;
   }
   return (size_t)avail;

@@ -481,12 +481,12 @@ int gs_fdtd_sim_set_onchip(gs_fdtd_sim *m, int on) {
   const gs_fdtd_part *own = &m->grid.own;
   const int whole = own->i0 == 0 && own->j0 == 0 && own->i1 == m->grid.nx + 1 && own->j1 == m->grid.ny + 1;
   m->onchip = 0;
-  m->onchip_form = "none";
+  snprintf(m->onchip_form, sizeof m->onchip_form, "none");
   if (!on || !whole || !m->b->fdtd_run) return 0;
   const gs_fdtd_step_args a = step_args(m, 0, 1);
   m->onchip_blocks = m->b->fdtd_run_fits(&a);
   m->onchip = m->onchip_blocks > 0;
-  m->onchip_form = m->onchip ? m->b->fdtd_run_form(&a) : "none";
+  snprintf(m->onchip_form, sizeof m->onchip_form, "%s", m->onchip ? m->b->fdtd_run_form(&a) : "none");
   gs_log_debug("fdtd: the grid on chip: %s", m->onchip_form);
   if (m->onchip && !m->onchip_barrier) {
     m->onchip_barrier = m->b->dev_alloc(2 * sizeof(int64_t));

@@ -131,7 +131,7 @@ typedef struct gs_fdtd_sim {
    * GPUSTENCIL_ONCHIP allows it (or gs_fdtd_sim_set_onchip said so). */
   int onchip;
   int onchip_blocks;        /* thread blocks of its launches */
-  const char *onchip_form;  /* the backend's form of it (gs_fdtd_run_form_fn) */
+  char onchip_form[160];    /* the backend's form of it (gs_fdtd_run_form_fn's, copied) */
   int64_t *onchip_barrier;  /* device: its grid barrier's counter (two words, zeroed) */
   uint64_t onchip_arrivals; /* what the counter holds after the queued launches */
   /* Otherwise it takes passes of fuse steps fused (kernels/fdtd_fuse.cu)

@@ -989,7 +989,7 @@ gs_status gs_geometry3_paint(gs_geometry3 *g, int64_t nx, int64_t ny, int64_t nz
       st = fail(&b, "object %d: material index %d out of range", q + 1, objs[q].material);
     else
       st = paint(&b, &objs[q]);
-    if (st != GS_OK && objs[q].line > 0 && err && errlen) { /* the line first: gs_geometry3_where */
+    if (st != GS_OK && objs[q].line > 0 && err && errlen && err[0]) { /* the line first: gs_geometry3_where */
       char why[512];
       snprintf(why, sizeof why, "%s", err);
       snprintf(err, errlen, "%d: %s", objs[q].line, why);
