@@ -3,8 +3,9 @@
 # CPU and GPU give the same bits on the shipped scene (1 and 2 ranks, every transport the machine
 # has), and run the benchmarks whose figures docs/performance.md quotes. Logs go to $OUT (or
 # ./gpu-out). Debian packages the machine lacks (libdeflate, ISA-L) are unpacked from .carry/.
-# GS_SECTIONS picks parts (default all): tests bits bench codec 3d dist3 ranks3 scale3 onchip cols fuse fuse2; GS_CMPI_ONLY=1
-# builds once, against the CUDA-aware Open MPI of .carry
+# GS_SECTIONS picks parts (default all): tests bits bench codec 3d dist3 ranks3 scale3 onchip cols fuse fuse2 small2;
+# GS_CMPI_ONLY=1 builds once, against the CUDA-aware Open MPI of .carry; GS_TARGETS names the targets to
+# build (default all: the sections that run no ctest need only gpustencil)
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:-$here/gpu-out}; mkdir -p "$out"
@@ -26,7 +27,7 @@ if [ "${GS_CMPI_ONLY:-0}" = 1 ] && [ -f .carry/openmpi-cuda-4.1.4.tar.xz ]; then
 fi
 cmake -S . -B build-gpu -DCMAKE_CUDA_ARCHITECTURES=90 "${mpi_args[@]}" > "$out/cmake.log" 2>&1 ||
   { tail "$out/cmake.log"; exit 1; }
-cmake --build build-gpu -j "$(nproc)" > "$out/build.log" 2>&1 || { grep -E "error" "$out/build.log" | head; exit 1; }
+cmake --build build-gpu -j "$(nproc)" ${GS_TARGETS:+--target $GS_TARGETS} > "$out/build.log" 2>&1 || { grep -E "error" "$out/build.log" | head; exit 1; }
 bin=build-gpu/gpustencil
 if want tests; then
   log "tests (all labels but fuzz and slow: the slow CPU runs of gprMax's models have gpu_ twins)"
@@ -39,6 +40,17 @@ if want bits; then
     mpirun -np "$1" --oversubscribe $bin fdtd inputs/gpr.in --backend "$2" -o "/tmp/bits-$1-$2" 2>&1 | grep -E "checksum|transport"
     md5sum "/tmp/bits-$1-$2/receivers.csv"
   done | tee "$out/bits.txt"
+fi
+if want small2 && [ "$ngpu" -gt 1 ]; then
+  log "small2: issue #20's small grids over 2..$ngpu GPUs against one GPU (the grid on chip) in the same job"
+  for g in 2000x1000 1000x1000; do
+    for n in 2 4; do
+      [ "$n" -le "$ngpu" ] || continue
+      for r in ${GS_SMALL2_DEPTHS:-auto 2 4 8}; do
+        mpirun -np $n $bin bench fdtd --grid $g --steps 4000 --halo-depth $r 2>&1 | grep -vE "^$"
+      done
+    done
+  done 2>&1 | tee "$out/small2.txt"
 fi
 if want bench; then
   log "bench fdtd, 1 GPU and $ngpu GPUs"
@@ -102,28 +114,46 @@ if want dist3; then
     tee "$out/dist3_bench1.txt"
   build-gpu/tests/bench_gridsync 20000 2>&1 | tee "$out/gridsync.txt"
 fi
-if want ranks3; then
-  log "ranks3: the 3D GPU bit tests (one GPU against gprMax and the CPU twin; the split models over $ngpu GPUs)"
-  (cd build-gpu && timeout 420 ctest --output-on-failure -j 4 -R "${GS_RANKS3_TESTS:-gpu_.*(3d|gprmax_(hertzian|dispersive|plane)).*}") \
-    > "$out/ranks3_ctest.log" 2>&1; grep -E "Test +#|tests passed|FAIL" "$out/ranks3_ctest.log" | tail -40
-  log "ranks3: 4 parts in a row over ipc, 4 ranks on $ngpu GPUs, twice (the session-8 ipc bug)"
-  for rep in 1 2; do
-    GS_BIN=$bin GS_SOURCE_DIR=$PWD GS_MPIEXEC=mpirun GS_BACKEND=cuda GS_MAX_RANKS=4 GS_TRANSPORTS=ipc \
-      GS_WORK=/tmp/gs-ipc$rep timeout 200 bash tests/fdtd3d_ranks.sh small
-  done 2>&1 | tee "$out/ranks3_ipc4.txt" | tail -4
-fi
 if want scale3; then
   log "scale3: 3D strong and weak scaling over $ngpu GPUs against 1 GPU in the same job, bench halo 3D"
-  for run in "512 auto" "1024 auto" "1024 mpi-cuda"; do
-    set -- $run
-    mpirun -np "$ngpu" $bin bench fdtd --grid $1x$1x$1 --steps 100 --halo-transport $2
+  for run in ${GS_SCALE3_RUNS:-512:auto 1024:auto 1024:mpi-cuda}; do # edge:transport
+    n=${run%%:*}
+    mpirun -np "$ngpu" $bin bench fdtd --grid ${n}x${n}x${n} --steps 100 --halo-transport ${run#*:}
   done 2>&1 | tee "$out/scale3.txt"
   mpirun -np "$ngpu" $bin bench fdtd --grid 1024x1024x1024 --steps 100 --weak 2>&1 | tee -a "$out/scale3.txt"
   for t in auto mpi-cuda; do
     mpirun -np "$ngpu" $bin bench halo --grid 512x512x512 --reps 50 --halo-transport $t
   done 2>&1 | tee -a "$out/scale3.txt"
-  if [ "$ngpu" -ge 4 ]; then # a model bigger than one GPU: 8.6 G cells (no one-GPU ratio: it does not fit)
-    mpirun -np "$ngpu" $bin bench fdtd --grid 2048x2048x2048 --steps 20 2>&1 | tee -a "$out/scale3.txt"
+  if [ "$ngpu" -ge 4 ]; then # a model bigger than one GPU (no one-GPU ratio: it does not fit); 2048^3 (8.6 G
+    # cells, 51 bytes each: 110 GB a GPU) needs H200s; on 80 GB cards 1600^3 (4.1 G cells, 52 GB a GPU)
+    mib=$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits | head -1)
+    big=2048; [ "$mib" -ge 130000 ] || big=1600
+    nvidia-smi --query-gpu=memory.used --format=csv,noheader -lms 500 > "$out/scale3_big_mem.txt" & smi=$!
+    TIMEFORMAT="bench fdtd --grid ${big}^3 on $ngpu GPUs: %R s wall (set-up included)"
+    time mpirun -np "$ngpu" $bin bench fdtd --grid ${big}x${big}x${big} --steps 20 2>&1 | tee -a "$out/scale3.txt"
+    kill $smi; sort -n "$out/scale3_big_mem.txt" | tail -1 | sed 's/^/most GPU memory used a card: /' | tee -a "$out/scale3.txt"
+  fi
+fi
+if want ranks3; then
+  if [ "${GS_RANKS3_CTEST:-1}" = 1 ]; then
+    log "ranks3: the 3D GPU bit tests (one GPU against gprMax and the CPU twin; the split models over $ngpu GPUs)"
+    (cd build-gpu && timeout 420 ctest --output-on-failure -j 4 -R "${GS_RANKS3_TESTS:-gpu_.*(3d|gprmax_(hertzian|dispersive|plane)).*}") \
+      > "$out/ranks3_ctest.log" 2>&1; grep -E "Test +#|tests passed|FAIL" "$out/ranks3_ctest.log" | tail -40
+  fi
+  # GS_RANKS3_GROUPS: groups of tests/fdtd3d_ranks.sh on up to $ngpu GPUs, each split on every transport
+  # the build has (ipc, mpi-host, and mpi-cuda against the CUDA-aware Open MPI), against one rank
+  for g in ${GS_RANKS3_GROUPS:-}; do
+    GS_BIN=$bin GS_SOURCE_DIR=$PWD GS_MPIEXEC=mpirun GS_BACKEND=cuda GS_MAX_RANKS=$ngpu GS_WORK=/tmp/gs-r3 \
+      timeout ${GS_RANKS3_TIMEOUT:-300} bash tests/fdtd3d_ranks.sh "$g" > "$out/ranks3_$g.txt" 2>&1
+    echo "fdtd3d_ranks $g (every transport, up to $ngpu GPUs): exit $? $(grep -c FAIL "$out/ranks3_$g.txt") failures"
+    grep FAIL "$out/ranks3_$g.txt" | head -5
+  done 2>&1 | tee "$out/ranks3_groups.txt"
+  if [ -z "${GS_RANKS3_GROUPS:-}" ]; then # (with groups: small ran on ipc among them)
+    log "ranks3: 4 parts in a row over ipc, 4 ranks on $ngpu GPUs, twice (the session-8 ipc bug)"
+    for rep in 1 2; do
+      GS_BIN=$bin GS_SOURCE_DIR=$PWD GS_MPIEXEC=mpirun GS_BACKEND=cuda GS_MAX_RANKS=4 GS_TRANSPORTS=ipc \
+        GS_WORK=/tmp/gs-ipc$rep timeout 200 bash tests/fdtd3d_ranks.sh small
+    done 2>&1 | tee "$out/ranks3_ipc4.txt" | tail -4
   fi
 fi
 if want codec; then
