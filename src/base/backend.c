@@ -52,20 +52,29 @@ static uint64_t read_number(const char *path, const char *key, uint64_t scale) {
   return v;
 }
 
-size_t gs_host_mem_available(void) {
-  uint64_t avail = read_number("/proc/meminfo", "MemAvailable:", 1024);
+size_t gs_host_mem_share_from(const char *meminfo, const char *cgroup_dir, int local_ranks) {
+  char max_path[512], cur_path[512];
+  snprintf(max_path, sizeof max_path, "%s/memory.max", cgroup_dir);
+  snprintf(cur_path, sizeof cur_path, "%s/memory.current", cgroup_dir);
+  uint64_t avail = read_number(meminfo, "MemAvailable:", 1024);
   /* Containers and batch jobs limit memory by cgroup (v2, then v1); "max" reads as 0. */
-  uint64_t limit = read_number("/sys/fs/cgroup/memory.max", "", 1);
-  uint64_t used = read_number("/sys/fs/cgroup/memory.current", "", 1);
+  uint64_t limit = read_number(max_path, "", 1), used = read_number(cur_path, "", 1);
   if (!limit) {
-    limit = read_number("/sys/fs/cgroup/memory/memory.limit_in_bytes", "", 1);
-    used = read_number("/sys/fs/cgroup/memory/memory.usage_in_bytes", "", 1);
+    snprintf(max_path, sizeof max_path, "%s/memory/memory.limit_in_bytes", cgroup_dir);
+    snprintf(cur_path, sizeof cur_path, "%s/memory/memory.usage_in_bytes", cgroup_dir);
+    limit = read_number(max_path, "", 1);
+    used = read_number(cur_path, "", 1);
   }
   if (limit && limit < ((uint64_t)1 << 60)) {
     uint64_t room = limit > used ? limit - used : 1; /* (1 byte, not 0: 0 reads as unknown) */
     if (!avail || room < avail) avail = room;
   }
-  /* A ulimit -v (RLIMIT_AS) caps this process's address space below what the host has. */
+  /* The node's memory and its cgroup are shared by every rank placed there. */
+  if (avail && local_ranks > 1) {
+    avail /= (uint64_t)local_ranks;
+    if (!avail) avail = 1; /* (0 reads as unknown) */
+  }
+  /* A ulimit -v (RLIMIT_AS) caps this process's own address space: each rank has it whole. */
   struct rlimit as;
   if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
     uint64_t mapped = read_number("/proc/self/status", "VmSize:", 1024);
@@ -73,4 +82,12 @@ size_t gs_host_mem_available(void) {
     if (!avail || room < avail) avail = room;
   }
   return (size_t)avail;
+}
+
+size_t gs_host_mem_share(int local_ranks) {
+  return gs_host_mem_share_from("/proc/meminfo", "/sys/fs/cgroup", local_ranks);
+}
+
+size_t gs_host_mem_available(void) {
+  return gs_host_mem_share(1);
 }

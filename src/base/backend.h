@@ -153,5 +153,12 @@ int gs_cuda_probe(void);
  * capped by the cgroup v2 or v1 memory limit less its usage and by the
  * process's RLIMIT_AS less its mapped size); 0 when unknown. */
 size_t gs_host_mem_available(void);
+/* The host memory one of the local_ranks ranks of this node may use: the
+ * node's part of the above (MemAvailable within the cgroup's room) shared
+ * evenly by them, capped by the process's own RLIMIT_AS room, which each
+ * rank has whole; 0 when unknown. _from reads the given meminfo file and
+ * cgroup folder (v2 files in it, v1 under memory/) instead of the host's. */
+size_t gs_host_mem_share(int local_ranks);
+size_t gs_host_mem_share_from(const char *meminfo, const char *cgroup_dir, int local_ranks);
 
 #endif

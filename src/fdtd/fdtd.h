@@ -254,6 +254,10 @@ typedef struct gs_fdtd_memory {
   double device, host;
 } gs_fdtd_memory;
 gs_fdtd_memory gs_fdtd_memory_need(const gs_scene *sc, const gs_fdtd_part *part, int depth, int64_t root_runs);
+/* Bytes this rank may use: the device's available memory shared evenly by
+ * the node's ranks placed on the same GPU (the host's memory on the CPU
+ * backend), and the host's shared by the node's ranks (gs_host_mem_share). */
+void gs_fdtd_rank_memory(const gs_comm *c, const gs_backend *b, double *device, double *host);
 /* Collective over c->world: GS_OK when every rank's need fits what it has
  * (b->mem_available() or the host's available memory, shared by the ranks of
  * a node or GPU); else GS_ERR_LIMIT on every rank, with "the model needs N

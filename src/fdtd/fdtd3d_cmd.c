@@ -95,14 +95,15 @@ static int fits(const gs_comm *c, const gs_backend *b, const gs_scene *sc, const
     dev += (1 - share) * gs_fdtd3_pw_memory(sc);
     host += (1 - share) * gs_fdtd3_pw_memory(sc);
   }
-  double have_dev = (double)b->mem_available(), have_host = (double)gs_host_mem_available();
+  double have_dev, have_host; /* this rank's share of its GPU and of the node's memory */
+  gs_fdtd_rank_memory(c, b, &have_dev, &have_host);
   if (!b->is_gpu) {
     host += dev;
     dev = 0;
   }
   const double gib = 1024.0 * 1024.0 * 1024.0;
   char why[1024] = "";
-  const int bad = dev > have_dev || host > have_host;
+  const int bad = (have_dev > 0 && dev > have_dev) || (have_host > 0 && host > have_host); /* 0: unknown */
   char who[64] = "the model";
   if (rk) snprintf(who, sizeof who, "rank %d's part of the model", c->rank);
   if (bad)

@@ -50,11 +50,9 @@ gs_fdtd_memory gs_fdtd_memory_need(const gs_scene *sc, const gs_fdtd_part *part,
   return need;
 }
 
-/* Bytes this rank may use: the device's or host's available memory shared
- * evenly by the node's ranks that share it. */
-static void rank_share(const gs_comm *c, const gs_backend *b, double *device, double *host) {
+void gs_fdtd_rank_memory(const gs_comm *c, const gs_backend *b, double *device, double *host) {
   double ranks = c->local_size > 0 ? c->local_size : 1;
-  *host = (double)gs_host_mem_available() / ranks;
+  *host = (double)gs_host_mem_share((int)ranks);
   if (!b->is_gpu) {
     *device = *host;
     return;
@@ -66,7 +64,7 @@ static void rank_share(const gs_comm *c, const gs_backend *b, double *device, do
 
 gs_status gs_fdtd_memory_check(const gs_comm *c, const gs_backend *b, gs_fdtd_memory need, char *err, size_t errlen) {
   double dev, host;
-  rank_share(c, b, &dev, &host);
+  gs_fdtd_rank_memory(c, b, &dev, &host);
   /* On the CPU backend the "device" is host memory too. */
   double want_host = b->is_gpu ? need.host : need.host + need.device, have_host = host;
   int short_dev = b->is_gpu && dev > 0 && need.device > dev, short_host = have_host > 0 && want_host > have_host;
