@@ -130,6 +130,74 @@ if ! "$bin" fdtd "${cpu[@]}" c.in -o ok >/dev/null 2>&1 ||
   echo "FAIL: a scene of distinct output names:"; ls -R ok 2>&1 | sed 's/^/    /'; fail=$((fail + 1))
 fi
 cd - >/dev/null || exit 1
+# Session 16's adversarial pass (a helper's): each of these ran, silently wrong, or used up memory.
+mkdir -p "$work/adv"; cd "$work/adv" || exit 1
+h3='#domain: 0.02 0.02 0.02\n#dx_dy_dz: 0.001 0.001 0.001\n#time_window: 20\n#pml_cells: 4\n#waveform: ricker 1 1e10 w\n#hertzian_dipole: z 0.01 0.01 0.01 w\n#rx: 0.012 0.01 0.01\n'
+# A sphere's or ellipsoid's centre past 2^31 cells wrapped into the domain (gprMax: OverflowError).
+printf "$h3#sphere: 4294967.306 0.01 0.01 0.005 pec\n" >sph.in
+refused "sph.in:8: #sphere: the centre is 4.29497e\+06 m along x, beyond 2\^31 cells" -- "$bin" fdtd "${cpu[@]}" sph.in -o o
+printf "$h3#ellipsoid: 0.01 -4294967.306 0.01 0.005 0.005 0.005 pec\n" >ell.in
+refused "ell.in:8: #ellipsoid: the centre is -4.29497e\+06 m along y" -- "$bin" fdtd "${cpu[@]}" ell.in -o o
+# A Hertzian dipole's delay and removal time are checked as the other sources' are (it never fired).
+printf "$h3#hertzian_dipole: x 0.005 0.01 0.01 w -1 -2\n" >hd.in
+refused "hd.in:8: #hertzian_dipole: the delay and removal time must be >= 0" -- "$bin" fdtd "${cpu[@]}" hd.in -o o
+# Negative #pml_cfs scaling values (gprMax refuses them; a negative sigma max read as None).
+printf "$h3#pml_cfs: constant forward -1 0 constant forward 1 1 quadratic forward 0 None\n" >cfs.in
+refused "cfs.in:8: #pml_cfs: the minimum and maximum scaling values must be >= 0 \('-1 0'\)" -- "$bin" fdtd "${cpu[@]}" cfs.in -o o
+printf "$h3#pml_cfs: constant forward 0 0 constant forward 1 1 quadratic forward 0 -2\n" >cfs2.in
+refused "cfs2.in:8: #pml_cfs: the minimum and maximum scaling values must be >= 0" -- "$bin" fdtd "${cpu[@]}" cfs2.in -o o
+# A NUL byte inside a line hid the rest of it from the length check and split it into two commands.
+{ printf "$h3"; printf '#title: x\0#box: 0 0 0 0.01 0.01 0.01 pec\n'; } >nul.in
+refused "nul.in:8: a NUL byte: not a text line" -- "$bin" fdtd "${cpu[@]}" nul.in -o o
+py=; for c in python3 /usr/bin/python3; do "$c" -c "import h5py, numpy" 2>/dev/null && { py=$c; break; }; done
+if [ -n "$py" ]; then # (the tests' python with h5py: tests/CMakeLists.txt, GS_PYTHON_H5)
+  # Geometry objects files: a materials list's numbers as the scene's (inf gave NaN fields, hex was taken);
+  # a file declaring more cells than the host can read is refused before it is read (a few KB of HDF5
+  # declared 5e8 cells, read before the model's memory check: 1 GB and more).
+  "$py" - <<'PY'
+import h5py, numpy as np
+with h5py.File("obj.h5", "w") as f:
+    f.attrs["dx_dy_dz"] = (0.001, 0.001, 0.001)
+    f["data"] = np.zeros((5, 5, 5), np.int16)
+with h5py.File("lazy.h5", "w") as f:  # declared, chunked, never written: a small file
+    f.attrs["dx_dy_dz"] = (0.001, 0.001, 0.001)
+    f.create_dataset("data", (1000, 1000, 500), dtype=np.int16, chunks=(8, 8, 8))
+PY
+  printf '#material: inf 0 1 0 sand\n' >mat_inf.txt
+  printf '#material: 2 0x10 1 0 sand\n' >mat_hex.txt
+  for m in inf hex; do
+    printf "$h3#geometry_objects_read: 0.005 0.005 0.005 obj.h5 mat_$m.txt\n" >gor_$m.in
+    refused "mat_$m.txt:1: not '#material: er sigma mu_r sigma_m name'" -- "$bin" fdtd "${cpu[@]}" gor_$m.in -o o
+  done
+  printf '#material: 2 0 1 0 sand\n' >mat.txt
+  # (5e8 cells, within 8 times the model's 1.25e8; 4 GB of address space reads at most ~5e7)
+  printf '#domain: 0.5 0.5 0.5\n#dx_dy_dz: 0.001 0.001 0.001\n#time_window: 2\n#geometry_objects_read: 0 0 0 lazy.h5 mat.txt\n' >lazy.in
+  if bash -c 'ulimit -v 4000000 && exec "$0" info --backend cpu' "$bin" >/dev/null 2>&1; then # (not under ASan)
+    refused "lazy.in:4: #geometry_objects_read: lazy.h5: data holds 500000000 cells: 1 to [0-9]{7,8} here" -- \
+      bash -c 'ulimit -v 4000000 && exec "$0" "$@"' "$bin" fdtd "${cpu[@]}" lazy.in -o o
+  fi
+  # Outputs that would overwrite the files the scene reads, in gprMax's layout (-o the scene's folder).
+  cp obj.h5 g.h5; cp mat.txt g_materials.txt; cp obj.h5 rd.h5
+  printf "$h3#geometry_objects_read: 0.005 0.005 0.005 g.h5 g_materials.txt\n#geometry_objects_write: 0 0 0 0.02 0.02 0.02 g\n" >gow.in
+  refused "gow.in:9: #geometry_objects_write: writes ./g.h5, the file line 8 reads \(#geometry_objects_read\)" -- \
+    "$bin" fdtd "${cpu[@]}" gow.in -o .
+  printf "$h3#geometry_objects_read: 0.005 0.005 0.005 rd.h5 mat.txt\n" >rd.in
+  refused "rd.in: the receivers' output ./rd.h5 is the file line 8 reads" -- "$bin" fdtd "${cpu[@]}" rd.in -o .
+  checks=$((checks + 1))
+  cmp -s obj.h5 g.h5 && cmp -s obj.h5 rd.h5 || { echo "FAIL: an input file was overwritten"; fail=$((fail + 1)); }
+fi
+{ echo exc; seq 0 40; } >exc.vti
+printf "$h3#excitation_file: exc.vti linear extrapolate\n#geometry_view: 0 0 0 0.02 0.02 0.02 0.001 0.001 0.001 exc.vti n\n" >exo.in
+refused "exo.in:9: #geometry_view: writes ./exc.vti, the file line 8 reads \(#excitation_file\)" -- \
+  "$bin" fdtd "${cpu[@]}" exo.in -o .
+# An excitation file edited between a checkpoint and its restart: the scene's hash holds its values.
+{ echo a; seq 0 40; } >a.txt
+printf "$h3#excitation_file: a.txt linear extrapolate\n#hertzian_dipole: x 0.005 0.005 0.005 a\n" >exh.in
+checks=$((checks + 1))
+"$bin" fdtd "${cpu[@]}" exh.in -o ck --stop-after 10 >/dev/null 2>&1 || { echo "FAIL: exh.in --stop-after"; fail=$((fail + 1)); }
+{ echo a; seq 0 2 80; } >a.txt
+refused "--restart: ck/checkpoint.gsck: made from a different scene" -- "$bin" fdtd "${cpu[@]}" exh.in -o ck --restart ck
+cd - >/dev/null || exit 1
 # gprMax drops lines that start with '##' (comments), as it does blank ones.
 printf '## a comment line\n#domain: 0.1 0.1 0.002\n#dx_dy_dz: 0.002 0.002 0.002\n#time_window: 10\n' >"$work/comment.in"
 checks=$((checks + 1))

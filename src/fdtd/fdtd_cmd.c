@@ -243,7 +243,13 @@ static int make_outdir(fdtd_job *j) {
     if (bl > 3 && strcmp(base + bl - 3, ".in") == 0) bl -= 3;
     snprintf(j->outdir, sizeof j->outdir, "%.*s_out", (int)bl, base);
   }
-  int bad = 0;
+  /* an output written over one of the files the scene read would lose it (gprMax's layout: -o the scene's folder) */
+  char err[2600];
+  int bad = gs_scene_check_inputs(&j->sc, j->runs, j->outdir, err, sizeof err) != 0;
+  if (gs_comm_agree(bad, j->c->world)) {
+    if (j->root) gs_log_error("fdtd: %s", bad ? err : "an output would overwrite an input file (on another rank)");
+    return 1;
+  }
   if (j->root) {
     bad = gs_mkdirs(j->outdir, 1) != 0;
     if (bad) gs_log_error("fdtd: %s: %s", j->outdir, strerror(errno));

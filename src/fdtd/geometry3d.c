@@ -276,12 +276,25 @@ static float rv_f(float a, float d) {
   return (float)(a / d);
 }
 
+/* The cells of a sphere's or ellipsoid's centre, as gprMax's C ints take
+ * them: a centre beyond their range is refused (gprMax raises
+ * OverflowError) rather than wrapped into the domain. */
+static gs_status centre_cells(b3 *b, const gs_obj3 *o, const double d[3], int64_t c[3]) {
+  for (int a = 0; a < 3; ++a) {
+    c[a] = round_int(o->v[a] / d[a]);
+    if (c[a] < INT32_MIN || c[a] > INT32_MAX)
+      return fail(b, "#%s: the centre is %g m along %c, beyond 2^31 cells",
+                  o->type == GS_O3_SPHERE ? "sphere" : "ellipsoid", o->v[a], 'x' + a);
+  }
+  return GS_OK;
+}
+
 /* build_sphere (fused as gprMax's build: ((A dx2 + B dy2) + C dz2)). */
 static gs_status paint_sphere(b3 *b, const gs_obj3 *o) {
   int64_t c[3];
   const double d[3] = {b->g->dx, b->g->dy, b->g->dz};
-  for (int a = 0; a < 3; ++a)
-    c[a] = (int32_t)round_int(o->v[a] / d[a]);
+  gs_status st = centre_cells(b, o, d, c);
+  if (st != GS_OK) return st;
   float r = (float)o->v[3], fd[3] = {(float)d[0], (float)d[1], (float)d[2]};
   int64_t lo[3], hi[3];
   for (int a = 0; a < 3; ++a) {
@@ -308,8 +321,8 @@ static gs_status paint_sphere(b3 *b, const gs_obj3 *o) {
 static gs_status paint_ellipsoid(b3 *b, const gs_obj3 *o) {
   int64_t c[3];
   const double d[3] = {b->g->dx, b->g->dy, b->g->dz};
-  for (int a = 0; a < 3; ++a)
-    c[a] = (int32_t)round_int(o->v[a] / d[a]);
+  gs_status st = centre_cells(b, o, d, c);
+  if (st != GS_OK) return st;
   float fd[3] = {(float)d[0], (float)d[1], (float)d[2]};
   float rr[3] = {(float)o->v[3], (float)o->v[4], (float)o->v[5]};
   int64_t lo[3], hi[3];

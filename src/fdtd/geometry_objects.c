@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "fdtd3d_gather.h"
 #include "fsutil.h"
 #include "gprmax_out.h"
@@ -275,6 +276,8 @@ int gs_cmd_geometry_objects_read(gs_parser *p, const gs_command_call *c) {
     return gs_perr(p, "#geometry_objects_read: a file name of more than 1000 characters");
   input_path(p, c->arg[3], r.geo, sizeof r.geo);
   input_path(p, c->arg[4], r.mat, sizeof r.mat);
+  gs_scene_add_input(p->s, r.geo, p->line, c->name);
+  gs_scene_add_input(p->s, r.mat, p->line, c->name);
   if (p->s->ngeo_reads >= 100) return gs_perr(p, "#geometry_objects_read: more than 100 files");
   if (p->s->nobjs3 >= 1000000) return gs_perr(p, "#geometry_objects_read: more than 10^6 objects");
   r.obj = p->s->nobjs3;
@@ -290,18 +293,21 @@ int gs_cmd_geometry_objects_read(gs_parser *p, const gs_command_call *c) {
 /* One material line of a materials list: `#material: er se mr sm name`;
  * 0, or -1 with the reason in why. */
 static int material_line(char *line, gs_material *m, char *name, size_t nlen, char *why, size_t wlen) {
-  char cmd[64], se[64], extra[8];
-  double er, mr, sm;
-  int n = sscanf(line, "%63s %lf %63s %lf %lf %159s %7s", cmd, &er, se, &mr, &sm, name, extra);
+  char cmd[64], tok[4][64], extra[8];
+  int n = sscanf(line, "%63s %63s %63s %63s %63s %159s %7s", cmd, tok[0], tok[1], tok[2], tok[3], name, extra);
   if (strcmp(cmd, "#material:") != 0) {
     snprintf(why, wlen, "'%.40s': only #material lines are read here (dispersive materials are not supported)", cmd);
     return -1;
   }
-  char *end;
-  double sigma = strtod(se, &end);
-  int inf = !strcmp(se, "inf");
-  if (n != 6 || (!inf && (*end || !(sigma >= 0))) || !(er >= 1) || !(mr >= 1) || !(sm >= 0) || strlen(name) >= nlen) {
-    snprintf(why, wlen, "not '#material: er sigma mu_r sigma_m name' with er, mu_r >= 1 and the losses >= 0");
+  /* the numbers as the scene takes them (plain decimals, finite, at most 1e30); sigma may be inf (pec) */
+  double er = 0, sigma = 0, mr = 0, sm = -1;
+  int inf = n >= 3 && !strcmp(tok[1], "inf");
+  int numbers = n >= 5 && !gs_scene_number(tok[0], &er) && (inf || !gs_scene_number(tok[1], &sigma)) &&
+                !gs_scene_number(tok[2], &mr) && !gs_scene_number(tok[3], &sm);
+  if (n != 6 || !numbers || !(sigma >= 0) || !(er >= 1) || !(mr >= 1) || !(sm >= 0) || strlen(name) >= nlen) {
+    snprintf(why, wlen,
+             "not '#material: er sigma mu_r sigma_m name' with er, mu_r >= 1, the losses >= 0 (plain decimals up to "
+             "1e30; sigma may be inf)");
     return -1;
   }
   *m = (gs_material){.er = er, .sigma = inf ? 0 : sigma, .mr = mr, .sm = sm, .pec = inf};
@@ -424,6 +430,10 @@ int gs_scene_resolve_geometry_reads(gs_scene *s, char *err, size_t errlen) {
     gs_gpr_geomobj_in in;
     double cells = (double)s->nx * (double)s->ny * (double)s->nz;
     int64_t most = cells * 8 < 4294967296.0 ? (int64_t)(cells * 8) : (int64_t)4294967296LL;
+    /* The file is read before the model's memory check: its own size is weighed against the host's
+     * memory first (a few bytes of HDF5 may declare a dataset of 10^9 cells never written). */
+    const double room = (double)gs_host_mem_available() / GS_GEOMOBJ_READ_BYTES_PER_CELL;
+    if (room > 0 && room < (double)most) most = room >= 1 ? (int64_t)room : 1;
     if (gs_gpr_read_geometry_object(r->geo, most, &in, why, sizeof why) != GS_OK) {
       snprintf(err, errlen, "%s:%d: #geometry_objects_read: %s", s->path, r->line, why);
       return -1;

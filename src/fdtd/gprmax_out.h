@@ -214,6 +214,10 @@ typedef struct gs_gpr_geomobj_in {
   uint32_t *id;     /* [6][sx + 1][sy + 1][sz + 1], NULL likewise */
 } gs_gpr_geomobj_in;
 
+/* The most bytes reading a geometry objects file holds at once per cell:
+ * data (2), rigidE and rigidH (18, then 18 again merged), ID (24 a node),
+ * rounded up for the copies the scene makes of them. */
+#define GS_GEOMOBJ_READ_BYTES_PER_CELL 72
 /* Reads gprMax's geometry objects file at path: dx_dy_dz (float64[3]), data
  * (3-D, integers, converted to int16 as gprMax does), and when rigidE,
  * rigidH and ID are all there, those too (their shapes must match data's).

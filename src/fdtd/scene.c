@@ -63,6 +63,18 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t n) {
   return h;
 }
 
+void gs_scene_hash_add(gs_scene *s, const void *data, size_t n) {
+  s->hash = fnv1a(s->hash, data, n);
+}
+
+void gs_scene_add_input(gs_scene *s, const char *path, int line, const char *what) {
+  s->inputs = gs_xrealloc(s->inputs, sizeof *s->inputs * (size_t)(s->ninputs + 1));
+  gs_scene_input *in = &s->inputs[s->ninputs++];
+  snprintf(in->path, sizeof in->path, "%s", path);
+  snprintf(in->what, sizeof in->what, "%s", what);
+  in->line = line;
+}
+
 /* A number as gprMax files write them: decimal digits with an optional sign,
  * point and exponent. strtod alone would also take hexadecimal ("0xE"),
  * "inf" and "nan". */
@@ -78,15 +90,20 @@ static int is_plain_number(const char *tok) {
  * them stay finite. */
 #define GS_SCENE_MAX_NUMBER 1e30
 
-int gs_parse_double(parser *p, const char *tok, double *out, const char *what) {
+int gs_scene_number(const char *tok, double *out) {
   char *end;
   errno = 0;
   double v = is_plain_number(tok) ? strtod(tok, &end) : NAN;
-  if (!is_plain_number(tok) || end == tok || *end || errno == ERANGE || !isfinite(v))
-    return gs_perr(p, "#%s: '%s' is not a number", what, tok);
-  if (fabs(v) > GS_SCENE_MAX_NUMBER)
-    return gs_perr(p, "#%s: %s is out of range (at most 1e30 in magnitude)", what, tok);
+  if (!is_plain_number(tok) || end == tok || *end || errno == ERANGE || !isfinite(v)) return -1;
+  if (fabs(v) > GS_SCENE_MAX_NUMBER) return -2;
   *out = v;
+  return 0;
+}
+
+int gs_parse_double(parser *p, const char *tok, double *out, const char *what) {
+  int st = gs_scene_number(tok, out);
+  if (st == -1) return gs_perr(p, "#%s: '%s' is not a number", what, tok);
+  if (st == -2) return gs_perr(p, "#%s: %s is out of range (at most 1e30 in magnitude)", what, tok);
   return 0;
 }
 
@@ -239,6 +256,7 @@ static int load_map(parser *p, gs_object *o, const char *file) {
   gs_png_reader *r = NULL;
   char why[512];
   if (gs_png_reader_open(path, &r, why, sizeof why) != GS_OK) return gs_perr(p, "#material_map: %s: %s", path, why);
+  gs_scene_add_input(p->s, path, p->line, "material_map");
   const gs_png_format *f = gs_png_reader_format(r);
   if ((uint64_t)f->width * f->height > (1ull << 30)) {
     gs_png_reader_close(r);
@@ -279,6 +297,9 @@ static int parse_profile(parser *p, char **t, gs_cfs_param *out, int allow_none)
     out->max = -1;
   else if (gs_parse_double(p, t[3], &out->max, "pml_cfs"))
     return -1;
+  /* gprMax refuses negative scaling values; a negative sigma max would also read as None (-1) here */
+  if (out->min < 0 || (out->max < 0 && !(allow_none && strcmp(t[3], "None") == 0)))
+    return gs_perr(p, "#pml_cfs: the minimum and maximum scaling values must be >= 0 ('%s %s')", t[2], t[3]);
   return 0;
 }
 
@@ -430,6 +451,8 @@ static int cmd_hertzian_dipole(parser *p, const command_call *c) {
   if (c->nargs >= 6 && gs_parse_double(p, c->arg[5], &src.start, c->name)) return -1;
   if (c->nargs == 7 && gs_parse_double(p, c->arg[6], &src.stop, c->name)) return -1;
   if (c->nargs == 6) return gs_perr(p, "#hertzian_dipole: give both the delay and the removal time, or neither");
+  if (src.start < 0 || src.stop < 0 || !(src.stop - src.start > 0)) /* as gprMax and our other sources refuse */
+    return gs_perr(p, "#hertzian_dipole: the delay and removal time must be >= 0, the removal after the delay");
   for (int k = 0; k < s->nsources; ++k)
     if (s->sources[k].i == src.i && s->sources[k].j == src.j && s->sources[k].k == src.k &&
         s->sources[k].pol == src.pol)
@@ -815,14 +838,32 @@ static int parse_line(parser *p, char *line) {
   return c.def->handle(p, &c);
 }
 
+/* One line of fp into line (at most size - 1 bytes, the newline kept, NUL
+ * terminated); its length (bytes read, which fgets cannot tell once a line
+ * holds a NUL byte), or -1 at the end of the file. *nul: a NUL byte seen. */
+static long read_line(FILE *fp, char *line, size_t size, int *nul) {
+  size_t len = 0;
+  int ch = EOF;
+  *nul = 0;
+  while (len < size - 1 && (ch = getc(fp)) != EOF) {
+    *nul |= ch == 0;
+    line[len++] = (char)ch;
+    if (ch == '\n') break;
+  }
+  line[len] = '\0';
+  return len == 0 && ch == EOF ? -1 : (long)len;
+}
+
 static int parse_file(parser *p, FILE *fp) {
   char line[4096];
-  while (fgets(line, sizeof line, fp)) {
+  int nul;
+  for (long got; (got = read_line(fp, line, sizeof line, &nul)) >= 0;) {
     p->line++;
-    size_t len = strlen(line);
+    size_t len = (size_t)got;
     p->s->hash = fnv1a(p->s->hash, line, len);
     if (len == sizeof line - 1 && line[len - 1] != '\n')
       return gs_perr(p, "line longer than %zu characters", sizeof line - 2);
+    if (nul) return gs_perr(p, "a NUL byte: not a text line");
     while (len && isspace((unsigned char)line[len - 1]))
       line[--len] = '\0';
     if (parse_line(p, line)) return -1;
@@ -917,6 +958,7 @@ gs_status gs_scene_load(const char *path, gs_scene *s, char *err, size_t errlen)
   gs_status st = GS_OK;
   FILE *fp = gs_fopen_regular(path, &st, err, errlen);
   if (fp) {
+    gs_scene_add_input(s, path, 0, "");
     int rc = parse_file(&p, fp);
     int read_error = ferror(fp);
     fclose(fp);
@@ -949,6 +991,7 @@ void gs_scene_free(gs_scene *s) {
   free(s->objs3);
   free(s->geo_writes);
   free(s->geo_reads);
+  free(s->inputs);
   memset(s, 0, sizeof *s);
 }
 

@@ -169,6 +169,14 @@ typedef struct gs_geo_read {
   int obj, line;
 } gs_geo_read;
 
+/* A file the scene read: the scene itself (line 0), a #material_map image,
+ * a #geometry_objects_read file or materials list, an #excitation_file. */
+typedef struct gs_scene_input {
+  char path[2200];
+  int line;
+  char what[32]; /* the command that read it */
+} gs_scene_input;
+
 /* The model's orientation (see the top of this file). */
 enum { GS_MODE_TMZ, GS_MODE_TMX, GS_MODE_TMY, GS_MODE_3D };
 
@@ -226,6 +234,8 @@ typedef struct gs_scene {
   int ngeo_writes;
   gs_geo_read *geo_reads; /* 3D: #geometry_objects_read */
   int ngeo_reads;
+  gs_scene_input *inputs; /* the files the scene read (itself first), for gs_scene_check_inputs */
+  int ninputs;
   uint64_t hash; /* FNV-1a of the scene and the files it reads */
 } gs_scene;
 
@@ -246,6 +256,12 @@ void gs_scene_free(gs_scene *s);
  * (-n), where the later would silently overwrite the earlier: -1 with one
  * line "FILE:LINE: #command: writes PATH, as line N does" in err, or 0. */
 int gs_scene_check_outputs(const gs_scene *s, int64_t runs, char *err, size_t errlen);
+/* Refuses a scene one of whose outputs (the same list, over `runs` runs)
+ * would overwrite one of the files it read (s->inputs) in folder outdir:
+ * -1 with one line "FILE:LINE: #command: writes PATH, the file line N reads
+ * (#command)" in err, or 0. Files are compared by folder (device and inode)
+ * and name; a folder that does not exist yet holds no input. */
+int gs_scene_check_inputs(const gs_scene *s, int64_t runs, const char *outdir, char *err, size_t errlen);
 
 /* A benchmark scene: nx x ny cells of 1 mm, soil in the lower half, 10-cell
  * CPML, a Ricker source and a receiver near the centre. */

@@ -51,6 +51,14 @@ typedef struct gs_command_call {
 int gs_perr(gs_parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Refuses (one line) any of v[0..n) beyond GS_SCENE_MAX_CELLS smallest cells. */
 int gs_check_lengths(gs_parser *p, const char *what, const double *v, int n);
+/* A scene number: plain decimal (no hexadecimal, inf or nan), finite, at most
+ * 1e30 in magnitude; 0, or -1 (not such a number) or -2 (out of range). */
+int gs_scene_number(const char *tok, double *out);
+/* Folds data into the scene's hash (what a checkpoint's restart compares):
+ * the contents of the files a scene reads, beside its own lines. */
+void gs_scene_hash_add(gs_scene *s, const void *data, size_t n);
+/* Records a file the scene read (gs_scene_check_inputs keeps outputs off it). */
+void gs_scene_add_input(gs_scene *s, const char *path, int line, const char *what);
 int gs_parse_double(gs_parser *p, const char *tok, double *out, const char *what);
 int gs_parse_args(gs_parser *p, const gs_command_call *c, int first, int count, double *out);
 int gs_copy_name(gs_parser *p, char *dst, size_t size, const char *name, const char *what);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "scene_internal.h"
 
@@ -237,7 +238,7 @@ static int first_clash(const gs_scene *s, const out_name *names, int n, const ch
 }
 
 static void add_name(out_name *o, const char *name, const char *suffix, int indexed, int line, const char *what) {
-  snprintf(o->name, sizeof o->name, "%s%s", name, suffix);
+  snprintf(o->name, sizeof o->name, "%.400s%s", name, suffix); /* (names are at most 256 bytes, suffixes short) */
   const char *dot = strrchr(o->name, '.');
   o->stem = dot ? (size_t)(dot - o->name) : strlen(o->name);
   o->indexed = indexed;
@@ -257,13 +258,15 @@ static void model_of(const char *path, char *out, size_t n) {
 /* The paths are built where the files are written (fdtd_cmd.c, fdtd3d_cmd.c,
  * gpr_views.c, geometry_objects.c); this mirrors them. Checkpoints
  * (checkpoint.*), bscan.png and snapshots/ are names no command can give. */
-int gs_scene_check_outputs(const gs_scene *s, int64_t runs, char *err, size_t errlen) {
-  char model[512], folder[560];
+/* The files the scene writes into the output folder itself (not its
+ * snapshots' folder) into o (room for 2 + views + 2 geometry writes); their
+ * count. */
+static int folder_outputs(const gs_scene *s, int64_t runs, out_name *o) {
+  char model[512];
   model_of(s->path, model, sizeof model);
   int many = runs > 1, lines = 0, n = 0;
   for (int k = 0; k < s->nsrc3; ++k)
     lines |= s->src3[k].kind == GS_SRC3_TLINE;
-  out_name *o = gs_xmalloc(sizeof *o * (size_t)(2 + s->nviews + 2 * s->ngeo_writes + s->nsnaps + 1));
   if (s->nrx || lines) add_name(&o[n++], model, ".h5", many, 0, "rx");
   /* with several runs receivers_runNNN.csv: no command writes a .csv */
   if (s->nrx && !many) add_name(&o[n++], "receivers.csv", "", 0, 0, "rx");
@@ -274,12 +277,55 @@ int gs_scene_check_outputs(const gs_scene *s, int64_t runs, char *err, size_t er
     add_name(&o[n++], w->base, ".h5", 0, w->line, "geometry_objects_write");
     add_name(&o[n++], w->base, "_materials.txt", 0, w->line, "geometry_objects_write");
   }
-  int bad = first_clash(s, o, n, "", runs, err, errlen);
+  return n;
+}
+
+int gs_scene_check_outputs(const gs_scene *s, int64_t runs, char *err, size_t errlen) {
+  char model[512], folder[560];
+  model_of(s->path, model, sizeof model);
+  out_name *o = gs_xmalloc(sizeof *o * (size_t)(2 + s->nviews + 2 * s->ngeo_writes + s->nsnaps + 1));
+  int bad = first_clash(s, o, folder_outputs(s, runs, o), "", runs, err, errlen);
   /* Snapshots go into MODEL_snaps/ (MODELr_snaps/ with several runs): among themselves only. */
-  snprintf(folder, sizeof folder, many ? "%s1_snaps/" : "%s_snaps/", model);
+  snprintf(folder, sizeof folder, runs > 1 ? "%s1_snaps/" : "%s_snaps/", model);
   for (int k = 0; k < s->nsnaps; ++k)
     add_name(&o[k], s->snaps[k].file, "", 0, s->snaps[k].line, "snapshot");
   if (!bad) bad = first_clash(s, o, s->nsnaps, folder, runs, err, errlen);
+  free(o);
+  return bad;
+}
+
+/* Whether path's folder is the folder dir (the same device and inode). */
+static int in_folder(const char *path, const struct stat *dir) {
+  char parent[2300];
+  const char *slash = strrchr(path, '/');
+  snprintf(parent, sizeof parent, "%.*s", slash ? (int)(slash - path + (slash == path)) : 1, slash ? path : ".");
+  struct stat st;
+  return stat(parent, &st) == 0 && st.st_dev == dir->st_dev && st.st_ino == dir->st_ino;
+}
+
+int gs_scene_check_inputs(const gs_scene *s, int64_t runs, const char *outdir, char *err, size_t errlen) {
+  struct stat dir;
+  if (stat(outdir, &dir) != 0 || !S_ISDIR(dir.st_mode)) return 0; /* not there yet: it holds no input */
+  out_name *o = gs_xmalloc(sizeof *o * (size_t)(2 + s->nviews + 2 * s->ngeo_writes));
+  int n = folder_outputs(s, runs, o), bad = 0;
+  char path[1300];
+  for (int i = 0; i < s->ninputs && !bad; ++i) {
+    const gs_scene_input *in = &s->inputs[i];
+    if (!in_folder(in->path, &dir)) continue;
+    const char *base = strrchr(in->path, '/') ? strrchr(in->path, '/') + 1 : in->path;
+    out_name x;
+    add_name(&x, base, "", 0, in->line, in->what);
+    for (int k = 0; k < n && !bad; ++k) {
+      if (!names_meet(&o[k], &x, runs, path, sizeof path)) continue;
+      char whose[96] = "the scene file itself";
+      if (in->line) snprintf(whose, sizeof whose, "the file line %d reads (#%s)", in->line, in->what);
+      if (o[k].line)
+        snprintf(err, errlen, "%s:%d: #%s: writes %s/%s, %s", s->path, o[k].line, o[k].what, outdir, path, whose);
+      else
+        snprintf(err, errlen, "%s: the receivers' output %s/%s is %s", s->path, outdir, path, whose);
+      bad = -1;
+    }
+  }
   free(o);
   return bad;
 }

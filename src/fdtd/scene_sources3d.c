@@ -320,6 +320,7 @@ static FILE *open_excitation(gs_parser *p, const char *file, char *path, size_t 
     fp = gs_fopen_regular(path, &st, why, sizeof why);
   }
   if (!fp) gs_perr(p, "#excitation_file: %s", why);
+  if (fp) gs_scene_add_input(p->s, path, p->line, "excitation_file");
   return fp;
 }
 
@@ -372,7 +373,12 @@ int gs_cmd_excitation_file(gs_parser *p, const gs_command_call *c) {
   if (!rc && ferror(fp)) rc = gs_perr(p, "#excitation_file: %s: read error", path);
   fclose(fp);
   if (!rc && t.rows < 2) rc = gs_perr(p, "#excitation_file: %s: fewer than two rows of values", path);
-  if (!rc) rc = add_user_waves(p, path, names, nnames, &t, extrapolate);
+  if (!rc) { /* the file's contents are part of the scene: a restart with an edited file is refused */
+    for (int k = 0; k < nnames; ++k)
+      gs_scene_hash_add(p->s, names[k], strlen(names[k]) + 1);
+    gs_scene_hash_add(p->s, t.v, sizeof *t.v * (size_t)(t.rows * t.ncol));
+    rc = add_user_waves(p, path, names, nnames, &t, extrapolate);
+  }
   free(t.v);
   return rc;
 }
