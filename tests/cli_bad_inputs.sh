@@ -190,6 +190,17 @@ fi
 printf "$h3#excitation_file: exc.vti linear extrapolate\n#geometry_view: 0 0 0 0.02 0.02 0.02 0.001 0.001 0.001 exc.vti n\n" >exo.in
 refused "exo.in:9: #geometry_view: writes ./exc.vti, the file line 8 reads \(#excitation_file\)" -- \
   "$bin" fdtd "${cpu[@]}" exo.in -o .
+# ... through a symbolic link in another folder, and on a name the program writes (receivers_runNNN.csv).
+mkdir -p A out; cp exc.vti out/exc.vti; ln -sf ../out/exc.vti A/lnk.txt
+printf "$h3#excitation_file: lnk.txt linear extrapolate\n#geometry_view: 0 0 0 0.02 0.02 0.02 0.001 0.001 0.001 exc.vti n\n" >A/s.in
+refused "A/s.in:9: #geometry_view: writes out/exc.vti, the file line 8 reads \(#excitation_file\)" -- \
+  "$bin" fdtd "${cpu[@]}" A/s.in -o out
+cp exc.vti receivers_run002.csv
+printf "$h3#excitation_file: receivers_run002.csv linear extrapolate\n" >rr.in
+refused "rr.in: ./receivers_run002.csv, a name gpustencil writes in its output folder, is the file line 8 reads" -- \
+  "$bin" fdtd "${cpu[@]}" rr.in -n 2 -o .
+checks=$((checks + 1))
+cmp -s exc.vti out/exc.vti && cmp -s exc.vti receivers_run002.csv || { echo "FAIL: an input was overwritten"; fail=$((fail + 1)); }
 # An excitation file edited between a checkpoint and its restart: the scene's hash holds its values.
 { echo a; seq 0 40; } >a.txt
 printf "$h3#excitation_file: a.txt linear extrapolate\n#hertzian_dipole: x 0.005 0.005 0.005 a\n" >exh.in

@@ -89,5 +89,8 @@ int main(void) {
     CHECK(setrlimit(RLIMIT_AS, &as) == 0);
     CHECKF(got > GIB / 2 + GIB / 4 && got <= GIB, "%zu bytes with a 1 GiB address-space room", got);
   }
+  char rm[100];
+  snprintf(rm, sizeof rm, "rm -rf '%s'", root);
+  CHECK(system(rm) == 0);
   return gs_test_done("test_host_memory");
 }

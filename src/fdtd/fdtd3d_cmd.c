@@ -103,13 +103,12 @@ static int fits(const gs_comm *c, const gs_backend *b, const gs_scene *sc, const
   }
   const double gib = 1024.0 * 1024.0 * 1024.0;
   char why[1024] = "";
-  const int bad = (have_dev > 0 && dev > have_dev) || (have_host > 0 && host > have_host); /* 0: unknown */
+  const int short_dev = have_dev > 0 && dev > have_dev, bad = short_dev || (have_host > 0 && host > have_host);
   char who[64] = "the model";
   if (rk) snprintf(who, sizeof who, "rank %d's part of the model", c->rank);
   if (bad)
     snprintf(why, sizeof why, "%.600s: %s needs %.1f GiB of %s memory, the rank has %.1f GiB", sc->path, who,
-             (dev > have_dev ? dev : host) / gib, dev > have_dev ? "GPU" : "host",
-             (dev > have_dev ? have_dev : have_host) / gib);
+             (short_dev ? dev : host) / gib, short_dev ? "GPU" : "host", (short_dev ? have_dev : have_host) / gib);
   if (gs_fdtd3_dist_agree(bad ? GS_ERR_USAGE : GS_OK, c->world, why, sizeof why) == GS_OK) return 1;
   if (c->rank == 0) gs_log_error("fdtd: %s", why);
   return 0;

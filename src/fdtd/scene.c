@@ -297,7 +297,8 @@ static int parse_profile(parser *p, char **t, gs_cfs_param *out, int allow_none)
     out->max = -1;
   else if (gs_parse_double(p, t[3], &out->max, "pml_cfs"))
     return -1;
-  /* gprMax refuses negative scaling values; a negative sigma max would also read as None (-1) here */
+  /* gprMax refuses negative alpha, kappa and sigma minimums and maximums but sigma max; a negative
+   * sigma max (gprMax would take it) is refused here too: it would read as None (-1) */
   if (out->min < 0 || (out->max < 0 && !(allow_none && strcmp(t[3], "None") == 0)))
     return gs_perr(p, "#pml_cfs: the minimum and maximum scaling values must be >= 0 ('%s %s')", t[2], t[3]);
   return 0;

@@ -1,6 +1,8 @@
 /* #snapshot and #geometry_view (gprMax's output commands): boxes in the
  * file's axes, gprMax's rounding; the files are written by
  * src/fdtd/gpr_views.c. */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -257,7 +259,8 @@ static void model_of(const char *path, char *out, size_t n) {
 
 /* The paths are built where the files are written (fdtd_cmd.c, fdtd3d_cmd.c,
  * gpr_views.c, geometry_objects.c); this mirrors them. Checkpoints
- * (checkpoint.*), bscan.png and snapshots/ are names no command can give. */
+ * (checkpoint.*), bscan.png and snapshots/ are names no command can give
+ * (program_output: inputs are kept off them too). */
 /* The files the scene writes into the output folder itself (not its
  * snapshots' folder) into o (room for 2 + views + 2 geometry writes); their
  * count. */
@@ -294,13 +297,57 @@ int gs_scene_check_outputs(const gs_scene *s, int64_t runs, char *err, size_t er
   return bad;
 }
 
-/* Whether path's folder is the folder dir (the same device and inode). */
-static int in_folder(const char *path, const struct stat *dir) {
-  char parent[2300];
-  const char *slash = strrchr(path, '/');
-  snprintf(parent, sizeof parent, "%.*s", slash ? (int)(slash - path + (slash == path)) : 1, slash ? path : ".");
+/* Whether folder path is the folder dir (the same device and inode). */
+static int is_folder(const char *path, const struct stat *dir) {
   struct stat st;
-  return stat(parent, &st) == 0 && st.st_dev == dir->st_dev && st.st_ino == dir->st_ino;
+  return stat(path, &st) == 0 && st.st_dev == dir->st_dev && st.st_ino == dir->st_ino;
+}
+
+/* Splits resolved path into its folder (in parent) and its name (returned). */
+static const char *split_path(const char *path, char *parent, size_t n) {
+  const char *slash = strrchr(path, '/');
+  snprintf(parent, n, "%.*s", slash ? (int)(slash - path + (slash == path)) : 1, slash ? path : ".");
+  return slash ? slash + 1 : path;
+}
+
+/* Whether name is one the program itself writes in the output folder
+ * (receivers_runNNN.csv, bscan.png, checkpoints), or, in sub (a folder of
+ * the output folder), in its snapshots' folders (snapshots/, MODEL*_snaps/). */
+static int program_output(const char *name, const char *sub) {
+  if (sub) {
+    size_t n = strlen(sub);
+    return !strcmp(sub, "snapshots") || (n > 6 && !strcmp(sub + n - 6, "_snaps"));
+  }
+  int len = 0;
+  unsigned run;
+  return !strncmp(name, "checkpoint.", 11) || !strcmp(name, "bscan.png") ||
+         (sscanf(name, "receivers_run%u.csv%n", &run, &len) == 1 && len > 0 && !name[len]);
+}
+
+/* Where the scene's input in (resolved to real) would be written over in
+ * the output folder (dir): 1 with the output's line, command and name in
+ * *hit and path, else 0. Writers rename a temporary file onto the name, so
+ * the input's own folder entry is what gets replaced (a symbolic link's
+ * target, a hard link's other names survive). */
+static int overwritten(const char *real, const out_name *o, int n, int64_t runs, const struct stat *dir,
+                       const out_name **hit, char *path, size_t pn) {
+  static const out_name program = {.what = "", .line = 0};
+  char parent[PATH_MAX], grand[PATH_MAX];
+  const char *base = split_path(real, parent, sizeof parent);
+  *hit = &program;
+  snprintf(path, pn, "%s", base);
+  if (!is_folder(parent, dir)) { /* a file in snapshots/ or MODEL_snaps/ of the output folder */
+    const char *sub = split_path(parent, grand, sizeof grand);
+    if (!is_folder(grand, dir) || !program_output(base, sub)) return 0;
+    snprintf(path, pn, "%.255s/%.1024s", sub, base); /* (names of at most 255 bytes on Linux) */
+    return 1;
+  }
+  if (program_output(base, NULL)) return 1;
+  out_name x;
+  add_name(&x, base, "", 0, 0, "");
+  for (int k = 0; k < n; ++k)
+    if (names_meet(&o[k], &x, runs, path, pn)) return *hit = &o[k], 1;
+  return 0;
 }
 
 int gs_scene_check_inputs(const gs_scene *s, int64_t runs, const char *outdir, char *err, size_t errlen) {
@@ -308,23 +355,21 @@ int gs_scene_check_inputs(const gs_scene *s, int64_t runs, const char *outdir, c
   if (stat(outdir, &dir) != 0 || !S_ISDIR(dir.st_mode)) return 0; /* not there yet: it holds no input */
   out_name *o = gs_xmalloc(sizeof *o * (size_t)(2 + s->nviews + 2 * s->ngeo_writes));
   int n = folder_outputs(s, runs, o), bad = 0;
-  char path[1300];
+  char path[PATH_MAX + 16], real[PATH_MAX];
   for (int i = 0; i < s->ninputs && !bad; ++i) {
     const gs_scene_input *in = &s->inputs[i];
-    if (!in_folder(in->path, &dir)) continue;
-    const char *base = strrchr(in->path, '/') ? strrchr(in->path, '/') + 1 : in->path;
-    out_name x;
-    add_name(&x, base, "", 0, in->line, in->what);
-    for (int k = 0; k < n && !bad; ++k) {
-      if (!names_meet(&o[k], &x, runs, path, sizeof path)) continue;
-      char whose[96] = "the scene file itself";
-      if (in->line) snprintf(whose, sizeof whose, "the file line %d reads (#%s)", in->line, in->what);
-      if (o[k].line)
-        snprintf(err, errlen, "%s:%d: #%s: writes %s/%s, %s", s->path, o[k].line, o[k].what, outdir, path, whose);
-      else
-        snprintf(err, errlen, "%s: the receivers' output %s/%s is %s", s->path, outdir, path, whose);
-      bad = -1;
-    }
+    const out_name *hit;
+    if (!realpath(in->path, real) || !overwritten(real, o, n, runs, &dir, &hit, path, sizeof path)) continue;
+    char whose[96] = "the scene file itself";
+    if (in->line) snprintf(whose, sizeof whose, "the file line %d reads (#%s)", in->line, in->what);
+    if (hit->line)
+      snprintf(err, errlen, "%s:%d: #%s: writes %s/%s, %s", s->path, hit->line, hit->what, outdir, path, whose);
+    else if (!strcmp(hit->what, "rx"))
+      snprintf(err, errlen, "%s: the receivers' output %s/%s is %s", s->path, outdir, path, whose);
+    else
+      snprintf(err, errlen, "%s: %s/%s, a name gpustencil writes in its output folder, is %s", s->path, outdir, path,
+               whose);
+    bad = -1;
   }
   free(o);
   return bad;
