@@ -133,19 +133,23 @@ cd - >/dev/null || exit 1
 # Session 16's adversarial pass (a helper's): each of these ran, silently wrong, or used up memory.
 mkdir -p "$work/adv"; cd "$work/adv" || exit 1
 h3='#domain: 0.02 0.02 0.02\n#dx_dy_dz: 0.001 0.001 0.001\n#time_window: 20\n#pml_cells: 4\n#waveform: ricker 1 1e10 w\n#hertzian_dipole: z 0.01 0.01 0.01 w\n#rx: 0.012 0.01 0.01\n'
+scene3() { # scene3 NAME LINES PATTERN: the 3D header plus LINES in NAME, refused with PATTERN
+  printf "$h3$2" >"$1"
+  refused "$3" -- "$bin" fdtd "${cpu[@]}" "$1" -o o
+}
 # A sphere's or ellipsoid's centre past 2^31 cells wrapped into the domain (gprMax: OverflowError).
-printf "$h3#sphere: 4294967.306 0.01 0.01 0.005 pec\n" >sph.in
-refused "sph.in:8: #sphere: the centre is 4.29497e\+06 m along x, beyond 2\^31 cells" -- "$bin" fdtd "${cpu[@]}" sph.in -o o
-printf "$h3#ellipsoid: 0.01 -4294967.306 0.01 0.005 0.005 0.005 pec\n" >ell.in
-refused "ell.in:8: #ellipsoid: the centre is -4.29497e\+06 m along y" -- "$bin" fdtd "${cpu[@]}" ell.in -o o
+scene3 sph.in "#sphere: 4294967.306 0.01 0.01 0.005 pec\n" \
+  "sph.in:8: #sphere: the centre is 4.29497e\+06 m along x, beyond 2\^31 cells"
+scene3 ell.in "#ellipsoid: 0.01 -4294967.306 0.01 0.005 0.005 0.005 pec\n" \
+  "ell.in:8: #ellipsoid: the centre is -4.29497e\+06 m along y"
 # A Hertzian dipole's delay and removal time are checked as the other sources' are (it never fired).
-printf "$h3#hertzian_dipole: x 0.005 0.01 0.01 w -1 -2\n" >hd.in
-refused "hd.in:8: #hertzian_dipole: the delay and removal time must be >= 0" -- "$bin" fdtd "${cpu[@]}" hd.in -o o
+scene3 hd.in "#hertzian_dipole: x 0.005 0.01 0.01 w -1 -2\n" \
+  "hd.in:8: #hertzian_dipole: the delay and removal time must be >= 0"
 # Negative #pml_cfs scaling values (gprMax refuses them; a negative sigma max read as None).
-printf "$h3#pml_cfs: constant forward -1 0 constant forward 1 1 quadratic forward 0 None\n" >cfs.in
-refused "cfs.in:8: #pml_cfs: the minimum and maximum scaling values must be >= 0 \('-1 0'\)" -- "$bin" fdtd "${cpu[@]}" cfs.in -o o
-printf "$h3#pml_cfs: constant forward 0 0 constant forward 1 1 quadratic forward 0 -2\n" >cfs2.in
-refused "cfs2.in:8: #pml_cfs: the minimum and maximum scaling values must be >= 0" -- "$bin" fdtd "${cpu[@]}" cfs2.in -o o
+scene3 cfs.in "#pml_cfs: constant forward -1 0 constant forward 1 1 quadratic forward 0 None\n" \
+  "cfs.in:8: #pml_cfs: the minimum and maximum scaling values must be >= 0 \\('-1 0'\\)"
+scene3 cfs2.in "#pml_cfs: constant forward 0 0 constant forward 1 1 quadratic forward 0 -2\n" \
+  "cfs2.in:8: #pml_cfs: the minimum and maximum scaling values must be >= 0"
 # A NUL byte inside a line hid the rest of it from the length check and split it into two commands.
 { printf "$h3"; printf '#title: x\0#box: 0 0 0 0.01 0.01 0.01 pec\n'; } >nul.in
 refused "nul.in:8: a NUL byte: not a text line" -- "$bin" fdtd "${cpu[@]}" nul.in -o o
