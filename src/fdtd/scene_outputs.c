@@ -343,7 +343,7 @@ static int overwritten(const char *real, const out_name *o, int n, int64_t runs,
     return 1;
   }
   if (program_output(base, NULL)) return 1;
-  out_name x;
+  out_name x = {.line = 0};
   add_name(&x, base, "", 0, 0, "");
   for (int k = 0; k < n; ++k)
     if (names_meet(&o[k], &x, runs, path, pn)) return *hit = &o[k], 1;
