@@ -107,6 +107,12 @@ int gs_parse_double(parser *p, const char *tok, double *out, const char *what) {
   return 0;
 }
 
+int gs_check_source_times(parser *p, const char *cmd, double start, double stop) {
+  if (start < 0 || stop < 0 || !(stop - start > 0))
+    return gs_perr(p, "#%s: the delay and removal time must be >= 0, the removal after the delay", cmd);
+  return 0;
+}
+
 /* A whole number in [min, max] written in decimal digits. */
 static int parse_count(parser *p, const char *tok, int64_t min, int64_t max, int64_t *out, const char *what) {
   char *end;
@@ -452,8 +458,7 @@ static int cmd_hertzian_dipole(parser *p, const command_call *c) {
   if (c->nargs >= 6 && gs_parse_double(p, c->arg[5], &src.start, c->name)) return -1;
   if (c->nargs == 7 && gs_parse_double(p, c->arg[6], &src.stop, c->name)) return -1;
   if (c->nargs == 6) return gs_perr(p, "#hertzian_dipole: give both the delay and the removal time, or neither");
-  if (src.start < 0 || src.stop < 0 || !(src.stop - src.start > 0)) /* as gprMax and our other sources refuse */
-    return gs_perr(p, "#hertzian_dipole: the delay and removal time must be >= 0, the removal after the delay");
+  if (gs_check_source_times(p, c->name, src.start, src.stop)) return -1;
   for (int k = 0; k < s->nsources; ++k)
     if (s->sources[k].i == src.i && s->sources[k].j == src.j && s->sources[k].k == src.k &&
         s->sources[k].pol == src.pol)

@@ -60,6 +60,9 @@ void gs_scene_hash_add(gs_scene *s, const void *data, size_t n);
 /* Records a file the scene read (gs_scene_check_inputs keeps outputs off it). */
 void gs_scene_add_input(gs_scene *s, const char *path, int line, const char *what);
 int gs_parse_double(gs_parser *p, const char *tok, double *out, const char *what);
+/* A source's delay and removal time, as gprMax checks them: both >= 0, the
+ * removal after the delay; 0, or -1 with one line naming #cmd. */
+int gs_check_source_times(gs_parser *p, const char *cmd, double start, double stop);
 int gs_parse_args(gs_parser *p, const gs_command_call *c, int first, int count, double *out);
 int gs_copy_name(gs_parser *p, char *dst, size_t size, const char *name, const char *what);
 int gs_find_material(const gs_scene *s, const char *name);

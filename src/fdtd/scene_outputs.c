@@ -257,13 +257,12 @@ static void model_of(const char *path, char *out, size_t n) {
   snprintf(out, n, "%.*s", (int)(dot && dot != base ? dot - base : (ptrdiff_t)strlen(base)), base);
 }
 
-/* The paths are built where the files are written (fdtd_cmd.c, fdtd3d_cmd.c,
- * gpr_views.c, geometry_objects.c); this mirrors them. Checkpoints
- * (checkpoint.*), bscan.png and snapshots/ are names no command can give
- * (program_output: inputs are kept off them too). */
-/* The files the scene writes into the output folder itself (not its
- * snapshots' folder) into o (room for 2 + views + 2 geometry writes); their
- * count. */
+/* The files the scene's commands write into the output folder itself (not
+ * its snapshots' folder) into o (room for 2 + views + 2 geometry writes);
+ * their count. The paths are built where the files are written (fdtd_cmd.c,
+ * fdtd3d_cmd.c, gpr_views.c, geometry_objects.c); this mirrors them.
+ * Checkpoints (checkpoint.*), bscan.png and snapshots/ are names no command
+ * can give (program_output keeps inputs off them). */
 static int folder_outputs(const gs_scene *s, int64_t runs, out_name *o) {
   char model[512];
   model_of(s->path, model, sizeof model);

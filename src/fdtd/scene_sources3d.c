@@ -89,8 +89,7 @@ static int parse_source(gs_parser *p, const gs_command_call *c, int first, int o
     if (gs_parse_double(p, c->arg[first + 1], &src->start, c->name) ||
         gs_parse_double(p, c->arg[first + 2], &src->stop, c->name))
       return -1;
-    if (src->start < 0 || src->stop < 0 || !(src->stop - src->start > 0))
-      return gs_perr(p, "#%s: the delay and removal time must be >= 0, the removal after the delay", c->name);
+    if (gs_check_source_times(p, c->name, src->start, src->stop)) return -1;
   } else if (c->nargs != first + 1) {
     return gs_perr(p, "#%s: give both the delay and the removal time, or neither", c->name);
   }
