@@ -133,9 +133,11 @@ typedef struct gs_fdtd_run_args {
   const gs_fdtd_region
       *piece; /* the grid cut as the CPU twin updates it (any cut: the same bits; the GPU ignores it) */
   int npiece;
-  /* GPU: the grid barrier's counter (device memory, zero when first used)
-   * and the arrivals it counted in earlier launches: a launch of S steps
-   * on B blocks adds B (S - 1) (B: what gs_fdtd_run_fits returned). */
+  /* GPU: the launches' scratch (gs_fdtd_run_scratch bytes of device
+   * memory, zero when first used: the grid barrier's counter, the tiles'
+   * edge words) and the arrivals the barrier counted in earlier launches: a
+   * launch of S steps on B blocks adds B (S - 1) (B: what gs_fdtd_run_fits
+   * returned; barrier_base / B numbers the steps whose edges went out). */
   uint64_t *barrier;
   uint64_t barrier_base;
   int blocks; /* GPU: what gs_fdtd_run_fits returned for this grid (a launch of another cut is refused) */
@@ -160,6 +162,11 @@ int gs_fdtd_run_fits_cuda(const gs_fdtd_step_args *a);
  * (kernels/fdtd_run_cols.cu), "tiles in shared memory, nodes a tile: x
  * ..., y ..." (fdtd_run.cu, with its cut; a buffer the next call reuses:
  * copy it), or "none"; the CPU's "the CPU twin". */
+/* The bytes of device scratch gs_fdtd_run_args::barrier must hold for the
+ * grid of a (the CPU: the counter's two words, unused). */
+typedef int64_t (*gs_fdtd_run_scratch_fn)(const gs_fdtd_step_args *a);
+int64_t gs_fdtd_run_scratch_ref(const gs_fdtd_step_args *a);
+int64_t gs_fdtd_run_scratch_cuda(const gs_fdtd_step_args *a);
 typedef const char *(*gs_fdtd_run_form_fn)(const gs_fdtd_step_args *a);
 const char *gs_fdtd_run_form_ref(const gs_fdtd_step_args *a);
 const char *gs_fdtd_run_form_cuda(const gs_fdtd_step_args *a);

@@ -124,6 +124,11 @@ int gs_fdtd_run_fits_ref(const gs_fdtd_step_args *a) {
   return 1;
 }
 
+int64_t gs_fdtd_run_scratch_ref(const gs_fdtd_step_args *a) {
+  (void)a;
+  return 2 * (int64_t)sizeof(uint64_t);
+}
+
 const char *gs_fdtd_run_form_ref(const gs_fdtd_step_args *a) {
   (void)a;
   return "the CPU twin";

@@ -4,7 +4,8 @@
 // where the update itself needs a few. Here every block keeps one tile of
 // the grid (Ez, Hx, Hy and the materials) in its shared memory for the whole
 // launch, one block per SM, all resident at once (a cooperative launch), and
-// a step costs one grid-wide barrier and the tiles' edges of Ez through L2:
+// a step costs the tiles' edges of Ez through L2, each tile waiting for its
+// neighbours' only (swap_edges: tagged words, no grid-wide barrier):
 //   - H of the tile, in place (a node's new H reads only its own old H), and
 //     of the ghosts its Ez update reads (the left neighbour's Hy, the lower
 //     one's Hx: recomputed here from the ghost Ez, so H is never exchanged);
@@ -28,7 +29,6 @@
 
 namespace {
 
-using gs_run::grid_barrier;
 using gs_run::kNoSlab;
 using gs_run::kSlabs;
 
@@ -41,6 +41,11 @@ using gs_run::kSlabs;
 #endif
 constexpr int kPerSm = GS_FDTD_RUN_PER_SM;
 constexpr int kRunX = 32, kRunY = 32 / kPerSm;
+
+// The launch's scratch words (gs_fdtd_run_args::barrier): the grid
+// barrier's counter (the columns form's) and a word the host reserves, then
+// the tiles' edge words (swap_edges).
+constexpr int kEdgeWordsAt = 2;
 
 // How one axis of X nodes is cut: n tiles, the first `first` nodes wide,
 // the middle ones `mid`, the last the rest. The tiles that meet the CPML
@@ -65,7 +70,7 @@ struct RunPlan {
   Cut x, y;
   int tw, th;
   unsigned smem;
-  int blocks() const {
+  __host__ __device__ int blocks() const {
     return x.n * y.n;
   }
 };
@@ -425,31 +430,101 @@ __device__ void e_phase(const gs_fdtd_step_args &a, const Tile &t, int ns) {
   });
 }
 
-// The tile's edges of Ez to a's output arrays (publish), or the
-// neighbours' edges from there into the ghosts: f(li, lj, global offset)
-// for every edge node or ghost on the sides that have a neighbour.
+// The tiles' edges of Ez go from tile to tile through tagged words, not
+// through a grid barrier: each edge node's value with the step's sequence
+// number in one 64-bit word (stored and loaded whole, so a word read with
+// the expected tag holds that step's value), and a tile waits only for its
+// neighbours' words. The grid barrier's fence, arrival and poll were three
+// trips to L2 on every step's path (about 6,500 cycles of a 2000 x 1000 step
+// with the fetch after it, session 14), and every tile waited for the
+// slowest one of the grid. Words of a tile: its left column, right column
+// (p.th each), bottom row, top row (p.tw each); two sets by the tag's parity,
+// so a tile writing step s + 2's words cannot overwrite step s's before its
+// neighbours read them (they wrote step s + 1's first, which it read).
+__device__ __forceinline__ unsigned long long *edge_words(const gs_fdtd_run_args &r, const RunPlan &p, int block,
+                                                          unsigned tag) {
+  const int64_t per_tile = 2 * ((int64_t)p.tw + p.th);
+  return reinterpret_cast<unsigned long long *>(r.barrier) + kEdgeWordsAt +
+         ((int64_t)(tag & 1) * p.blocks() + block) * per_tile;
+}
+
+__device__ __forceinline__ void put_word(unsigned long long *w, float v, unsigned tag) {
+  const unsigned long long word = (unsigned long long)tag << 32 | __float_as_uint(v);
+#ifdef GS_EMULATE
+  *w = word;
+#else
+  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(w), "l"(word) : "memory");
+#endif
+}
+
+__device__ __forceinline__ float get_word(const unsigned long long *w, unsigned tag) {
+  unsigned long long word;
+  for (;;) {
+#ifdef GS_EMULATE
+    word = *w;
+    if ((unsigned)(word >> 32) == tag) break;
+    gs_emu_spin();
+#else
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(word) : "l"(w) : "memory");
+    if ((unsigned)(word >> 32) == tag) break;
+#endif
+  }
+#ifdef GS_EMULATE
+  gs_emu_spun();
+#endif
+  return __uint_as_float((unsigned)word);
+}
+
+// Orders this thread's view of the other tiles' psi (ghost H reads what the
+// owner stored) with the edge words: before a tile's words go out, after
+// its neighbours' came in (tiles the CPML reaches only; others read no psi).
+__device__ __forceinline__ void psi_fence() {
+#ifndef GS_EMULATE
+  asm volatile("fence.acq_rel.gpu;" ::: "memory");
+#endif
+}
+
+// f(li, lj, word) for the tile's edge nodes on the sides that have a
+// neighbour (ghosts 0: the tile's own nodes and words) or its ghosts there
+// and the neighbours' words (ghosts 1), one node a thread where they fit.
 template <typename F>
-__device__ __forceinline__ void ez_edges(const gs_fdtd_step_args &a, const Tile &t, bool ghosts, F f) {
-  const int o = ghosts ? 1 : 0; // ghosts lie one node outside the edges
+__device__ __forceinline__ void edge_nodes(const gs_fdtd_run_args &r, const RunPlan &p, const Tile &t, unsigned tag,
+                                           bool ghosts, F f) {
+  const gs_fdtd_step_args &a = r.set[0];
   const bool lo_x = t.i0 > 0, hi_x = t.i0 + t.nw <= a.nx, lo_y = t.j0 > 0, hi_y = t.j0 + t.nh <= a.ny;
-  each_of(t.nh, [&](int64_t k) {
-    if (lo_x) f(-o, (int)k);
-    if (hi_x) f(t.nw - 1 + o, (int)k);
-  });
-  each_of(t.nw, [&](int64_t k) {
-    if (lo_y) f((int)k, -o);
-    if (hi_y) f((int)k, t.nh - 1 + o);
+  const int b = (int)blockIdx.x, o = ghosts ? 1 : 0;
+  each_of(2 * ((int64_t)t.nh + t.nw), [&](int64_t q) {
+    const int k = (int)q;
+    if (k < t.nh) {
+      if (lo_x) f(-o, k, ghosts ? edge_words(r, p, b - 1, tag) + p.th + k : edge_words(r, p, b, tag) + k);
+    } else if (k < 2 * t.nh) {
+      const int m = k - t.nh;
+      if (hi_x) f(t.nw - 1 + o, m, ghosts ? edge_words(r, p, b + 1, tag) + m : edge_words(r, p, b, tag) + p.th + m);
+    } else if (k < 2 * t.nh + t.nw) {
+      const int m = k - 2 * t.nh;
+      if (lo_y)
+        f(m, -o,
+          ghosts ? edge_words(r, p, b - p.x.n, tag) + 2 * p.th + p.tw + m : edge_words(r, p, b, tag) + 2 * p.th + m);
+    } else {
+      const int m = k - 2 * t.nh - t.nw;
+      if (hi_y)
+        f(m, t.nh - 1 + o,
+          ghosts ? edge_words(r, p, b + p.x.n, tag) + 2 * p.th + m : edge_words(r, p, b, tag) + 2 * p.th + p.tw + m);
+    }
   });
 }
 
-__device__ __forceinline__ void publish_ez(const gs_fdtd_step_args &a, const Tile &t) {
-  ez_edges(a, t, false,
-           [&](int li, int lj) { __stcg(a.ez_out + gs_fdtd_at(&a, t.i0 + li, t.j0 + lj), t.ez()[t.at(li, lj)]); });
-}
-
-__device__ __forceinline__ void fetch_ez(const gs_fdtd_step_args &a, const Tile &t) {
-  ez_edges(a, t, true,
-           [&](int li, int lj) { t.ez()[t.at(li, lj)] = __ldcg(a.ez_out + gs_fdtd_at(&a, t.i0 + li, t.j0 + lj)); });
+// The step's edges out (tag: the step's sequence number), then the
+// neighbours' into the ghosts.
+__device__ __forceinline__ void swap_edges(const gs_fdtd_run_args &r, const RunPlan &p, const Tile &t, unsigned tag,
+                                           bool fence) {
+  if (fence) psi_fence();
+  edge_nodes(r, p, t, tag, false,
+             [&](int li, int lj, unsigned long long *w) { put_word(w, t.ez()[t.at(li, lj)], tag); });
+  edge_nodes(r, p, t, tag, true,
+             [&](int li, int lj, unsigned long long *w) { t.ez()[t.at(li, lj)] = get_word(w, tag); });
+  if (fence) psi_fence();
+  __syncthreads();
 }
 
 constexpr int kRunThreads = kRunX * kRunY;
@@ -479,11 +554,13 @@ __device__ Points points_of_tile(const gs_fdtd_run_args &r, const Tile &t) {
 }
 
 // One step with buffer set a (a reference to a kernel parameter, so its
-// members stay parameter loads); last: no ghosts needed after it. One grid
-// barrier: the tiles' Ez edges out, the neighbours' in. The source's value
-// is loaded first, so its latency passes during the update.
+// members stay parameter loads); last: no ghosts needed after it; tag: the
+// step's sequence number (swap_edges), fence: the tile reads or writes
+// psi a neighbour's H needs. The source's value is loaded first, so its
+// latency passes during the update.
 __device__ __forceinline__ void run_step(const gs_fdtd_run_args &r, const gs_fdtd_step_args &a, const Tile &t,
-                                         const Points &pt, int ns, int64_t step, bool last, unsigned long long target) {
+                                         const Points &pt, const RunPlan &p, int ns, int64_t step, bool last,
+                                         unsigned tag) {
   const int k = (int)(threadIdx.y * kRunX + threadIdx.x);
   const float sv = pt.src >= 0 ? r.src_val[step * r.src_stride + k] : 0.f;
   if (pt.any_rx) {
@@ -509,10 +586,7 @@ __device__ __forceinline__ void run_step(const gs_fdtd_run_args &r, const gs_fdt
     __syncthreads();
   }
   if (last) return;
-  publish_ez(a, t);
-  grid_barrier(reinterpret_cast<unsigned long long *>(r.barrier), target);
-  fetch_ez(a, t);
-  __syncthreads();
+  swap_edges(r, p, t, tag, ns > 0);
 }
 
 __global__ void __launch_bounds__(kRunThreads, kPerSm)
@@ -522,13 +596,14 @@ __global__ void __launch_bounds__(kRunThreads, kPerSm)
   const int ns = gs_fdtd_slabs_reach(&r.set[0], box) ? r.set[0].nslab : 0; // tiles away from the CPML skip its checks
   load_tile(r.set[0], t);
   map_slabs(r.set[0], t);
-  const Points pt = points_of_tile(r, t); // (its barriers end the load too)
+  const Points pt = points_of_tile(r, t);           // (its barriers end the load too)
+  const uint64_t done = r.barrier_base / gridDim.x; // the steps that swapped edges in earlier launches
   for (int64_t s = 0; s < steps; ++s) {
-    const unsigned long long target = r.barrier_base + gridDim.x * (uint64_t)(s + 1);
+    const unsigned tag = (unsigned)(done + (uint64_t)s + 1); // (wraps after 2^32 steps: only the last two matter)
     if (s % 2 == 0)
-      run_step(r, r.set[0], t, pt, ns, r.t0 + s, s + 1 == steps, target);
+      run_step(r, r.set[0], t, pt, p, ns, r.t0 + s, s + 1 == steps, tag);
     else
-      run_step(r, r.set[1], t, pt, ns, r.t0 + s, s + 1 == steps, target);
+      run_step(r, r.set[1], t, pt, p, ns, r.t0 + s, s + 1 == steps, tag);
   }
   if ((steps - 1) % 2 == 0)
     store_tile(r.set[0], t);
@@ -807,6 +882,14 @@ extern "C" int gs_fdtd_run_fits_cuda(const gs_fdtd_step_args *a) {
   if (gs_run::cols_plan(a, &c)) return c.cx * c.cy;
   RunPlan p;
   return plan_run(a, &p) ? p.blocks() : 0;
+}
+
+extern "C" int64_t gs_fdtd_run_scratch_cuda(const gs_fdtd_step_args *a) {
+  gs_run::ColsPlan c;
+  RunPlan p;
+  const int64_t counter = kEdgeWordsAt * (int64_t)sizeof(uint64_t);
+  if (gs_run::cols_plan(a, &c) || !plan_run(a, &p)) return counter;
+  return counter + 2 * (int64_t)p.blocks() * 2 * ((int64_t)p.tw + p.th) * (int64_t)sizeof(uint64_t);
 }
 
 extern "C" const char *gs_fdtd_run_form_cuda(const gs_fdtd_step_args *a) {

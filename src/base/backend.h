@@ -111,11 +111,12 @@ typedef struct gs_backend {
   gs_fdtd_inject_fn fdtd_inject;
   gs_fdtd_sample_fn fdtd_sample;
   gs_fdtd_clock_fn fdtd_clock;
-  gs_fdtd_run_fn fdtd_run;             /* several steps in one launch, the grid on chip (one rank) */
-  gs_fdtd_run_fits_fn fdtd_run_fits;   /* whether fdtd_run takes a grid */
-  gs_fdtd_run_form_fn fdtd_run_form;   /* the form of fdtd_run that takes it (logs, benchmarks) */
-  gs_fdtd_fuse_fn fdtd_fuse;           /* T steps fused in one pass (one rank, grids too big for the chip) */
-  gs_fdtd_fuse_fits_fn fdtd_fuse_fits; /* the deepest pass fdtd_fuse takes for a grid, 0: none */
+  gs_fdtd_run_fn fdtd_run;                 /* several steps in one launch, the grid on chip (one rank) */
+  gs_fdtd_run_fits_fn fdtd_run_fits;       /* whether fdtd_run takes a grid */
+  gs_fdtd_run_form_fn fdtd_run_form;       /* the form of fdtd_run that takes it (logs, benchmarks) */
+  gs_fdtd_run_scratch_fn fdtd_run_scratch; /* the device scratch its launches need */
+  gs_fdtd_fuse_fn fdtd_fuse;               /* T steps fused in one pass (one rank, grids too big for the chip) */
+  gs_fdtd_fuse_fits_fn fdtd_fuse_fits;     /* the deepest pass fdtd_fuse takes for a grid, 0: none */
   gs_fdtd3_step_fn fdtd3_step;
   gs_fdtd3_pass_fn fdtd3_pass; /* half a step on a box (a part of a split model) */
   int (*fdtd3_inject)(float *field, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n,

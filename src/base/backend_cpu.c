@@ -242,6 +242,7 @@ const gs_backend gs_backend_cpu = {
     .fdtd_run = gs_fdtd_run_ref,
     .fdtd_run_fits = gs_fdtd_run_fits_ref,
     .fdtd_run_form = gs_fdtd_run_form_ref,
+    .fdtd_run_scratch = gs_fdtd_run_scratch_ref,
     .fdtd_fuse = gs_fdtd_fuse_ref,
     .fdtd_fuse_fits = gs_fdtd_fuse_fits_ref,
     .fdtd3_step = cpu_fdtd3_step,

@@ -390,6 +390,7 @@ const gs_backend gs_backend_cuda = {
     .fdtd_run = cu_fdtd_run,
     .fdtd_run_fits = gs_fdtd_run_fits_cuda,
     .fdtd_run_form = gs_fdtd_run_form_cuda,
+    .fdtd_run_scratch = gs_fdtd_run_scratch_cuda,
     .fdtd_fuse = cu_fdtd_fuse,
     .fdtd_fuse_fits = gs_fdtd_fuse_fits_cuda,
     .fdtd3_step = cu_fdtd3_step,

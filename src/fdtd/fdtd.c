@@ -488,9 +488,15 @@ int gs_fdtd_sim_set_onchip(gs_fdtd_sim *m, int on) {
   m->onchip = m->onchip_blocks > 0;
   snprintf(m->onchip_form, sizeof m->onchip_form, "%s", m->onchip ? m->b->fdtd_run_form(&a) : "none");
   gs_log_debug("fdtd: the grid on chip: %s", m->onchip_form);
-  if (m->onchip && !m->onchip_barrier) {
-    m->onchip_barrier = m->b->dev_alloc(2 * sizeof(int64_t));
-    m->b->fdtd_clock(m->onchip_barrier, 0, 0, 0, m->s);
+  const int64_t scratch = m->onchip ? m->b->fdtd_run_scratch(&a) : 0;
+  if (m->onchip && (!m->onchip_barrier || scratch > m->onchip_scratch)) {
+    if (m->onchip_barrier) {
+      m->b->stream_sync(m->s); /* (launches that may still use it) */
+      m->b->dev_free(m->onchip_barrier);
+    }
+    m->onchip_barrier = m->b->dev_alloc((size_t)scratch);
+    m->b->zero(m->onchip_barrier, (size_t)scratch, m->s);
+    m->onchip_scratch = scratch;
     m->onchip_arrivals = 0;
   }
   return m->onchip;

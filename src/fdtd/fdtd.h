@@ -132,8 +132,9 @@ typedef struct gs_fdtd_sim {
   int onchip;
   int onchip_blocks;        /* thread blocks of its launches */
   char onchip_form[160];    /* the backend's form of it (gs_fdtd_run_form_fn's, copied) */
-  int64_t *onchip_barrier;  /* device: its grid barrier's counter (two words, zeroed) */
+  int64_t *onchip_barrier;  /* device: its launches' scratch (the grid barrier's counter, the edge words; zeroed) */
   uint64_t onchip_arrivals; /* what the counter holds after the queued launches */
+  int64_t onchip_scratch;   /* bytes of onchip_barrier (the launches' scratch, gs_fdtd_run_scratch) */
   /* Otherwise it takes passes of fuse steps fused (kernels/fdtd_fuse.cu)
    * where fuse > 0 (the backend takes the grid, GPUSTENCIL_FUSE allows it,
    * or gs_fdtd_sim_set_fuse said so); on several ranks each deep-halo cycle

@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <algorithm>
 #include <functional>
@@ -102,10 +103,26 @@ void *gs_emu_smem();
 void __syncthreads();
 int __syncthreads_or(int predicate);
 void gs_emu_grid_sync();
+// A thread that polls memory another block writes (the tiles' tagged edge
+// words): gs_emu_spin lets the other fibers run (a round in which every
+// fiber only spins is a deadlock), gs_emu_spun counts the wait's end as
+// progress.
+void gs_emu_spin();
+void gs_emu_spun();
 int __any_sync(unsigned mask, int predicate);
 float __shfl_down_sync(unsigned mask, float v, int delta);
 float __shfl_up_sync(unsigned mask, float v, int delta);
 inline void __threadfence() {}
+inline unsigned __float_as_uint(float v) {
+  unsigned u;
+  memcpy(&u, &v, sizeof u);
+  return u;
+}
+inline float __uint_as_float(unsigned u) {
+  float v;
+  memcpy(&v, &u, sizeof v);
+  return v;
+}
 // One host thread runs every fiber, and a fiber runs until it waits: atomics are plain.
 template <typename T> T atomicAdd(T *p, T v) {
   const T old = *p;

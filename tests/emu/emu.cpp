@@ -247,6 +247,14 @@ void gs_emu_grid_sync() {
   __syncthreads();
 }
 
+void gs_emu_spin() {
+  yield();
+}
+
+void gs_emu_spun() {
+  ++L->progress;
+}
+
 int __any_sync(unsigned, int predicate) {
   Fiber &f = *L->cur;
   Warp &w = f.block->warps[f.warp];

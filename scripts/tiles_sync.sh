@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# A GPU-machine call for the tiles form's edge exchange (issue #20, session 17): the tiles'
+# Ez edges through tagged words, each tile waiting for its neighbours only, against the grid
+# barrier of the baseline (the source of an earlier commit, .carry/base.tar.gz: `git archive`
+# of it), both built and measured in the same call. Parts (GS_SYNC_PARTS, default all):
+#   build  gpustencil and test_fdtd_gpu of this tree (build-gpu), gpustencil of the base (build-base)
+#   tests  the on-chip bit tests, test_fdtd_gpu on cols_big at each cut of GS_TILES_CUTS
+#   san    compute-sanitizer racecheck, memcheck and synccheck on 8 steps of cols_big
+#   bench  bench fdtd (4000 steps, 10-cell CPML) of each grid of GS_SYNC_GRIDS and fdtd on
+#          2000 x 1000 without CPML, base and new in turn, GS_SYNC_ROUNDS times
+source "$(dirname "${BASH_SOURCE[0]}")/gpu_prologue.sh"
+part() { [ -z "${GS_SYNC_PARTS:-}" ] || [[ " $GS_SYNC_PARTS " == *" $1 "* ]]; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+b=build-gpu/gpustencil t=build-gpu/tests/test_fdtd_gpu base=build-base/gpustencil
+cut_env() { [ "$1" = - ] && echo "GS_FDTD_RUN_CUT=" || echo "GS_FDTD_RUN_CUT=$1"; }
+nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader | tee "$out/device.txt"
+if part build; then
+  { cmake -S . -B build-gpu -DCMAKE_CUDA_ARCHITECTURES=90 > "$out/cmake.log" 2>&1 &&
+    cmake --build build-gpu -j 10 --target gpustencil test_fdtd_gpu > "$out/build.log" 2>&1; } &
+  new=$!
+  [ -f .carry/base.tar.gz ] && mkdir -p /tmp/base-src && tar -xzf .carry/base.tar.gz -C /tmp/base-src &&
+    cmake -S /tmp/base-src -B build-base -DCMAKE_CUDA_ARCHITECTURES=90 > "$out/cmake-base.log" 2>&1 &&
+    cmake --build build-base -j 6 --target gpustencil > "$out/build-base.log" 2>&1 || echo "base: not built"
+  wait $new || { grep -E "error" "$out/build.log" | head; exit 1; }
+fi
+if part tests; then
+  (cd build-gpu && ctest --output-on-failure -j 6 -R "gpu_fdtd_onchip($|_tiny|_many_rx|_tiles)") 2>&1 | tail -14
+  for c in ${GS_TILES_CUTS:--}; do
+    env "$(cut_env "$c")" GS_FDTD_RUN_FORM=tiles GS_EXPECT_FORM=tiles $t tests/data/onchip/cols_big.in 64 > /tmp/t.txt 2>&1
+    echo "bits, tiles form, cols_big (64 steps), cut $c: exit $? $(grep -o 'on chip (tiles[^)]*)' /tmp/t.txt | head -1)"
+    grep -iE "fail|differ" /tmp/t.txt | head -4
+  done
+fi 2>&1 | tee "$out/sync_tests.txt"
+part san && sed 's/^#time_window:.*/#time_window: 8/' tests/data/onchip/cols_big.in > /tmp/cols_big8.in &&
+  for tool in racecheck memcheck synccheck; do
+    GS_FDTD_RUN_FORM=tiles GPUSTENCIL_ONCHIP=1 compute-sanitizer --tool $tool --error-exitcode 9 $b fdtd \
+      /tmp/cols_big8.in -o /tmp/cb8 > /tmp/san.txt 2>&1
+    echo "compute-sanitizer $tool, tiles, fdtd cols_big.in (8 steps): exit $? $(grep -E "SUMMARY" /tmp/san.txt)"
+  done 2>&1 | tee "$out/sync_san.txt"
+part bench || exit 0
+printf '#domain: 2 1 0.001\n#dx_dy_dz: 0.001 0.001 0.001\n#time_window: 4000\n#pml_cells: 0\n#waveform: ricker 1 3e9 w\n#hertzian_dipole: z 1 0.5 0 w\n' > /tmp/nopml.in
+for round in $(seq "${GS_SYNC_ROUNDS:-2}"); do
+  for g in ${GS_SYNC_GRIDS:-2000x1000 1000x1000 600x300}; do
+    for bin in $base $b; do
+      [ -x $bin ] || continue
+      echo "round $round, $bin, grid $g:"
+      GS_FDTD_RUN_FORM=tiles $bin bench fdtd --grid $g --steps 4000 2>&1 | grep -A1 -E "on chip"
+    done
+  done
+  for bin in $base $b; do
+    [ -x $bin ] || continue
+    for c in - 11,182,182,12,43,92; do
+      env "$(cut_env "$c")" GPUSTENCIL_ONCHIP=1 $bin fdtd /tmp/nopml.in -o /tmp/np 2>&1 | grep -E "checksum|steps in" |
+        sed "s|^|round $round, $bin, no CPML, cut $c: |"
+    done
+  done
+done 2>&1 | tee "$out/sync_bench.txt"
