@@ -70,6 +70,7 @@ struct RunPlan {
   Cut x, y;
   int tw, th;
   unsigned smem;
+  bool ghost_psi; // the tiles keep their ghosts' psi (Tile::gpx; free-space H, no two slabs of an axis meet)
   __host__ __device__ int blocks() const {
     return x.n * y.n;
   }
@@ -126,6 +127,17 @@ struct Tile {
   }
   __device__ uint8_t *ys() const {
     return xs() + w;
+  }
+  // The psi of H of the ghosts (launches with RunPlan::ghost_psi): the
+  // ghost column's in its x slab (for Hy), the ghost row's in its y slab
+  // (Hx), loaded once and then updated by the tile as their owners do, so
+  // no tile reads another's psi during the launch.
+  __device__ float *gpx() const {
+    const uintptr_t at = reinterpret_cast<uintptr_t>(ys() + n / w);
+    return reinterpret_cast<float *>((at + 3) & ~(uintptr_t)3);
+  }
+  __device__ float *gpy() const {
+    return gpx() + n / w;
   }
   __device__ int at(int li, int lj) const {
     return (lj + 1) * w + li + 1;
@@ -293,6 +305,22 @@ __device__ __forceinline__ void h_node(const gs_fdtd_step_args &a, const Tile &t
                                 t.magnetic ? &a.hcoef[t.hmy()[s]] : NULL, own);
 }
 
+// The ghosts' psi of H (Tile::gpx, gpy) from a's inputs.
+__device__ void load_ghost_psi(const gs_fdtd_step_args &a, const Tile &t) {
+  each_of((int64_t)t.nh + t.nw, [&](int64_t k) {
+    const bool col = k < t.nh;
+    const int m = col ? (int)k : (int)(k - t.nh);
+    const uint8_t q = col ? t.xs()[0] : t.ys()[0];
+    float v = 0.f;
+    if ((col ? t.i0 : t.j0) > 0 && q < kSlabs) {
+      const gs_fdtd_slab &p = a.slab[q];
+      const int64_t along = col ? t.i0 - 1 : t.j0 - 1, other = col ? t.j0 + m : t.i0 + m;
+      if (other >= p.o0 && other < p.o1) v = __ldcg(p.psi_h_in + (along - p.lo) * (p.o1 - p.o0) + (other - p.o0));
+    }
+    (col ? t.gpx() : t.gpy())[m] = v;
+  });
+}
+
 // The slab maps (Tile::xs, Tile::ys) from the step's slab list.
 __device__ void map_slabs(const gs_fdtd_step_args &a, const Tile &t) {
   each_of((int64_t)(t.nw + 2) + (t.nh + 2), [&](int64_t k) {
@@ -309,12 +337,14 @@ __device__ void map_slabs(const gs_fdtd_step_args &a, const Tile &t) {
 // The CPML correction of slab p (the one slab of its axis at this node) on
 // a new H value h (gs_fdtd_hx_from / hy_from with that slab: the same
 // expressions): along / other, the node's index along the slab and across;
-// own: the node's owner (stores psi), else a ghost (reads it from L2).
+// own: the node's owner (stores psi), else a ghost: its psi from *kept
+// (Tile::gpx, updated there) or, without, from L2.
 __device__ __forceinline__ float slab_h(const gs_fdtd_slab &p, int64_t along, int64_t other, float h, float cb, float d,
-                                        bool own) {
+                                        bool own, float *kept) {
   if (other < p.o0 || other >= p.o1) return h;
   const int64_t q = along - p.lo, w = q * (p.o1 - p.o0) + (other - p.o0);
-  const float psi = own ? p.psi_h_in[w] : __ldcg(p.psi_h_in + w);
+  const float psi = kept ? *kept : own ? p.psi_h_in[w] : __ldcg(p.psi_h_in + w);
+  if (kept) *kept = p.bh[q] * psi + p.ah[q] * d;
   if (own) p.psi_h_out[w] = p.bh[q] * psi + p.ah[q] * d;
   return p.dir == 1 ? h - cb * (p.kh[q] * d + psi) : h + cb * (p.kh[q] * d + psi);
 }
@@ -332,10 +362,11 @@ __device__ __forceinline__ float slab_e(const gs_fdtd_slab &p, int64_t i, int64_
   return p.dir == 0 ? ez + c.y * (p.ke[q] * d + psi) : ez - c.z * (p.ke[q] * d + psi);
 }
 
-// New H of a frame node (or a ghost: own 0) in free-space H through the
-// slab maps: at most one slab of each axis, found without searching.
+// New H of a frame node (or a ghost: own 0; kept: its psi's slot, or
+// NULL) in free-space H through the slab maps: at most one slab of each
+// axis, found without searching.
 __device__ __forceinline__ void frame_h(const gs_fdtd_step_args &a, const Tile &t, int ns, int li, int lj, bool hx,
-                                        bool hy, int own) {
+                                        bool hy, int own, float *kept = NULL) {
   const uint8_t sx = t.xs()[li + 1], sy = t.ys()[lj + 1];
   if (sx == kSlabs || sy == kSlabs) {
     h_node(a, t, ns, li, lj, hx, hy, own);
@@ -347,12 +378,12 @@ __device__ __forceinline__ void frame_h(const gs_fdtd_step_args &a, const Tile &
   if (hx) {
     const float d = t.ez()[s + t.w] - e;
     const float h = t.hx()[s] - a.chy * d;
-    t.hx()[s] = sy == kNoSlab ? h : slab_h(a.slab[sy], j, i, h, a.chy, d, own);
+    t.hx()[s] = sy == kNoSlab ? h : slab_h(a.slab[sy], j, i, h, a.chy, d, own, kept);
   }
   if (hy) {
     const float d = t.ez()[s + 1] - e;
     const float h = t.hy()[s] + a.chx * d;
-    t.hy()[s] = sx == kNoSlab ? h : slab_h(a.slab[sx], i, j, h, a.chx, d, own);
+    t.hy()[s] = sx == kNoSlab ? h : slab_h(a.slab[sx], i, j, h, a.chx, d, own, kept);
   }
 }
 
@@ -382,7 +413,8 @@ __device__ __forceinline__ void frame_e(const gs_fdtd_step_args &a, const Tile &
 // read, not written), so no exchange of H is needed. Nodes in no slab with
 // free-space H take fdtd_node.h's expressions with no slab and no magnetic
 // coefficients written out (the same bits, a fraction of the instructions).
-__device__ void h_phase(const gs_fdtd_step_args &a, const Tile &t, int ns) {
+// ghost_psi: the ghosts' psi kept by the tile (RunPlan::ghost_psi).
+__device__ void h_phase(const gs_fdtd_step_args &a, const Tile &t, int ns, bool ghost_psi) {
   const int hx_rows = (int)min((int64_t)t.nh, a.ny - t.j0), hy_cols = (int)min((int64_t)t.nw, a.nx - t.i0);
   const float chx = a.chx, chy = a.chy;
   if (t.magnetic) { // magnetic H: every node through fdtd_node.h
@@ -406,8 +438,10 @@ __device__ void h_phase(const gs_fdtd_step_args &a, const Tile &t, int ns) {
     if (t.i0 > 0) each_of(t.nh, [&](int64_t k) { h_node(a, t, ns, -1, (int)k, false, true, 0); });
     if (t.j0 > 0) each_of(t.nw, [&](int64_t k) { h_node(a, t, ns, (int)k, -1, true, false, 0); });
   } else {
-    if (t.i0 > 0) each_of(t.nh, [&](int64_t k) { frame_h(a, t, ns, -1, (int)k, false, true, 0); });
-    if (t.j0 > 0) each_of(t.nw, [&](int64_t k) { frame_h(a, t, ns, (int)k, -1, true, false, 0); });
+    if (t.i0 > 0)
+      each_of(t.nh, [&](int64_t k) { frame_h(a, t, ns, -1, (int)k, false, true, 0, ghost_psi ? t.gpx() + k : NULL); });
+    if (t.j0 > 0)
+      each_of(t.nw, [&](int64_t k) { frame_h(a, t, ns, (int)k, -1, true, false, 0, ghost_psi ? t.gpy() + k : NULL); });
   }
 }
 
@@ -574,7 +608,7 @@ __device__ __forceinline__ void run_step(const gs_fdtd_run_args &r, const gs_fdt
     }
     __syncthreads(); // the samples read what the H update writes
   }
-  h_phase(a, t, ns);
+  h_phase(a, t, ns, p.ghost_psi);
   __syncthreads();
   e_phase(a, t, ns);
   __syncthreads();
@@ -586,7 +620,7 @@ __device__ __forceinline__ void run_step(const gs_fdtd_run_args &r, const gs_fdt
     __syncthreads();
   }
   if (last) return;
-  swap_edges(r, p, t, tag, ns > 0);
+  swap_edges(r, p, t, tag, ns > 0 && !p.ghost_psi);
 }
 
 __global__ void __launch_bounds__(kRunThreads, kPerSm)
@@ -596,7 +630,11 @@ __global__ void __launch_bounds__(kRunThreads, kPerSm)
   const int ns = gs_fdtd_slabs_reach(&r.set[0], box) ? r.set[0].nslab : 0; // tiles away from the CPML skip its checks
   load_tile(r.set[0], t);
   map_slabs(r.set[0], t);
-  const Points pt = points_of_tile(r, t);           // (its barriers end the load too)
+  const Points pt = points_of_tile(r, t); // (its barriers end the load too)
+  if (p.ghost_psi) {
+    load_ghost_psi(r.set[0], t);
+    __syncthreads();
+  }
   const uint64_t done = r.barrier_base / gridDim.x; // the steps that swapped edges in earlier launches
   for (int64_t s = 0; s < steps; ++s) {
     const unsigned tag = (unsigned)(done + (uint64_t)s + 1); // (wraps after 2^32 steps: only the last two matter)
@@ -612,10 +650,11 @@ __global__ void __launch_bounds__(kRunThreads, kPerSm)
 }
 
 // Shared memory of a tile of tw x th nodes with its ghost ring.
-static size_t tile_bytes(int tw, int th, bool magnetic) {
+static size_t tile_bytes(int tw, int th, bool magnetic, bool ghost_psi) {
+  const size_t maps = (size_t)row_pitch(tw) + (size_t)(th + 2);
+  const size_t kept = ghost_psi ? 3 + sizeof(float) * maps : 0; // (Tile::gpx, gpy, aligned)
   return sizeof(float4) * GS_FDTD_MAX_MATERIALS +
-         (size_t)row_pitch(tw) * (size_t)(th + 2) * (3 * sizeof(float) + (magnetic ? 3 : 1)) + (size_t)row_pitch(tw) +
-         (size_t)(th + 2);
+         (size_t)row_pitch(tw) * (size_t)(th + 2) * (3 * sizeof(float) + (magnetic ? 3 : 1)) + maps + kept;
 }
 
 // What the device allows: SMs, shared memory a block of ours may take (its
@@ -742,16 +781,17 @@ static bool asked_cut(int64_t X, int64_t Y, int blocks, Cut *cx, Cut *cy) {
 }
 
 // The plan's score of a cut of the grid (lower is better): the slowest
-// tile's work, then the shorter edges; < 0 if its tiles do not fit, or
+// tile's work, then the shorter edges; < 0 if its tiles (with their
+// ghosts' psi if kept) do not fit, or
 // (no_tall) its middle tiles are taller than wide (measured slower than the
 // cost says: 96 x 167 nodes 12.9 us a step at 2000 x 1000, 182 x 92 11.7).
 static double score_cut(const gs_fdtd_step_args *a, const gs_fdtd_region &f, const Cut &cx, const Cut &cy, int smem,
-                        bool no_tall, int *tw, int *th) {
+                        bool kept, bool no_tall, int *tw, int *th) {
   const int64_t X = a->nx + 1, Y = a->ny + 1;
   *tw = cut_max(cx, X);
   *th = cut_max(cy, Y);
   if (no_tall && cx.n > 2 && cy.n > 2 && cx.mid < cy.mid) return -1;
-  if (tile_bytes(*tw, *th, a->hmx != NULL) > (size_t)smem) return -1;
+  if (tile_bytes(*tw, *th, a->hmx != NULL, kept) > (size_t)smem) return -1;
   AxisKinds kx, ky;
   if (!axis_kinds(cx, X, f.i0, f.i1, &kx) || !axis_kinds(cy, Y, f.j0, f.j1, &ky)) return -1;
   double worst = 0;
@@ -763,15 +803,16 @@ static double score_cut(const gs_fdtd_step_args *a, const gs_fdtd_region &f, con
 
 // The cut of the grid into at most blocks tiles whose slowest tile
 // (tile_cost) has the least work, among those whose tiles fit smem bytes
-// (GS_FDTD_RUN_CUT's where it asks for one that fits); false when none fits.
-static bool search_cut(const gs_fdtd_step_args *a, int blocks, int smem, RunPlan *p) {
+// (GS_FDTD_RUN_CUT's where it asks for one that fits; kept: with their
+// ghosts' psi, RunPlan::ghost_psi); false when none fits.
+static bool search_cut(const gs_fdtd_step_args *a, int blocks, int smem, bool kept, RunPlan *p) {
   const int64_t X = a->nx + 1, Y = a->ny + 1;
   const bool magnetic = a->hmx != NULL;
   const gs_fdtd_region f = slab_free_box(*a);
   Cut xs[64], ys[64];
   int tw, th;
-  if (asked_cut(X, Y, blocks, xs, ys) && score_cut(a, f, xs[0], ys[0], smem, false, &tw, &th) >= 0) {
-    *p = RunPlan{xs[0], ys[0], tw, th, (unsigned)tile_bytes(tw, th, magnetic)};
+  if (asked_cut(X, Y, blocks, xs, ys) && score_cut(a, f, xs[0], ys[0], smem, kept, false, &tw, &th) >= 0) {
+    *p = RunPlan{xs[0], ys[0], tw, th, (unsigned)tile_bytes(tw, th, magnetic, kept), kept};
     return true;
   }
   double best = -1;
@@ -780,17 +821,27 @@ static bool search_cut(const gs_fdtd_step_args *a, int blocks, int smem, RunPlan
     for (int nx = 1; nx <= blocks && nx <= X; ++nx)
       for (int ny = 1; nx * ny <= blocks && ny <= Y; ++ny) {
         // (no cut of nx x ny tiles fits if the even one does not)
-        if (tile_bytes((int)((X + nx - 1) / nx), (int)((Y + ny - 1) / ny), magnetic) > (size_t)smem) continue;
+        if (tile_bytes((int)((X + nx - 1) / nx), (int)((Y + ny - 1) / ny), magnetic, kept) > (size_t)smem) continue;
         const int mx = axis_cuts(X, nx, f.i0, kRunX, xs, 64), my = axis_cuts(Y, ny, f.j0, kRunY, ys, 64);
         for (int u = 0; u < mx; ++u)
           for (int v = 0; v < my; ++v) {
-            const double score = score_cut(a, f, xs[u], ys[v], smem, pass == 0, &tw, &th);
+            const double score = score_cut(a, f, xs[u], ys[v], smem, kept, pass == 0, &tw, &th);
             if (score < 0 || (best >= 0 && score >= best)) continue;
             best = score;
-            *p = RunPlan{xs[u], ys[v], tw, th, (unsigned)tile_bytes(tw, th, magnetic)};
+            *p = RunPlan{xs[u], ys[v], tw, th, (unsigned)tile_bytes(tw, th, magnetic, kept), kept};
           }
       }
   return best >= 0;
+}
+
+// Whether no two slabs of an axis share an index along it (the slab maps
+// then name one slab a node, never kSlabs).
+static bool slabs_apart(const gs_fdtd_step_args *a) {
+  for (int q = 0; q < a->nslab; ++q)
+    for (int r = q + 1; r < a->nslab; ++r)
+      if (a->slab[q].dir == a->slab[r].dir && a->slab[q].lo < a->slab[r].hi && a->slab[r].lo < a->slab[q].hi)
+        return false;
+  return true;
 }
 
 // The last plan made and what it depends on: a run asks at every launch,
@@ -800,13 +851,13 @@ struct PlanMemo {
   int dev;
   int64_t nx, ny;
   gs_fdtd_region free;
-  bool magnetic;
+  bool magnetic, apart;
   RunPlan plan;
 };
 
 static bool same_key(const PlanMemo &m, int dev, const gs_fdtd_step_args *a, const gs_fdtd_region &f) {
   return m.made && m.dev == dev && m.nx == a->nx && m.ny == a->ny && m.magnetic == (a->hmx != NULL) &&
-         m.free.i0 == f.i0 && m.free.i1 == f.i1 && m.free.j0 == f.j0 && m.free.j1 == f.j1;
+         m.apart == slabs_apart(a) && m.free.i0 == f.i0 && m.free.i1 == f.i1 && m.free.j0 == f.j0 && m.free.j1 == f.j1;
 }
 
 // The cut of the grid into at most kPerSm tiles per SM (search_cut), if the
@@ -827,14 +878,16 @@ static bool plan_run(const gs_fdtd_step_args *a, RunPlan *p) {
     return memo.ok;
   }
   *p = RunPlan{};
-  bool ok = search_cut(a, d.sms * kPerSm, d.smem, p);
+  // The ghosts' psi kept where the scene allows it and the tiles still fit, else read from L2.
+  const bool kept = a->hmx == NULL && slabs_apart(a);
+  bool ok = search_cut(a, d.sms * kPerSm, d.smem, kept, p) || (kept && search_cut(a, d.sms * kPerSm, d.smem, false, p));
   int resident = 0; // what the registers and shared memory really allow
   if (ok && cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, run_kernel, kRunThreads, p->smem) != cudaSuccess) {
     cudaGetLastError();
     return false;
   }
   ok = ok && resident * d.sms >= p->blocks();
-  memo = PlanMemo{true, ok, dev, a->nx, a->ny, f, a->hmx != NULL, *p};
+  memo = PlanMemo{true, ok, dev, a->nx, a->ny, f, a->hmx != NULL, slabs_apart(a), *p};
   return ok;
 }
 

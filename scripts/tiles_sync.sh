@@ -7,7 +7,8 @@
 #   tests  the on-chip bit tests, test_fdtd_gpu on cols_big at each cut of GS_TILES_CUTS
 #   san    compute-sanitizer racecheck, memcheck and synccheck on 8 steps of cols_big
 #   bench  bench fdtd (4000 steps, 10-cell CPML) of each grid of GS_SYNC_GRIDS and fdtd on
-#          2000 x 1000 without CPML, base and new in turn, GS_SYNC_ROUNDS times
+#          2000 x 1000 without CPML at each cut of GS_SYNC_NOPML_CUTS, base and new in turn,
+#          GS_SYNC_ROUNDS times; then this tree alone at each "grid:cut" of GS_SYNC_CUT_RUNS
 source "$(dirname "${BASH_SOURCE[0]}")/gpu_prologue.sh"
 part() { [ -z "${GS_SYNC_PARTS:-}" ] || [[ " $GS_SYNC_PARTS " == *" $1 "* ]]; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -49,9 +50,14 @@ for round in $(seq "${GS_SYNC_ROUNDS:-2}"); do
   done
   for bin in $base $b; do
     [ -x $bin ] || continue
-    for c in - 11,182,182,12,43,92; do
+    for c in ${GS_SYNC_NOPML_CUTS:-- 11,182,182,12,43,92}; do
       env "$(cut_env "$c")" GPUSTENCIL_ONCHIP=1 $bin fdtd /tmp/nopml.in -o /tmp/np 2>&1 | grep -E "checksum|steps in" |
         sed "s|^|round $round, $bin, no CPML, cut $c: |"
     done
   done
 done 2>&1 | tee "$out/sync_bench.txt"
+for run in ${GS_SYNC_CUT_RUNS:-}; do
+  g=${run%%:*} c=${run#*:}
+  echo "$b, grid $g, cut $c:"
+  env "$(cut_env "$c")" GS_FDTD_RUN_FORM=tiles $b bench fdtd --grid $g --steps 4000 2>&1 | grep -A1 -E "on chip"
+done 2>&1 | tee "$out/sync_cuts.txt"
