@@ -92,8 +92,8 @@ struct Tile {
   int i0, j0; // first node (a grid on chip has far fewer than 2^31 nodes)
   int nw, nh, w;
   int fx0, fx1, fy0, fy1;
-  int n;         // nodes of each shared array
   bool magnetic; // hmx and hmy held (some H node has magnetic coefficients)
+  bool fpsi_on;  // the frame's psi held here (Tile::fpsi), not read and written in global memory a step
   // The shared arrays, at fixed offsets of the block's shared memory (no
   // registers held for them): the electric coefficients (ca, cbx, cby, src)
   // of every material, then Ez, Hx, Hy, the material of each node, and with
@@ -104,26 +104,31 @@ struct Tile {
   __device__ float *ez() const {
     return reinterpret_cast<float *>(run_smem + GS_FDTD_MAX_MATERIALS);
   }
+  // Nodes of each shared array: the tile's own rows (a short tile leaves
+  // room for its frame's psi) with a ghost row on each side.
+  __device__ int n() const {
+    return w * (nh + 2);
+  }
   __device__ float *hx() const {
-    return ez() + n;
+    return ez() + n();
   }
   __device__ float *hy() const {
-    return ez() + 2 * n;
+    return ez() + 2 * n();
   }
   __device__ uint8_t *mat() const {
-    return reinterpret_cast<uint8_t *>(ez() + 3 * n);
+    return reinterpret_cast<uint8_t *>(ez() + 3 * n());
   }
   __device__ uint8_t *hmx() const {
-    return mat() + n;
+    return mat() + n();
   }
   __device__ uint8_t *hmy() const {
-    return mat() + 2 * n;
+    return mat() + 2 * n();
   }
   // The CPML slab of each local column (x slabs, index li + 1) and row (y
   // slabs, index lj + 1): its index in the step's slab list, kNoSlab, or
   // kSlabs where several overlap (tiny grids: the general update then).
   __device__ uint8_t *xs() const {
-    return mat() + (magnetic ? 3 : 1) * n;
+    return mat() + (magnetic ? 3 : 1) * n();
   }
   __device__ uint8_t *ys() const {
     return xs() + w;
@@ -133,11 +138,21 @@ struct Tile {
   // (Hx), loaded once and then updated by the tile as their owners do, so
   // no tile reads another's psi during the launch.
   __device__ float *gpx() const {
-    const uintptr_t at = reinterpret_cast<uintptr_t>(ys() + n / w);
+    const uintptr_t at = reinterpret_cast<uintptr_t>(ys() + nh + 2);
     return reinterpret_cast<float *>((at + 3) & ~(uintptr_t)3);
   }
   __device__ float *gpy() const {
-    return gpx() + n / w;
+    return gpx() + nh + 2;
+  }
+  // The psi of the frame's nodes where the block's shared memory holds
+  // them (fpsi_on): four arrays of frame_nodes() floats, frame node k's psi
+  // of H in its x slab, of H in its y slab, of E in its x slab, of E in its
+  // y slab; loaded at the launch's start, stored at its end. In global
+  // memory a frame node's psi cost a trip to L2 in each phase, and a tile's
+  // threads take their frame nodes in turn (session 15's cost: 6 free
+  // rounds per 1024 nodes of the y slabs).
+  __device__ float *fpsi() const {
+    return gpy() + w;
   }
   __device__ int at(int li, int lj) const {
     return (lj + 1) * w + li + 1;
@@ -213,8 +228,8 @@ __device__ Tile tile_of_block(const gs_fdtd_step_args &a, const RunPlan &p, bool
   t.fy0 = clamp_local(f.j0 - t.j0, 0, t.nh);
   t.fy1 = clamp_local(f.j1 - t.j0, t.fy0, t.nh);
   if (t.fx0 == t.fx1 || t.fy0 == t.fy1) t.fx0 = t.fx1 = t.fy0 = t.fy1 = 0; // no node of the tile is free
-  t.n = t.w * (p.th + 2);
   t.magnetic = magnetic;
+  t.fpsi_on = false;
   return t;
 }
 
@@ -321,6 +336,36 @@ __device__ void load_ghost_psi(const gs_fdtd_step_args &a, const Tile &t) {
   });
 }
 
+// f(psi of H, psi of E, slab, index w in its arrays, H updated, E updated)
+// for each slab psi of each frame node the tile holds (Tile::fpsi): the
+// steps update psi of H where the node has that H (x slab: Hy, i < nx; y
+// slab: Hx, j < ny), of E at interior nodes.
+template <typename F> __device__ __forceinline__ void each_frame_psi(const gs_fdtd_step_args &a, const Tile &t, F f) {
+  const int nf = t.frame_nodes();
+  each_of(nf, [&](int64_t k) {
+    int li, lj;
+    t.frame_node((int)k, li, lj);
+    const int64_t i = t.i0 + li, j = t.j0 + lj;
+    const bool e = i >= 1 && i < a.nx && j >= 1 && j < a.ny;
+    for (int c = 0; c < 2; ++c) {
+      const uint8_t q = c == 0 ? t.xs()[li + 1] : t.ys()[lj + 1];
+      if (q >= kSlabs) continue;
+      const gs_fdtd_slab &p = a.slab[q];
+      const int64_t along = c == 0 ? i : j, other = c == 0 ? j : i;
+      if (other < p.o0 || other >= p.o1) continue;
+      f(t.fpsi() + c * nf + k, t.fpsi() + (2 + c) * nf + k, p, (along - p.lo) * (p.o1 - p.o0) + (other - p.o0),
+        c == 0 ? i < a.nx : j < a.ny, e);
+    }
+  });
+}
+
+// Whether the block's shared memory (smem bytes) holds the frame's psi
+// after the tile's arrays (Tile::fpsi).
+__device__ bool frame_psi_fits(const Tile &t, unsigned smem) {
+  const char *end = reinterpret_cast<const char *>(t.fpsi() + 4 * (int64_t)t.frame_nodes());
+  return end - reinterpret_cast<const char *>(run_smem) <= (ptrdiff_t)smem;
+}
+
 // The slab maps (Tile::xs, Tile::ys) from the step's slab list.
 __device__ void map_slabs(const gs_fdtd_step_args &a, const Tile &t) {
   each_of((int64_t)(t.nw + 2) + (t.nh + 2), [&](int64_t k) {
@@ -337,36 +382,49 @@ __device__ void map_slabs(const gs_fdtd_step_args &a, const Tile &t) {
 // The CPML correction of slab p (the one slab of its axis at this node) on
 // a new H value h (gs_fdtd_hx_from / hy_from with that slab: the same
 // expressions): along / other, the node's index along the slab and across;
-// own: the node's owner (stores psi), else a ghost: its psi from *kept
-// (Tile::gpx, updated there) or, without, from L2.
+// own: the node's owner (stores psi), else a ghost (reads it); kept: the
+// node's psi held on chip (Tile::gpx, gpy, fpsi; read and updated there),
+// or NULL: in global memory (a ghost's from L2).
 __device__ __forceinline__ float slab_h(const gs_fdtd_slab &p, int64_t along, int64_t other, float h, float cb, float d,
                                         bool own, float *kept) {
   if (other < p.o0 || other >= p.o1) return h;
   const int64_t q = along - p.lo, w = q * (p.o1 - p.o0) + (other - p.o0);
   const float psi = kept ? *kept : own ? p.psi_h_in[w] : __ldcg(p.psi_h_in + w);
-  if (kept) *kept = p.bh[q] * psi + p.ah[q] * d;
-  if (own) p.psi_h_out[w] = p.bh[q] * psi + p.ah[q] * d;
+  if (kept)
+    *kept = p.bh[q] * psi + p.ah[q] * d;
+  else if (own)
+    p.psi_h_out[w] = p.bh[q] * psi + p.ah[q] * d;
   return p.dir == 1 ? h - cb * (p.kh[q] * d + psi) : h + cb * (p.kh[q] * d + psi);
 }
 
 // The CPML correction of slab p on a new Ez (gs_fdtd_e_from's, one slab);
-// c: the node's (ca, cbx, cby, src).
+// c: the node's (ca, cbx, cby, src); kx, ky: its psi of E in its x and y
+// slab held on chip (Tile::fpsi), or NULL.
+template <bool kKept>
 __device__ __forceinline__ float slab_e(const gs_fdtd_slab &p, int64_t i, int64_t j, float ez, float4 c, float dhy,
-                                        float dhx) {
+                                        float dhx, float *kx, float *ky) {
   const int64_t along = p.dir == 0 ? i : j, other = p.dir == 0 ? j : i;
   if (other < p.o0 || other >= p.o1) return ez;
-  const int64_t q = along - p.lo, w = q * (p.o1 - p.o0) + (other - p.o0);
+  const int64_t q = along - p.lo;
   const float d = p.dir == 0 ? dhy : dhx;
-  const float psi = p.psi_e_in[w];
-  p.psi_e_out[w] = p.be[q] * psi + p.ae[q] * d;
+  float psi;
+  if (kKept) {
+    float *kept = p.dir == 0 ? kx : ky;
+    psi = *kept;
+    *kept = p.be[q] * psi + p.ae[q] * d;
+  } else {
+    const int64_t w = q * (p.o1 - p.o0) + (other - p.o0);
+    psi = p.psi_e_in[w];
+    p.psi_e_out[w] = p.be[q] * psi + p.ae[q] * d;
+  }
   return p.dir == 0 ? ez + c.y * (p.ke[q] * d + psi) : ez - c.z * (p.ke[q] * d + psi);
 }
 
-// New H of a frame node (or a ghost: own 0; kept: its psi's slot, or
-// NULL) in free-space H through the slab maps: at most one slab of each
-// axis, found without searching.
+// New H of a frame node (or a ghost: own 0; kx, ky: its psi of H in its x
+// and y slab held on chip, or NULL) in free-space H through the slab maps:
+// at most one slab of each axis, found without searching.
 __device__ __forceinline__ void frame_h(const gs_fdtd_step_args &a, const Tile &t, int ns, int li, int lj, bool hx,
-                                        bool hy, int own, float *kept = NULL) {
+                                        bool hy, int own, float *kx, float *ky) {
   const uint8_t sx = t.xs()[li + 1], sy = t.ys()[lj + 1];
   if (sx == kSlabs || sy == kSlabs) {
     h_node(a, t, ns, li, lj, hx, hy, own);
@@ -378,18 +436,21 @@ __device__ __forceinline__ void frame_h(const gs_fdtd_step_args &a, const Tile &
   if (hx) {
     const float d = t.ez()[s + t.w] - e;
     const float h = t.hx()[s] - a.chy * d;
-    t.hx()[s] = sy == kNoSlab ? h : slab_h(a.slab[sy], j, i, h, a.chy, d, own, kept);
+    t.hx()[s] = sy == kNoSlab ? h : slab_h(a.slab[sy], j, i, h, a.chy, d, own, ky);
   }
   if (hy) {
     const float d = t.ez()[s + 1] - e;
     const float h = t.hy()[s] + a.chx * d;
-    t.hy()[s] = sx == kNoSlab ? h : slab_h(a.slab[sx], i, j, h, a.chx, d, own, kept);
+    t.hy()[s] = sx == kNoSlab ? h : slab_h(a.slab[sx], i, j, h, a.chx, d, own, kx);
   }
 }
 
 // New Ez of an interior frame node through the slab maps, the two axes'
-// slabs in the order of the slab list (as gs_fdtd_e_from loops).
-__device__ __forceinline__ void frame_e(const gs_fdtd_step_args &a, const Tile &t, int ns, int li, int lj) {
+// slabs in the order of the slab list (as gs_fdtd_e_from loops); kx, ky:
+// its psi of E held on chip, or NULL.
+template <bool kKept>
+__device__ __forceinline__ void frame_e(const gs_fdtd_step_args &a, const Tile &t, int ns, int li, int lj, float *kx,
+                                        float *ky) {
   const uint8_t sx = t.xs()[li + 1], sy = t.ys()[lj + 1];
   const int s = t.at(li, lj);
   const int64_t i = t.i0 + li, j = t.j0 + lj;
@@ -403,8 +464,8 @@ __device__ __forceinline__ void frame_e(const gs_fdtd_step_args &a, const Tile &
   const float4 c = t.coef()[t.mat()[s]];
   float ez = c.x * t.ez()[s] + (c.y * dhy - c.z * dhx);
   const uint8_t first = sx < sy ? sx : sy, second = sx < sy ? sy : sx;
-  if (first != kNoSlab) ez = slab_e(a.slab[first], i, j, ez, c, dhy, dhx);
-  if (second != kNoSlab) ez = slab_e(a.slab[second], i, j, ez, c, dhy, dhx);
+  if (first != kNoSlab) ez = slab_e<kKept>(a.slab[first], i, j, ez, c, dhy, dhx, kx, ky);
+  if (second != kNoSlab) ez = slab_e<kKept>(a.slab[second], i, j, ez, c, dhy, dhx, kx, ky);
   t.ez()[s] = ez;
 }
 
@@ -425,7 +486,8 @@ __device__ void h_phase(const gs_fdtd_step_args &a, const Tile &t, int ns, bool 
     each_of(t.frame_nodes(), [&](int64_t k) {
       int li, lj;
       t.frame_node((int)k, li, lj);
-      frame_h(a, t, ns, li, lj, lj < hx_rows, li < hy_cols, 1);
+      float *k0 = t.fpsi_on ? t.fpsi() + k : NULL; // (frame node k's four psi, frame_nodes() apart)
+      frame_h(a, t, ns, li, lj, lj < hx_rows, li < hy_cols, 1, k0, k0 ? k0 + t.frame_nodes() : NULL);
     });
     each_node(t.fx0, t.fx1, t.fy0, t.fy1, [&](int li, int lj) {
       const int s = t.at(li, lj);
@@ -439,9 +501,11 @@ __device__ void h_phase(const gs_fdtd_step_args &a, const Tile &t, int ns, bool 
     if (t.j0 > 0) each_of(t.nw, [&](int64_t k) { h_node(a, t, ns, (int)k, -1, true, false, 0); });
   } else {
     if (t.i0 > 0)
-      each_of(t.nh, [&](int64_t k) { frame_h(a, t, ns, -1, (int)k, false, true, 0, ghost_psi ? t.gpx() + k : NULL); });
+      each_of(t.nh,
+              [&](int64_t k) { frame_h(a, t, ns, -1, (int)k, false, true, 0, ghost_psi ? t.gpx() + k : NULL, NULL); });
     if (t.j0 > 0)
-      each_of(t.nw, [&](int64_t k) { frame_h(a, t, ns, (int)k, -1, true, false, 0, ghost_psi ? t.gpy() + k : NULL); });
+      each_of(t.nw,
+              [&](int64_t k) { frame_h(a, t, ns, (int)k, -1, true, false, 0, NULL, ghost_psi ? t.gpy() + k : NULL); });
   }
 }
 
@@ -451,12 +515,21 @@ __device__ void e_phase(const gs_fdtd_step_args &a, const Tile &t, int ns) {
   // the interior nodes [ex0, ex1) x [ey0, ey1) of the tile (the PEC walls keep Ez = 0)
   const int ex0 = clamp_local(1 - t.i0, 0, t.nw), ex1 = clamp_local(a.nx - t.i0, 0, t.nw);
   const int ey0 = clamp_local(1 - t.j0, 0, t.nh), ey1 = clamp_local(a.ny - t.j0, 0, t.nh);
-  each_of(t.frame_nodes(), [&](int64_t k) {
-    int li, lj;
-    t.frame_node((int)k, li, lj);
-    if (li < ex0 || li >= ex1 || lj < ey0 || lj >= ey1) return;
-    frame_e(a, t, ns, li, lj);
-  });
+  const int nf = t.frame_nodes();
+  // (one loop for each place of psi: with a choice in the loop, ptxas spilled)
+  if (t.fpsi_on)
+    each_of(nf, [&](int64_t k) {
+      int li, lj;
+      t.frame_node((int)k, li, lj);
+      if (li >= ex0 && li < ex1 && lj >= ey0 && lj < ey1)
+        frame_e<true>(a, t, ns, li, lj, t.fpsi() + 2 * nf + k, t.fpsi() + 3 * nf + k);
+    });
+  else
+    each_of(nf, [&](int64_t k) {
+      int li, lj;
+      t.frame_node((int)k, li, lj);
+      if (li >= ex0 && li < ex1 && lj >= ey0 && lj < ey1) frame_e<false>(a, t, ns, li, lj, NULL, NULL);
+    });
   each_node(max(t.fx0, ex0), min(t.fx1, ex1), max(t.fy0, ey0), min(t.fy1, ey1), [&](int li, int lj) {
     const int s = t.at(li, lj);
     const float4 c = t.coef()[t.mat()[s]];
@@ -623,16 +696,32 @@ __device__ __forceinline__ void run_step(const gs_fdtd_run_args &r, const gs_fdt
   swap_edges(r, p, t, tag, ns > 0 && !p.ghost_psi);
 }
 
+// The tile's fields, and its frame's psi held on chip, to a's outputs.
+__device__ void store_launch(const gs_fdtd_step_args &a, const Tile &t) {
+  store_tile(a, t);
+  if (t.fpsi_on)
+    each_frame_psi(a, t, [&](const float *h, const float *e, const gs_fdtd_slab &q, int64_t w, bool h_new, bool e_new) {
+      if (h_new) q.psi_h_out[w] = *h;
+      if (e_new) q.psi_e_out[w] = *e;
+    });
+}
+
 __global__ void __launch_bounds__(kRunThreads, kPerSm)
     run_kernel(const gs_fdtd_run_args r, const RunPlan p, int64_t steps) {
-  const Tile t = tile_of_block(r.set[0], p, r.set[0].hmx != NULL);
+  Tile t = tile_of_block(r.set[0], p, r.set[0].hmx != NULL);
   const gs_fdtd_region box = {t.i0, t.i0 + t.nw, t.j0, t.j0 + t.nh};
   const int ns = gs_fdtd_slabs_reach(&r.set[0], box) ? r.set[0].nslab : 0; // tiles away from the CPML skip its checks
+  t.fpsi_on = p.ghost_psi && ns > 0 && frame_psi_fits(t, p.smem);
   load_tile(r.set[0], t);
   map_slabs(r.set[0], t);
   const Points pt = points_of_tile(r, t); // (its barriers end the load too)
   if (p.ghost_psi) {
     load_ghost_psi(r.set[0], t);
+    if (t.fpsi_on)
+      each_frame_psi(r.set[0], t, [&](float *h, float *e, const gs_fdtd_slab &q, int64_t w, bool, bool) {
+        *h = q.psi_h_in[w];
+        *e = q.psi_e_in[w];
+      });
     __syncthreads();
   }
   const uint64_t done = r.barrier_base / gridDim.x; // the steps that swapped edges in earlier launches
@@ -644,9 +733,9 @@ __global__ void __launch_bounds__(kRunThreads, kPerSm)
       run_step(r, r.set[1], t, pt, p, ns, r.t0 + s, s + 1 == steps, tag);
   }
   if ((steps - 1) % 2 == 0)
-    store_tile(r.set[0], t);
+    store_launch(r.set[0], t);
   else
-    store_tile(r.set[1], t);
+    store_launch(r.set[1], t);
 }
 
 // Shared memory of a tile of tw x th nodes with its ghost ring.
@@ -881,7 +970,8 @@ static bool plan_run(const gs_fdtd_step_args *a, RunPlan *p) {
   // The ghosts' psi kept where the scene allows it and the tiles still fit, else read from L2.
   const bool kept = a->hmx == NULL && slabs_apart(a);
   bool ok = search_cut(a, d.sms * kPerSm, d.smem, kept, p) || (kept && search_cut(a, d.sms * kPerSm, d.smem, false, p));
-  int resident = 0; // what the registers and shared memory really allow
+  if (ok && p->ghost_psi) p->smem = (unsigned)d.smem; // all of it: tiles with room keep their frame's psi
+  int resident = 0;                                   // what the registers and shared memory really allow
   if (ok && cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, run_kernel, kRunThreads, p->smem) != cudaSuccess) {
     cudaGetLastError();
     return false;
