@@ -26,6 +26,9 @@
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
+#ifdef GS_FDTD_RUN_CLOCK
+#include <stdio.h> // (the diagnostic build's device printf)
+#endif
 
 namespace {
 
@@ -660,6 +663,24 @@ __device__ Points points_of_tile(const gs_fdtd_run_args &r, const Tile &t) {
   return p;
 }
 
+// A diagnostic build (-DGS_FDTD_RUN_CLOCK, scripts/tiles_sync.sh's clock
+// part) times each tile's phases by its thread 0's clock64 and prints them
+// for the launch that starts at step 1024: the tiles' work against their
+// wait for the neighbours' edges, without a profiler's slower clock.
+#ifdef GS_FDTD_RUN_CLOCK
+__device__ long long run_clock[4][4096]; // per block: H phase, E phase and sources, edge swap; steps
+#define RUN_TICK(slot, since)                                                                                          \
+  do {                                                                                                                 \
+    const long long now_ = clock64();                                                                                  \
+    if (threadIdx.x == 0 && threadIdx.y == 0 && blockIdx.x < 4096) run_clock[slot][blockIdx.x] += now_ - (since);      \
+    since = now_;                                                                                                      \
+  } while (0)
+#define RUN_CLOCK_START(name) long long name = clock64()
+#else
+#define RUN_TICK(slot, since) ((void)0)
+#define RUN_CLOCK_START(name) ((void)0)
+#endif
+
 // One step with buffer set a (a reference to a kernel parameter, so its
 // members stay parameter loads); last: no ghosts needed after it; tag: the
 // step's sequence number (swap_edges), fence: the tile reads or writes
@@ -681,8 +702,10 @@ __device__ __forceinline__ void run_step(const gs_fdtd_run_args &r, const gs_fdt
     }
     __syncthreads(); // the samples read what the H update writes
   }
+  RUN_CLOCK_START(since);
   h_phase(a, t, ns, p.ghost_psi);
   __syncthreads();
+  RUN_TICK(0, since);
   e_phase(a, t, ns);
   __syncthreads();
   if (pt.any_src) {
@@ -692,9 +715,23 @@ __device__ __forceinline__ void run_step(const gs_fdtd_run_args &r, const gs_fdt
       t.ez()[pt.src] = t.ez()[pt.src] - sv; // distinct nodes (checked by the parser)
     __syncthreads();
   }
+  RUN_TICK(1, since);
   if (last) return;
   swap_edges(r, p, t, tag, ns > 0 && !p.ghost_psi);
+  RUN_TICK(2, since);
 }
+
+#ifdef GS_FDTD_RUN_CLOCK
+__device__ void print_clock(const gs_fdtd_run_args &r, const Tile &t, int64_t steps) {
+  if (threadIdx.x != 0 || threadIdx.y != 0 || blockIdx.x >= 4096) return;
+  const int b = (int)blockIdx.x;
+  if (r.t0 == 1024)
+    printf("clock tile %d at %d,%d: %d x %d nodes, frame %d, fpsi %d: h %lld e %lld swap %lld cycles a step\n", b, t.i0,
+           t.j0, t.nw, t.nh, t.frame_nodes(), (int)t.fpsi_on, run_clock[0][b] / steps, run_clock[1][b] / steps,
+           run_clock[2][b] / (steps > 1 ? steps - 1 : 1));
+  run_clock[0][b] = run_clock[1][b] = run_clock[2][b] = 0;
+}
+#endif
 
 // The tile's fields, and its frame's psi held on chip, to a's outputs.
 __device__ void store_launch(const gs_fdtd_step_args &a, const Tile &t) {
@@ -736,6 +773,9 @@ __global__ void __launch_bounds__(kRunThreads, kPerSm)
     store_launch(r.set[0], t);
   else
     store_launch(r.set[1], t);
+#ifdef GS_FDTD_RUN_CLOCK
+  print_clock(r, t, steps);
+#endif
 }
 
 // Shared memory of a tile of tw x th nodes with its ghost ring.

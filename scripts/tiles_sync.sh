@@ -9,6 +9,9 @@
 #   bench  bench fdtd (4000 steps, 10-cell CPML) of each grid of GS_SYNC_GRIDS and fdtd on
 #          2000 x 1000 without CPML at each cut of GS_SYNC_NOPML_CUTS, base and new in turn,
 #          GS_SYNC_ROUNDS times; then this tree alone at each "grid:cut" of GS_SYNC_CUT_RUNS
+#   clock  (not in the default) a build with -DGS_FDTD_RUN_CLOCK (build-clock): each tile's cycles a
+#          step in its phases and its wait for the edges, for each "grid:cut" of GS_SYNC_CLOCK_RUNS
+#          (a grid "nopml" is 2000 x 1000 without CPML)
 source "$(dirname "${BASH_SOURCE[0]}")/gpu_prologue.sh"
 part() { [ -z "${GS_SYNC_PARTS:-}" ] || [[ " $GS_SYNC_PARTS " == *" $1 "* ]]; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -38,6 +41,21 @@ part san && sed 's/^#time_window:.*/#time_window: 8/' tests/data/onchip/cols_big
       /tmp/cols_big8.in -o /tmp/cb8 > /tmp/san.txt 2>&1
     echo "compute-sanitizer $tool, tiles, fdtd cols_big.in (8 steps): exit $? $(grep -E "SUMMARY" /tmp/san.txt)"
   done 2>&1 | tee "$out/sync_san.txt"
+if [[ " ${GS_SYNC_PARTS:-} " == *" clock "* ]]; then
+  { cmake -S . -B build-clock -DCMAKE_CUDA_ARCHITECTURES=90 -DGPUSTENCIL_SCALE_TUNING=GS_FDTD_RUN_CLOCK > /dev/null 2>&1 &&
+    cmake --build build-clock -j 16 --target gpustencil > "$out/build-clock.log" 2>&1; } || echo "clock build failed"
+  printf '#domain: 2 1 0.001\n#dx_dy_dz: 0.001 0.001 0.001\n#time_window: 2048\n#pml_cells: 0\n#waveform: ricker 1 3e9 w\n#hertzian_dipole: z 1 0.5 0 w\n' > /tmp/nopml_clock.in
+  for run in ${GS_SYNC_CLOCK_RUNS:-2000x1000:-}; do
+    g=${run%%:*} c=${run#*:}
+    echo "== clock, grid $g, cut $c"
+    if [ "$g" = nopml ]; then
+      env "$(cut_env "$c")" GPUSTENCIL_ONCHIP=1 build-clock/gpustencil fdtd /tmp/nopml_clock.in -o /tmp/npc 2>&1 | grep -E "^clock|steps in"
+    else
+      env "$(cut_env "$c")" GS_FDTD_RUN_FORM=tiles build-clock/gpustencil bench fdtd --grid $g --steps 2048 2>&1 |
+        grep -E "^clock" | tail -n +1 | awk '!seen[$3]++'
+    fi
+  done 2>&1 | tee "$out/sync_clock.txt"
+fi
 part bench || exit 0
 printf '#domain: 2 1 0.001\n#dx_dy_dz: 0.001 0.001 0.001\n#time_window: 4000\n#pml_cells: 0\n#waveform: ricker 1 3e9 w\n#hertzian_dipole: z 1 0.5 0 w\n' > /tmp/nopml.in
 for round in $(seq "${GS_SYNC_ROUNDS:-2}"); do
