@@ -665,10 +665,11 @@ __device__ Points points_of_tile(const gs_fdtd_run_args &r, const Tile &t) {
 
 // A diagnostic build (-DGS_FDTD_RUN_CLOCK, scripts/tiles_sync.sh's clock
 // part) times each tile's phases by its thread 0's clock64 and prints them
-// for the launch that starts at step 1024: the tiles' work against their
+// for the first launch of 200 steps or more: the tiles' work against their
 // wait for the neighbours' edges, without a profiler's slower clock.
 #ifdef GS_FDTD_RUN_CLOCK
-__device__ long long run_clock[4][4096]; // per block: H phase, E phase and sources, edge swap; steps
+__device__ long long run_clock[3][4096]; // per block: H phase, E phase and sources, edge swap
+__device__ int run_clock_shown[4096];
 #define RUN_TICK(slot, since)                                                                                          \
   do {                                                                                                                 \
     const long long now_ = clock64();                                                                                  \
@@ -725,10 +726,13 @@ __device__ __forceinline__ void run_step(const gs_fdtd_run_args &r, const gs_fdt
 __device__ void print_clock(const gs_fdtd_run_args &r, const Tile &t, int64_t steps) {
   if (threadIdx.x != 0 || threadIdx.y != 0 || blockIdx.x >= 4096) return;
   const int b = (int)blockIdx.x;
-  if (r.t0 == 1024)
-    printf("clock tile %d at %d,%d: %d x %d nodes, frame %d, fpsi %d: h %lld e %lld swap %lld cycles a step\n", b, t.i0,
-           t.j0, t.nw, t.nh, t.frame_nodes(), (int)t.fpsi_on, run_clock[0][b] / steps, run_clock[1][b] / steps,
-           run_clock[2][b] / (steps > 1 ? steps - 1 : 1));
+  if (steps >= 200 && !run_clock_shown[b]) {
+    run_clock_shown[b] = 1;
+    printf(
+        "clock tile %d at %d,%d: %d x %d nodes, frame %d, fpsi %d: h %lld e %lld swap %lld cycles a step (t0 %lld)\n",
+        b, t.i0, t.j0, t.nw, t.nh, t.frame_nodes(), (int)t.fpsi_on, run_clock[0][b] / steps, run_clock[1][b] / steps,
+        run_clock[2][b] / (steps - 1), (long long)r.t0);
+  }
   run_clock[0][b] = run_clock[1][b] = run_clock[2][b] = 0;
 }
 #endif
