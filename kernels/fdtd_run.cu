@@ -167,19 +167,17 @@ struct Tile {
     return nw * nh - (fx1 - fx0) * (fy1 - fy0);
   }
   // Node k of the frame: the rows below and above the free box, then the
-  // columns left and right of it in the rows between, each column up in
-  // turn (a warp's nodes then neighbours in an x slab's psi, whose rows run
-  // along y; in shared memory a column's nodes fall in 32 banks: row_pitch).
+  // columns left and right of it in the rows between.
   __device__ void frame_node(int k, int &li, int &lj) const {
-    const int below = fy0 * nw, above = (nh - fy1) * nw, rows = fy1 - fy0;
+    const int below = fy0 * nw, above = (nh - fy1) * nw, sides = fx0 + nw - fx1;
     if (k < below + above) {
       lj = k < below ? k / nw : fy1 + (k - below) / nw;
       li = (k < below ? k : k - below) % nw;
       return;
     }
     k -= below + above;
-    lj = fy0 + k % rows;
-    const int c = k / rows;
+    lj = fy0 + k / sides;
+    const int c = k % sides;
     li = c < fx0 ? c : fx1 + (c - fx0);
   }
 };
@@ -371,21 +369,6 @@ __device__ bool frame_psi_fits(const Tile &t, unsigned smem) {
   return end - reinterpret_cast<const char *>(run_smem) <= (ptrdiff_t)smem;
 }
 
-// The lines of the frame's psi of H and E (in global memory: a tile
-// without room for it) asked into L1 at the start of a step, so that the
-// frame's nodes, after the free box, find them there.
-__device__ void prefetch_frame_psi(const gs_fdtd_step_args &a, const Tile &t) {
-  each_frame_psi(a, t, [&](float *, float *, const gs_fdtd_slab &q, int64_t w, bool, bool) {
-#ifndef GS_EMULATE
-    asm volatile("prefetch.global.L1 [%0];" ::"l"(q.psi_h_in + w));
-    asm volatile("prefetch.global.L1 [%0];" ::"l"(q.psi_e_in + w));
-#else
-    (void)q;
-    (void)w;
-#endif
-  });
-}
-
 // The slab maps (Tile::xs, Tile::ys) from the step's slab list.
 __device__ void map_slabs(const gs_fdtd_step_args &a, const Tile &t) {
   each_of((int64_t)(t.nw + 2) + (t.nh + 2), [&](int64_t k) {
@@ -501,22 +484,19 @@ __device__ void h_phase(const gs_fdtd_step_args &a, const Tile &t, int ns, bool 
   if (t.magnetic) { // magnetic H: every node through fdtd_node.h
     each_node(0, t.nw, 0, t.nh, [&](int li, int lj) { h_node(a, t, ns, li, lj, lj < hx_rows, li < hy_cols, 1); });
   } else {
-    // The free box, then the frame's nodes (CPML) spread over all the
-    // block's threads; where their psi is in global memory, its lines were
-    // asked into L1 first (prefetch_frame_psi), their trip to L2 behind the
-    // free box's work.
-    if (ns > 0 && !t.fpsi_on) prefetch_frame_psi(a, t);
-    each_node(t.fx0, t.fx1, t.fy0, t.fy1, [&](int li, int lj) {
-      const int s = t.at(li, lj);
-      const float e = t.ez()[s];
-      if (lj < hx_rows) t.hx()[s] = t.hx()[s] - chy * (t.ez()[s + t.w] - e);
-      if (li < hy_cols) t.hy()[s] = t.hy()[s] + chx * (t.ez()[s + 1] - e);
-    });
+    // The frame's nodes (CPML: psi in global memory) spread over all the
+    // block's threads, so their loads overlap; then the free box.
     each_of(t.frame_nodes(), [&](int64_t k) {
       int li, lj;
       t.frame_node((int)k, li, lj);
       float *k0 = t.fpsi_on ? t.fpsi() + k : NULL; // (frame node k's four psi, frame_nodes() apart)
       frame_h(a, t, ns, li, lj, lj < hx_rows, li < hy_cols, 1, k0, k0 ? k0 + t.frame_nodes() : NULL);
+    });
+    each_node(t.fx0, t.fx1, t.fy0, t.fy1, [&](int li, int lj) {
+      const int s = t.at(li, lj);
+      const float e = t.ez()[s];
+      if (lj < hx_rows) t.hx()[s] = t.hx()[s] - chy * (t.ez()[s + t.w] - e);
+      if (li < hy_cols) t.hy()[s] = t.hy()[s] + chx * (t.ez()[s + 1] - e);
     });
   }
   if (t.magnetic) {
@@ -532,17 +512,12 @@ __device__ void h_phase(const gs_fdtd_step_args &a, const Tile &t, int ns, bool 
   }
 }
 
-// New Ez of the interior nodes: the free box's written out (the same
-// expressions with no slab), then the frame's through the slab maps.
+// New Ez of the interior nodes: the frame's through fdtd_node.h, then the
+// free box's written out (the same expressions with no slab).
 __device__ void e_phase(const gs_fdtd_step_args &a, const Tile &t, int ns) {
   // the interior nodes [ex0, ex1) x [ey0, ey1) of the tile (the PEC walls keep Ez = 0)
   const int ex0 = clamp_local(1 - t.i0, 0, t.nw), ex1 = clamp_local(a.nx - t.i0, 0, t.nw);
   const int ey0 = clamp_local(1 - t.j0, 0, t.nh), ey1 = clamp_local(a.ny - t.j0, 0, t.nh);
-  each_node(max(t.fx0, ex0), min(t.fx1, ex1), max(t.fy0, ey0), min(t.fy1, ey1), [&](int li, int lj) {
-    const int s = t.at(li, lj);
-    const float4 c = t.coef()[t.mat()[s]];
-    t.ez()[s] = c.x * t.ez()[s] + (c.y * (t.hy()[s] - t.hy()[s - 1]) - c.z * (t.hx()[s] - t.hx()[s - t.w]));
-  });
   const int nf = t.frame_nodes();
   // (one loop for each place of psi: with a choice in the loop, ptxas spilled)
   if (t.fpsi_on)
@@ -558,6 +533,11 @@ __device__ void e_phase(const gs_fdtd_step_args &a, const Tile &t, int ns) {
       t.frame_node((int)k, li, lj);
       if (li >= ex0 && li < ex1 && lj >= ey0 && lj < ey1) frame_e<false>(a, t, ns, li, lj, NULL, NULL);
     });
+  each_node(max(t.fx0, ex0), min(t.fx1, ex1), max(t.fy0, ey0), min(t.fy1, ey1), [&](int li, int lj) {
+    const int s = t.at(li, lj);
+    const float4 c = t.coef()[t.mat()[s]];
+    t.ez()[s] = c.x * t.ez()[s] + (c.y * (t.hy()[s] - t.hy()[s - 1]) - c.z * (t.hx()[s] - t.hx()[s - t.w]));
+  });
 }
 
 // The tiles' edges of Ez go from tile to tile through tagged words, not
