@@ -224,7 +224,7 @@ __device__ Tile tile_of_block(const gs_fdtd_step_args &a, const RunPlan &p, bool
   t.j0 = cut_start(p.y, by);
   t.nw = cut_width(p.x, bx, a.nx + 1);
   t.nh = cut_width(p.y, by, a.ny + 1);
-  t.w = row_pitch(p.tw);
+  t.w = row_pitch(t.nw); // (its own width: a narrow tile leaves room for its frame's psi)
   const gs_fdtd_region f = slab_free_box(a);
   t.fx0 = clamp_local(f.i0 - t.i0, 0, t.nw);
   t.fx1 = clamp_local(f.i1 - t.i0, t.fx0, t.nw);
