@@ -9,13 +9,17 @@
 //   - H of the tile, in place (a node's new H reads only its own old H), and
 //     of the ghosts its Ez update reads (the left neighbour's Hy, the lower
 //     one's Hx: recomputed here from the ghost Ez, so H is never exchanged);
-//   - Ez of the tile, then the sources; the four edges of Ez published to
-//     global memory; barrier; the neighbours' edges into the ghosts.
+//   - Ez of the tile, then the sources; the four edges of Ez out as tagged
+//     words, the neighbours' in as soon as they are there.
 // The node updates are fdtd_node.h's (gs_fdtd_hx_from, gs_fdtd_hy_from,
 // gs_fdtd_e_from: the CPU twin's expressions), so the bits are those of the
-// one-step launches (tests/test_fdtd_gpu.c). CPML psi stays in global
-// memory, read from the step's input set and written to its output set by
-// the node's owner (a ghost's H reads it only), as the one-step kernels do.
+// one-step launches (tests/test_fdtd_gpu.c). CPML psi: where H is free
+// space and no two slabs of an axis meet (RunPlan::ghost_psi), a tile keeps
+// its ghosts' psi of H (updated as their owners do) and, where its shared
+// memory has room, its frame's psi (Tile::fpsi) for the launch; otherwise
+// psi stays in global memory, read from the step's input set and written to
+// its output set by the node's owner (a ghost's H reads it from L2, and the
+// edge swap then fences), as the one-step kernels do.
 #include <cuda_runtime.h>
 
 #include "fdtd_kernels.h"
