@@ -30,9 +30,6 @@
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
-#ifdef GS_FDTD_RUN_CLOCK
-#include <stdio.h> // (the diagnostic build's device printf)
-#endif
 
 namespace {
 
@@ -672,7 +669,8 @@ __device__ Points points_of_tile(const gs_fdtd_run_args &r, const Tile &t) {
 // for the first launch of 200 steps or more: the tiles' work against their
 // wait for the neighbours' edges, without a profiler's slower clock.
 #ifdef GS_FDTD_RUN_CLOCK
-__device__ long long run_clock[3][4096]; // per block: H phase, E phase and sources, edge swap
+extern "C" __host__ __device__ int printf(const char *, ...); // (device printf; kernels include no stdio)
+__device__ long long run_clock[3][4096];                      // per block: H phase, E phase and sources, edge swap
 __device__ int run_clock_shown[4096];
 #define RUN_TICK(slot, since)                                                                                          \
   do {                                                                                                                 \
