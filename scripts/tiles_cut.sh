@@ -3,7 +3,7 @@
 # CPML cut narrower than the rest (kernels/fdtd_run.cu, plan_run). Builds gpustencil and
 # test_fdtd_gpu, runs the on-chip bit tests, the 2000 x 1000 bit test at each cut of
 # GS_TILES_CUTS (GS_FDTD_RUN_CUT's "nx,first,mid,ny,first,mid"; "-": the plan's own),
-# compute-sanitizer racecheck and memcheck on the tiles form, then bench fdtd for each
+# compute-sanitizer racecheck, memcheck and synccheck on the tiles form, then bench fdtd for each
 # "grid:cut" of GS_TILES_RUNS (the default: each grid with the plan's own cut).
 # GS_TILES_PARTS picks parts (default all): build tests san bench.
 source "$(dirname "${BASH_SOURCE[0]}")/gpu_prologue.sh"
@@ -21,7 +21,7 @@ if part tests; then
   done
 fi 2>&1 | tee "$out/tiles_tests.txt"
 part san && sed 's/^#time_window:.*/#time_window: 8/' tests/data/onchip/cols_big.in > /tmp/cols_big8.in &&
-  for tool in racecheck memcheck; do
+  for tool in racecheck memcheck synccheck; do
   GS_FDTD_RUN_FORM=tiles GPUSTENCIL_ONCHIP=1 compute-sanitizer --tool $tool --error-exitcode 9 $b fdtd \
     /tmp/cols_big8.in -o /tmp/cb8 > /tmp/san.txt 2>&1
   echo "compute-sanitizer $tool, tiles, fdtd cols_big.in (8 steps): exit $? $(grep -E "SUMMARY" /tmp/san.txt)"

@@ -6,6 +6,7 @@
 #   build  gpustencil and test_fdtd_gpu of this tree (build-gpu), gpustencil of the base (build-base)
 #   tests  the on-chip bit tests, test_fdtd_gpu on cols_big at each cut of GS_TILES_CUTS
 #   san    compute-sanitizer racecheck, memcheck and synccheck on 8 steps of cols_big
+#          (both: scripts/tiles_cut.sh's parts of the same names)
 #   bench  bench fdtd (4000 steps, 10-cell CPML) of each grid of GS_SYNC_GRIDS and fdtd on
 #          2000 x 1000 without CPML at each cut of GS_SYNC_NOPML_CUTS, base and new in turn,
 #          GS_SYNC_ROUNDS times; then this tree alone at each "grid:cut" of GS_SYNC_CUT_RUNS
@@ -27,20 +28,11 @@ if part build; then
     cmake --build build-base -j 6 --target gpustencil > "$out/build-base.log" 2>&1 || echo "base: not built"
   wait $new || { grep -E "error" "$out/build.log" | head; exit 1; }
 fi
-if part tests; then
-  (cd build-gpu && ctest --output-on-failure -j 6 -R "gpu_fdtd_onchip($|_tiny|_many_rx|_tiles)") 2>&1 | tail -14
-  for c in ${GS_TILES_CUTS:--}; do
-    env "$(cut_env "$c")" GS_FDTD_RUN_FORM=tiles GS_EXPECT_FORM=tiles $t tests/data/onchip/cols_big.in 64 > /tmp/t.txt 2>&1
-    echo "bits, tiles form, cols_big (64 steps), cut $c: exit $? $(grep -o 'on chip (tiles[^)]*)' /tmp/t.txt | head -1)"
-    grep -iE "fail|differ" /tmp/t.txt | head -4
-  done
-fi 2>&1 | tee "$out/sync_tests.txt"
-part san && sed 's/^#time_window:.*/#time_window: 8/' tests/data/onchip/cols_big.in > /tmp/cols_big8.in &&
-  for tool in racecheck memcheck synccheck; do
-    GS_FDTD_RUN_FORM=tiles GPUSTENCIL_ONCHIP=1 compute-sanitizer --tool $tool --error-exitcode 9 $b fdtd \
-      /tmp/cols_big8.in -o /tmp/cb8 > /tmp/san.txt 2>&1
-    echo "compute-sanitizer $tool, tiles, fdtd cols_big.in (8 steps): exit $? $(grep -E "SUMMARY" /tmp/san.txt)"
-  done 2>&1 | tee "$out/sync_san.txt"
+# (tiles_cut.sh's tests and sanitizers, on this tree's build)
+sub=""
+part tests && sub="tests"
+part san && sub="$sub san"
+[ -n "$sub" ] && GS_TILES_PARTS="$sub" bash scripts/tiles_cut.sh
 if [[ " ${GS_SYNC_PARTS:-} " == *" clock "* ]]; then
   { cmake -S . -B build-clock -DCMAKE_CUDA_ARCHITECTURES=90 -DGPUSTENCIL_SCALE_TUNING=GS_FDTD_RUN_CLOCK > /dev/null 2>&1 &&
     cmake --build build-clock -j 16 --target gpustencil > "$out/build-clock.log" 2>&1; } || echo "clock build failed"
