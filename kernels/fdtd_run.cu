@@ -5,7 +5,7 @@
 // the grid (Ez, Hx, Hy and the materials) in its shared memory for the whole
 // launch, one block per SM, all resident at once (a cooperative launch), and
 // a step costs the tiles' edges of Ez through L2, each tile waiting for its
-// neighbours' only (put_edges, get_edges: tagged words, no grid-wide barrier):
+// neighbours' only (swap_edges: tagged words, no grid-wide barrier):
 //   - H of the tile, in place (a node's new H reads only its own old H), and
 //     of the ghosts its Ez update reads (the left neighbour's Hy, the lower
 //     one's Hx: recomputed here from the ghost Ez, so H is never exchanged);
@@ -48,7 +48,7 @@ constexpr int kRunX = 32, kRunY = 32 / kPerSm;
 
 // The launch's scratch words (gs_fdtd_run_args::barrier): the grid
 // barrier's counter (the columns form's) and a word the host reserves, then
-// the tiles' edge words (put_edges).
+// the tiles' edge words (swap_edges).
 constexpr int kEdgeWordsAt = 2;
 
 // How one axis of X nodes is cut: n tiles, the first `first` nodes wide,
@@ -180,13 +180,6 @@ struct Tile {
     lj = fy0 + k / sides;
     const int c = k % sides;
     li = c < fx0 ? c : fx1 + (c - fx0);
-  }
-  // The index k of frame node (li, lj) (frame_node's inverse).
-  __device__ int frame_index(int li, int lj) const {
-    const int below = fy0 * nw, above = (nh - fy1) * nw, sides = fx0 + nw - fx1;
-    if (lj < fy0) return lj * nw + li;
-    if (lj >= fy1) return below + (lj - fy1) * nw + li;
-    return below + above + (lj - fy0) * sides + (li < fx0 ? li : fx0 + (li - fx1));
   }
 };
 
@@ -480,64 +473,33 @@ __device__ __forceinline__ void frame_e(const gs_fdtd_step_args &a, const Tile &
   t.ez()[s] = ez;
 }
 
-// New H of a node in no slab with free-space H: fdtd_node.h's expressions
-// with no slab and no magnetic coefficients written out.
-__device__ __forceinline__ void free_h(const gs_fdtd_step_args &a, const Tile &t, int li, int lj, int hx_rows,
-                                       int hy_cols) {
-  const int s = t.at(li, lj);
-  const float e = t.ez()[s];
-  if (lj < hx_rows) t.hx()[s] = t.hx()[s] - a.chy * (t.ez()[s + t.w] - e);
-  if (li < hy_cols) t.hy()[s] = t.hy()[s] + a.chx * (t.ez()[s + 1] - e);
-}
-
-// The H of the tile's nodes that read no ghost Ez (all but its last row and
-// last column), while the neighbours' edges of the step before are still on
-// their way (run_step).
-__device__ void h_inner(const gs_fdtd_step_args &a, const Tile &t, int ns) {
-  const int hx_rows = (int)min((int64_t)t.nh, a.ny - t.j0), hy_cols = (int)min((int64_t)t.nw, a.nx - t.i0);
-  if (t.magnetic) { // magnetic H: every node through fdtd_node.h
-    each_node(0, t.nw - 1, 0, t.nh - 1,
-              [&](int li, int lj) { h_node(a, t, ns, li, lj, lj < hx_rows, li < hy_cols, 1); });
-    return;
-  }
-  // The frame's nodes (CPML) spread over all the block's threads, so their
-  // loads overlap; then the free box.
-  each_of(t.frame_nodes(), [&](int64_t k) {
-    int li, lj;
-    t.frame_node((int)k, li, lj);
-    if (li == t.nw - 1 || lj == t.nh - 1) return; // (h_outer's)
-    float *k0 = t.fpsi_on ? t.fpsi() + k : NULL;  // (frame node k's four psi, frame_nodes() apart)
-    frame_h(a, t, ns, li, lj, lj < hx_rows, li < hy_cols, 1, k0, k0 ? k0 + t.frame_nodes() : NULL);
-  });
-  each_node(t.fx0, min(t.fx1, t.nw - 1), t.fy0, min(t.fy1, t.nh - 1),
-            [&](int li, int lj) { free_h(a, t, li, lj, hx_rows, hy_cols); });
-}
-
-// The H of the tile's last row and last column (they read the ghost Ez of
-// the neighbours above and to the right), and of the ghosts its Ez update
-// reads (the left neighbour's Hy, the lower one's Hx: the bits their owners
-// compute, psi kept or read, not written), so no exchange of H is needed.
+// New H of the tile, and of the ghosts its Ez update reads (the left
+// neighbour's Hy, the lower one's Hx: the bits their owners compute, psi
+// read, not written), so no exchange of H is needed. Nodes in no slab with
+// free-space H take fdtd_node.h's expressions with no slab and no magnetic
+// coefficients written out (the same bits, a fraction of the instructions).
 // ghost_psi: the ghosts' psi kept by the tile (RunPlan::ghost_psi).
-__device__ void h_outer(const gs_fdtd_step_args &a, const Tile &t, int ns, bool ghost_psi) {
+__device__ void h_phase(const gs_fdtd_step_args &a, const Tile &t, int ns, bool ghost_psi) {
   const int hx_rows = (int)min((int64_t)t.nh, a.ny - t.j0), hy_cols = (int)min((int64_t)t.nw, a.nx - t.i0);
-  // (the last row, then the last column below it; one loop for each kind of H: with the choice in
-  // the loop, ptxas spilled)
-  const int64_t outer = (int64_t)t.nw + t.nh - 1;
-  if (t.magnetic)
-    each_of(outer, [&](int64_t q) {
-      const int li = q < t.nw ? (int)q : t.nw - 1, lj = q < t.nw ? t.nh - 1 : (int)(q - t.nw);
-      h_node(a, t, ns, li, lj, lj < hx_rows, li < hy_cols, 1);
-    });
-  else
-    each_of(outer, [&](int64_t q) {
-      const int li = q < t.nw ? (int)q : t.nw - 1, lj = q < t.nw ? t.nh - 1 : (int)(q - t.nw);
-      if (t.free_of_slabs(li, lj)) {
-        free_h(a, t, li, lj, hx_rows, hy_cols);
-        return;
-      }
-      float *k0 = t.fpsi_on ? t.fpsi() + t.frame_index(li, lj) : NULL;
+  const float chx = a.chx, chy = a.chy;
+  if (t.magnetic) { // magnetic H: every node through fdtd_node.h
+    each_node(0, t.nw, 0, t.nh, [&](int li, int lj) { h_node(a, t, ns, li, lj, lj < hx_rows, li < hy_cols, 1); });
+  } else {
+    // The frame's nodes (CPML: psi in global memory) spread over all the
+    // block's threads, so their loads overlap; then the free box.
+    each_of(t.frame_nodes(), [&](int64_t k) {
+      int li, lj;
+      t.frame_node((int)k, li, lj);
+      float *k0 = t.fpsi_on ? t.fpsi() + k : NULL; // (frame node k's four psi, frame_nodes() apart)
       frame_h(a, t, ns, li, lj, lj < hx_rows, li < hy_cols, 1, k0, k0 ? k0 + t.frame_nodes() : NULL);
     });
+    each_node(t.fx0, t.fx1, t.fy0, t.fy1, [&](int li, int lj) {
+      const int s = t.at(li, lj);
+      const float e = t.ez()[s];
+      if (lj < hx_rows) t.hx()[s] = t.hx()[s] - chy * (t.ez()[s + t.w] - e);
+      if (li < hy_cols) t.hy()[s] = t.hy()[s] + chx * (t.ez()[s + 1] - e);
+    });
+  }
   if (t.magnetic) {
     if (t.i0 > 0) each_of(t.nh, [&](int64_t k) { h_node(a, t, ns, -1, (int)k, false, true, 0); });
     if (t.j0 > 0) each_of(t.nw, [&](int64_t k) { h_node(a, t, ns, (int)k, -1, true, false, 0); });
@@ -636,50 +598,44 @@ __device__ __forceinline__ void psi_fence() {
 // f(li, lj, word) for the tile's edge nodes on the sides that have a
 // neighbour (ghosts 0: the tile's own nodes and words) or its ghosts there
 // and the neighbours' words (ghosts 1), one node a thread where they fit.
-// (Word places as 32-bit offsets from the set's first word: the 64-bit
-// sums of each case cost registers the H update needs.)
 template <typename F>
 __device__ __forceinline__ void edge_nodes(const gs_fdtd_run_args &r, const RunPlan &p, const Tile &t, unsigned tag,
                                            bool ghosts, F f) {
   const gs_fdtd_step_args &a = r.set[0];
   const bool lo_x = t.i0 > 0, hi_x = t.i0 + t.nw <= a.nx, lo_y = t.j0 > 0, hi_y = t.j0 + t.nh <= a.ny;
-  const int per_tile = 2 * (p.tw + p.th), b = (int)blockIdx.x;
-  unsigned long long *set = edge_words(r, p, 0, tag);
+  const int b = (int)blockIdx.x, o = ghosts ? 1 : 0;
   each_of(2 * ((int64_t)t.nh + t.nw), [&](int64_t q) {
     const int k = (int)q;
-    int li, lj, at = -1; // (at: the word's offset in the set, -1: no neighbour on that side)
-    if (k < t.nh) {      // the left column and the left neighbour's right one
-      li = ghosts ? -1 : 0, lj = k;
-      if (lo_x) at = ghosts ? (b - 1) * per_tile + p.th + k : b * per_tile + k;
-    } else if (k < 2 * t.nh) { // the right column and the right neighbour's left one
-      li = ghosts ? t.nw : t.nw - 1, lj = k - t.nh;
-      if (hi_x) at = ghosts ? (b + 1) * per_tile + lj : b * per_tile + p.th + lj;
-    } else if (k < 2 * t.nh + t.nw) { // the bottom row and the lower neighbour's top one
-      li = k - 2 * t.nh, lj = ghosts ? -1 : 0;
-      if (lo_y) at = ghosts ? (b - p.x.n) * per_tile + 2 * p.th + p.tw + li : b * per_tile + 2 * p.th + li;
-    } else { // the top row and the upper neighbour's bottom one
-      li = k - 2 * t.nh - t.nw, lj = ghosts ? t.nh : t.nh - 1;
-      if (hi_y) at = ghosts ? (b + p.x.n) * per_tile + 2 * p.th + li : b * per_tile + 2 * p.th + p.tw + li;
+    if (k < t.nh) {
+      if (lo_x) f(-o, k, ghosts ? edge_words(r, p, b - 1, tag) + p.th + k : edge_words(r, p, b, tag) + k);
+    } else if (k < 2 * t.nh) {
+      const int m = k - t.nh;
+      if (hi_x) f(t.nw - 1 + o, m, ghosts ? edge_words(r, p, b + 1, tag) + m : edge_words(r, p, b, tag) + p.th + m);
+    } else if (k < 2 * t.nh + t.nw) {
+      const int m = k - 2 * t.nh;
+      if (lo_y)
+        f(m, -o,
+          ghosts ? edge_words(r, p, b - p.x.n, tag) + 2 * p.th + p.tw + m : edge_words(r, p, b, tag) + 2 * p.th + m);
+    } else {
+      const int m = k - 2 * t.nh - t.nw;
+      if (hi_y)
+        f(m, t.nh - 1 + o,
+          ghosts ? edge_words(r, p, b + p.x.n, tag) + 2 * p.th + m : edge_words(r, p, b, tag) + 2 * p.th + p.tw + m);
     }
-    if (at >= 0) f(li, lj, set + at);
   });
 }
 
-// The step's edges out (tag: the step's sequence number; fence: the tile's
-// psi is read by its neighbours, RunPlan::ghost_psi false).
-__device__ __forceinline__ void put_edges(const gs_fdtd_run_args &r, const RunPlan &p, const Tile &t, unsigned tag,
-                                          bool fence) {
+// The step's edges out (tag: the step's sequence number), then the
+// neighbours' into the ghosts.
+__device__ __forceinline__ void swap_edges(const gs_fdtd_run_args &r, const RunPlan &p, const Tile &t, unsigned tag,
+                                           bool fence) {
   if (fence) psi_fence();
   edge_nodes(r, p, t, tag, false,
              [&](int li, int lj, unsigned long long *w) { put_word(w, t.ez()[t.at(li, lj)], tag); });
-}
-
-// The neighbours' edges of step tag into the ghosts, once there.
-__device__ __forceinline__ void get_edges(const gs_fdtd_run_args &r, const RunPlan &p, const Tile &t, unsigned tag,
-                                          bool fence) {
   edge_nodes(r, p, t, tag, true,
              [&](int li, int lj, unsigned long long *w) { t.ez()[t.at(li, lj)] = get_word(w, tag); });
   if (fence) psi_fence();
+  __syncthreads();
 }
 
 constexpr int kRunThreads = kRunX * kRunY;
@@ -729,14 +685,13 @@ __device__ int run_clock_shown[4096];
 #endif
 
 // One step with buffer set a (a reference to a kernel parameter, so its
-// members stay parameter loads); first: the ghosts hold this step's input
-// (the launch's load), else the neighbours' edges of the step before come
-// in after h_inner, whose work hides their trip through L2; last: no edges
-// out after it; tag: the step's sequence number (put_edges). The source's
-// value is loaded first, so its latency passes during the update.
+// members stay parameter loads); last: no ghosts needed after it; tag: the
+// step's sequence number (swap_edges), fence: the tile reads or writes
+// psi a neighbour's H needs. The source's value is loaded first, so its
+// latency passes during the update.
 __device__ __forceinline__ void run_step(const gs_fdtd_run_args &r, const gs_fdtd_step_args &a, const Tile &t,
-                                         const Points &pt, const RunPlan &p, int ns, int64_t step, bool first,
-                                         bool last, unsigned tag) {
+                                         const Points &pt, const RunPlan &p, int ns, int64_t step, bool last,
+                                         unsigned tag) {
   const int k = (int)(threadIdx.y * kRunX + threadIdx.x);
   const float sv = pt.src >= 0 ? r.src_val[step * r.src_stride + k] : 0.f;
   if (pt.any_rx) {
@@ -751,13 +706,7 @@ __device__ __forceinline__ void run_step(const gs_fdtd_run_args &r, const gs_fdt
     __syncthreads(); // the samples read what the H update writes
   }
   RUN_CLOCK_START(since);
-  const bool fence = ns > 0 && !p.ghost_psi;
-  h_inner(a, t, ns);
-  RUN_TICK(0, since);
-  if (!first) get_edges(r, p, t, tag - 1, fence);
-  __syncthreads();
-  RUN_TICK(2, since);
-  h_outer(a, t, ns, p.ghost_psi);
+  h_phase(a, t, ns, p.ghost_psi);
   __syncthreads();
   RUN_TICK(0, since);
   e_phase(a, t, ns);
@@ -769,8 +718,10 @@ __device__ __forceinline__ void run_step(const gs_fdtd_run_args &r, const gs_fdt
       t.ez()[pt.src] = t.ez()[pt.src] - sv; // distinct nodes (checked by the parser)
     __syncthreads();
   }
-  if (!last) put_edges(r, p, t, tag, fence);
   RUN_TICK(1, since);
+  if (last) return;
+  swap_edges(r, p, t, tag, ns > 0 && !p.ghost_psi);
+  RUN_TICK(2, since);
 }
 
 #ifdef GS_FDTD_RUN_CLOCK
@@ -820,9 +771,9 @@ __global__ void __launch_bounds__(kRunThreads, kPerSm)
   for (int64_t s = 0; s < steps; ++s) {
     const unsigned tag = (unsigned)(done + (uint64_t)s + 1); // (wraps after 2^32 steps: only the last two matter)
     if (s % 2 == 0)
-      run_step(r, r.set[0], t, pt, p, ns, r.t0 + s, s == 0, s + 1 == steps, tag);
+      run_step(r, r.set[0], t, pt, p, ns, r.t0 + s, s + 1 == steps, tag);
     else
-      run_step(r, r.set[1], t, pt, p, ns, r.t0 + s, s == 0, s + 1 == steps, tag);
+      run_step(r, r.set[1], t, pt, p, ns, r.t0 + s, s + 1 == steps, tag);
   }
   if ((steps - 1) % 2 == 0)
     store_launch(r.set[0], t);
