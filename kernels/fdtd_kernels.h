@@ -139,6 +139,7 @@ typedef struct gs_fdtd_run_args {
    * launch of S steps on B blocks adds B (S - 1) (B: what gs_fdtd_run_fits
    * returned; barrier_base / B numbers the steps whose edges went out). */
   uint64_t *barrier;
+  int64_t barrier_bytes; /* its size (a launch whose words would not fit is refused) */
   uint64_t barrier_base;
   int blocks; /* GPU: what gs_fdtd_run_fits returned for this grid (a launch of another cut is refused) */
   /* gs_fdtd_fuse: the rank's owned nodes (global; own.i0 = oi, own.j0 = oj)

@@ -81,7 +81,7 @@ struct RunPlan {
 };
 
 // This block's nodes [i0, i1) x [j0, j1) (nw x nh) and its shared arrays:
-// (tw + 2) x (th + 2) nodes with one ghost node on each side, row pitch w (row_pitch);
+// (nw + 2) x (nh + 2) nodes with one ghost node on each side, row pitch w (row_pitch(nw));
 // local node (li, lj) at (lj + 1) w + li + 1. Nodes of the local box
 // [fx0, fx1) x [fy0, fy1) lie in no CPML slab (their update skips the slab
 // tests; the frame around it, the rest of the tile, does them);
@@ -261,7 +261,11 @@ __device__ void load_tile(const gs_fdtd_step_args &a, const Tile &t) {
     const int li = (int)(k % w) - 1, lj = (int)(k / w) - 1;
     const int64_t i = t.i0 + li, j = t.j0 + lj;
     const int s = t.at(li, lj);
-    const bool in = i >= 0 && i <= a.nx && j >= 0 && j <= a.ny;
+    // (not the four corner ghosts: no update reads them, and a diagonal
+    // neighbour, which this tile never waits for, may already be storing
+    // a two-step launch's end into these buffers)
+    const bool corner = (li < 0 || li == t.nw) && (lj < 0 || lj == t.nh);
+    const bool in = i >= 0 && i <= a.nx && j >= 0 && j <= a.ny && !corner;
     const int64_t g = gs_fdtd_at(&a, i, j);
     t.ez()[s] = in ? a.ez[g] : 0.f;
     t.hx()[s] = in ? a.hx[g] : 0.f;
@@ -485,7 +489,7 @@ __device__ void h_phase(const gs_fdtd_step_args &a, const Tile &t, int ns, bool 
   if (t.magnetic) { // magnetic H: every node through fdtd_node.h
     each_node(0, t.nw, 0, t.nh, [&](int li, int lj) { h_node(a, t, ns, li, lj, lj < hx_rows, li < hy_cols, 1); });
   } else {
-    // The frame's nodes (CPML: psi in global memory) spread over all the
+    // The frame's nodes (CPML: psi on chip or in global memory) spread over all the
     // block's threads, so their loads overlap; then the free box.
     each_of(t.frame_nodes(), [&](int64_t k) {
       int li, lj;
@@ -1108,6 +1112,7 @@ extern "C" int gs_fdtd_run_cuda(const gs_fdtd_run_args *a, int64_t steps, void *
   }
   RunPlan p;
   if (!plan_run(&a->set[0], &p) || p.blocks() != a->blocks) return (int)cudaErrorInvalidConfiguration;
+  if (gs_fdtd_run_scratch_cuda(&a->set[0]) > a->barrier_bytes) return (int)cudaErrorInvalidConfiguration;
   return (int)gs_launch::coop(run_kernel, dim3((unsigned)p.blocks()), dim3(kRunX, kRunY), p.smem, (cudaStream_t)stream,
                               *a, p, steps);
 }

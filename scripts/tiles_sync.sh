@@ -60,7 +60,7 @@ for round in $(seq "${GS_SYNC_ROUNDS:-2}"); do
   done
   for bin in $base $b; do
     [ -x $bin ] || continue
-    for c in ${GS_SYNC_NOPML_CUTS:-- 11,182,182,12,43,92}; do
+    for c in ${GS_SYNC_NOPML_CUTS:-- 11,182,182,12,84,84}; do
       env "$(cut_env "$c")" GPUSTENCIL_ONCHIP=1 $bin fdtd /tmp/nopml.in -o /tmp/np 2>&1 | grep -E "checksum|steps in" |
         sed "s|^|round $round, $bin, no CPML, cut $c: |"
     done

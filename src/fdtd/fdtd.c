@@ -488,17 +488,22 @@ int gs_fdtd_sim_set_onchip(gs_fdtd_sim *m, int on) {
   m->onchip = m->onchip_blocks > 0;
   snprintf(m->onchip_form, sizeof m->onchip_form, "%s", m->onchip ? m->b->fdtd_run_form(&a) : "none");
   gs_log_debug("fdtd: the grid on chip: %s", m->onchip_form);
-  const int64_t scratch = m->onchip ? m->b->fdtd_run_scratch(&a) : 0;
-  if (m->onchip && (!m->onchip_barrier || scratch > m->onchip_scratch)) {
-    if (m->onchip_barrier) {
-      m->b->stream_sync(m->s); /* (launches that may still use it) */
-      m->b->dev_free(m->onchip_barrier);
-    }
-    m->onchip_barrier = m->b->dev_alloc((size_t)scratch);
-    m->b->zero(m->onchip_barrier, (size_t)scratch, m->s);
-    m->onchip_scratch = scratch;
-    m->onchip_arrivals = 0;
+  if (!m->onchip) return 0;
+  /* The launches' scratch, zeroed and its count restarted whenever the path
+   * is set up: the step numbers of the edge words count from it, and a
+   * plan of another cut would misread words of the last one. */
+  const int64_t scratch = m->b->fdtd_run_scratch(&a);
+  if (m->onchip_barrier) m->b->stream_sync(m->s); /* (launches that may still use it) */
+  if (m->onchip_barrier && scratch > m->onchip_scratch) {
+    m->b->dev_free(m->onchip_barrier);
+    m->onchip_barrier = NULL;
   }
+  if (!m->onchip_barrier) {
+    m->onchip_barrier = m->b->dev_alloc((size_t)scratch);
+    m->onchip_scratch = scratch;
+  }
+  m->b->zero(m->onchip_barrier, (size_t)m->onchip_scratch, m->s);
+  m->onchip_arrivals = 0;
   return m->onchip;
 }
 
@@ -1035,6 +1040,7 @@ static void advance_onchip(gs_fdtd_sim *m, int64_t count) {
     const int cur = m->fields.cur;
     gs_fdtd_run_args a = run_args(m);
     a.barrier = (uint64_t *)m->onchip_barrier;
+    a.barrier_bytes = m->onchip_scratch;
     a.barrier_base = m->onchip_arrivals;
     a.blocks = m->onchip_blocks;
     m->b->fdtd_run(&a, n, m->s);
