@@ -195,7 +195,7 @@ __device__ int slab_at(const gs_fdtd_step_args &a, int dir, int64_t along) {
 // The psi word of slab p at node (along, other); -1: the slab does not span the node across.
 __device__ __forceinline__ int64_t psi_word(const gs_fdtd_slab &p, int64_t along, int64_t other) {
   if (other < p.o0 || other >= p.o1) return -1;
-  return (along - p.lo) * (p.o1 - p.o0) + (other - p.o0);
+  return gs_fdtd_psi_word(&p, along, other);
 }
 
 // A thread's psi, per ring row: the x slab's (E, H), then the y slab's (E, H).

@@ -31,6 +31,12 @@ GS_HD int64_t gs_fdtd_at(const gs_fdtd_step_args *a, int64_t i, int64_t j) {
   return (j - a->oj + a->g) * a->pitch + (i - a->oi + a->g);
 }
 
+/* The word of slab p's psi arrays at node (along, other): its index along
+ * the slab's axis and across it, inside the slab. */
+GS_HD int64_t gs_fdtd_psi_word(const gs_fdtd_slab *p, int64_t along, int64_t other) {
+  return (along - p->lo) * (p->o1 - p->o0) + (other - p->o0);
+}
+
 /* New Hx(i, j) from its old value h0 and d = Ez(i, j+1) - Ez(i, j): gprMax's
  * DA Hx - DBy d (c: the node's magnetic coefficients, NULL in free space;
  * DA is exactly 1 without magnetic loss), then the CPML correction of the y
@@ -49,7 +55,7 @@ GS_HD float gs_fdtd_hx_from(const gs_fdtd_step_args *a, int nslab, int64_t i, in
   for (int s = 0; s < nslab; ++s) {
     const gs_fdtd_slab *p = &a->slab[s];
     if (p->dir != 1 || j < p->lo || j >= p->hi || i < p->o0 || i >= p->o1) continue;
-    int64_t q = j - p->lo, w = (q * (p->o1 - p->o0)) + (i - p->o0);
+    int64_t q = j - p->lo, w = gs_fdtd_psi_word(p, j, i);
     float psi = own ? p->psi_h_in[w] : GS_READ_SHARED(&p->psi_h_in[w]);
     if (own) p->psi_h_out[w] = p->bh[q] * psi + p->ah[q] * d;
     h = h - cb * (p->kh[q] * d + psi);
@@ -71,7 +77,7 @@ GS_HD float gs_fdtd_hy_from(const gs_fdtd_step_args *a, int nslab, int64_t i, in
   for (int s = 0; s < nslab; ++s) {
     const gs_fdtd_slab *p = &a->slab[s];
     if (p->dir != 0 || i < p->lo || i >= p->hi || j < p->o0 || j >= p->o1) continue;
-    int64_t q = i - p->lo, w = (q * (p->o1 - p->o0)) + (j - p->o0);
+    int64_t q = i - p->lo, w = gs_fdtd_psi_word(p, i, j);
     float psi = own ? p->psi_h_in[w] : GS_READ_SHARED(&p->psi_h_in[w]);
     if (own) p->psi_h_out[w] = p->bh[q] * psi + p->ah[q] * d;
     h = h + cb * (p->kh[q] * d + psi);
@@ -109,7 +115,7 @@ GS_HD float gs_fdtd_e_from(const gs_fdtd_step_args *a, int nslab, int64_t i, int
     const gs_fdtd_slab *p = &a->slab[s];
     int64_t along = p->dir == 0 ? i : j, other = p->dir == 0 ? j : i;
     if (along < p->lo || along >= p->hi || other < p->o0 || other >= p->o1) continue;
-    int64_t q = along - p->lo, w = (q * (p->o1 - p->o0)) + (other - p->o0);
+    int64_t q = along - p->lo, w = gs_fdtd_psi_word(p, along, other);
     float d = p->dir == 0 ? dhy : dhx;
     float psi = p->psi_e_in[w];
     p->psi_e_out[w] = p->be[q] * psi + p->ae[q] * d;

@@ -338,7 +338,7 @@ __device__ void load_ghost_psi(const gs_fdtd_step_args &a, const Tile &t) {
     if ((col ? t.i0 : t.j0) > 0 && q < kSlabs) {
       const gs_fdtd_slab &p = a.slab[q];
       const int64_t along = col ? t.i0 - 1 : t.j0 - 1, other = col ? t.j0 + m : t.i0 + m;
-      if (other >= p.o0 && other < p.o1) v = __ldcg(p.psi_h_in + (along - p.lo) * (p.o1 - p.o0) + (other - p.o0));
+      if (other >= p.o0 && other < p.o1) v = __ldcg(p.psi_h_in + gs_fdtd_psi_word(&p, along, other));
     }
     (col ? t.gpx() : t.gpy())[m] = v;
   });
@@ -361,7 +361,7 @@ template <typename F> __device__ __forceinline__ void each_frame_psi(const gs_fd
       const gs_fdtd_slab &p = a.slab[q];
       const int64_t along = c == 0 ? i : j, other = c == 0 ? j : i;
       if (other < p.o0 || other >= p.o1) continue;
-      f(t.fpsi() + c * nf + k, t.fpsi() + (2 + c) * nf + k, p, (along - p.lo) * (p.o1 - p.o0) + (other - p.o0),
+      f(t.fpsi() + c * nf + k, t.fpsi() + (2 + c) * nf + k, p, gs_fdtd_psi_word(&p, along, other),
         c == 0 ? i < a.nx : j < a.ny, e);
     }
   });
@@ -396,7 +396,7 @@ __device__ void map_slabs(const gs_fdtd_step_args &a, const Tile &t) {
 __device__ __forceinline__ float slab_h(const gs_fdtd_slab &p, int64_t along, int64_t other, float h, float cb, float d,
                                         bool own, float *kept) {
   if (other < p.o0 || other >= p.o1) return h;
-  const int64_t q = along - p.lo, w = q * (p.o1 - p.o0) + (other - p.o0);
+  const int64_t q = along - p.lo, w = gs_fdtd_psi_word(&p, along, other);
   const float psi = kept ? *kept : own ? p.psi_h_in[w] : __ldcg(p.psi_h_in + w);
   if (kept)
     *kept = p.bh[q] * psi + p.ah[q] * d;
@@ -421,7 +421,7 @@ __device__ __forceinline__ float slab_e(const gs_fdtd_slab &p, int64_t i, int64_
     psi = *kept;
     *kept = p.be[q] * psi + p.ae[q] * d;
   } else {
-    const int64_t w = q * (p.o1 - p.o0) + (other - p.o0);
+    const int64_t w = gs_fdtd_psi_word(&p, along, other);
     psi = p.psi_e_in[w];
     p.psi_e_out[w] = p.be[q] * psi + p.ae[q] * d;
   }
