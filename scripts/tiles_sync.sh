@@ -18,6 +18,10 @@ part() { [ -z "${GS_SYNC_PARTS:-}" ] || [[ " $GS_SYNC_PARTS " == *" $1 "* ]]; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 b=build-gpu/gpustencil t=build-gpu/tests/test_fdtd_gpu base=build-base/gpustencil
 cut_env() { [ "$1" = - ] && echo "GS_FDTD_RUN_CUT=" || echo "GS_FDTD_RUN_CUT=$1"; }
+# A 2000 x 1000 scene without CPML, $1 steps, into file $2.
+nopml_scene() {
+  printf '#domain: 2 1 0.001\n#dx_dy_dz: 0.001 0.001 0.001\n#time_window: %s\n#pml_cells: 0\n#waveform: ricker 1 3e9 w\n#hertzian_dipole: z 1 0.5 0 w\n' "$1" > "$2"
+}
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader | tee "$out/device.txt"
 if part build; then
   { cmake -S . -B build-gpu -DCMAKE_CUDA_ARCHITECTURES=90 > "$out/cmake.log" 2>&1 &&
@@ -36,7 +40,7 @@ part san && sub="$sub san"
 if [[ " ${GS_SYNC_PARTS:-} " == *" clock "* ]]; then
   { cmake -S . -B build-clock -DCMAKE_CUDA_ARCHITECTURES=90 -DGPUSTENCIL_SCALE_TUNING=GS_FDTD_RUN_CLOCK > /dev/null 2>&1 &&
     cmake --build build-clock -j 16 --target gpustencil > "$out/build-clock.log" 2>&1; } || echo "clock build failed"
-  printf '#domain: 2 1 0.001\n#dx_dy_dz: 0.001 0.001 0.001\n#time_window: 2048\n#pml_cells: 0\n#waveform: ricker 1 3e9 w\n#hertzian_dipole: z 1 0.5 0 w\n' > /tmp/nopml_clock.in
+  nopml_scene 2048 /tmp/nopml_clock.in
   for run in ${GS_SYNC_CLOCK_RUNS:-2000x1000:-}; do
     g=${run%%:*} c=${run#*:}
     echo "== clock, grid $g, cut $c"
@@ -44,12 +48,12 @@ if [[ " ${GS_SYNC_PARTS:-} " == *" clock "* ]]; then
       env "$(cut_env "$c")" GPUSTENCIL_ONCHIP=1 build-clock/gpustencil fdtd /tmp/nopml_clock.in -o /tmp/npc 2>&1 | grep -E "^clock|steps in"
     else
       env "$(cut_env "$c")" GS_FDTD_RUN_FORM=tiles build-clock/gpustencil bench fdtd --grid $g --steps 2048 2>&1 |
-        grep -E "^clock" | tail -n +1 | awk '!seen[$3]++'
+        grep -E "^clock" | awk '!seen[$3]++'
     fi
   done 2>&1 | tee "$out/sync_clock.txt"
 fi
 part bench || exit 0
-printf '#domain: 2 1 0.001\n#dx_dy_dz: 0.001 0.001 0.001\n#time_window: 4000\n#pml_cells: 0\n#waveform: ricker 1 3e9 w\n#hertzian_dipole: z 1 0.5 0 w\n' > /tmp/nopml.in
+nopml_scene 4000 /tmp/nopml.in
 for round in $(seq "${GS_SYNC_ROUNDS:-2}"); do
   for g in ${GS_SYNC_GRIDS:-2000x1000 1000x1000 600x300}; do
     for bin in $base $b; do
