@@ -71,6 +71,7 @@ typedef struct gs_fdtd_step_args {
   int64_t nx, ny; /* global Ez nodes 0..nx x 0..ny; Ez on the outer rows and columns stays 0 */
   float chx, chy;
   const gs_fdtd_coef *coef; /* GS_FDTD_MAX_MATERIALS entries */
+  int nmat;                 /* entries of coef the nodes use (the first; 0: unknown, all may be) */
   /* Magnetic materials: the material of each node's Hx and Hy (same layout
    * as mat) and their coefficients; NULL when every H node is free space
    * (then chx, chy serve, and regions away from the CPML take the fast path). */

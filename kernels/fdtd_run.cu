@@ -30,6 +30,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 namespace {
 
@@ -75,6 +76,15 @@ struct RunPlan {
   int tw, th;
   unsigned smem;
   bool ghost_psi; // the tiles keep their ghosts' psi (Tile::gpx; free-space H, no two slabs of an axis meet)
+  // The CPML profiles in shared memory (read by the frame's updates, which
+  // took them from L2 before: L1 has little room beside the tiles), at byte
+  // prof_at: the tile's frame divisors (frame_div), then slab q's cell c as
+  // two float4 at prof_off[q] + 2 c: (bh, ah, kh, 0) and (be, ae, ke, 0).
+  // They take the end of the coefficient table where the materials leave
+  // it free, else the end of the block's shared memory. A tile keeps its
+  // frame's psi (Tile::fpsi) where it ends by byte psi_end.
+  unsigned prof_at, psi_end;
+  int prof_off[4];
   __host__ __device__ int blocks() const {
     return x.n * y.n;
   }
@@ -168,20 +178,46 @@ struct Tile {
     return nw * nh - (fx1 - fx0) * (fy1 - fy0);
   }
   // Node k of the frame: the rows below and above the free box, then the
-  // columns left and right of it in the rows between.
-  __device__ void frame_node(int k, int &li, int &lj) const {
+  // columns left and right of it in the rows between (the quotients by the
+  // tile's multipliers d, FrameDiv: an integer division took about 20
+  // instructions, three a frame node and phase).
+  __device__ void frame_node(int k, int &li, int &lj, const uint32_t *d) const {
     const int below = fy0 * nw, above = (nh - fy1) * nw, sides = fx0 + nw - fx1;
     if (k < below + above) {
-      lj = k < below ? k / nw : fy1 + (k - below) / nw;
-      li = (k < below ? k : k - below) % nw;
+      const int m = k < below ? k : k - below, row = div_by(m, nw, d[0]);
+      lj = k < below ? row : fy1 + row;
+      li = m - row * nw;
       return;
     }
     k -= below + above;
-    lj = fy0 + k / sides;
-    const int c = k % sides;
+    const int row = div_by(k, sides, d[1]);
+    lj = fy0 + row;
+    const int c = k - row * sides;
     li = c < fx0 ? c : fx1 + (c - fx0);
   }
+  // k / n for 0 <= k and k n < 2^32 through m = ceil(2^32 / n) (frame_div;
+  // m = 0 for n = 1): the floor of k m / 2^32 errs by less than k / 2^32,
+  // under 1 / n, so it lands on the quotient.
+  __device__ static int div_by(int k, int n, uint32_t m) {
+    return n == 1 ? k : (int)(((uint64_t)(uint32_t)k * m) >> 32);
+  }
 };
+
+// ceil(2^32 / n) for 1 < n (Tile::div_by), 0 for n <= 1.
+__device__ __forceinline__ uint32_t frame_div(int n) {
+  return n <= 1 ? 0u : (uint32_t)((0xFFFFFFFFull + (uint64_t)n) / (uint64_t)n);
+}
+
+// The tile's frame divisors (Tile::frame_node: frame_div of its width and
+// of its side columns' count) and the CPML profiles (RunPlan::prof_at).
+__device__ __forceinline__ uint32_t *frame_divs(const RunPlan &p) {
+  return reinterpret_cast<uint32_t *>(reinterpret_cast<char *>(run_smem) + p.prof_at);
+}
+
+// Slab q's profiles of H (e 0: bh, ah, kh) or E (e 1: be, ae, ke) at its cell c.
+__device__ __forceinline__ float4 slab_prof(const RunPlan &p, int q, int64_t c, int e) {
+  return reinterpret_cast<const float4 *>(frame_divs(p) + 4)[p.prof_off[q] + 2 * (int)c + e];
+}
 
 __device__ __forceinline__ int clamp_local(int64_t v, int64_t lo, int64_t hi) {
   return (int)(v < lo ? lo : v > hi ? hi : v);
@@ -252,7 +288,8 @@ template <typename F> __device__ __forceinline__ void each_of(int64_t n, F f) {
 
 // The fields and materials of the tile and its ghost ring from the arrays.
 __device__ void load_tile(const gs_fdtd_step_args &a, const Tile &t) {
-  each_of(GS_FDTD_MAX_MATERIALS, [&](int64_t k) {
+  // (the materials in use only: the profiles may take the table's end, RunPlan::prof_at)
+  each_of(a.nmat > 0 && a.nmat < GS_FDTD_MAX_MATERIALS ? a.nmat : GS_FDTD_MAX_MATERIALS, [&](int64_t k) {
     const gs_fdtd_coef c = a.coef[k];
     t.coef()[k] = make_float4(c.ca, c.cbx, c.cby, c.src);
   });
@@ -348,11 +385,12 @@ __device__ void load_ghost_psi(const gs_fdtd_step_args &a, const Tile &t) {
 // for each slab psi of each frame node the tile holds (Tile::fpsi): the
 // steps update psi of H where the node has that H (x slab: Hy, i < nx; y
 // slab: Hx, j < ny), of E at interior nodes.
-template <typename F> __device__ __forceinline__ void each_frame_psi(const gs_fdtd_step_args &a, const Tile &t, F f) {
+template <typename F>
+__device__ __forceinline__ void each_frame_psi(const gs_fdtd_step_args &a, const Tile &t, const RunPlan &pl, F f) {
   const int nf = t.frame_nodes();
   each_of(nf, [&](int64_t k) {
     int li, lj;
-    t.frame_node((int)k, li, lj);
+    t.frame_node((int)k, li, lj, frame_divs(pl));
     const int64_t i = t.i0 + li, j = t.j0 + lj;
     const bool e = i >= 1 && i < a.nx && j >= 1 && j < a.ny;
     for (int c = 0; c < 2; ++c) {
@@ -367,11 +405,27 @@ template <typename F> __device__ __forceinline__ void each_frame_psi(const gs_fd
   });
 }
 
-// Whether the block's shared memory (smem bytes) holds the frame's psi
-// after the tile's arrays (Tile::fpsi).
-__device__ bool frame_psi_fits(const Tile &t, unsigned smem) {
+// Whether the block's shared memory holds the frame's psi after the tile's
+// arrays (Tile::fpsi, RunPlan::psi_end).
+__device__ bool frame_psi_fits(const Tile &t, const RunPlan &p) {
   const char *end = reinterpret_cast<const char *>(t.fpsi() + 4 * (int64_t)t.frame_nodes());
-  return end - reinterpret_cast<const char *>(run_smem) <= (ptrdiff_t)smem;
+  return end - reinterpret_cast<const char *>(run_smem) <= (ptrdiff_t)p.psi_end;
+}
+
+// The frame divisors and the profiles of a's slabs into shared memory (RunPlan::prof_at).
+__device__ void load_profiles(const gs_fdtd_step_args &a, const Tile &t, const RunPlan &p) {
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
+    frame_divs(p)[0] = frame_div(t.nw);
+    frame_divs(p)[1] = frame_div(t.fx0 + t.nw - t.fx1);
+  }
+  float4 *prof = reinterpret_cast<float4 *>(frame_divs(p) + 4);
+  for (int q = 0; q < a.nslab; ++q) {
+    const gs_fdtd_slab &s = a.slab[q];
+    each_of(s.hi - s.lo, [&](int64_t c) {
+      prof[p.prof_off[q] + 2 * c] = make_float4(s.bh[c], s.ah[c], s.kh[c], 0.f);
+      prof[p.prof_off[q] + 2 * c + 1] = make_float4(s.be[c], s.ae[c], s.ke[c], 0.f);
+    });
+  }
 }
 
 // The slab maps (Tile::xs, Tile::ys) from the step's slab list.
@@ -393,46 +447,48 @@ __device__ void map_slabs(const gs_fdtd_step_args &a, const Tile &t) {
 // own: the node's owner (stores psi), else a ghost (reads it); kept: the
 // node's psi held on chip (Tile::gpx, gpy, fpsi; read and updated there),
 // or NULL: in global memory (a ghost's from L2).
-__device__ __forceinline__ float slab_h(const gs_fdtd_slab &p, int64_t along, int64_t other, float h, float cb, float d,
-                                        bool own, float *kept) {
+__device__ __forceinline__ float slab_h(const RunPlan &pl, int sq, const gs_fdtd_slab &p, int64_t along, int64_t other,
+                                        float h, float cb, float d, bool own, float *kept) {
   if (other < p.o0 || other >= p.o1) return h;
   const int64_t q = along - p.lo, w = gs_fdtd_psi_word(&p, along, other);
+  const float4 f = slab_prof(pl, sq, q, 0); // (bh, ah, kh)
   const float psi = kept ? *kept : own ? p.psi_h_in[w] : __ldcg(p.psi_h_in + w);
   if (kept)
-    *kept = p.bh[q] * psi + p.ah[q] * d;
+    *kept = f.x * psi + f.y * d;
   else if (own)
-    p.psi_h_out[w] = p.bh[q] * psi + p.ah[q] * d;
-  return p.dir == 1 ? h - cb * (p.kh[q] * d + psi) : h + cb * (p.kh[q] * d + psi);
+    p.psi_h_out[w] = f.x * psi + f.y * d;
+  return p.dir == 1 ? h - cb * (f.z * d + psi) : h + cb * (f.z * d + psi);
 }
 
 // The CPML correction of slab p on a new Ez (gs_fdtd_e_from's, one slab);
 // c: the node's (ca, cbx, cby, src); kx, ky: its psi of E in its x and y
 // slab held on chip (Tile::fpsi), or NULL.
 template <bool kKept>
-__device__ __forceinline__ float slab_e(const gs_fdtd_slab &p, int64_t i, int64_t j, float ez, float4 c, float dhy,
-                                        float dhx, float *kx, float *ky) {
+__device__ __forceinline__ float slab_e(const RunPlan &pl, int sq, const gs_fdtd_slab &p, int64_t i, int64_t j, float ez,
+                                        float4 c, float dhy, float dhx, float *kx, float *ky) {
   const int64_t along = p.dir == 0 ? i : j, other = p.dir == 0 ? j : i;
   if (other < p.o0 || other >= p.o1) return ez;
   const int64_t q = along - p.lo;
+  const float4 f = slab_prof(pl, sq, q, 1); // (be, ae, ke)
   const float d = p.dir == 0 ? dhy : dhx;
   float psi;
   if (kKept) {
     float *kept = p.dir == 0 ? kx : ky;
     psi = *kept;
-    *kept = p.be[q] * psi + p.ae[q] * d;
+    *kept = f.x * psi + f.y * d;
   } else {
     const int64_t w = gs_fdtd_psi_word(&p, along, other);
     psi = p.psi_e_in[w];
-    p.psi_e_out[w] = p.be[q] * psi + p.ae[q] * d;
+    p.psi_e_out[w] = f.x * psi + f.y * d;
   }
-  return p.dir == 0 ? ez + c.y * (p.ke[q] * d + psi) : ez - c.z * (p.ke[q] * d + psi);
+  return p.dir == 0 ? ez + c.y * (f.z * d + psi) : ez - c.z * (f.z * d + psi);
 }
 
 // New H of a frame node (or a ghost: own 0; kx, ky: its psi of H in its x
 // and y slab held on chip, or NULL) in free-space H through the slab maps:
 // at most one slab of each axis, found without searching.
-__device__ __forceinline__ void frame_h(const gs_fdtd_step_args &a, const Tile &t, int ns, int li, int lj, bool hx,
-                                        bool hy, int own, float *kx, float *ky) {
+__device__ __forceinline__ void frame_h(const gs_fdtd_step_args &a, const Tile &t, const RunPlan &pl, int ns, int li,
+                                        int lj, bool hx, bool hy, int own, float *kx, float *ky) {
   const uint8_t sx = t.xs()[li + 1], sy = t.ys()[lj + 1];
   if (sx == kSlabs || sy == kSlabs) {
     h_node(a, t, ns, li, lj, hx, hy, own);
@@ -444,12 +500,12 @@ __device__ __forceinline__ void frame_h(const gs_fdtd_step_args &a, const Tile &
   if (hx) {
     const float d = t.ez()[s + t.w] - e;
     const float h = t.hx()[s] - a.chy * d;
-    t.hx()[s] = sy == kNoSlab ? h : slab_h(a.slab[sy], j, i, h, a.chy, d, own, ky);
+    t.hx()[s] = sy == kNoSlab ? h : slab_h(pl, sy, a.slab[sy], j, i, h, a.chy, d, own, ky);
   }
   if (hy) {
     const float d = t.ez()[s + 1] - e;
     const float h = t.hy()[s] + a.chx * d;
-    t.hy()[s] = sx == kNoSlab ? h : slab_h(a.slab[sx], i, j, h, a.chx, d, own, kx);
+    t.hy()[s] = sx == kNoSlab ? h : slab_h(pl, sx, a.slab[sx], i, j, h, a.chx, d, own, kx);
   }
 }
 
@@ -457,8 +513,8 @@ __device__ __forceinline__ void frame_h(const gs_fdtd_step_args &a, const Tile &
 // slabs in the order of the slab list (as gs_fdtd_e_from loops); kx, ky:
 // its psi of E held on chip, or NULL.
 template <bool kKept>
-__device__ __forceinline__ void frame_e(const gs_fdtd_step_args &a, const Tile &t, int ns, int li, int lj, float *kx,
-                                        float *ky) {
+__device__ __forceinline__ void frame_e(const gs_fdtd_step_args &a, const Tile &t, const RunPlan &pl, int ns, int li, int lj,
+                                        float *kx, float *ky) {
   const uint8_t sx = t.xs()[li + 1], sy = t.ys()[lj + 1];
   const int s = t.at(li, lj);
   const int64_t i = t.i0 + li, j = t.j0 + lj;
@@ -472,8 +528,8 @@ __device__ __forceinline__ void frame_e(const gs_fdtd_step_args &a, const Tile &
   const float4 c = t.coef()[t.mat()[s]];
   float ez = c.x * t.ez()[s] + (c.y * dhy - c.z * dhx);
   const uint8_t first = sx < sy ? sx : sy, second = sx < sy ? sy : sx;
-  if (first != kNoSlab) ez = slab_e<kKept>(a.slab[first], i, j, ez, c, dhy, dhx, kx, ky);
-  if (second != kNoSlab) ez = slab_e<kKept>(a.slab[second], i, j, ez, c, dhy, dhx, kx, ky);
+  if (first != kNoSlab) ez = slab_e<kKept>(pl, first, a.slab[first], i, j, ez, c, dhy, dhx, kx, ky);
+  if (second != kNoSlab) ez = slab_e<kKept>(pl, second, a.slab[second], i, j, ez, c, dhy, dhx, kx, ky);
   t.ez()[s] = ez;
 }
 
@@ -483,7 +539,8 @@ __device__ __forceinline__ void frame_e(const gs_fdtd_step_args &a, const Tile &
 // free-space H take fdtd_node.h's expressions with no slab and no magnetic
 // coefficients written out (the same bits, a fraction of the instructions).
 // ghost_psi: the ghosts' psi kept by the tile (RunPlan::ghost_psi).
-__device__ void h_phase(const gs_fdtd_step_args &a, const Tile &t, int ns, bool ghost_psi) {
+__device__ void h_phase(const gs_fdtd_step_args &a, const Tile &t, const RunPlan &pl, int ns) {
+  const bool ghost_psi = pl.ghost_psi;
   const int hx_rows = (int)min((int64_t)t.nh, a.ny - t.j0), hy_cols = (int)min((int64_t)t.nw, a.nx - t.i0);
   const float chx = a.chx, chy = a.chy;
   if (t.magnetic) { // magnetic H: every node through fdtd_node.h
@@ -493,9 +550,9 @@ __device__ void h_phase(const gs_fdtd_step_args &a, const Tile &t, int ns, bool 
     // block's threads, so their loads overlap; then the free box.
     each_of(t.frame_nodes(), [&](int64_t k) {
       int li, lj;
-      t.frame_node((int)k, li, lj);
+      t.frame_node((int)k, li, lj, frame_divs(pl));
       float *k0 = t.fpsi_on ? t.fpsi() + k : NULL; // (frame node k's four psi, frame_nodes() apart)
-      frame_h(a, t, ns, li, lj, lj < hx_rows, li < hy_cols, 1, k0, k0 ? k0 + t.frame_nodes() : NULL);
+      frame_h(a, t, pl, ns, li, lj, lj < hx_rows, li < hy_cols, 1, k0, k0 ? k0 + t.frame_nodes() : NULL);
     });
     each_node(t.fx0, t.fx1, t.fy0, t.fy1, [&](int li, int lj) {
       const int s = t.at(li, lj);
@@ -510,16 +567,16 @@ __device__ void h_phase(const gs_fdtd_step_args &a, const Tile &t, int ns, bool 
   } else {
     if (t.i0 > 0)
       each_of(t.nh,
-              [&](int64_t k) { frame_h(a, t, ns, -1, (int)k, false, true, 0, ghost_psi ? t.gpx() + k : NULL, NULL); });
+              [&](int64_t k) { frame_h(a, t, pl, ns, -1, (int)k, false, true, 0, ghost_psi ? t.gpx() + k : NULL, NULL); });
     if (t.j0 > 0)
       each_of(t.nw,
-              [&](int64_t k) { frame_h(a, t, ns, (int)k, -1, true, false, 0, NULL, ghost_psi ? t.gpy() + k : NULL); });
+              [&](int64_t k) { frame_h(a, t, pl, ns, (int)k, -1, true, false, 0, NULL, ghost_psi ? t.gpy() + k : NULL); });
   }
 }
 
 // New Ez of the interior nodes: the frame's through fdtd_node.h, then the
 // free box's written out (the same expressions with no slab).
-__device__ void e_phase(const gs_fdtd_step_args &a, const Tile &t, int ns) {
+__device__ void e_phase(const gs_fdtd_step_args &a, const Tile &t, const RunPlan &pl, int ns) {
   // the interior nodes [ex0, ex1) x [ey0, ey1) of the tile (the PEC walls keep Ez = 0)
   const int ex0 = clamp_local(1 - t.i0, 0, t.nw), ex1 = clamp_local(a.nx - t.i0, 0, t.nw);
   const int ey0 = clamp_local(1 - t.j0, 0, t.nh), ey1 = clamp_local(a.ny - t.j0, 0, t.nh);
@@ -528,15 +585,15 @@ __device__ void e_phase(const gs_fdtd_step_args &a, const Tile &t, int ns) {
   if (t.fpsi_on)
     each_of(nf, [&](int64_t k) {
       int li, lj;
-      t.frame_node((int)k, li, lj);
+      t.frame_node((int)k, li, lj, frame_divs(pl));
       if (li >= ex0 && li < ex1 && lj >= ey0 && lj < ey1)
-        frame_e<true>(a, t, ns, li, lj, t.fpsi() + 2 * nf + k, t.fpsi() + 3 * nf + k);
+        frame_e<true>(a, t, pl, ns, li, lj, t.fpsi() + 2 * nf + k, t.fpsi() + 3 * nf + k);
     });
   else
     each_of(nf, [&](int64_t k) {
       int li, lj;
-      t.frame_node((int)k, li, lj);
-      if (li >= ex0 && li < ex1 && lj >= ey0 && lj < ey1) frame_e<false>(a, t, ns, li, lj, NULL, NULL);
+      t.frame_node((int)k, li, lj, frame_divs(pl));
+      if (li >= ex0 && li < ex1 && lj >= ey0 && lj < ey1) frame_e<false>(a, t, pl, ns, li, lj, NULL, NULL);
     });
   each_node(max(t.fx0, ex0), min(t.fx1, ex1), max(t.fy0, ey0), min(t.fy1, ey1), [&](int li, int lj) {
     const int s = t.at(li, lj);
@@ -710,10 +767,10 @@ __device__ __forceinline__ void run_step(const gs_fdtd_run_args &r, const gs_fdt
     __syncthreads(); // the samples read what the H update writes
   }
   RUN_CLOCK_START(since);
-  h_phase(a, t, ns, p.ghost_psi);
+  h_phase(a, t, p, ns);
   __syncthreads();
   RUN_TICK(0, since);
-  e_phase(a, t, ns);
+  e_phase(a, t, p, ns);
   __syncthreads();
   if (pt.any_src) {
     if (r.nsrc > kRunThreads)
@@ -744,10 +801,10 @@ __device__ void print_clock(const gs_fdtd_run_args &r, const Tile &t, int64_t st
 #endif
 
 // The tile's fields, and its frame's psi held on chip, to a's outputs.
-__device__ void store_launch(const gs_fdtd_step_args &a, const Tile &t) {
+__device__ void store_launch(const gs_fdtd_step_args &a, const Tile &t, const RunPlan &p) {
   store_tile(a, t);
   if (t.fpsi_on)
-    each_frame_psi(a, t, [&](const float *h, const float *e, const gs_fdtd_slab &q, int64_t w, bool h_new, bool e_new) {
+    each_frame_psi(a, t, p, [&](const float *h, const float *e, const gs_fdtd_slab &q, int64_t w, bool h_new, bool e_new) {
       if (h_new) q.psi_h_out[w] = *h;
       if (e_new) q.psi_e_out[w] = *e;
     });
@@ -758,14 +815,15 @@ __global__ void __launch_bounds__(kRunThreads, kPerSm)
   Tile t = tile_of_block(r.set[0], p, r.set[0].hmx != NULL);
   const gs_fdtd_region box = {t.i0, t.i0 + t.nw, t.j0, t.j0 + t.nh};
   const int ns = gs_fdtd_slabs_reach(&r.set[0], box) ? r.set[0].nslab : 0; // tiles away from the CPML skip its checks
-  t.fpsi_on = p.ghost_psi && ns > 0 && frame_psi_fits(t, p.smem);
+  t.fpsi_on = p.ghost_psi && ns > 0 && frame_psi_fits(t, p);
   load_tile(r.set[0], t);
   map_slabs(r.set[0], t);
+  load_profiles(r.set[0], t, p);
   const Points pt = points_of_tile(r, t); // (its barriers end the load too)
   if (p.ghost_psi) {
     load_ghost_psi(r.set[0], t);
     if (t.fpsi_on)
-      each_frame_psi(r.set[0], t, [&](float *h, float *e, const gs_fdtd_slab &q, int64_t w, bool, bool) {
+      each_frame_psi(r.set[0], t, p, [&](float *h, float *e, const gs_fdtd_slab &q, int64_t w, bool, bool) {
         *h = q.psi_h_in[w];
         *e = q.psi_e_in[w];
       });
@@ -780,9 +838,9 @@ __global__ void __launch_bounds__(kRunThreads, kPerSm)
       run_step(r, r.set[1], t, pt, p, ns, r.t0 + s, s + 1 == steps, tag);
   }
   if ((steps - 1) % 2 == 0)
-    store_launch(r.set[0], t);
+    store_launch(r.set[0], t, p);
   else
-    store_launch(r.set[1], t);
+    store_launch(r.set[1], t, p);
 #ifdef GS_FDTD_RUN_CLOCK
   print_clock(r, t, steps);
 #endif
@@ -983,6 +1041,43 @@ static bool slabs_apart(const gs_fdtd_step_args *a) {
   return true;
 }
 
+// Bytes of the frame divisors and the CPML profiles in shared memory (RunPlan::prof_at).
+static int profile_bytes(const gs_fdtd_step_args *a) {
+  int64_t cells = 0;
+  for (int q = 0; q < a->nslab; ++q)
+    cells += a->slab[q].hi - a->slab[q].lo;
+  return cells > (1 << 20) ? INT_MAX / 2 : 4 * (int)sizeof(uint32_t) + 2 * (int)sizeof(float4) * (int)cells;
+}
+
+// Whether prof bytes of profiles fit the end of the coefficient table
+// beside the materials the nodes use (RunPlan::prof_at).
+static bool coef_tail_fits(const gs_fdtd_step_args *a, int prof) {
+  const int table = (int)sizeof(float4) * GS_FDTD_MAX_MATERIALS;
+  return a->nmat > 0 && prof <= table && ((table - prof) & ~15) >= (int)sizeof(float4) * a->nmat;
+}
+
+// The profiles' place (RunPlan::prof_at): the end of the coefficient table
+// (tail), else after the tiles' arrays (their plan's smem bytes), or with
+// the ghosts' psi kept, at the end of all the block may take (smem bytes);
+// with the ghosts' psi kept, the tiles with room keep their frame's psi
+// before them.
+static void place_profiles(const gs_fdtd_step_args *a, int smem, int prof, bool tail, RunPlan *p) {
+  if (tail) {
+    p->prof_at = (unsigned)((int)sizeof(float4) * GS_FDTD_MAX_MATERIALS - prof) & ~15u;
+    if (p->ghost_psi) p->smem = (unsigned)smem;
+    p->psi_end = p->smem;
+  } else {
+    p->prof_at = p->ghost_psi ? (unsigned)(smem - prof) & ~15u : (p->smem + 15u) & ~15u;
+    p->smem = p->prof_at + (unsigned)prof;
+    p->psi_end = p->prof_at;
+  }
+  int at = 0;
+  for (int q = 0; q < a->nslab; ++q) {
+    p->prof_off[q] = at;
+    at += 2 * (int)(a->slab[q].hi - a->slab[q].lo);
+  }
+}
+
 // The last plan made and what it depends on: a run asks at every launch,
 // and the search weighs thousands of cuts (about a millisecond).
 struct PlanMemo {
@@ -991,12 +1086,19 @@ struct PlanMemo {
   int64_t nx, ny;
   gs_fdtd_region free;
   bool magnetic, apart;
+  int prof, nmat;              // profile_bytes, the materials in use
+  bool tail;                   // the profiles at the table's end (place_profiles)
+  int64_t thick[4]; // each slab's cells (RunPlan::prof_off)
   RunPlan plan;
 };
 
 static bool same_key(const PlanMemo &m, int dev, const gs_fdtd_step_args *a, const gs_fdtd_region &f) {
-  return m.made && m.dev == dev && m.nx == a->nx && m.ny == a->ny && m.magnetic == (a->hmx != NULL) &&
-         m.apart == slabs_apart(a) && m.free.i0 == f.i0 && m.free.i1 == f.i1 && m.free.j0 == f.j0 && m.free.j1 == f.j1;
+  bool same = m.made && m.dev == dev && m.nx == a->nx && m.ny == a->ny && m.magnetic == (a->hmx != NULL) &&
+              m.apart == slabs_apart(a) && m.free.i0 == f.i0 && m.free.i1 == f.i1 && m.free.j0 == f.j0 &&
+              m.free.j1 == f.j1 && m.prof == profile_bytes(a) && m.nmat == a->nmat;
+  for (int q = 0; q < a->nslab && same; ++q)
+    same = m.thick[q] == a->slab[q].hi - a->slab[q].lo;
+  return same;
 }
 
 // The cut of the grid into at most kPerSm tiles per SM (search_cut), if the
@@ -1012,22 +1114,31 @@ static bool plan_run(const gs_fdtd_step_args *a, RunPlan *p) {
     return false;
   }
   const gs_fdtd_region f = slab_free_box(*a);
-  if (same_key(memo, dev, a, f)) {
+  const int prof = profile_bytes(a);
+  // (GS_FDTD_RUN_PROFILES=end: the profiles after the tiles even where the
+  // table has room, a test knob: the emulator's scenes have few materials)
+  const char *at = getenv("GS_FDTD_RUN_PROFILES");
+  const bool tail = coef_tail_fits(a, prof) && !(at && strcmp(at, "end") == 0);
+  if (same_key(memo, dev, a, f) && memo.tail == tail) {
     *p = memo.plan;
     return memo.ok;
   }
   *p = RunPlan{};
   // The ghosts' psi kept where the scene allows it and the tiles still fit, else read from L2.
   const bool kept = a->hmx == NULL && slabs_apart(a);
-  bool ok = search_cut(a, d.sms * kPerSm, d.smem, kept, p) || (kept && search_cut(a, d.sms * kPerSm, d.smem, false, p));
-  if (ok && p->ghost_psi) p->smem = (unsigned)d.smem; // all of it: tiles with room keep their frame's psi
+  const int room = tail ? d.smem : d.smem - prof - 16; // (16: the profiles' alignment)
+  bool ok = room > 0 && (search_cut(a, d.sms * kPerSm, room, kept, p) ||
+                         (kept && search_cut(a, d.sms * kPerSm, room, false, p)));
+  if (ok) place_profiles(a, d.smem, prof, tail, p);
   int resident = 0;                                   // what the registers and shared memory really allow
   if (ok && cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, run_kernel, kRunThreads, p->smem) != cudaSuccess) {
     cudaGetLastError();
     return false;
   }
   ok = ok && resident * d.sms >= p->blocks();
-  memo = PlanMemo{true, ok, dev, a->nx, a->ny, f, a->hmx != NULL, slabs_apart(a), *p};
+  memo = PlanMemo{true, ok, dev, a->nx, a->ny, f, a->hmx != NULL, slabs_apart(a), prof, a->nmat, tail, {0, 0, 0, 0}, *p};
+  for (int q = 0; q < a->nslab; ++q)
+    memo.thick[q] = a->slab[q].hi - a->slab[q].lo;
   return ok;
 }
 

@@ -3,7 +3,9 @@
 # Nsight Compute's per-instruction stall samples of one launch (256 steps) on 2000 x 1000 with a
 # 10-cell CPML, for each form of GS_COLS_FORMS (tiles: run_kernel, ez/regs: cols_kernel), folded
 # by scripts/ncu_barrier_share.py into the share of samples waiting at each barrier; GS_DIAG_CUTS:
-# the tiles form's cuts (GS_FDTD_RUN_CUT) to profile, GS_DIAG_PML the CPML's cells. GPU machine.
+# the tiles form's cuts (GS_FDTD_RUN_CUT) to profile, GS_DIAG_PML the CPML's cells,
+# GS_DIAG_NCU_ARGS more ncu options (e.g. "--set full"; the SASS with its CUDA lines is kept
+# as sass_cuda_*.csv). GPU machine.
 source "$(dirname "${BASH_SOURCE[0]}")/gpu_prologue.sh"
 # (a build of its own: -lineinfo must not leak into build-gpu, which the other scripts time)
 cmake -S . -B build-lineinfo -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_FLAGS=-lineinfo > "$out/cmake.log" 2>&1 &&
@@ -16,9 +18,10 @@ for form in ${GS_COLS_FORMS:-tiles regs}; do
     kernel=cols_kernel; [ "$form" = tiles ] && kernel=run_kernel
     tag=$form; [ "$cut" = - ] || tag=$form-$cut
     GS_FDTD_RUN_CUT=${cut#-} GS_FDTD_RUN_FORM=$form GPUSTENCIL_ONCHIP=1 timeout 300 ncu --kernel-name "regex:$kernel" \
-      --launch-count 1 --import-source yes --section SourceCounters --section WarpStateStats -o "/tmp/rep-$tag" -f \
+      --launch-count 1 --import-source yes --section SourceCounters --section WarpStateStats ${GS_DIAG_NCU_ARGS:-} -o "/tmp/rep-$tag" -f \
       $b fdtd /tmp/s.in -o "/tmp/o-$tag" > "$out/ncu_$tag.txt" 2>&1
     ncu -i "/tmp/rep-$tag.ncu-rep" --page source --csv --print-source sass > "/tmp/sass-$tag.csv" 2> "$out/sass_$tag.err"
+    ncu -i "/tmp/rep-$tag.ncu-rep" --page source --csv --print-source cuda,sass > "$out/sass_cuda_$tag.csv" 2>> "$out/sass_$tag.err"
     echo "== form $form, cut $cut, 2000 x 1000, $pml-cell CPML ($kernel)"
     ncu -i "/tmp/rep-$tag.ncu-rep" --page details > "$out/details_$tag.txt" 2>&1
     grep -E "Warp Cycles Per Issued|Block Size|Grid Size|Registers|Duration" "$out/details_$tag.txt" | head -5

@@ -269,6 +269,7 @@ static gs_status init_materials(gs_fdtd_sim *m, char *err, size_t errlen) {
     m->mat.coef_host[k] = e_coef(sc, &geo.mat[k]);
     m->mat.hcoef_host[k] = h_coef(sc, &geo.mat[k]);
   }
+  m->mat.nmat = geo.nmat;
   m->mat.chx = m->mat.hcoef_host[0].dbx; /* free space */
   m->mat.chy = m->mat.hcoef_host[0].dby;
   m->mat.coef = b->dev_alloc(sizeof m->mat.coef_host);
@@ -716,6 +717,7 @@ static gs_fdtd_step_args step_args(const gs_fdtd_sim *m, int in, int out) {
                          .chx = m->mat.chx,
                          .chy = m->mat.chy,
                          .coef = m->mat.coef,
+                         .nmat = m->mat.nmat,
                          .hmx = m->mat.hmx,
                          .hmy = m->mat.hmy,
                          .hcoef = m->mat.hcoef,

@@ -43,6 +43,7 @@ typedef struct gs_fdtd_materials {
   uint8_t *host; /* material of every node of the arrays (fields.v.mat on the device) */
   gs_fdtd_coef coef_host[GS_FDTD_MAX_MATERIALS];
   gs_fdtd_coef *coef; /* device copy of coef_host */
+  int nmat;           /* entries the nodes use (the first nmat) */
   float chx, chy;     /* H update in free space: dt / (mu0 dx), dt / (mu0 dy) */
   gs_fdtd_hcoef hcoef_host[GS_FDTD_MAX_MATERIALS];
   const uint8_t *hmx, *hmy; /* device: material of each node's Hx, Hy; NULL unless some are magnetic */
