@@ -1008,23 +1008,34 @@ static bool axis_kinds(const Cut &c, int64_t X, int64_t f0, int64_t f1, AxisKind
 
 // A step's work on a tile of w x h nodes whose free box is fw x fh, in
 // rounds of the block's kRunX x kRunY threads over the free box, plus for
-// each kRunThreads nodes of the frame (CPML psi from global memory, a few
-// times the instructions) kFrameX rounds in the slabs of x (the tile's side
-// columns), kFrameY in the others. Fitted to the times of 18 cuts of three
-// grids on an H200 (docs/performance.md, session 15).
-constexpr double kFrameX = 2, kFrameY = 6;
+// each kRunThreads nodes of the frame kFrameX rounds in the slabs of x (the
+// tile's side columns), and in the others kFrameYKept where the tile holds
+// its frame's psi (kept: frame_h_kept, frame_e_kept), else kFrameY (psi in
+// global memory). From the per-tile clock of two cuts of 2000 x 1000 on an
+// H200 (docs/performance.md, session 18; session 15 fitted 2 and 6 to
+// times before the frame's psi and profiles were on chip).
+constexpr double kFrameX = 5.5, kFrameY = 6, kFrameYKept = 3.2;
 
-static double tile_cost(int w, int fw, int h, int fh) {
+static double tile_cost(int w, int fw, int h, int fh, bool kept) {
   if (fw == 0 || fh == 0) fw = fh = 0;
   const int64_t rounds = (int64_t)((fw + kRunX - 1) / kRunX) * ((fh + kRunY - 1) / kRunY);
   const double in_x = (double)(w - fw) * h, in_y = (double)fw * (h - fh);
-  return (double)rounds + (kFrameX * in_x + kFrameY * in_y) / kRunThreads;
+  return (double)rounds + (kFrameX * in_x + (kept ? kFrameYKept : kFrameY) * in_y) / kRunThreads;
+}
+
+// Whether a tile of w x h nodes whose free box is fw x fh keeps its
+// frame's psi in smem bytes (as the kernel decides: Tile::fpsi_on), given
+// the plan keeps the ghosts' psi (kept).
+static bool keeps_frame_psi(int w, int fw, int h, int fh, bool kept, int smem) {
+  if (fw == 0 || fh == 0) fw = fh = 0;
+  const int64_t frame = (int64_t)w * h - (int64_t)fw * fh;
+  return kept && frame > 0 && tile_bytes(w, h, false, true) + 4 * sizeof(float) * (size_t)frame <= (size_t)smem;
 }
 
 // The cuts of X nodes into n tiles a plan tries: even widths (the last
 // tile the rest), and where a CPML slab starts the axis (f0 > 0) first
-// tiles of the slab plus whole rounds (R nodes) of free nodes, the middle
-// ones wider; at most max_cuts. (Not a tile of the slab alone: such cuts
+// tiles of the slab plus R, 2 R, ... free nodes, the middle ones wider; at
+// most max_cuts. (Not a tile of the slab alone: such cuts
 // measured slower than the cost says.)
 static int axis_cuts(int64_t X, int n, int64_t f0, int R, Cut *cuts, int max_cuts) {
   const int64_t even = (X + n - 1) / n;
@@ -1089,7 +1100,8 @@ static double score_cut(const gs_fdtd_step_args *a, const gs_fdtd_region &f, con
   double worst = 0;
   for (int p = 0; p < kx.n; ++p)
     for (int q = 0; q < ky.n; ++q)
-      worst = fmax(worst, tile_cost(kx.w[p], kx.fw[p], ky.w[q], ky.fw[q]));
+      worst = fmax(worst, tile_cost(kx.w[p], kx.fw[p], ky.w[q], ky.fw[q],
+                                    keeps_frame_psi(kx.w[p], kx.fw[p], ky.w[q], ky.fw[q], kept, smem)));
   return worst * 4096.0 + *tw + *th;
 }
 
@@ -1114,7 +1126,9 @@ static bool search_cut(const gs_fdtd_step_args *a, int blocks, int smem, bool ke
       for (int ny = 1; nx * ny <= blocks && ny <= Y; ++ny) {
         // (no cut of nx x ny tiles fits if the even one does not)
         if (tile_bytes((int)((X + nx - 1) / nx), (int)((Y + ny - 1) / ny), magnetic, kept) > (size_t)smem) continue;
-        const int mx = axis_cuts(X, nx, f.i0, kRunX, xs, 64), my = axis_cuts(Y, ny, f.j0, kRunY, ys, 64);
+        // (free widths of the first tile in steps of a quarter round: session 18's best cut of 2000 x 1000
+        // has x-slab tiles of 150 nodes, 139 free)
+        const int mx = axis_cuts(X, nx, f.i0, kRunX / 4, xs, 64), my = axis_cuts(Y, ny, f.j0, kRunY / 4, ys, 64);
         for (int u = 0; u < mx; ++u)
           for (int v = 0; v < my; ++v) {
             const double score = score_cut(a, f, xs[u], ys[v], smem, kept, pass == 0, &tw, &th);
