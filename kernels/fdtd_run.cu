@@ -1083,10 +1083,22 @@ static bool asked_cut(int64_t X, int64_t Y, int blocks, Cut *cx, Cut *cy) {
   return (int64_t)cx->n * cy->n <= blocks;
 }
 
+// Whether a tile w nodes wide that meets an x slab, fw of them free, has a
+// width its cost misses: measured (session 18, per-tile clock, 2000 x 1000
+// on an H200), such tiles whose free box takes 4 column rounds, the last
+// one more than half full (free widths 121, 123, 124, 126), took 1.3-1.4x
+// their cost in both phases, left and right of the grid, while free widths
+// of 128, 131, 139 and 140 took what the cost says. Not explained (not the
+// frame: the same 11 columns; not the shared-memory banks); the plan avoids
+// them where it can.
+static bool odd_side_width(int w, int fw) {
+  return w > fw && fw > 3 * kRunX && fw % kRunX > kRunX / 2;
+}
+
 // The plan's score of a cut of the grid (lower is better): the slowest
 // tile's work, then the shorter edges; < 0 if its tiles (with their
 // ghosts' psi if kept) do not fit, or
-// (no_tall) its middle tiles are taller than wide (measured slower than the
+// (no_tall: the first pass) an x-slab tile has an odd_side_width or its middle tiles are taller than wide (measured slower than the
 // cost says: 96 x 167 nodes 12.9 us a step at 2000 x 1000, 182 x 92 11.7).
 static double score_cut(const gs_fdtd_step_args *a, const gs_fdtd_region &f, const Cut &cx, const Cut &cy, int smem,
                         bool kept, bool no_tall, int *tw, int *th) {
@@ -1097,6 +1109,8 @@ static double score_cut(const gs_fdtd_step_args *a, const gs_fdtd_region &f, con
   if (tile_bytes(*tw, *th, a->hmx != NULL, kept) > (size_t)smem) return -1;
   AxisKinds kx, ky;
   if (!axis_kinds(cx, X, f.i0, f.i1, &kx) || !axis_kinds(cy, Y, f.j0, f.j1, &ky)) return -1;
+  for (int p = 0; p < kx.n && no_tall; ++p)
+    if (odd_side_width(kx.w[p], kx.fw[p])) return -1;
   double worst = 0;
   for (int p = 0; p < kx.n; ++p)
     for (int q = 0; q < ky.n; ++q)
