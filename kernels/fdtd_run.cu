@@ -1086,13 +1086,14 @@ static bool asked_cut(int64_t X, int64_t Y, int blocks, Cut *cx, Cut *cy) {
 // Whether a tile w nodes wide that meets an x slab, fw of them free, has a
 // width its cost misses: measured (session 18, per-tile clock, 2000 x 1000
 // on an H200), such tiles whose free box takes 4 column rounds, the last
-// one more than half full (free widths 121, 123, 124, 126), took 1.3-1.4x
+// one partial (free widths 107, 112, 121, 123, 124, 126), took 1.3-1.4x
 // their cost in both phases, left and right of the grid, while free widths
-// of 128, 131, 139 and 140 took what the cost says. Not explained (not the
-// frame: the same 11 columns; not the shared-memory banks); the plan avoids
-// them where it can.
+// of 128, 131, 139, 140, 154 and 160 took about what the cost says. Not
+// explained (not the frame: the same 11 columns; not the shared-memory
+// banks: the free box's rows are read whole); the plan avoids them where
+// it can.
 static bool odd_side_width(int w, int fw) {
-  return w > fw && fw > 3 * kRunX && fw % kRunX > kRunX / 2;
+  return w > fw && fw > 3 * kRunX && fw < 4 * kRunX;
 }
 
 // The plan's score of a cut of the grid (lower is better): the slowest
