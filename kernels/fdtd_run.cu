@@ -20,6 +20,10 @@
 // psi stays in global memory, read from the step's input set and written to
 // its output set by the node's owner (a ghost's H reads it from L2, and the
 // edge swap then fences), as the one-step kernels do.
+// The CPML profiles sit in shared memory too (RunPlan::prof_at), and a
+// frame node whose psi the tile holds takes a lean update in 32-bit
+// indices (frame_h_kept, frame_e_kept: session 18, the frame's cost from
+// about 5.7 free nodes' to 3-5 in y and x slabs).
 #include <cuda_runtime.h>
 
 #include "fdtd_kernels.h"
@@ -482,33 +486,26 @@ __device__ __forceinline__ float slab_h(const RunPlan &pl, int sq, const gs_fdtd
   return p.dir == 1 ? h - cb * (f.z * d + psi) : h + cb * (f.z * d + psi);
 }
 
-// The CPML correction of slab p on a new Ez (gs_fdtd_e_from's, one slab);
-// c: the node's (ca, cbx, cby, src); kx, ky: its psi of E in its x and y
-// slab held on chip (Tile::fpsi), or NULL.
-template <bool kKept>
+// The CPML correction of slab p (place sq in the list) on a new Ez
+// (gs_fdtd_e_from's, one slab), its psi in global memory; c: the node's
+// (ca, cbx, cby, src). (With psi on chip: slab_e_kept.)
 __device__ __forceinline__ float slab_e(const RunPlan &pl, int sq, const gs_fdtd_slab &p, int64_t i, int64_t j, float ez,
-                                        float4 c, float dhy, float dhx, float *kx, float *ky) {
+                                        float4 c, float dhy, float dhx) {
   const int64_t along = p.dir == 0 ? i : j, other = p.dir == 0 ? j : i;
   if (other < p.o0 || other >= p.o1) return ez;
   const int64_t q = along - p.lo;
   const float4 f = slab_prof(pl, sq, q, 1); // (be, ae, ke)
   const float d = p.dir == 0 ? dhy : dhx;
-  float psi;
-  if (kKept) {
-    float *kept = p.dir == 0 ? kx : ky;
-    psi = *kept;
-    *kept = f.x * psi + f.y * d;
-  } else {
-    const int64_t w = gs_fdtd_psi_word(&p, along, other);
-    psi = p.psi_e_in[w];
-    p.psi_e_out[w] = f.x * psi + f.y * d;
-  }
+  const int64_t w = gs_fdtd_psi_word(&p, along, other);
+  const float psi = p.psi_e_in[w];
+  p.psi_e_out[w] = f.x * psi + f.y * d;
   return p.dir == 0 ? ez + c.y * (f.z * d + psi) : ez - c.z * (f.z * d + psi);
 }
 
-// New H of a frame node (or a ghost: own 0; kx, ky: its psi of H in its x
-// and y slab held on chip, or NULL) in free-space H through the slab maps:
-// at most one slab of each axis, found without searching.
+// New H of a frame node whose psi is in global memory (or of a ghost: own
+// 0; kx, ky: its psi of H in its x and y slab held on chip, Tile::gpx and
+// gpy, or NULL) in free-space H through the slab maps: at most one slab of
+// each axis, found without searching.
 __device__ __forceinline__ void frame_h(const gs_fdtd_step_args &a, const Tile &t, const RunPlan &pl, int ns, int li,
                                         int lj, bool hx, bool hy, int own, float *kx, float *ky) {
   const uint8_t sx = t.xs()[li + 1], sy = t.ys()[lj + 1];
@@ -531,12 +528,11 @@ __device__ __forceinline__ void frame_h(const gs_fdtd_step_args &a, const Tile &
   }
 }
 
-// New Ez of an interior frame node through the slab maps, the two axes'
-// slabs in the order of the slab list (as gs_fdtd_e_from loops); kx, ky:
-// its psi of E held on chip, or NULL.
-template <bool kKept>
-__device__ __forceinline__ void frame_e(const gs_fdtd_step_args &a, const Tile &t, const RunPlan &pl, int ns, int li, int lj,
-                                        float *kx, float *ky) {
+// New Ez of an interior frame node whose psi is in global memory through
+// the slab maps, the two axes' slabs in the order of the slab list (as
+// gs_fdtd_e_from loops).
+__device__ __forceinline__ void frame_e(const gs_fdtd_step_args &a, const Tile &t, const RunPlan &pl, int ns, int li,
+                                        int lj) {
   const uint8_t sx = t.xs()[li + 1], sy = t.ys()[lj + 1];
   const int s = t.at(li, lj);
   const int64_t i = t.i0 + li, j = t.j0 + lj;
@@ -550,8 +546,8 @@ __device__ __forceinline__ void frame_e(const gs_fdtd_step_args &a, const Tile &
   const float4 c = t.coef()[t.mat()[s]];
   float ez = c.x * t.ez()[s] + (c.y * dhy - c.z * dhx);
   const uint8_t first = sx < sy ? sx : sy, second = sx < sy ? sy : sx;
-  if (first != kNoSlab) ez = slab_e<kKept>(pl, first, a.slab[first], i, j, ez, c, dhy, dhx, kx, ky);
-  if (second != kNoSlab) ez = slab_e<kKept>(pl, second, a.slab[second], i, j, ez, c, dhy, dhx, kx, ky);
+  if (first != kNoSlab) ez = slab_e(pl, first, a.slab[first], i, j, ez, c, dhy, dhx);
+  if (second != kNoSlab) ez = slab_e(pl, second, a.slab[second], i, j, ez, c, dhy, dhx);
   t.ez()[s] = ez;
 }
 
@@ -688,7 +684,7 @@ __device__ void e_phase(const gs_fdtd_step_args &a, const Tile &t, const RunPlan
     each_of(nf, [&](int64_t k) {
       int li, lj;
       t.frame_node((int)k, li, lj, frame_divs(pl));
-      if (li >= ex0 && li < ex1 && lj >= ey0 && lj < ey1) frame_e<false>(a, t, pl, ns, li, lj, NULL, NULL);
+      if (li >= ex0 && li < ex1 && lj >= ey0 && lj < ey1) frame_e(a, t, pl, ns, li, lj);
     });
   each_node(max(t.fx0, ex0), min(t.fx1, ex1), max(t.fy0, ey0), min(t.fy1, ey1), [&](int li, int lj) {
     const int s = t.at(li, lj);
