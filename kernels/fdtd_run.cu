@@ -489,8 +489,8 @@ __device__ __forceinline__ float slab_h(const RunPlan &pl, int sq, const gs_fdtd
 // The CPML correction of slab p (place sq in the list) on a new Ez
 // (gs_fdtd_e_from's, one slab), its psi in global memory; c: the node's
 // (ca, cbx, cby, src). (With psi on chip: slab_e_kept.)
-__device__ __forceinline__ float slab_e(const RunPlan &pl, int sq, const gs_fdtd_slab &p, int64_t i, int64_t j, float ez,
-                                        float4 c, float dhy, float dhx) {
+__device__ __forceinline__ float slab_e(const RunPlan &pl, int sq, const gs_fdtd_slab &p, int64_t i, int64_t j,
+                                        float ez, float4 c, float dhy, float dhx) {
   const int64_t along = p.dir == 0 ? i : j, other = p.dir == 0 ? j : i;
   if (other < p.o0 || other >= p.o1) return ez;
   const int64_t q = along - p.lo;
@@ -558,8 +558,8 @@ __device__ __forceinline__ void frame_e(const gs_fdtd_step_args &a, const Tile &
 // update took about 240 instructions a warp for the frame's H and E
 // together, against 37 for a free node). kx, ky: its psi of H in its x
 // and y slab.
-__device__ __forceinline__ void frame_h_kept(const gs_fdtd_step_args &a, const Tile &t, const RunPlan &pl, int li, int lj,
-                                             bool hx, bool hy, float *kx, float *ky) {
+__device__ __forceinline__ void frame_h_kept(const gs_fdtd_step_args &a, const Tile &t, const RunPlan &pl, int li,
+                                             int lj, bool hx, bool hy, float *kx, float *ky) {
   const uint8_t sx = t.xs()[li + 1], sy = t.ys()[lj + 1];
   const int s = t.at(li, lj);
   const float e = t.ez()[s];
@@ -657,11 +657,13 @@ __device__ void h_phase(const gs_fdtd_step_args &a, const Tile &t, const RunPlan
     if (t.j0 > 0) each_of(t.nw, [&](int64_t k) { h_node(a, t, ns, (int)k, -1, true, false, 0); });
   } else {
     if (t.i0 > 0)
-      each_of(t.nh,
-              [&](int64_t k) { frame_h(a, t, pl, ns, -1, (int)k, false, true, 0, ghost_psi ? t.gpx() + k : NULL, NULL); });
+      each_of(t.nh, [&](int64_t k) {
+        frame_h(a, t, pl, ns, -1, (int)k, false, true, 0, ghost_psi ? t.gpx() + k : NULL, NULL);
+      });
     if (t.j0 > 0)
-      each_of(t.nw,
-              [&](int64_t k) { frame_h(a, t, pl, ns, (int)k, -1, true, false, 0, NULL, ghost_psi ? t.gpy() + k : NULL); });
+      each_of(t.nw, [&](int64_t k) {
+        frame_h(a, t, pl, ns, (int)k, -1, true, false, 0, NULL, ghost_psi ? t.gpy() + k : NULL);
+      });
   }
 }
 
@@ -895,10 +897,11 @@ __device__ void print_clock(const gs_fdtd_run_args &r, const Tile &t, int64_t st
 __device__ void store_launch(const gs_fdtd_step_args &a, const Tile &t, const RunPlan &p) {
   store_tile(a, t);
   if (t.fpsi_on)
-    each_frame_psi(a, t, p, [&](const float *h, const float *e, const gs_fdtd_slab &q, int64_t w, bool h_new, bool e_new) {
-      if (h_new) q.psi_h_out[w] = *h;
-      if (e_new) q.psi_e_out[w] = *e;
-    });
+    each_frame_psi(a, t, p,
+                   [&](const float *h, const float *e, const gs_fdtd_slab &q, int64_t w, bool h_new, bool e_new) {
+                     if (h_new) q.psi_h_out[w] = *h;
+                     if (e_new) q.psi_e_out[w] = *e;
+                   });
 }
 
 __global__ void __launch_bounds__(kRunThreads, kPerSm)
@@ -1095,8 +1098,8 @@ static bool odd_side_width(int w, int fw) {
 // The plan's score of a cut of the grid (lower is better): the slowest
 // tile's work, then the shorter edges; < 0 if its tiles (with their
 // ghosts' psi if kept) do not fit, or
-// (no_tall: the first pass) an x-slab tile has an odd_side_width or its middle tiles are taller than wide (measured slower than the
-// cost says: 96 x 167 nodes 12.9 us a step at 2000 x 1000, 182 x 92 11.7).
+// (no_tall: the first pass) an x-slab tile has an odd_side_width or its middle tiles are taller than wide (measured
+// slower than the cost says: 96 x 167 nodes 12.9 us a step at 2000 x 1000, 182 x 92 11.7).
 static double score_cut(const gs_fdtd_step_args *a, const gs_fdtd_region &f, const Cut &cx, const Cut &cy, int smem,
                         bool kept, bool no_tall, int *tw, int *th) {
   const int64_t X = a->nx + 1, Y = a->ny + 1;
@@ -1206,8 +1209,8 @@ struct PlanMemo {
   int64_t nx, ny;
   gs_fdtd_region free;
   bool magnetic, apart;
-  int prof, nmat;              // profile_bytes, the materials in use
-  bool tail;                   // the profiles at the table's end (place_profiles)
+  int prof, nmat;   // profile_bytes, the materials in use
+  bool tail;        // the profiles at the table's end (place_profiles)
   int64_t thick[4]; // each slab's cells (RunPlan::prof_off)
   RunPlan plan;
 };
@@ -1247,16 +1250,17 @@ static bool plan_run(const gs_fdtd_step_args *a, RunPlan *p) {
   // The ghosts' psi kept where the scene allows it and the tiles still fit, else read from L2.
   const bool kept = a->hmx == NULL && slabs_apart(a);
   const int room = tail ? d.smem : d.smem - prof - 16; // (16: the profiles' alignment)
-  bool ok = room > 0 && (search_cut(a, d.sms * kPerSm, room, kept, p) ||
-                         (kept && search_cut(a, d.sms * kPerSm, room, false, p)));
+  bool ok = room > 0 &&
+            (search_cut(a, d.sms * kPerSm, room, kept, p) || (kept && search_cut(a, d.sms * kPerSm, room, false, p)));
   if (ok) place_profiles(a, d.smem, prof, tail, p);
-  int resident = 0;                                   // what the registers and shared memory really allow
+  int resident = 0; // what the registers and shared memory really allow
   if (ok && cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, run_kernel, kRunThreads, p->smem) != cudaSuccess) {
     cudaGetLastError();
     return false;
   }
   ok = ok && resident * d.sms >= p->blocks();
-  memo = PlanMemo{true, ok, dev, a->nx, a->ny, f, a->hmx != NULL, slabs_apart(a), prof, a->nmat, tail, {0, 0, 0, 0}, *p};
+  memo =
+      PlanMemo{true, ok, dev, a->nx, a->ny, f, a->hmx != NULL, slabs_apart(a), prof, a->nmat, tail, {0, 0, 0, 0}, *p};
   for (int q = 0; q < a->nslab; ++q)
     memo.thick[q] = a->slab[q].hi - a->slab[q].lo;
   return ok;
