@@ -150,9 +150,23 @@ scene3 cfs.in "#pml_cfs: constant forward -1 0 constant forward 1 1 quadratic fo
   "cfs.in:8: #pml_cfs: the minimum and maximum scaling values must be >= 0 \\('-1 0'\\)"
 scene3 cfs2.in "#pml_cfs: constant forward 0 0 constant forward 1 1 quadratic forward 0 -2\n" \
   "cfs2.in:8: #pml_cfs: the minimum and maximum scaling values must be >= 0"
+# Values whose update factors overflow float32 turned every field into NaN (session 16's pass):
+# a 1e-300 Ohm line or source, a Debye pole of 1e-300 s, a Drude or Lorentz pole just as extreme.
+scene3 tl.in "#transmission_line: z 0.01 0.01 0.005 1e-300 w\n" \
+  "tl.in:8: #transmission_line: resistance 1e-300 Ohms is too small: its update factor [0-9.e+]+ is beyond float32's range"
+scene3 vs.in "#voltage_source: z 0.01 0.01 0.005 1e-38 w\n" \
+  "vs.in:8: #voltage_source: resistance 1e-38 Ohms is too small: its update factor 1e\+41 is beyond float32's range"
+for pole in "debye: 1 5 1e-300" "drude: 1 1e20 1e-20" "lorentz: 1 1e30 1e10 0"; do
+  scene3 disp.in "#material: 4 0 1 0 soil\n#add_dispersion_$pole soil\n" \
+    "disp.in:9: #add_dispersion_${pole%%:*}: pole 1: its update factors \([-0-9.e+]+, [-0-9.e+]+\) are beyond float32's range"
+done
 # A NUL byte inside a line hid the rest of it from the length check and split it into two commands.
 { printf "$h3"; printf '#title: x\0#box: 0 0 0 0.01 0.01 0.01 pec\n'; } >nul.in
 refused "nul.in:8: a NUL byte: not a text line" -- "$bin" fdtd "${cpu[@]}" nul.in -o o
+# A UTF-8 byte order mark before the first command is read past (it hid that command, and the
+# refusal then named a later, misleading cause); the first command's own error proves it was read.
+printf '\xEF\xBB\xBF#domain: 0.1 0.1 x\n#dx_dy_dz: 0.002 0.002 0.002\n#time_window: 3e-9\n' >bom.in
+refused "bom.in:1: #domain: 'x' is not a number" -- "$bin" fdtd "${cpu[@]}" bom.in -o o
 py=; for c in python3 /usr/bin/python3; do "$c" -c "import h5py, numpy" 2>/dev/null && { py=$c; break; }; done
 if [ -n "$py" ]; then # (the tests' python with h5py: tests/CMakeLists.txt, GS_PYTHON_H5)
   # Geometry objects files: a materials list's numbers as the scene's (inf gave NaN fields, hex was taken);

@@ -870,9 +870,17 @@ static int parse_file(parser *p, FILE *fp) {
     if (len == sizeof line - 1 && line[len - 1] != '\n')
       return gs_perr(p, "line longer than %zu characters", sizeof line - 2);
     if (nul) return gs_perr(p, "a NUL byte: not a text line");
-    while (len && isspace((unsigned char)line[len - 1]))
-      line[--len] = '\0';
-    if (parse_line(p, line)) return -1;
+    /* A UTF-8 byte order mark (Windows editors write one) is an encoding
+     * marker, not text: read past it as Python's utf-8-sig would, so the
+     * first command is not taken for a comment. */
+    char *text = line;
+    if (p->line == 1 && len >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0) {
+      text += 3;
+      len -= 3;
+    }
+    while (len && isspace((unsigned char)text[len - 1]))
+      text[--len] = '\0';
+    if (parse_line(p, text)) return -1;
   }
   return 0;
 }

@@ -11,6 +11,7 @@
  * their order in the file, so the names are resolved once the file is read
  * (gs_scene_resolve_dispersion), with the checks that need dt. Peplinski
  * soils are refused (one line) until they are implemented. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,23 @@
 #include "scene_internal.h"
 
 static const char *const kind_names[] = {"add_dispersion_debye", "add_dispersion_lorentz", "add_dispersion_drude"};
+
+/* The pole's w and q, which gprMax keeps as float32 (complex64): past
+ * FLT_MAX they are inf and the update gives NaN (a Debye tau of 1e-38 s
+ * did). Their magnitudes: Debye de / tau and 1 / tau; Drude (2 pi omega)^2 /
+ * alpha and alpha; Lorentz (2 pi omega)^2 de / root and root, where root =
+ * sqrt((2 pi omega)^2 - delta^2). */
+static int check_pole_range(gs_parser *p, const char *cmd, const gs_dispersion *d, int q) {
+  const double de = d->deltaer[q], tau = d->tau[q], a = d->alpha[q];
+  const double wp2 = (2 * GS_PI * tau) * (2 * GS_PI * tau), root = sqrt(wp2 - a * a);
+  double w = 0, rate = 0;
+  if (d->kind == GS_DISP_DEBYE) w = fabs(de) / tau, rate = 1 / tau;
+  if (d->kind == GS_DISP_DRUDE) w = wp2 / a, rate = a;
+  if (d->kind == GS_DISP_LORENTZ) w = wp2 * de / root, rate = fmax(root, a);
+  if (!(w <= FLT_MAX && rate <= FLT_MAX))
+    return gs_perr(p, "#%s: pole %d: its update factors (%g, %g) are beyond float32's range", cmd, q + 1, w, rate);
+  return 0;
+}
 
 /* The checks that need no dt: gprMax's tau > 0 for Debye; for Lorentz and
  * Drude, what keeps its coefficients finite (positive frequencies, an
@@ -34,7 +52,7 @@ static int check_pole(gs_parser *p, const char *cmd, const gs_dispersion *d, int
     return gs_perr(p, "#%s: pole %d: 2 pi omega must exceed delta (an underdamped pole)", cmd, q + 1);
   if (d->kind == GS_DISP_DRUDE && !(d->tau[q] > 0 && d->alpha[q] > 0))
     return gs_perr(p, "#%s: pole %d: omega and alpha must be positive", cmd, q + 1);
-  return 0;
+  return check_pole_range(p, cmd, d, q);
 }
 
 int gs_cmd_add_dispersion(gs_parser *p, const gs_command_call *c) {

@@ -3,6 +3,7 @@
  * (docs/fdtd.md, "3D models"; docs/gprmax-rules.md, "3D sources"). */
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #ifndef M_PI /* C11 leaves it out */
 #define M_PI 3.14159265358979323846
@@ -112,11 +113,27 @@ int gs_cmd_magnetic_dipole(gs_parser *p, const gs_command_call *c) {
   return add_source3(p, &x);
 }
 
+/* A resistance whose update factors overflow float32 (the fields' type, as
+ * gprMax's): the conductance it adds at its node, d_pol / (R d_a d_b), and a
+ * line's 1 / R * c dt / dl (1 / sqrt(3) R). Past FLT_MAX the source's node
+ * turns the fields into NaN (1e-40 Ohms did), so it is refused here. */
+static int check_resistance(gs_parser *p, const char *cmd, const gs_source3 *x) {
+  const gs_scene *s = p->s;
+  const double d[3] = {s->dx, s->dy, s->dz};
+  const int c = x->at.pol, a = c == 0 ? 1 : 0, b = c == 2 ? 1 : 2;
+  const double per_ohm = fmax(d[c] / (d[a] * d[b]), x->kind == GS_SRC3_TLINE ? 1 / sqrt(3.0) : 0);
+  if (x->resistance > 0 && !(per_ohm / x->resistance <= FLT_MAX))
+    return gs_perr(p, "#%s: resistance %g Ohms is too small: its update factor %g is beyond float32's range", cmd,
+                   x->resistance, per_ohm / x->resistance);
+  return 0;
+}
+
 /* #voltage_source: pol x y z resistance waveform [delay remove]. */
 int gs_cmd_voltage_source(gs_parser *p, const gs_command_call *c) {
   gs_source3 x = {.kind = GS_SRC3_VOLTAGE};
   if (parse_source(p, c, 5, 0, &x.at) || gs_parse_double(p, c->arg[4], &x.resistance, c->name)) return -1;
   if (x.resistance < 0) return gs_perr(p, "#voltage_source: resistance %g is below 0", x.resistance);
+  if (check_resistance(p, c->name, &x)) return -1;
   for (int k = 0; k < p->s->nsrc3; ++k) {
     const gs_source3 *o = &p->s->src3[k];
     if (o->kind == GS_SRC3_VOLTAGE && o->at.i == x.at.i && o->at.j == x.at.j && o->at.k == x.at.k &&
@@ -135,6 +152,7 @@ int gs_cmd_transmission_line(gs_parser *p, const gs_command_call *c) {
   if (parse_source(p, c, 5, 0, &x.at) || gs_parse_double(p, c->arg[4], &x.resistance, c->name)) return -1;
   if (!(x.resistance > 0) || x.resistance >= GS_Z0)
     return gs_perr(p, "#transmission_line: resistance %g is not in (0, 376.73) Ohms", x.resistance);
+  if (check_resistance(p, c->name, &x)) return -1;
   return add_source3(p, &x);
 }
 
