@@ -8,6 +8,7 @@
 #include <mpi-ext.h>
 #endif
 
+#include "backend.h"
 #include "error.h"
 
 void gs_comm_init(gs_comm *c) {
@@ -32,9 +33,15 @@ void gs_comm_init(gs_comm *c) {
   GS_MPI_CHECK(MPI_Bcast(idx, 2, MPI_INT, 0, c->node));
   c->node_index = idx[0];
   c->node_count = idx[1];
+  /* Memory limits bind the ranks of their cgroup (gs_host_mem_share), which need not be all the node's. */
+  char cgroup[1024];
+  gs_host_cgroup_self(cgroup, sizeof cgroup);
+  c->node_cgroups = gs_comm_allgather_text(cgroup, c->node);
 }
 
 void gs_comm_free(gs_comm *c) {
+  if (c->node_cgroups) gs_comm_free_texts(c->node_cgroups, c->local_size);
+  c->node_cgroups = NULL;
   if (c->node != MPI_COMM_NULL && c->node) GS_MPI_CHECK(MPI_Comm_free(&c->node));
   if (c->world != MPI_COMM_NULL && c->world) GS_MPI_CHECK(MPI_Comm_free(&c->world));
 }

@@ -12,6 +12,7 @@ typedef struct gs_comm {
   int local_rank, local_size; /* in node */
   int node_index, node_count; /* nodes numbered by their lowest world rank */
   char host[256];
+  char **node_cgroups; /* the node ranks' memory cgroup folders, by local rank */
 } gs_comm;
 
 /* Fills c from MPI_COMM_WORLD (MPI must be initialised). Fatal on failure. */

@@ -1,5 +1,5 @@
-/* gs_host_mem_share_from: the node's available memory (MemAvailable within a
- * cgroup v2 or v1 room) is shared by the node's ranks, while a ulimit -v
+/* gs_host_mem_share_from: the node's available memory (MemAvailable) is
+ * shared by the node's ranks, each cgroup v2 or v1 limit by the ranks under it, while a ulimit -v
  * (RLIMIT_AS) is each process's own and is not divided. Before this, a 3D
  * model split over 4 ranks of one node let each rank take the whole node's
  * memory. */
@@ -26,6 +26,61 @@ static void cgroup_dir(const char *root, const char *name, char *out, size_t n) 
   CHECK(mkdir(out, 0700) == 0);
 }
 
+/* gs_host_mem_share_from with meminfo and a cgroup root, this process in the
+ * cgroup folder rel ("/" for the root; v1: "N:memory:/rel" lines). */
+static size_t share(const char *meminfo, const char *root, const char *self_line, int node_ranks, char *const *peers,
+                    int npeers) {
+  char self[700];
+  snprintf(self, sizeof self, "%s/self_cgroup", root);
+  put(root, "self_cgroup", self_line);
+  const gs_host_files f = {meminfo, root, self};
+  return gs_host_mem_share_from(&f, node_ranks, peers, npeers);
+}
+
+/* Which folder /proc/self/cgroup's lines name: v2's, v1's memory controller
+ * on a hybrid host, the root when the file is missing. */
+static void check_cgroup_folders(const char *root) {
+  char self[700], dir[1024];
+  snprintf(self, sizeof self, "%s/self_cgroup", root);
+  put(root, "self_cgroup", "0::/system.slice/job_7/step_0\n");
+  gs_host_cgroup_of(self, "/cg", dir, sizeof dir);
+  CHECKF(strcmp(dir, "/cg/system.slice/job_7/step_0") == 0, "v2: %s", dir);
+  put(root, "self_cgroup", "12:cpuset:/slurm/a\n7:cpu,memory:/slurm/uid_0/job_7\n0::/user.slice\n");
+  gs_host_cgroup_of(self, "/cg", dir, sizeof dir);
+  CHECKF(strcmp(dir, "/cg/memory/slurm/uid_0/job_7") == 0, "hybrid: %s", dir);
+  put(root, "self_cgroup", "0::/\n");
+  gs_host_cgroup_of(self, "/cg", dir, sizeof dir);
+  CHECKF(strcmp(dir, "/cg") == 0, "namespaced: %s", dir);
+  gs_host_cgroup_of("/nonexistent/cgroup", "/cg", dir, sizeof dir);
+  CHECKF(strcmp(dir, "/cg") == 0, "unknown: %s", dir);
+}
+
+/* A Slurm-like v2 tree: a job's folder limits its tasks' folders below it;
+ * the node's other ranks belong to another job. Each limit is shared only
+ * by the ranks under it (before session 19: by all of the node's ranks, and
+ * only a limit at the cgroup root was read at all). */
+static void check_job_tree(const char *root, const char *meminfo) {
+  char job[600], t0[600], t1[600], other[600];
+  cgroup_dir(root, "job", job, sizeof job);
+  cgroup_dir(job, "task_0", t0, sizeof t0);
+  cgroup_dir(job, "task_1", t1, sizeof t1);
+  cgroup_dir(root, "other", other, sizeof other);
+  put(job, "memory.max", "6442450944\n"); /* 6 GiB, nothing used */
+  put(job, "memory.current", "0\n");
+  char *peers[4] = {t0, t1, other, other};
+  /* 64 GiB available: 16 GiB a rank of 4, the job's 6 GiB shared by its 2 ranks */
+  CHECK(share(meminfo, root, "0::/job/task_0\n", 4, peers, 4) == 3 * GIB);
+  /* without the peers' folders every limit is taken as all 4 ranks' */
+  CHECK(share(meminfo, root, "0::/job/task_0\n", 4, NULL, 0) == 3 * GIB / 2);
+  /* a task's own limit binds that task alone */
+  put(t0, "memory.max", "1073741824\n");
+  put(t0, "memory.current", "0\n");
+  CHECK(share(meminfo, root, "0::/job/task_0\n", 4, peers, 4) == GIB);
+  CHECK(share(meminfo, root, "0::/job/task_1\n", 4, peers, 4) == 3 * GIB);
+  /* the other job's ranks have no limit: the node's 64 GiB over 4 */
+  CHECK(share(meminfo, root, "0::/other\n", 4, peers, 4) == 16 * GIB);
+}
+
 int main(void) {
   struct rlimit as;
   CHECK(getrlimit(RLIMIT_AS, &as) == 0);
@@ -38,25 +93,26 @@ int main(void) {
   snprintf(meminfo, sizeof meminfo, "%s/meminfo", root);
   put(root, "meminfo", "MemTotal:       16777216 kB\nMemFree:         1048576 kB\nMemAvailable:    8388608 kB\n");
   cgroup_dir(root, "none", none, sizeof none);
+  const char *v2self = "0::/\n";
 
   /* No cgroup limit: the 8 GiB available, shared evenly */
-  CHECK(gs_host_mem_share_from(meminfo, none, 1) == 8 * GIB);
-  CHECK(gs_host_mem_share_from(meminfo, none, 4) == 2 * GIB);
-  CHECK(gs_host_mem_share_from(meminfo, none, 0) == 8 * GIB);
+  CHECK(share(meminfo, none, v2self, 1, NULL, 0) == 8 * GIB);
+  CHECK(share(meminfo, none, v2self, 4, NULL, 0) == 2 * GIB);
+  CHECK(share(meminfo, none, v2self, 0, NULL, 0) == 8 * GIB);
   /* Nothing readable: unknown (0), whatever the ranks */
-  CHECK(gs_host_mem_share_from("/nonexistent/meminfo", none, 4) == 0);
+  CHECK(share("/nonexistent/meminfo", none, v2self, 4, NULL, 0) == 0);
 
   /* cgroup v2: 4 GiB limit, 1 GiB used: 3 GiB for the node, 1 GiB for each of 3 ranks */
   cgroup_dir(root, "v2", v2, sizeof v2);
   put(v2, "memory.max", "4294967296\n");
   put(v2, "memory.current", "1073741824\n");
-  CHECK(gs_host_mem_share_from(meminfo, v2, 1) == 3 * GIB);
-  CHECK(gs_host_mem_share_from(meminfo, v2, 3) == GIB);
+  CHECK(share(meminfo, v2, v2self, 1, NULL, 0) == 3 * GIB);
+  CHECK(share(meminfo, v2, v2self, 3, NULL, 0) == GIB);
   /* "max" is no limit */
   cgroup_dir(root, "v2max", v2max, sizeof v2max);
   put(v2max, "memory.max", "max\n");
   put(v2max, "memory.current", "1073741824\n");
-  CHECK(gs_host_mem_share_from(meminfo, v2max, 2) == 4 * GIB);
+  CHECK(share(meminfo, v2max, v2self, 2, NULL, 0) == 4 * GIB);
 
   /* cgroup v1 (memory/ below the folder): 2 GiB limit, nothing used */
   cgroup_dir(root, "v1", v1, sizeof v1);
@@ -65,17 +121,22 @@ int main(void) {
   CHECK(mkdir(v1mem, 0700) == 0);
   put(v1mem, "memory.limit_in_bytes", "2147483648\n");
   put(v1mem, "memory.usage_in_bytes", "0\n");
-  CHECK(gs_host_mem_share_from(meminfo, v1, 2) == GIB);
+  CHECK(share(meminfo, v1, "4:memory:/\n", 2, NULL, 0) == GIB);
 
   /* A cgroup over its limit has 1 byte, not 0 (unknown), for every rank */
   cgroup_dir(root, "over", over, sizeof over);
   put(over, "memory.max", "1000\n");
   put(over, "memory.current", "5000\n");
-  CHECK(gs_host_mem_share_from(meminfo, over, 4) == 1);
+  CHECK(share(meminfo, over, v2self, 4, NULL, 0) == 1);
+
+  check_cgroup_folders(root);
+  char tree[600];
+  cgroup_dir(root, "tree", tree, sizeof tree);
+  put(root, "meminfo", "MemAvailable:   67108864 kB\n");
+  check_job_tree(tree, meminfo);
 
   /* A ulimit -v caps each process whole: 2 ranks with 64 GiB available get
    * about the 1 GiB of address space left to this process, not half of it */
-  put(root, "meminfo", "MemAvailable:   67108864 kB\n");
   unsigned long long vm_kb = 0;
   FILE *st = fopen("/proc/self/status", "r");
   char line[256];
@@ -85,7 +146,7 @@ int main(void) {
   CHECK(vm_kb > 0);
   struct rlimit cap = {(rlim_t)vm_kb * 1024 + GIB, as.rlim_max};
   if (setrlimit(RLIMIT_AS, &cap) == 0) {
-    size_t got = gs_host_mem_share_from(meminfo, none, 2);
+    size_t got = share(meminfo, none, v2self, 2, NULL, 0);
     CHECK(setrlimit(RLIMIT_AS, &as) == 0);
     CHECKF(got > GIB / 2 + GIB / 4 && got <= GIB, "%zu bytes with a 1 GiB address-space room", got);
   }

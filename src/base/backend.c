@@ -1,5 +1,6 @@
 #include "backend.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -52,28 +53,93 @@ static uint64_t read_number(const char *path, const char *key, uint64_t scale) {
   return v;
 }
 
-size_t gs_host_mem_share_from(const char *meminfo, const char *cgroup_dir, int local_ranks) {
-  char max_path[512], cur_path[512];
-  snprintf(max_path, sizeof max_path, "%s/memory.max", cgroup_dir);
-  snprintf(cur_path, sizeof cur_path, "%s/memory.current", cgroup_dir);
-  uint64_t avail = read_number(meminfo, "MemAvailable:", 1024);
-  /* Containers and batch jobs limit memory by cgroup (v2, then v1); "max" reads as 0. */
-  uint64_t limit = read_number(max_path, "", 1), used = read_number(cur_path, "", 1);
-  if (!limit) {
-    snprintf(max_path, sizeof max_path, "%s/memory/memory.limit_in_bytes", cgroup_dir);
-    snprintf(cur_path, sizeof cur_path, "%s/memory/memory.usage_in_bytes", cgroup_dir);
-    limit = read_number(max_path, "", 1);
-    used = read_number(cur_path, "", 1);
+/* This process's memory cgroup folder into dir: v1's memory controller line
+ * "N:...memory...:/p" gives root/memory/p (hybrid hosts keep memory on v1),
+ * else v2's "0::/p" gives root/p; a namespaced container reads "/" there. */
+void gs_host_cgroup_of(const char *self_cgroup, const char *root, char *dir, size_t n) {
+  snprintf(dir, n, "%s", root);
+  FILE *f = fopen(self_cgroup, "r");
+  if (!f) return;
+  char line[1024];
+  int v1 = 0;
+  while (!v1 && fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\n")] = '\0';
+    char *ctl = strchr(line, ':'), *rel = ctl ? strchr(ctl + 1, ':') : NULL;
+    if (!rel || rel[1] != '/') continue;
+    *rel = '\0';
+    const char *name = ctl + 1;
+    v1 = strstr(name, "memory") != NULL;
+    if (v1)
+      snprintf(dir, n, "%s/memory%s", root, strcmp(rel + 1, "/") ? rel + 1 : "");
+    else if (*name == '\0')
+      snprintf(dir, n, "%s%s", root, strcmp(rel + 1, "/") ? rel + 1 : "");
   }
-  if (limit && limit < ((uint64_t)1 << 60)) {
-    uint64_t room = limit > used ? limit - used : 1; /* (1 byte, not 0: 0 reads as unknown) */
-    if (!avail || room < avail) avail = room;
+  fclose(f);
+}
+
+/* The room left under one cgroup folder's memory limit (v2 files, then v1's
+ * in the folder or under memory/), or 0 when it sets none. */
+static uint64_t cgroup_room(const char *dir) {
+  static const char *const files[3][2] = {{"memory.max", "memory.current"},
+                                          {"memory.limit_in_bytes", "memory.usage_in_bytes"},
+                                          {"memory/memory.limit_in_bytes", "memory/memory.usage_in_bytes"}};
+  for (int k = 0; k < 3; ++k) {
+    char max_path[1100], cur_path[1100];
+    snprintf(max_path, sizeof max_path, "%s/%s", dir, files[k][0]);
+    snprintf(cur_path, sizeof cur_path, "%s/%s", dir, files[k][1]);
+    uint64_t limit = read_number(max_path, "", 1); /* "max" reads as 0 */
+    if (limit && limit < ((uint64_t)1 << 60)) {
+      uint64_t used = read_number(cur_path, "", 1);
+      return limit > used ? limit - used : 1; /* (1 byte, not 0: 0 reads as no limit) */
+    }
   }
-  /* The node's memory and its cgroup are shared by every rank placed there. */
-  if (avail && local_ranks > 1) {
-    avail /= (uint64_t)local_ranks;
+  return 0;
+}
+
+/* How many of the node's ranks (their cgroup folders: peers) live under dir;
+ * without peers, all node_ranks are assumed to. */
+static int ranks_under(const char *dir, char *const *peers, int npeers, int node_ranks) {
+  if (npeers <= 0) return node_ranks > 1 ? node_ranks : 1;
+  size_t len = strlen(dir);
+  int n = 0;
+  for (int k = 0; k < npeers; ++k)
+    n += strncmp(peers[k], dir, len) == 0 && (peers[k][len] == '\0' || peers[k][len] == '/');
+  return n > 1 ? n : 1;
+}
+
+/* The least room per rank over the cgroup folder and its ancestors up to
+ * root: a limit binds every rank below it, and only those. 0: no limit. */
+static uint64_t cgroup_share(const char *root, const char *leaf, char *const *peers, int npeers, int node_ranks) {
+  char dir[1024];
+  snprintf(dir, sizeof dir, "%s", leaf);
+  uint64_t share = 0;
+  for (;;) {
+    uint64_t room = cgroup_room(dir);
+    if (room) {
+      uint64_t each = room / (uint64_t)ranks_under(dir, peers, npeers, node_ranks);
+      each = each ? each : 1;
+      if (!share || each < share) share = each;
+    }
+    char *slash = strrchr(dir, '/');
+    if (strlen(dir) <= strlen(root) || !slash || slash - dir < (ptrdiff_t)strlen(root)) break;
+    *slash = '\0';
+  }
+  return share;
+}
+
+size_t gs_host_mem_share_from(const gs_host_files *f, int node_ranks, char *const *peers, int npeers) {
+  char leaf[1024];
+  gs_host_cgroup_of(f->self_cgroup, f->cgroup_root, leaf, sizeof leaf);
+  uint64_t avail = read_number(f->meminfo, "MemAvailable:", 1024);
+  /* The node's memory is shared by every rank placed there. */
+  if (avail && node_ranks > 1) {
+    avail /= (uint64_t)node_ranks;
     if (!avail) avail = 1; /* (0 reads as unknown) */
   }
+  /* Containers and batch jobs limit memory by cgroup (v2, then v1): each limit
+   * is shared by the ranks under it (Slurm: the job's or step's folder). */
+  uint64_t cg = cgroup_share(f->cgroup_root, leaf, peers, npeers, node_ranks);
+  if (cg && (!avail || cg < avail)) avail = cg;
   /* A ulimit -v (RLIMIT_AS) caps this process's own address space: each rank has it whole. */
   struct rlimit as;
   if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
@@ -84,10 +150,16 @@ size_t gs_host_mem_share_from(const char *meminfo, const char *cgroup_dir, int l
   return (size_t)avail;
 }
 
-size_t gs_host_mem_share(int local_ranks) {
-  return gs_host_mem_share_from("/proc/meminfo", "/sys/fs/cgroup", local_ranks);
+static const gs_host_files host_files = {"/proc/meminfo", "/sys/fs/cgroup", "/proc/self/cgroup"};
+
+void gs_host_cgroup_self(char *dir, size_t n) {
+  gs_host_cgroup_of(host_files.self_cgroup, host_files.cgroup_root, dir, n);
+}
+
+size_t gs_host_mem_share(int node_ranks, char *const *peers, int npeers) {
+  return gs_host_mem_share_from(&host_files, node_ranks, peers, npeers);
 }
 
 size_t gs_host_mem_available(void) {
-  return gs_host_mem_share(1);
+  return gs_host_mem_share(1, NULL, 0);
 }

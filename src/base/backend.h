@@ -154,12 +154,24 @@ int gs_cuda_probe(void);
  * capped by the cgroup v2 or v1 memory limit less its usage and by the
  * process's RLIMIT_AS less its mapped size); 0 when unknown. */
 size_t gs_host_mem_available(void);
-/* The host memory one of the local_ranks ranks of this node may use: the
- * node's part of the above (MemAvailable within the cgroup's room) shared
- * evenly by them, capped by the process's own RLIMIT_AS room, which each
- * rank has whole; 0 when unknown. _from reads the given meminfo file and
- * cgroup folder (v2 files in it, v1 under memory/) instead of the host's. */
-size_t gs_host_mem_share(int local_ranks);
-size_t gs_host_mem_share_from(const char *meminfo, const char *cgroup_dir, int local_ranks);
+/* The files the host's memory is read from (_from's tests give their own). */
+typedef struct gs_host_files {
+  const char *meminfo;     /* /proc/meminfo */
+  const char *cgroup_root; /* /sys/fs/cgroup */
+  const char *self_cgroup; /* /proc/self/cgroup */
+} gs_host_files;
+/* The host memory one of the node_ranks ranks of this node may use: the
+ * node's MemAvailable shared evenly by them, within each memory cgroup limit
+ * over this process (its folder and the ancestors) shared by the ranks under
+ * that limit, capped by the process's own RLIMIT_AS room, which each rank has
+ * whole; 0 when unknown. peers: the cgroup folders of the node's ranks (this
+ * one's included, from gs_host_cgroup_self); none (npeers 0): every limit is
+ * taken as shared by all node_ranks. */
+size_t gs_host_mem_share(int node_ranks, char *const *peers, int npeers);
+size_t gs_host_mem_share_from(const gs_host_files *f, int node_ranks, char *const *peers, int npeers);
+/* This process's memory cgroup folder (under /sys/fs/cgroup; _of reads the
+ * given files): the folder the peers of gs_host_mem_share name. */
+void gs_host_cgroup_self(char *dir, size_t n);
+void gs_host_cgroup_of(const char *self_cgroup, const char *root, char *dir, size_t n);
 
 #endif

@@ -260,6 +260,9 @@ gs_fdtd_memory gs_fdtd_memory_need(const gs_scene *sc, const gs_fdtd_part *part,
  * the node's ranks placed on the same GPU (the host's memory on the CPU
  * backend), and the host's shared by the node's ranks (gs_host_mem_share). */
 void gs_fdtd_rank_memory(const gs_comm *c, const gs_backend *b, double *device, double *host);
+/* The host memory in bytes this rank may use (its share of the node's and of
+ * the cgroup limits over it: gs_host_mem_share); 0 when unknown. */
+double gs_fdtd_rank_host_memory(const gs_comm *c);
 /* Collective over c->world: GS_OK when every rank's need fits what it has
  * (b->mem_available() or the host's available memory, shared by the ranks of
  * a node or GPU); else GS_ERR_LIMIT on every rank, with "the model needs N

@@ -196,7 +196,8 @@ static int check_positions(const fdtd_job *j) {
  * nothing to free). */
 static int load_scene(fdtd_job *j) {
   char err[1024];
-  if (gs_scene_load(j->scene_path, &j->sc, err, sizeof err) != GS_OK) {
+  /* (every rank of the node reads the scene's files: each within its share) */
+  if (gs_scene_load_within(j->scene_path, gs_fdtd_rank_host_memory(j->c), &j->sc, err, sizeof err) != GS_OK) {
     if (j->root) gs_log_error("%s", err);
     return 1;
   }

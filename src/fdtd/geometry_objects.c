@@ -417,7 +417,7 @@ static void hash_array(gs_scene *s, const gs_obj3_array *a, int first_material) 
   }
 }
 
-int gs_scene_resolve_geometry_reads(gs_scene *s, char *err, size_t errlen) {
+int gs_scene_resolve_geometry_reads(gs_scene *s, double host_bytes, char *err, size_t errlen) {
   for (int k = 0; k < s->ngeo_reads; ++k) {
     const gs_geo_read *r = &s->geo_reads[k];
     int offset, first = s->nmaterials;
@@ -430,9 +430,10 @@ int gs_scene_resolve_geometry_reads(gs_scene *s, char *err, size_t errlen) {
     gs_gpr_geomobj_in in;
     double cells = (double)s->nx * (double)s->ny * (double)s->nz;
     int64_t most = cells * 8 < 4294967296.0 ? (int64_t)(cells * 8) : (int64_t)4294967296LL;
-    /* The file is read before the model's memory check: its own size is weighed against the host's
-     * memory first (a few bytes of HDF5 may declare a dataset of 10^9 cells never written). */
-    const double room = (double)gs_host_mem_available() / GS_GEOMOBJ_READ_BYTES_PER_CELL;
+    /* The file is read before the model's memory check: its own size is weighed against the rank's
+     * host memory first (a few bytes of HDF5 may declare a dataset of 10^9 cells never written;
+     * every rank of the node reads it). */
+    const double room = host_bytes / GS_GEOMOBJ_READ_BYTES_PER_CELL;
     if (room > 0 && room < (double)most) most = room >= 1 ? (int64_t)room : 1;
     if (gs_gpr_read_geometry_object(r->geo, most, &in, why, sizeof why) != GS_OK) {
       snprintf(err, errlen, "%s:%d: #geometry_objects_read: %s", s->path, r->line, why);

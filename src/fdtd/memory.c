@@ -50,9 +50,14 @@ gs_fdtd_memory gs_fdtd_memory_need(const gs_scene *sc, const gs_fdtd_part *part,
   return need;
 }
 
+double gs_fdtd_rank_host_memory(const gs_comm *c) {
+  int ranks = c->local_size > 0 ? c->local_size : 1;
+  return (double)gs_host_mem_share(ranks, c->node_cgroups, c->node_cgroups ? c->local_size : 0);
+}
+
 void gs_fdtd_rank_memory(const gs_comm *c, const gs_backend *b, double *device, double *host) {
   double ranks = c->local_size > 0 ? c->local_size : 1;
-  *host = (double)gs_host_mem_share((int)ranks);
+  *host = gs_fdtd_rank_host_memory(c);
   if (!b->is_gpu) {
     *device = *host;
     return;

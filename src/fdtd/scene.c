@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "fsutil.h"
 #include "png_io.h"
 
@@ -952,7 +953,7 @@ static gs_status finish_scene(const parser *p, const char *path, char *err, size
     snprintf(err, errlen, "%s: #time_window gives no iterations", path);
     return GS_ERR_FORMAT;
   }
-  if (gs_scene_resolve_snapshots(s, err, errlen) || gs_scene_resolve_geometry_reads(s, err, errlen))
+  if (gs_scene_resolve_snapshots(s, err, errlen) || gs_scene_resolve_geometry_reads(s, p->host_bytes, err, errlen))
     return GS_ERR_FORMAT;
   if (gs_scene_resolve_dispersion(s, err, errlen)) return GS_ERR_FORMAT;
   for (int k = 0; k < 4; ++k)
@@ -965,8 +966,13 @@ static gs_status finish_scene(const parser *p, const char *path, char *err, size
 }
 
 gs_status gs_scene_load(const char *path, gs_scene *s, char *err, size_t errlen) {
+  return gs_scene_load_within(path, 0, s, err, errlen);
+}
+
+gs_status gs_scene_load_within(const char *path, double host_bytes, gs_scene *s, char *err, size_t errlen) {
   set_defaults(s, path);
   parser p = {.file = path, .err = err, .errlen = errlen, .s = s, .pml6 = {10, 10, 10, 10, 10, 10}};
+  p.host_bytes = host_bytes > 0 ? host_bytes : (double)gs_host_mem_available();
   const char *slash = strrchr(path, '/');
   if (slash) snprintf(p.base_dir, sizeof p.base_dir, "%.*s", (int)(slash - path + 1), path);
   gs_status st = GS_OK;

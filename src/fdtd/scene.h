@@ -248,6 +248,10 @@ typedef struct gs_scene {
  * line "FILE:LINE: reason" in err, and *s is left empty (already freed;
  * gs_scene_free() on it is harmless). */
 gs_status gs_scene_load(const char *path, gs_scene *s, char *err, size_t errlen);
+/* The same within host_bytes, the host memory this rank may use (0: the
+ * host's available memory): the bound on the files the scene reads
+ * (#geometry_objects_read), weighed before they are read. */
+gs_status gs_scene_load_within(const char *path, double host_bytes, gs_scene *s, char *err, size_t errlen);
 void gs_scene_free(gs_scene *s);
 
 /* Refuses a scene two of whose outputs (snapshots, geometry views, geometry

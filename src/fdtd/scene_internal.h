@@ -30,11 +30,12 @@ typedef struct gs_parser {
   int tw_is_iterations;
   char base_dir[1024];
   int has_pml_cfs;
-  double d[3];    /* cell size along the file's x, y, z */
-  int64_t n[3];   /* cells along the file's x, y, z */
-  int pml6[6];    /* #pml_cells: x- y- z- x+ y+ z+ */
-  int64_t rx_cap; /* receivers s->rxs has room for (it grows by doubling) */
-  unsigned once;  /* the single-use commands seen (bits: single_use() in scene.c) */
+  double d[3];       /* cell size along the file's x, y, z */
+  int64_t n[3];      /* cells along the file's x, y, z */
+  int pml6[6];       /* #pml_cells: x- y- z- x+ y+ z+ */
+  int64_t rx_cap;    /* receivers s->rxs has room for (it grows by doubling) */
+  unsigned once;     /* the single-use commands seen (bits: single_use() in scene.c) */
+  double host_bytes; /* the host memory this rank may use; 0: the host's available */
 } gs_parser;
 
 typedef struct gs_scene_command gs_scene_command;
@@ -98,7 +99,7 @@ int gs_cmd_geometry_objects_write(gs_parser *p, const gs_command_call *c);
 int gs_cmd_geometry_objects_read(gs_parser *p, const gs_command_call *c);
 /* After parsing: each #geometry_objects_read's materials appended (gprMax's
  * order and names) and its arrays read (src/fdtd/geometry_objects.c). */
-int gs_scene_resolve_geometry_reads(gs_scene *s, char *err, size_t errlen);
+int gs_scene_resolve_geometry_reads(gs_scene *s, double host_bytes, char *err, size_t errlen);
 /* Frees what gs_scene_resolve_geometry_reads made. */
 void gs_scene_free_geometry_reads(gs_scene *s);
 /* scene_sources3d.c: 3D sources and user waveforms. */
