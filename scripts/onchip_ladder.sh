@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# A GPU-machine call for issue #20's several-GPU targets (session 19): the tiles form's time a
+# step on one GPU over a ladder of grid sizes, so that the parts an N-GPU split would give each
+# GPU (2000 x 1000 over 2: 1000 x 1000 or 2000 x 500; over 4: 1000 x 500 or 500 x 1000) are
+# timed alone. A GPU that runs its part with no neighbour at all is the best an N-GPU run of the
+# same kernel can do, so these times bound its efficiency from above. Parts (GS_LADDER_PARTS,
+# default all):
+#   build  gpustencil and test_fdtd_gpu of this tree (build-gpu)
+#   check  the host-memory figures of this machine's cgroups, 1 and 2 ranks (GPUSTENCIL_DEBUG),
+#          and the ctest tests named by GS_LADDER_TESTS
+#   ladder bench fdtd (tiles form, 10-cell CPML, 4000 steps) of each grid of GS_LADDER_GRIDS,
+#          and fdtd without CPML (GPUSTENCIL_ONCHIP=1, 4000 steps) of each grid of
+#          GS_LADDER_NOPML, GS_LADDER_ROUNDS times
+#   clock  a build with -DGS_FDTD_RUN_CLOCK: each tile's cycles a step in its phases and its
+#          wait for the edges (print_clock), for each grid of GS_LADDER_CLOCK
+source "$(dirname "${BASH_SOURCE[0]}")/gpu_prologue.sh"
+part() { [ -z "${GS_LADDER_PARTS:-}" ] || [[ " $GS_LADDER_PARTS " == *" $1 "* ]]; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+b=build-gpu/gpustencil
+# A W x H scene (cells of 1 mm) without CPML, $3 steps, into file $4.
+nopml_scene() {
+  awk -v w="$1" -v h="$2" -v n="$3" 'BEGIN {
+    printf "#domain: %g %g 0.001\n#dx_dy_dz: 0.001 0.001 0.001\n#time_window: %d\n#pml_cells: 0\n", w / 1000, h / 1000, n
+    printf "#waveform: ricker 1 3e9 w\n#hertzian_dipole: z %g %g 0 w\n", w / 2000, h / 2000 }' > "$4"
+}
+nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader | tee "$out/device.txt"
+if part build; then
+  { cmake -S . -B build-gpu -DCMAKE_CUDA_ARCHITECTURES=90 > "$out/cmake.log" 2>&1 &&
+    cmake --build build-gpu -j 16 ${GS_LADDER_TARGETS:+--target $GS_LADDER_TARGETS} > "$out/build.log" 2>&1; } ||
+    { grep -E "error" "$out/build.log" | head; exit 1; }
+fi
+if part check; then
+  echo "== cgroup"; cat /proc/self/cgroup; grep MemAvailable /proc/meminfo
+  for n in 1 2; do
+    echo "== memory, $n rank(s)"
+    GPUSTENCIL_DEBUG=1 mpirun -np $n --oversubscribe $b fdtd inputs/gpr.in --steps 20 -o /tmp/mem$n 2>&1 |
+      grep -iE "memory|checksum|GiB" | head -8
+  done
+  if [ -n "${GS_LADDER_TESTS:-}" ]; then
+    (cd build-gpu && ctest --output-on-failure -R "$GS_LADDER_TESTS" 2>&1 | tail -15)
+  fi
+fi 2>&1 | tee "$out/check.txt"
+if part ladder; then
+  for round in $(seq "${GS_LADDER_ROUNDS:-1}"); do
+    for g in ${GS_LADDER_GRIDS:-2000x1000 2000x500 1000x1000 1000x500 500x1000 500x500 500x250 250x250}; do
+      echo "round $round, grid $g, CPML 10:"
+      GS_FDTD_RUN_FORM=tiles $b bench fdtd --grid $g --steps 4000 2>&1 | grep -A1 -E "on chip"
+    done
+    for g in ${GS_LADDER_NOPML:-2000x1000 1000x1000 1000x500 500x500 250x250}; do
+      nopml_scene "${g%x*}" "${g#*x}" 4000 /tmp/nopml.in
+      GPUSTENCIL_ONCHIP=1 $b fdtd /tmp/nopml.in -o /tmp/np 2>&1 | grep -E "steps in" |
+        sed "s|^|round $round, grid $g, no CPML: |"
+    done
+  done 2>&1 | tee "$out/ladder.txt"
+fi
+if part clock; then
+  { cmake -S . -B build-clock -DCMAKE_CUDA_ARCHITECTURES=90 -DGPUSTENCIL_SCALE_TUNING=GS_FDTD_RUN_CLOCK > /dev/null 2>&1 &&
+    cmake --build build-clock -j 16 --target gpustencil > "$out/build-clock.log" 2>&1; } || echo "clock build failed"
+  for g in ${GS_LADDER_CLOCK:-1000x500 250x250}; do
+    echo "== clock, grid $g"
+    GS_FDTD_RUN_FORM=tiles build-clock/gpustencil bench fdtd --grid $g --steps 2048 2>&1 | grep -E "^clock" |
+      awk '!seen[$3]++'
+  done 2>&1 | tee "$out/clock.txt"
+fi
