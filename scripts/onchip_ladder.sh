@@ -37,7 +37,7 @@ if part check; then
       grep -iE "memory|checksum|GiB" | head -8
   done
   if [ -n "${GS_LADDER_TESTS:-}" ]; then
-    (cd build-gpu && ctest --output-on-failure -R "$GS_LADDER_TESTS" 2>&1 | tail -15)
+    (cd build-gpu && ctest --output-on-failure --timeout 200 -R "$GS_LADDER_TESTS" 2>&1 | tail -15)
   fi
 fi 2>&1 | tee "$out/check.txt"
 if part ladder; then
