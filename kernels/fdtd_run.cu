@@ -1082,23 +1082,26 @@ static bool asked_cut(int64_t X, int64_t Y, int blocks, Cut *cx, Cut *cy) {
   return (int64_t)cx->n * cy->n <= blocks;
 }
 
-// Whether a tile w nodes wide that meets an x slab, fw of them free, has a
-// width its cost misses: measured (session 18, per-tile clock, 2000 x 1000
-// on an H200), such tiles whose free box takes 4 column rounds, the last
-// one partial (free widths 107, 112, 121, 123, 124, 126), took 1.3-1.4x
+// Whether a tile w nodes wide, fw of them free, has a width its cost
+// misses: one whose free box takes 4 column rounds, the last one partial.
+// Measured (session 18, per-tile clock, 2000 x 1000 on an H200): tiles at
+// an x slab with free widths 107, 112, 121, 123, 124, 126 took 1.3-1.4x
 // their cost in both phases, left and right of the grid, while free widths
-// of 128, 131, 139, 140, 154 and 160 took about what the cost says. Not
-// explained (not the frame: the same 11 columns; not the shared-memory
-// banks: the free box's rows are read whole); the plan avoids them where
-// it can.
+// of 128, 131, 139, 140, 154 and 160 took about what the cost says. Grids
+// without CPML showed the same (session 17: 126 x 126 tiles 1.46x the
+// cycles of 182 x 84 ones; session 19: 1000 x 1000 in 126 x 63 tiles
+// slower than with CPML), so since session 19 the rule holds for every
+// tile. Not explained (not the frame; not the shared-memory banks: the
+// free box's rows are read whole); the plan avoids them where it can.
 static bool odd_side_width(int w, int fw) {
-  return w > fw && fw > 3 * kRunX && fw < 4 * kRunX;
+  (void)w;
+  return fw > 3 * kRunX && fw < 4 * kRunX;
 }
 
 // The plan's score of a cut of the grid (lower is better): the slowest
 // tile's work, then the shorter edges; < 0 if its tiles (with their
 // ghosts' psi if kept) do not fit, or
-// (no_tall: the first pass) an x-slab tile has an odd_side_width or its middle tiles are taller than wide (measured
+// (no_tall: the first pass) a tile has an odd_side_width or its middle tiles are taller than wide (measured
 // slower than the cost says: 96 x 167 nodes 12.9 us a step at 2000 x 1000, 182 x 92 11.7).
 static double score_cut(const gs_fdtd_step_args *a, const gs_fdtd_region &f, const Cut &cx, const Cut &cy, int smem,
                         bool kept, bool no_tall, int *tw, int *th) {

@@ -10,7 +10,8 @@
 #          and the ctest tests named by GS_LADDER_TESTS
 #   ladder bench fdtd (tiles form, 10-cell CPML, 4000 steps) of each grid of GS_LADDER_GRIDS,
 #          and fdtd without CPML (GPUSTENCIL_ONCHIP=1, 4000 steps) of each grid of
-#          GS_LADDER_NOPML, GS_LADDER_ROUNDS times
+#          GS_LADDER_NOPML and at each "grid:cut" of GS_LADDER_NOPML_CUTS, GS_LADDER_ROUNDS times;
+#          test_fdtd_gpu (the bits of single steps) on each no-CPML grid of GS_LADDER_NOPML_BITS
 #   clock  a build with -DGS_FDTD_RUN_CLOCK: each tile's cycles a step in its phases and its
 #          wait for the edges (print_clock), for each grid of GS_LADDER_CLOCK
 source "$(dirname "${BASH_SOURCE[0]}")/gpu_prologue.sh"
@@ -50,6 +51,16 @@ if part ladder; then
       nopml_scene "${g%x*}" "${g#*x}" 4000 /tmp/nopml.in
       GPUSTENCIL_ONCHIP=1 $b fdtd /tmp/nopml.in -o /tmp/np 2>&1 | grep -E "steps in" |
         sed "s|^|round $round, grid $g, no CPML: |"
+    done
+    for run in ${GS_LADDER_NOPML_CUTS:-}; do # grid:cut (GS_FDTD_RUN_CUT), without CPML
+      g=${run%%:*} c=${run#*:}
+      nopml_scene "${g%x*}" "${g#*x}" 4000 /tmp/nopml.in
+      GS_FDTD_RUN_CUT=$c GPUSTENCIL_ONCHIP=1 $b fdtd /tmp/nopml.in -o /tmp/np 2>&1 | grep -E "steps in" |
+        sed "s|^|round $round, grid $g, no CPML, cut $c: |"
+    done
+    for g in ${GS_LADDER_NOPML_BITS:-}; do # the bits of single steps at the plan's cut, 64 steps
+      nopml_scene "${g%x*}" "${g#*x}" 64 /tmp/nopml_bits.in
+      build-gpu/tests/test_fdtd_gpu /tmp/nopml_bits.in 64 2>&1 | tail -2 | sed "s|^|round $round, grid $g, bits: |"
     done
   done 2>&1 | tee "$out/ladder.txt"
 fi
