@@ -6,11 +6,14 @@
 # same kernel can do, so these times bound its efficiency from above. Parts (GS_LADDER_PARTS,
 # default all):
 #   build  gpustencil and test_fdtd_gpu of this tree (build-gpu)
+#   tiles  scripts/tiles_cut.sh's parts tests and san: the on-chip bit tests, the 2000 x 1000 one
+#          at each cut of GS_TILES_CUTS, compute-sanitizer racecheck, memcheck and synccheck
 #   check  the host-memory figures of this machine's cgroups, 1 and 2 ranks (GPUSTENCIL_DEBUG),
 #          and the ctest tests named by GS_LADDER_TESTS
 #   ladder bench fdtd (tiles form, 10-cell CPML, 4000 steps) of each grid of GS_LADDER_GRIDS,
 #          and fdtd without CPML (GPUSTENCIL_ONCHIP=1, 4000 steps) of each grid of
-#          GS_LADDER_NOPML and at each "grid:cut" of GS_LADDER_NOPML_CUTS, GS_LADDER_ROUNDS times;
+#          GS_LADDER_NOPML (each under every VAR=VALUE of GS_LADDER_ENVS in turn) and at each
+#          "grid:cut" of GS_LADDER_NOPML_CUTS, GS_LADDER_ROUNDS times;
 #          test_fdtd_gpu (the bits of single steps) on each no-CPML grid of GS_LADDER_NOPML_BITS
 #   clock  a build with -DGS_FDTD_RUN_CLOCK: each tile's cycles a step in its phases and its
 #          wait for the edges (print_clock), for each grid of GS_LADDER_CLOCK
@@ -30,6 +33,7 @@ if part build; then
     cmake --build build-gpu -j 16 ${GS_LADDER_TARGETS:+--target $GS_LADDER_TARGETS} > "$out/build.log" 2>&1; } ||
     { grep -E "error" "$out/build.log" | head; exit 1; }
 fi
+part tiles && GS_TILES_PARTS="tests san" bash scripts/tiles_cut.sh
 if part check; then
   echo "== cgroup"; cat /proc/self/cgroup; grep MemAvailable /proc/meminfo
   for n in 1 2; do
@@ -44,13 +48,17 @@ fi 2>&1 | tee "$out/check.txt"
 if part ladder; then
   for round in $(seq "${GS_LADDER_ROUNDS:-1}"); do
     for g in ${GS_LADDER_GRIDS:-2000x1000 2000x500 1000x1000 1000x500 500x1000 500x500 500x250 250x250}; do
-      echo "round $round, grid $g, CPML 10:"
-      GS_FDTD_RUN_FORM=tiles $b bench fdtd --grid $g --steps 4000 2>&1 | grep -A1 -E "on chip"
+      for e in ${GS_LADDER_ENVS:-GS_LADDER=1}; do
+        echo "round $round, grid $g, CPML 10, $e:"
+        env "$e" GS_FDTD_RUN_FORM=tiles $b bench fdtd --grid $g --steps 4000 2>&1 | grep -A1 -E "on chip"
+      done
     done
     for g in ${GS_LADDER_NOPML:-2000x1000 1000x1000 1000x500 500x500 250x250}; do
       nopml_scene "${g%x*}" "${g#*x}" 4000 /tmp/nopml.in
-      GPUSTENCIL_ONCHIP=1 $b fdtd /tmp/nopml.in -o /tmp/np 2>&1 | grep -E "steps in" |
-        sed "s|^|round $round, grid $g, no CPML: |"
+      for e in ${GS_LADDER_ENVS:-GS_LADDER=1}; do
+        env "$e" GPUSTENCIL_ONCHIP=1 $b fdtd /tmp/nopml.in -o /tmp/np 2>&1 | grep -E "checksum|steps in" |
+          sed "s|^|round $round, grid $g, no CPML, $e: |"
+      done
     done
     for run in ${GS_LADDER_NOPML_CUTS:-}; do # grid:cut (GS_FDTD_RUN_CUT), without CPML
       g=${run%%:*} c=${run#*:}
