@@ -51,6 +51,13 @@ static void check_cgroup_folders(const char *root) {
   put(root, "self_cgroup", "0::/\n");
   gs_host_cgroup_of(self, "/cg", dir, sizeof dir);
   CHECKF(strcmp(dir, "/cg") == 0, "namespaced: %s", dir);
+  /* a line longer than the reader's buffer is skipped whole: its tail is not read as a line */
+  static char filler[4501];
+  memset(filler, 'a', sizeof filler - 1);
+  FILE *f = fopen(self, "w");
+  CHECK(f && fprintf(f, "1:name=systemd:/%s:memory:/oops\n0::/ok\n", filler) > 0 && fclose(f) == 0);
+  gs_host_cgroup_of(self, "/cg", dir, sizeof dir);
+  CHECKF(strcmp(dir, "/cg/ok") == 0, "long line: %s", dir);
   gs_host_cgroup_of("/nonexistent/cgroup", "/cg", dir, sizeof dir);
   CHECKF(strcmp(dir, "/cg") == 0, "unknown: %s", dir);
 }
@@ -122,6 +129,15 @@ int main(void) {
   put(v1mem, "memory.limit_in_bytes", "2147483648\n");
   put(v1mem, "memory.usage_in_bytes", "0\n");
   CHECK(share(meminfo, v1, "4:memory:/\n", 2, NULL, 0) == GIB);
+
+  /* The page cache counts in the usage, but its inactive part is room (v2 memory.stat): 4 GiB
+   * used of 4, 2 GiB of it inactive file pages: 2 GiB, not 1 byte */
+  char cache[600];
+  cgroup_dir(root, "cache", cache, sizeof cache);
+  put(cache, "memory.max", "4294967296\n");
+  put(cache, "memory.current", "4294967296\n");
+  put(cache, "memory.stat", "anon 1073741824\nfile 3221225472\nactive_file 1073741824\ninactive_file 2147483648\n");
+  CHECK(share(meminfo, cache, v2self, 1, NULL, 0) == 2 * GIB);
 
   /* A cgroup over its limit has 1 byte, not 0 (unknown), for every rank */
   cgroup_dir(root, "over", over, sizeof over);

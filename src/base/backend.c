@@ -60,9 +60,14 @@ void gs_host_cgroup_of(const char *self_cgroup, const char *root, char *dir, siz
   snprintf(dir, n, "%s", root);
   FILE *f = fopen(self_cgroup, "r");
   if (!f) return;
-  char line[1024];
+  char line[4200]; /* (a path of PATH_MAX and its prefix; a longer line is skipped whole) */
   int v1 = 0;
   while (!v1 && fgets(line, sizeof line, f)) {
+    if (!strchr(line, '\n') && !feof(f)) {
+      for (int ch = 0; ch != '\n' && ch != EOF;)
+        ch = getc(f);
+      continue;
+    }
     line[strcspn(line, "\n")] = '\0';
     char *ctl = strchr(line, ':'), *rel = ctl ? strchr(ctl + 1, ':') : NULL;
     if (!rel || rel[1] != '/') continue;
@@ -78,18 +83,24 @@ void gs_host_cgroup_of(const char *self_cgroup, const char *root, char *dir, siz
 }
 
 /* The room left under one cgroup folder's memory limit (v2 files, then v1's
- * in the folder or under memory/), or 0 when it sets none. */
+ * in the folder or under memory/), or 0 when it sets none. The usage counts
+ * the page cache, which the kernel reclaims under the limit: its inactive
+ * part (memory.stat) is taken as room, as container tools do, so a job that
+ * has read large files is not refused for them. */
 static uint64_t cgroup_room(const char *dir) {
-  static const char *const files[3][2] = {{"memory.max", "memory.current"},
-                                          {"memory.limit_in_bytes", "memory.usage_in_bytes"},
-                                          {"memory/memory.limit_in_bytes", "memory/memory.usage_in_bytes"}};
+  static const char *const files[3][4] = {
+      {"memory.max", "memory.current", "memory.stat", "inactive_file "},
+      {"memory.limit_in_bytes", "memory.usage_in_bytes", "memory.stat", "total_inactive_file "},
+      {"memory/memory.limit_in_bytes", "memory/memory.usage_in_bytes", "memory/memory.stat", "total_inactive_file "}};
   for (int k = 0; k < 3; ++k) {
-    char max_path[1100], cur_path[1100];
+    char max_path[1100], cur_path[1100], stat_path[1100];
     snprintf(max_path, sizeof max_path, "%s/%s", dir, files[k][0]);
     snprintf(cur_path, sizeof cur_path, "%s/%s", dir, files[k][1]);
+    snprintf(stat_path, sizeof stat_path, "%s/%s", dir, files[k][2]);
     uint64_t limit = read_number(max_path, "", 1); /* "max" reads as 0 */
     if (limit && limit < ((uint64_t)1 << 60)) {
-      uint64_t used = read_number(cur_path, "", 1);
+      uint64_t used = read_number(cur_path, "", 1), cache = read_number(stat_path, files[k][3], 1);
+      used = used > cache ? used - cache : 0;
       return limit > used ? limit - used : 1; /* (1 byte, not 0: 0 reads as no limit) */
     }
   }

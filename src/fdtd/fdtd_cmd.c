@@ -192,13 +192,24 @@ static int check_positions(const fdtd_job *j) {
   return 0;
 }
 
-/* Loads the scene with the options' overrides; 0, or 1 (said on rank 0;
- * nothing to free). */
+/* Collective over c->world: 1 when some rank is bad, whose reason (err) is
+ * said once, by rank 0 if it is bad, else by the lowest bad rank. */
+static int agree_refusal(const gs_comm *c, int bad, const char *err) {
+  const int first = c->size - gs_comm_agree(bad ? c->size - c->rank : 0, c->world);
+  if (first >= c->size) return 0;
+  if (c->rank == first) gs_log_error("%s", err);
+  return 1;
+}
+
+/* Loads the scene with the options' overrides; 0, or 1 on every rank (said
+ * once; nothing to free). */
 static int load_scene(fdtd_job *j) {
   char err[1024];
-  /* (every rank of the node reads the scene's files: each within its share) */
-  if (gs_scene_load_within(j->scene_path, gs_fdtd_rank_host_memory(j->c), &j->sc, err, sizeof err) != GS_OK) {
-    if (j->root) gs_log_error("%s", err);
+  /* Every rank of the node reads the scene's files, each within its share, so ranks may
+   * differ (a geometry objects file within one rank's share and not another's): they agree. */
+  const int bad = gs_scene_load_within(j->scene_path, gs_fdtd_rank_host_memory(j->c), &j->sc, err, sizeof err) != GS_OK;
+  if (agree_refusal(j->c, bad, err)) {
+    gs_scene_free(&j->sc);
     return 1;
   }
   if (j->o->steps) j->sc.iterations = j->o->steps;

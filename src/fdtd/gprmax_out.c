@@ -1309,8 +1309,8 @@ static void read_geomobj(h5out *o, int64_t max_cells, gs_gpr_geomobj_in *g) {
   double cells = (double)dims[0] * (double)dims[1] * (double)dims[2];
   if (cells < 1 || cells > (double)max_cells) {
     snprintf(o->err, o->errlen,
-             "%s: data holds %.0f cells: 1 to %lld here (8 times the model's, and as many as the host's available "
-             "memory can read at %d bytes a cell)",
+             "%s: data holds %.0f cells: 1 to %lld here (8 times the model's, and as many as the rank's share of "
+             "host memory can read at %d bytes a cell)",
              o->path, cells, (long long)max_cells, GS_GEOMOBJ_READ_BYTES_PER_CELL);
     o->st = GS_ERR_FORMAT;
     return;

@@ -23,20 +23,22 @@
 
 static const char *const kind_names[] = {"add_dispersion_debye", "add_dispersion_lorentz", "add_dispersion_drude"};
 
-/* The pole's w and q, which gprMax keeps as float32 (complex64): past
- * FLT_MAX they are inf and the update gives NaN (a Debye tau of 1e-38 s
- * did). Their magnitudes: Debye de / tau and 1 / tau; Drude (2 pi omega)^2 /
- * alpha and alpha; Lorentz (2 pi omega)^2 de / root and root, where root =
+/* The pole's w and q, which gprMax keeps as float32 (complex64), and their
+ * float32 quotient w / q: past FLT_MAX the update gives NaN (a Debye tau of
+ * 1e-38 s did; a Drude alpha of 1e-11 with omega 1e9: w / q overflowed).
+ * Magnitudes: Debye de / tau, 1 / tau; Drude (2 pi omega)^2 / alpha, alpha;
+ * Lorentz (2 pi omega)^2 de / root, |q| = 2 pi omega, where root =
  * sqrt((2 pi omega)^2 - delta^2). */
 static int check_pole_range(gs_parser *p, const char *cmd, const gs_dispersion *d, int q) {
   const double de = d->deltaer[q], tau = d->tau[q], a = d->alpha[q];
-  const double wp2 = (2 * GS_PI * tau) * (2 * GS_PI * tau), root = sqrt(wp2 - a * a);
+  const double wp = 2 * GS_PI * tau, wp2 = wp * wp, root = sqrt(wp2 - a * a);
   double w = 0, rate = 0;
   if (d->kind == GS_DISP_DEBYE) w = fabs(de) / tau, rate = 1 / tau;
   if (d->kind == GS_DISP_DRUDE) w = wp2 / a, rate = a;
-  if (d->kind == GS_DISP_LORENTZ) w = wp2 * de / root, rate = fmax(root, a);
-  if (!(w <= FLT_MAX && rate <= FLT_MAX))
-    return gs_perr(p, "#%s: pole %d: its update factors (%g, %g) are beyond float32's range", cmd, q + 1, w, rate);
+  if (d->kind == GS_DISP_LORENTZ) w = wp2 * de / root, rate = wp;
+  if (!(w <= FLT_MAX && rate <= FLT_MAX && w / rate <= FLT_MAX))
+    return gs_perr(p, "#%s: pole %d: its update factors (%g, %g) are beyond float32's range", cmd, q + 1, w,
+                   w / rate > w ? w / rate : rate);
   return 0;
 }
 

@@ -113,18 +113,21 @@ int gs_cmd_magnetic_dipole(gs_parser *p, const gs_command_call *c) {
   return add_source3(p, &x);
 }
 
-/* A resistance whose update factors overflow float32 (the fields' type, as
- * gprMax's): the conductance it adds at its node, d_pol / (R d_a d_b), and a
- * line's 1 / R * c dt / dl (1 / sqrt(3) R). Past FLT_MAX the source's node
- * turns the fields into NaN (1e-40 Ohms did), so it is refused here. */
+/* A resistance too small for float32, the fields' type (gprMax's): a
+ * source's node takes the conductance d_pol / (R d_a d_b), and past FLT_MAX
+ * its share of the source, 1 / (e0 er / dt + se / 2), vanishes (1e-44 Ohms
+ * at 1 mm gave all-zero fields); a line's current factor 1 / (sqrt(3) R)
+ * overflows (1e-40 Ohms gave NaN fields). Refused where they are read. */
 static int check_resistance(gs_parser *p, const char *cmd, const gs_source3 *x) {
   const gs_scene *s = p->s;
   const double d[3] = {s->dx, s->dy, s->dz};
   const int c = x->at.pol, a = c == 0 ? 1 : 0, b = c == 2 ? 1 : 2;
-  const double per_ohm = fmax(d[c] / (d[a] * d[b]), x->kind == GS_SRC3_TLINE ? 1 / sqrt(3.0) : 0);
+  const int line = x->kind == GS_SRC3_TLINE;
+  const double per_ohm = line ? 1 / sqrt(3.0) : d[c] / (d[a] * d[b]);
   if (x->resistance > 0 && !(per_ohm / x->resistance <= FLT_MAX))
-    return gs_perr(p, "#%s: resistance %g Ohms is too small: its update factor %g is beyond float32's range", cmd,
-                   x->resistance, per_ohm / x->resistance);
+    return gs_perr(p, "#%s: resistance %g Ohms is too small: %s %g is beyond float32's range", cmd, x->resistance,
+                   line ? "its current factor 1 / (sqrt(3) R)" : "the conductance it adds, d / (R d d),",
+                   per_ohm / x->resistance);
   return 0;
 }
 
