@@ -1,6 +1,5 @@
 #include "backend.h"
 
-#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -72,12 +71,9 @@ void gs_host_cgroup_of(const char *self_cgroup, const char *root, char *dir, siz
     char *ctl = strchr(line, ':'), *rel = ctl ? strchr(ctl + 1, ':') : NULL;
     if (!rel || rel[1] != '/') continue;
     *rel = '\0';
-    const char *name = ctl + 1;
+    const char *name = ctl + 1, *sub = strcmp(rel + 1, "/") ? rel + 1 : ""; /* (the root: no "/" added) */
     v1 = strstr(name, "memory") != NULL;
-    if (v1)
-      snprintf(dir, n, "%s/memory%s", root, strcmp(rel + 1, "/") ? rel + 1 : "");
-    else if (*name == '\0')
-      snprintf(dir, n, "%s%s", root, strcmp(rel + 1, "/") ? rel + 1 : "");
+    if (v1 || *name == '\0') snprintf(dir, n, "%s%s%s", root, v1 ? "/memory" : "", sub);
   }
   fclose(f);
 }
@@ -123,6 +119,7 @@ static int ranks_under(const char *dir, char *const *peers, int npeers, int node
 static uint64_t cgroup_share(const char *root, const char *leaf, char *const *peers, int npeers, int node_ranks) {
   char dir[1024];
   snprintf(dir, sizeof dir, "%s", leaf);
+  const size_t top = strlen(root);
   uint64_t share = 0;
   for (;;) {
     uint64_t room = cgroup_room(dir);
@@ -131,8 +128,8 @@ static uint64_t cgroup_share(const char *root, const char *leaf, char *const *pe
       each = each ? each : 1;
       if (!share || each < share) share = each;
     }
-    char *slash = strrchr(dir, '/');
-    if (strlen(dir) <= strlen(root) || !slash || slash - dir < (ptrdiff_t)strlen(root)) break;
+    char *slash = strrchr(dir, '/'); /* (up to the root folder, inclusive) */
+    if (!slash || slash < dir + top) break;
     *slash = '\0';
   }
   return share;
