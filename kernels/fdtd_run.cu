@@ -299,6 +299,20 @@ template <typename F> __device__ __forceinline__ void each_of(int64_t n, F f) {
     f(k);
 }
 
+// each_of starting at the block's warp `last` from the end (1: its last
+// warp), then on from warp 0. each_node gives a tile's rows to the warps
+// from warp 0 on, so its last warps have the fewest nodes (in a tile of
+// fewer than kRunY rows, none): the ghosts' H goes there, not after the
+// first warps' rows (at 250 x 250, tiles of 31 x 18: the free box's H, the
+// ghost column's and the ghost row's were three rounds of warp 0's, in a
+// step bound by latency; session 20).
+template <typename F> __device__ __forceinline__ void each_of_from_end(int last, int64_t n, F f) {
+  constexpr int threads = kRunX * kRunY;
+  const int me = ((int)(threadIdx.y * kRunX + threadIdx.x) + last * kRunX) % threads;
+  for (int64_t k = me; k < n; k += threads)
+    f(k);
+}
+
 // The fields and materials of the tile and its ghost ring from the arrays.
 __device__ void load_tile(const gs_fdtd_step_args &a, const Tile &t) {
   // (the materials in use only: the profiles may take the table's end, RunPlan::prof_at)
@@ -348,9 +362,9 @@ __device__ __forceinline__ void each_point(const gs_fdtd_step_args &a, const Til
   });
 }
 
-// The receivers in this tile: Ez, Hx, Hy at the step into the ring of samples.
-__device__ void sample_tile(const gs_fdtd_run_args &r, const gs_fdtd_step_args &a, const Tile &t, int64_t step) {
-  float *out = r.rx_out + step % r.rx_slots * 3 * r.nrx;
+// The receivers in this tile: Ez, Hx, Hy into slot `slot` of the ring of samples.
+__device__ void sample_tile(const gs_fdtd_run_args &r, const gs_fdtd_step_args &a, const Tile &t, int slot) {
+  float *out = r.rx_out + (int64_t)slot * 3 * r.nrx;
   each_point(a, t, r.rx_off, r.nrx, [&](int s, int64_t m) {
     out[3 * m] = t.ez()[s];
     out[3 * m + 1] = t.hx()[s];
@@ -652,16 +666,17 @@ __device__ void h_phase(const gs_fdtd_step_args &a, const Tile &t, const RunPlan
       if (li < hy_cols) t.hy()[s] = t.hy()[s] + chx * (t.ez()[s + 1] - e);
     });
   }
+  // (the ghost column from the last warp on, the ghost row from the one before it)
   if (t.magnetic) {
-    if (t.i0 > 0) each_of(t.nh, [&](int64_t k) { h_node(a, t, ns, -1, (int)k, false, true, 0); });
-    if (t.j0 > 0) each_of(t.nw, [&](int64_t k) { h_node(a, t, ns, (int)k, -1, true, false, 0); });
+    if (t.i0 > 0) each_of_from_end(1, t.nh, [&](int64_t k) { h_node(a, t, ns, -1, (int)k, false, true, 0); });
+    if (t.j0 > 0) each_of_from_end(2, t.nw, [&](int64_t k) { h_node(a, t, ns, (int)k, -1, true, false, 0); });
   } else {
     if (t.i0 > 0)
-      each_of(t.nh, [&](int64_t k) {
+      each_of_from_end(1, t.nh, [&](int64_t k) {
         frame_h(a, t, pl, ns, -1, (int)k, false, true, 0, ghost_psi ? t.gpx() + k : NULL, NULL);
       });
     if (t.j0 > 0)
-      each_of(t.nw, [&](int64_t k) {
+      each_of_from_end(2, t.nw, [&](int64_t k) {
         frame_h(a, t, pl, ns, (int)k, -1, true, false, 0, NULL, ghost_psi ? t.gpy() + k : NULL);
       });
   }
@@ -818,41 +833,76 @@ __device__ Points points_of_tile(const gs_fdtd_run_args &r, const Tile &t) {
   return p;
 }
 
-// A diagnostic build (-DGS_FDTD_RUN_CLOCK, scripts/tiles_sync.sh's clock
+// A diagnostic build (-DGS_FDTD_RUN_CLOCK, scripts/onchip_ladder.sh's clock
 // part) times each tile's phases by its thread 0's clock64 and prints them
 // for the first launch of 200 steps or more: the tiles' work against their
-// wait for the neighbours' edges, without a profiler's slower clock.
+// wait for the neighbours' edges, without a profiler's slower clock. The
+// sums stay in registers until the launch's end (a read-modify-write in
+// global memory a phase overstated the phases by 1,500-3,000 cycles a step,
+// session 19).
+// Probe builds (-DGS_FDTD_RUN_PROBES, or the clock's; scripts/onchip_ladder.sh's
+// probe part) also have run_kernel<1..3>, which leave parts of a step out so
+// that wall times weigh them (GS_FDTD_RUN_PROBE picks one; their bits are
+// wrong; run_kernel<0> is the plain kernel):
+//   1: no edge swap (the phases and block barriers alone);
+//   2: the swap's stores and one load a word without waiting for its tag
+//      (its traffic, not its wait);
+//   3: no H and E phases (the swap's chain alone).
+#if defined(GS_FDTD_RUN_CLOCK) && !defined(GS_FDTD_RUN_PROBES)
+#define GS_FDTD_RUN_PROBES
+#endif
+#ifdef GS_FDTD_RUN_PROBES
+// The swap's traffic without its wait (GS_FDTD_RUN_PROBE=2): the edges
+// stored, each neighbour's word loaded once, whatever its tag.
+__device__ void probe_swap(const gs_fdtd_run_args &r, const RunPlan &p, const Tile &t, unsigned tag) {
+  edge_nodes(r, p, t, tag, false,
+             [&](int li, int lj, unsigned long long *w) { put_word(w, t.ez()[t.at(li, lj)], tag); });
+  edge_nodes(r, p, t, tag, true, [&](int li, int lj, unsigned long long *w) {
+    unsigned long long word;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(word) : "l"(w) : "memory");
+    t.ez()[t.at(li, lj)] = __uint_as_float((unsigned)word);
+  });
+  __syncthreads();
+}
+#endif
 #ifdef GS_FDTD_RUN_CLOCK
 extern "C" __host__ __device__ int printf(const char *, ...); // (device printf; kernels include no stdio)
-__device__ long long run_clock[3][4096];                      // per block: H phase, E phase and sources, edge swap
-__device__ int run_clock_shown[4096];
+#define RUN_CLOCK_PARAM , long long *clk
+#define RUN_CLOCK_ARG , clk
 #define RUN_TICK(slot, since)                                                                                          \
   do {                                                                                                                 \
     const long long now_ = clock64();                                                                                  \
-    if (threadIdx.x == 0 && threadIdx.y == 0 && blockIdx.x < 4096) run_clock[slot][blockIdx.x] += now_ - (since);      \
+    clk[slot] += now_ - (since);                                                                                       \
     since = now_;                                                                                                      \
   } while (0)
 #define RUN_CLOCK_START(name) long long name = clock64()
+
 #else
+#define RUN_CLOCK_PARAM
+#define RUN_CLOCK_ARG
 #define RUN_TICK(slot, since) ((void)0)
 #define RUN_CLOCK_START(name) ((void)0)
 #endif
 
 // One step with buffer set a (a reference to a kernel parameter, so its
-// members stay parameter loads); last: no ghosts needed after it; tag: the
-// step's sequence number (swap_edges), fence: the tile reads or writes
-// psi a neighbour's H needs. The source's value is loaded first, so its
-// latency passes during the update.
+// members stay parameter loads; session 20 tried one copy of the step for
+// both sets, the set picked by the step's parity: no spills and 40 % less
+// code, 0.2 us faster at 250 x 250, but 0.3-0.5 us slower from 1000 x 500
+// up); slot: the receivers' slot in their ring; last: no ghosts needed after
+// it; tag: the step's sequence number (swap_edges), fence: the tile reads
+// or writes psi a neighbour's H needs. The source's value is loaded first,
+// so its latency passes during the update.
+template <int Probe>
 __device__ __forceinline__ void run_step(const gs_fdtd_run_args &r, const gs_fdtd_step_args &a, const Tile &t,
-                                         const Points &pt, const RunPlan &p, int ns, int64_t step, bool last,
-                                         unsigned tag) {
+                                         const Points &pt, const RunPlan &p, int ns, int64_t step, int slot, bool last,
+                                         unsigned tag RUN_CLOCK_PARAM) {
   const int k = (int)(threadIdx.y * kRunX + threadIdx.x);
   const float sv = pt.src >= 0 ? r.src_val[step * r.src_stride + k] : 0.f;
   if (pt.any_rx) {
     if (r.nrx > kRunThreads) {
-      sample_tile(r, a, t, step);
+      sample_tile(r, a, t, slot);
     } else if (pt.rx >= 0) {
-      float *out = r.rx_out + step % r.rx_slots * 3 * r.nrx + 3 * k;
+      float *out = r.rx_out + ((int64_t)slot * r.nrx + k) * 3;
       out[0] = t.ez()[pt.rx];
       out[1] = t.hx()[pt.rx];
       out[2] = t.hy()[pt.rx];
@@ -860,11 +910,13 @@ __device__ __forceinline__ void run_step(const gs_fdtd_run_args &r, const gs_fdt
     __syncthreads(); // the samples read what the H update writes
   }
   RUN_CLOCK_START(since);
-  h_phase(a, t, p, ns);
-  __syncthreads();
-  RUN_TICK(0, since);
-  e_phase(a, t, p, ns);
-  __syncthreads();
+  if (Probe != 3) {
+    h_phase(a, t, p, ns);
+    __syncthreads();
+    RUN_TICK(0, since);
+    e_phase(a, t, p, ns);
+    __syncthreads();
+  }
   if (pt.any_src) {
     if (r.nsrc > kRunThreads)
       inject_tile(r, a, t, step);
@@ -874,22 +926,29 @@ __device__ __forceinline__ void run_step(const gs_fdtd_run_args &r, const gs_fdt
   }
   RUN_TICK(1, since);
   if (last) return;
+#ifdef GS_FDTD_RUN_PROBES
+  if (Probe == 1 || Probe == 2) {
+    if (Probe == 2) probe_swap(r, p, t, tag);
+    RUN_TICK(2, since);
+    return;
+  }
+#endif
   swap_edges(r, p, t, tag, ns > 0 && !p.ghost_psi);
   RUN_TICK(2, since);
 }
 
 #ifdef GS_FDTD_RUN_CLOCK
-__device__ void print_clock(const gs_fdtd_run_args &r, const Tile &t, int64_t steps) {
+__device__ int run_clock_shown[4096];
+__device__ void print_clock(const gs_fdtd_run_args &r, int probe, const Tile &t, int64_t steps, const long long *clk) {
   if (threadIdx.x != 0 || threadIdx.y != 0 || blockIdx.x >= 4096) return;
   const int b = (int)blockIdx.x;
   if (steps >= 200 && !run_clock_shown[b]) {
     run_clock_shown[b] = 1;
-    printf(
-        "clock tile %d at %d,%d: %d x %d nodes, frame %d, fpsi %d: h %lld e %lld swap %lld cycles a step (t0 %lld)\n",
-        b, t.i0, t.j0, t.nw, t.nh, t.frame_nodes(), (int)t.fpsi_on, run_clock[0][b] / steps, run_clock[1][b] / steps,
-        run_clock[2][b] / (steps - 1), (long long)r.t0);
+    printf("clock tile %d at %d,%d: %d x %d nodes, frame %d, fpsi %d, probe %d: h %lld e %lld swap %lld cycles a "
+           "step (t0 %lld)\n",
+           b, t.i0, t.j0, t.nw, t.nh, t.frame_nodes(), (int)t.fpsi_on, probe, clk[0] / steps, clk[1] / steps,
+           clk[2] / (steps - 1), (long long)r.t0);
   }
-  run_clock[0][b] = run_clock[1][b] = run_clock[2][b] = 0;
 }
 #endif
 
@@ -904,6 +963,7 @@ __device__ void store_launch(const gs_fdtd_step_args &a, const Tile &t, const Ru
                    });
 }
 
+template <int Probe>
 __global__ void __launch_bounds__(kRunThreads, kPerSm)
     run_kernel(const gs_fdtd_run_args r, const RunPlan p, int64_t steps) {
   Tile t = tile_of_block(r.set[0], p, r.set[0].hmx != NULL);
@@ -924,19 +984,26 @@ __global__ void __launch_bounds__(kRunThreads, kPerSm)
     __syncthreads();
   }
   const uint64_t done = r.barrier_base / gridDim.x; // the steps that swapped edges in earlier launches
+#ifdef GS_FDTD_RUN_CLOCK
+  long long clk[3] = {0, 0, 0};
+#endif
+  // The receivers' slot, (t0 + s) % rx_slots, counted on rather than a 64-bit remainder a
+  // step (a software division on the receiving thread's path; no change in time measured)
+  int slot = r.rx_slots > 0 ? (int)(r.t0 % r.rx_slots) : 0;
   for (int64_t s = 0; s < steps; ++s) {
     const unsigned tag = (unsigned)(done + (uint64_t)s + 1); // (wraps after 2^32 steps: only the last two matter)
     if (s % 2 == 0)
-      run_step(r, r.set[0], t, pt, p, ns, r.t0 + s, s + 1 == steps, tag);
+      run_step<Probe>(r, r.set[0], t, pt, p, ns, r.t0 + s, slot, s + 1 == steps, tag RUN_CLOCK_ARG);
     else
-      run_step(r, r.set[1], t, pt, p, ns, r.t0 + s, s + 1 == steps, tag);
+      run_step<Probe>(r, r.set[1], t, pt, p, ns, r.t0 + s, slot, s + 1 == steps, tag RUN_CLOCK_ARG);
+    slot = slot + 1 == r.rx_slots ? 0 : slot + 1;
   }
   if ((steps - 1) % 2 == 0)
     store_launch(r.set[0], t, p);
   else
     store_launch(r.set[1], t, p);
 #ifdef GS_FDTD_RUN_CLOCK
-  print_clock(r, t, steps);
+  print_clock(r, Probe, t, steps, clk);
 #endif
 }
 
@@ -954,6 +1021,18 @@ struct RunDevice {
   int sms, smem, coop;
 };
 
+// Every instance of run_kernel may take bytes of dynamic shared memory.
+static bool allow_smem(int bytes) {
+  const cudaFuncAttribute at = cudaFuncAttributeMaxDynamicSharedMemorySize;
+  bool ok = cudaFuncSetAttribute(run_kernel<0>, at, bytes) == cudaSuccess;
+#ifdef GS_FDTD_RUN_PROBES
+  ok = ok && cudaFuncSetAttribute(run_kernel<1>, at, bytes) == cudaSuccess &&
+       cudaFuncSetAttribute(run_kernel<2>, at, bytes) == cudaSuccess &&
+       cudaFuncSetAttribute(run_kernel<3>, at, bytes) == cudaSuccess;
+#endif
+  return ok;
+}
+
 static RunDevice run_device() {
   static RunDevice seen[64]; // per device ordinal (the shared-memory opt-in is per device too)
   static bool known[64];
@@ -970,8 +1049,7 @@ static RunDevice run_device() {
   if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess ||
       cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) != cudaSuccess ||
       cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&d.coop, cudaDevAttrCooperativeLaunch, dev) != cudaSuccess ||
-      cudaFuncSetAttribute(run_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin) != cudaSuccess) {
+      cudaDeviceGetAttribute(&d.coop, cudaDevAttrCooperativeLaunch, dev) != cudaSuccess || !allow_smem(optin)) {
     cudaGetLastError();
     d.coop = 0;
   }
@@ -1257,7 +1335,8 @@ static bool plan_run(const gs_fdtd_step_args *a, RunPlan *p) {
             (search_cut(a, d.sms * kPerSm, room, kept, p) || (kept && search_cut(a, d.sms * kPerSm, room, false, p)));
   if (ok) place_profiles(a, d.smem, prof, tail, p);
   int resident = 0; // what the registers and shared memory really allow
-  if (ok && cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, run_kernel, kRunThreads, p->smem) != cudaSuccess) {
+  if (ok &&
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, run_kernel<0>, kRunThreads, p->smem) != cudaSuccess) {
     cudaGetLastError();
     return false;
   }
@@ -1351,6 +1430,18 @@ extern "C" int gs_fdtd_run_cuda(const gs_fdtd_run_args *a, int64_t steps, void *
   RunPlan p;
   if (!plan_run(&a->set[0], &p) || p.blocks() != a->blocks) return (int)cudaErrorInvalidConfiguration;
   if (gs_fdtd_run_scratch_cuda(&a->set[0]) > a->barrier_bytes) return (int)cudaErrorInvalidConfiguration;
-  return (int)gs_launch::coop(run_kernel, dim3((unsigned)p.blocks()), dim3(kRunX, kRunY), p.smem, (cudaStream_t)stream,
-                              *a, p, steps);
+  const dim3 grid((unsigned)p.blocks()), block(kRunX, kRunY);
+  const cudaStream_t s = (cudaStream_t)stream;
+#ifdef GS_FDTD_RUN_PROBES
+  const char *probe = getenv("GS_FDTD_RUN_PROBE"); // (a diagnostic: run_step's parts left out, wrong bits)
+  switch (probe ? atoi(probe) : 0) {
+  case 1:
+    return (int)gs_launch::coop(run_kernel<1>, grid, block, p.smem, s, *a, p, steps);
+  case 2:
+    return (int)gs_launch::coop(run_kernel<2>, grid, block, p.smem, s, *a, p, steps);
+  case 3:
+    return (int)gs_launch::coop(run_kernel<3>, grid, block, p.smem, s, *a, p, steps);
+  }
+#endif
+  return (int)gs_launch::coop(run_kernel<0>, grid, block, p.smem, s, *a, p, steps);
 }

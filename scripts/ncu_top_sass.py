@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""The SASS instructions of one profiled launch that issue most, and those whose warps run with
-the most idle lanes (issue #20's diagnostics): reads the per-instruction CSV of
+"""Issue #20's diagnostics: the SASS instructions of one profiled launch that issue most, those
+whose warps run with the most idle lanes, and those where the warps were sampled most (with their
+reasons, and the samples' shares by reason). Reads the per-instruction CSV of
 `ncu -i REPORT --page source --csv --print-source sass` (SourceCounters section).
 usage: ncu_top_sass.py src_sass.csv [N]"""
 import csv
@@ -24,6 +25,20 @@ def main(path, n):
         for k in sorted(range(len(data)), key=key, reverse=True)[:n]:
             ex, th = num(data[k], "Instructions Executed"), num(data[k], "Thread Instructions Executed")
             print(f"  {k:6d} {data[k][col['Source']].strip()[:48]:48s} {ex:12d} lanes {th / max(1, ex):5.1f}")
+    stalls = [h for h in hdr if h.startswith("stall_")]
+    if "Warp Stall Sampling (All Samples)" in hdr and stalls:
+        at = hdr.index("Warp Stall Sampling (All Samples)")
+        samples = [int((r[at] or "0").replace(",", "")) for r in data]
+        totals = {h: sum(int((r[hdr.index(h)] or "0").replace(",", "")) for r in data) for h in stalls
+                  if "Not Issued" not in h}
+        print(" stall samples by reason: " + ", ".join(
+            f"{h[6:]} {100.0 * v / max(1, sum(samples)):.1f} %" for h, v in sorted(totals.items(), key=lambda x: -x[1])
+            if v * 100 >= sum(samples)))
+        print(f" most stall samples (of {sum(samples)}), with their two largest reasons:")
+        for k in sorted(range(len(data)), key=lambda k: samples[k], reverse=True)[:n]:
+            why = sorted(((int((data[k][hdr.index(h)] or "0").replace(",", "")), h) for h in stalls), reverse=True)[:2]
+            reasons = ", ".join(f"{h[6:]} {v}" for v, h in why if v)
+            print(f"  {k:6d} {data[k][col['Source']].strip()[:48]:48s} {samples[k]:8d}  {reasons}")
 
 
 if __name__ == "__main__":
