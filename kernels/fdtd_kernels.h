@@ -129,7 +129,7 @@ typedef struct gs_fdtd_run_args {
   int nrx; /* receivers: array offsets, and the ring of samples (device) */
   const int64_t *rx_off;
   float *rx_out;
-  int64_t rx_slots;
+  int64_t rx_slots; /* the ring's steps (GS_RX_CHUNK; the on-chip kernels count it in an int) */
   int64_t t0;
   const gs_fdtd_region
       *piece; /* the grid cut as the CPU twin updates it (any cut: the same bits; the GPU ignores it) */

@@ -299,16 +299,16 @@ template <typename F> __device__ __forceinline__ void each_of(int64_t n, F f) {
     f(k);
 }
 
-// each_of starting at the block's warp `last` from the end (1: its last
-// warp), then on from warp 0. each_node gives a tile's rows to the warps
+// each_of starting at the block's warp `warps_from_end` from the end (1:
+// its last warp), then on from warp 0. each_node gives a tile's rows to the warps
 // from warp 0 on, so its last warps have the fewest nodes (in a tile of
 // fewer than kRunY rows, none): the ghosts' H goes there, not after the
 // first warps' rows (at 250 x 250, tiles of 31 x 18: the free box's H, the
 // ghost column's and the ghost row's were three rounds of warp 0's, in a
 // step bound by latency; session 20).
-template <typename F> __device__ __forceinline__ void each_of_from_end(int last, int64_t n, F f) {
+template <typename F> __device__ __forceinline__ void each_of_from_end(int warps_from_end, int64_t n, F f) {
   constexpr int threads = kRunX * kRunY;
-  const int me = ((int)(threadIdx.y * kRunX + threadIdx.x) + last * kRunX) % threads;
+  const int me = ((int)(threadIdx.y * kRunX + threadIdx.x) + warps_from_end * kRunX) % threads;
   for (int64_t k = me; k < n; k += threads)
     f(k);
 }
@@ -837,16 +837,19 @@ __device__ Points points_of_tile(const gs_fdtd_run_args &r, const Tile &t) {
 // part) times each tile's phases by its thread 0's clock64 and prints them
 // for the first launch of 200 steps or more: the tiles' work against their
 // wait for the neighbours' edges, without a profiler's slower clock. The
-// sums stay in registers until the launch's end (a read-modify-write in
-// global memory a phase overstated the phases by 1,500-3,000 cycles a step,
-// session 19).
+// sums stay in registers until the launch's end, not a read-modify-write
+// in global memory a phase (which session 19 found overstated the phases by
+// 1,500-3,000 cycles a step). This build spills more than the plain kernel
+// (254 / 424 bytes against 10 / 28; the old clock build 178 / 344), so read
+// its cycles as relative.
 // Probe builds (-DGS_FDTD_RUN_PROBES, or the clock's; scripts/onchip_ladder.sh's
 // probe part) also have run_kernel<1..3>, which leave parts of a step out so
 // that wall times weigh them (GS_FDTD_RUN_PROBE picks one; their bits are
 // wrong; run_kernel<0> is the plain kernel):
 //   1: no edge swap (the phases and block barriers alone);
 //   2: the swap's stores and one load a word without waiting for its tag
-//      (its traffic, not its wait);
+//      (its traffic, not its wait; without the psi fence of tiles that
+//      read their neighbours' psi from L2);
 //   3: no H and E phases (the swap's chain alone).
 #if defined(GS_FDTD_RUN_CLOCK) && !defined(GS_FDTD_RUN_PROBES)
 #define GS_FDTD_RUN_PROBES
@@ -996,7 +999,7 @@ __global__ void __launch_bounds__(kRunThreads, kPerSm)
       run_step<Probe>(r, r.set[0], t, pt, p, ns, r.t0 + s, slot, s + 1 == steps, tag RUN_CLOCK_ARG);
     else
       run_step<Probe>(r, r.set[1], t, pt, p, ns, r.t0 + s, slot, s + 1 == steps, tag RUN_CLOCK_ARG);
-    slot = slot + 1 == r.rx_slots ? 0 : slot + 1;
+    if (r.rx_slots > 0) slot = slot + 1 == r.rx_slots ? 0 : slot + 1;
   }
   if ((steps - 1) % 2 == 0)
     store_launch(r.set[0], t, p);
@@ -1434,13 +1437,17 @@ extern "C" int gs_fdtd_run_cuda(const gs_fdtd_run_args *a, int64_t steps, void *
   const cudaStream_t s = (cudaStream_t)stream;
 #ifdef GS_FDTD_RUN_PROBES
   const char *probe = getenv("GS_FDTD_RUN_PROBE"); // (a diagnostic: run_step's parts left out, wrong bits)
-  switch (probe ? atoi(probe) : 0) {
+  switch (probe && *probe ? atoi(probe) : 0) {
+  case 0:
+    break;
   case 1:
     return (int)gs_launch::coop(run_kernel<1>, grid, block, p.smem, s, *a, p, steps);
   case 2:
     return (int)gs_launch::coop(run_kernel<2>, grid, block, p.smem, s, *a, p, steps);
   case 3:
     return (int)gs_launch::coop(run_kernel<3>, grid, block, p.smem, s, *a, p, steps);
+  default: // (no silent plain kernel for a probe that does not exist)
+    return (int)cudaErrorInvalidValue;
   }
 #endif
   return (int)gs_launch::coop(run_kernel<0>, grid, block, p.smem, s, *a, p, steps);

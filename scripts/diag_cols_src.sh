@@ -5,8 +5,8 @@
 # by scripts/ncu_barrier_share.py into the share of samples waiting at each barrier; GS_DIAG_DOMAIN:
 # the domain's x and y in metres at 1 mm cells (default "2 1"); GS_DIAG_CUTS:
 # the tiles form's cuts (GS_FDTD_RUN_CUT) to profile, GS_DIAG_PML the CPML's cells,
-# GS_DIAG_TUNING -D flags of the build (GS_FDTD_RUN_PROBES: then GS_DIAG_PROBES, the probes of
-# run_kernel to profile, kernels/fdtd_run.cu), GS_DIAG_NCU_ARGS more ncu options (e.g. "--set
+# GS_DIAG_TUNING -D flags of the build (a CMake list: several separated by ";"; with
+# GS_FDTD_RUN_PROBES, GS_DIAG_PROBES names the probes of run_kernel to profile, kernels/fdtd_run.cu), GS_DIAG_NCU_ARGS more ncu options (e.g. "--set
 # full"; the SASS with its CUDA lines is kept as sass_cuda_*.csv). GPU machine.
 source "$(dirname "${BASH_SOURCE[0]}")/gpu_prologue.sh"
 # (a build of its own: -lineinfo must not leak into build-gpu, which the other scripts time)
@@ -16,12 +16,18 @@ cmake -S . -B build-lineinfo -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_FLAGS=-l
 b=build-lineinfo/gpustencil
 pml=${GS_DIAG_PML:-10}
 read -r dx dy <<< "${GS_DIAG_DOMAIN:-2 1}" # (metres at 1 mm cells; the source in the middle)
-read -r sx sy rx <<< "$(awk -v x="$dx" -v y="$dy" 'BEGIN { print x / 2, y / 2, x / 2 + 0.02 }')"
+read -r sx sy rx <<< "$(awk -v x="$dx" -v y="$dy" 'BEGIN { d = x / 4 < 0.02 ? x / 4 : 0.02; print x / 2, y / 2, x / 2 + d }')"
+case " ${GS_DIAG_PROBES:-0} " in
+  " 0 ") ;;
+  *) [[ "${GS_DIAG_TUNING:-}" == *GS_FDTD_RUN_PROBES* || "${GS_DIAG_TUNING:-}" == *GS_FDTD_RUN_CLOCK* ]] ||
+    { echo "diag_cols_src: GS_DIAG_PROBES needs GS_FDTD_RUN_PROBES in GS_DIAG_TUNING" >&2; exit 2; } ;;
+esac
 printf "#domain: $dx $dy 0.001\n#dx_dy_dz: 0.001 0.001 0.001\n#time_window: 300\n#pml_cells: $pml\n" > /tmp/s.in
 printf "#waveform: ricker 1 3e9 w\n#hertzian_dipole: z $sx $sy 0 w\n#rx: $rx $sy 0\n" >> /tmp/s.in
 for form in ${GS_COLS_FORMS:-tiles regs}; do
   for cut in ${GS_DIAG_CUTS:--}; do # GS_FDTD_RUN_CUT of the tiles form ("-": the plan's own)
     for probe in ${GS_DIAG_PROBES:-0}; do # run_kernel<probe> of a GS_FDTD_RUN_PROBES build
+      [ "$form" = tiles ] || [ "$probe" = 0 ] || continue # (the columns form has no probes)
       kernel=cols_kernel; [ "$form" = tiles ] && kernel=run_kernel
       tag=$form; [ "$cut" = - ] || tag=$form-$cut
       [ "$probe" = 0 ] || tag=$tag-probe$probe

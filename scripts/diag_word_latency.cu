@@ -74,7 +74,8 @@ __device__ void ping_pong(unsigned long long *mine, unsigned long long *theirs, 
   if (side == 0 && k == 0) *ns = now_ns() - t0;
 }
 
-// Both sides in one launch on one GPU: block b is side b.
+// Both sides in one launch on one GPU: block b is side b (two blocks of an
+// idle GPU run at once; the probe would hang on a GPU too busy for that).
 __global__ void both_sides(unsigned long long *a, unsigned long long *b, int words, int n, unsigned long long *ns) {
   if (blockIdx.x == 0)
     ping_pong(a, b, 0, words, n, false, ns);
@@ -117,6 +118,10 @@ static double same_gpu(int words, int n) {
 
 static double two_gpus(int words, int n) {
   unsigned long long *a = words_on(0), *b = words_on(1), *ns;
+  // (both memsets done before either side starts: side 0's first ping must not be zeroed)
+  CHECK(cudaDeviceSynchronize());
+  CHECK(cudaSetDevice(0));
+  CHECK(cudaDeviceSynchronize());
   CHECK(cudaSetDevice(0));
   CHECK(cudaMalloc(&ns, sizeof *ns));
   one_side<<<1, 1024>>>(a, b, 0, words, n, ns);

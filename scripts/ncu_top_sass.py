@@ -25,13 +25,13 @@ def main(path, n):
         for k in sorted(range(len(data)), key=key, reverse=True)[:n]:
             ex, th = num(data[k], "Instructions Executed"), num(data[k], "Thread Instructions Executed")
             print(f"  {k:6d} {data[k][col['Source']].strip()[:48]:48s} {ex:12d} lanes {th / max(1, ex):5.1f}")
-    stalls = [h for h in hdr if h.startswith("stall_")]
+    # (each reason has a twin "(Not Issued)" column, a subset of it; "selected" samples issued)
+    stalls = [h for h in hdr if h.startswith("stall_") and "Not Issued" not in h]
     if "Warp Stall Sampling (All Samples)" in hdr and stalls:
         at = hdr.index("Warp Stall Sampling (All Samples)")
         samples = [int((r[at] or "0").replace(",", "")) for r in data]
-        totals = {h: sum(int((r[hdr.index(h)] or "0").replace(",", "")) for r in data) for h in stalls
-                  if "Not Issued" not in h}
-        print(" stall samples by reason: " + ", ".join(
+        totals = {h: sum(int((r[hdr.index(h)] or "0").replace(",", "")) for r in data) for h in stalls}
+        print(" samples by the warps' state: " + ", ".join(
             f"{h[6:]} {100.0 * v / max(1, sum(samples)):.1f} %" for h, v in sorted(totals.items(), key=lambda x: -x[1])
             if v * 100 >= sum(samples)))
         print(f" most stall samples (of {sum(samples)}), with their two largest reasons:")

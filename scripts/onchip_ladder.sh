@@ -49,10 +49,13 @@ if part build; then
     cmake --build build-gpu -j 16 ${GS_LADDER_TARGETS:+--target $GS_LADDER_TARGETS} > "$out/build.log" 2>&1; } ||
     { grep -E "error" "$out/build.log" | head; exit 1; }
 fi
+base_built=0
 if part base; then # the baseline: .carry/base.tar.gz (git archive of an earlier commit) in build-base
-  rm -rf /tmp/base-src && mkdir -p /tmp/base-src && tar -xzf .carry/base.tar.gz -C /tmp/base-src &&
+  # (from scratch: a warm machine may keep another base's build, whose files the tar's dates would not renew)
+  rm -rf /tmp/base-src build-base && mkdir -p /tmp/base-src && tar -xzf .carry/base.tar.gz -C /tmp/base-src &&
     cmake -S /tmp/base-src -B build-base -DCMAKE_CUDA_ARCHITECTURES=90 > "$out/cmake-base.log" 2>&1 &&
-    cmake --build build-base -j 16 --target gpustencil > "$out/build-base.log" 2>&1 || echo "base: not built"
+    cmake --build build-base -j 16 --target gpustencil > "$out/build-base.log" 2>&1 && base_built=1 ||
+    echo "base: not built"
 fi
 part tiles && GS_TILES_PARTS="tests san" bash scripts/tiles_cut.sh
 if part check; then
@@ -67,7 +70,7 @@ if part check; then
   fi
 fi 2>&1 | tee "$out/check.txt"
 if part ladder; then
-  bins=$b; [ -x build-base/gpustencil ] && bins="build-base/gpustencil $b" # (the base first, where built)
+  bins=$b; [ "$base_built" = 1 ] && bins="build-base/gpustencil $b" # (the base first, where built in this call)
   for round in $(seq "${GS_LADDER_ROUNDS:-1}"); do
     for g in ${GS_LADDER_GRIDS:-2000x1000 2000x500 1000x1000 1000x500 500x1000 500x500 500x250 250x250}; do
       for e in ${GS_LADDER_ENVS:-GS_LADDER=1}; do
@@ -107,11 +110,10 @@ if part clock; then
       awk '!seen[$3]++'
   done 2>&1 | tee "$out/clock.txt"
 fi
-probe_build() {
-  [ -x build-probe/gpustencil ] && return
+probe_build() { # (incremental: a warm machine keeps build-probe, and the kernels may have changed since)
   { cmake -S . -B build-probe -DCMAKE_CUDA_ARCHITECTURES=90 -DGPUSTENCIL_SCALE_TUNING=GS_FDTD_RUN_PROBES \
-    > /dev/null 2>&1 && cmake --build build-probe -j 16 --target gpustencil > "$out/build-probe.log" 2>&1; } ||
-    echo "probe build failed"
+    > "$out/cmake-probe.log" 2>&1 && cmake --build build-probe -j 16 --target gpustencil > "$out/build-probe.log" 2>&1; } ||
+    { echo "probe build failed"; tail -5 "$out/build-probe.log"; exit 1; }
 }
 if part probe; then
   probe_build
@@ -148,6 +150,7 @@ if part words; then
 fi
 if part split; then
   ngpu=$(nvidia-smi -L | wc -l)
+  [ "$ngpu" -gt 1 ] || echo "split: one GPU here, nothing to split"
   for g in ${GS_LADDER_SPLIT:-2000x1000 1000x1000}; do
     for n in $(seq 2 "$ngpu"); do
       mpirun -np "$n" $b bench fdtd --grid $g --steps 4000 --halo-depth auto 2>&1 | grep -vE "^$"
