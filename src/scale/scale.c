@@ -200,6 +200,44 @@ static int cmp_item_out(const void *a, const void *b) {
   return strcmp(((const item *)a)->out, ((const item *)b)->out);
 }
 
+/* A file by its device and inode (the same file under any name). */
+typedef struct {
+  dev_t dev;
+  ino_t ino;
+} file_id;
+
+static int cmp_file_id(const void *a, const void *b) {
+  const file_id *x = a, *y = b;
+  if (x->dev != y->dev) return x->dev < y->dev ? -1 : 1;
+  return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+/* Whether some output already exists as one of the inputs (-o the inputs'
+ * own folder, or a link to an input): written, with --overwrite, it would
+ * destroy an input, perhaps before it is read (found by fuzzing, session
+ * 20). 0, or -1 and a line in err. */
+static int output_is_an_input(const plan *p, char *err, size_t errlen) {
+  file_id *ids = gs_xmalloc((p->n ? p->n : 1) * sizeof *ids);
+  size_t n = 0;
+  for (size_t i = 0; i < p->n; ++i) {
+    struct stat sb;
+    if (stat(p->items[i].in, &sb) == 0) ids[n++] = (file_id){sb.st_dev, sb.st_ino};
+  }
+  qsort(ids, n, sizeof *ids, cmp_file_id);
+  int found = 0;
+  for (size_t i = 0; i < p->n && !found; ++i) {
+    struct stat sb;
+    if (stat(p->items[i].out, &sb) != 0) continue;
+    const file_id key = {sb.st_dev, sb.st_ino};
+    if (bsearch(&key, ids, n, sizeof *ids, cmp_file_id)) {
+      snprintf(err, errlen, "%s: the output would replace an input (choose another -o)", p->items[i].out);
+      found = 1;
+    }
+  }
+  free(ids);
+  return found ? -1 : 0;
+}
+
 /* Rank 0: builds the plan; 0 or a one-line error in err. */
 static int plan_build(plan *p, int argc, char **argv, char *err, size_t errlen) {
   const gs_scale_opts *o = p->o;
@@ -250,6 +288,7 @@ static int plan_build(plan *p, int argc, char **argv, char *err, size_t errlen) 
       return -1;
     }
   free(sorted);
+  if (output_is_an_input(p, err, errlen)) return -1;
   /* Existing outputs: skip, replace later, or refuse. */
   size_t kept = 0, exist = 0;
   const char *first = NULL;
