@@ -67,20 +67,6 @@ static int h5_fail(h5out *o, const char *call, int line) {
 }
 #define FAIL(o, call) h5_fail((o), (call), __LINE__)
 
-/* Before the process's first HDF5 call: no clean-up by the library at exit.
- * That clean-up closes what is still open, and a file whose H5Fclose failed
- * (a full disk) stays open: closing it again at exit crashed the library
- * (SIGSEGV in H5F__close_cb, or "infinite loop closing library"; found by
- * fuzzing, session 20). Every path closes our files, or abandons and
- * unlinks them after a failure, so nothing needs the clean-up. */
-static gs_status h5_first_use(h5out *o) {
-  static int done;
-  if (done) return GS_OK;
-  done = 1;
-  if (H5dont_atexit() < 0) FAIL(o, "H5dont_atexit");
-  return o->st;
-}
-
 /* Creates PATH.tmp-PID with HDF5's printing off (restored by h5_close):
  * superblock of the earliest version as h5py writes, no file locking (the
  * temporary is ours alone; some parallel file systems refuse locks), and
@@ -94,7 +80,6 @@ static gs_status h5_open(h5out *o, const char *path, char *err, size_t errlen) {
     return o->st = GS_ERR_NOMEM;
   }
   snprintf(o->tmp, len, "%s.tmp-%ld", path, (long)getpid());
-  if (h5_first_use(o) != GS_OK) return o->st;
   if (H5Eget_auto2(H5E_DEFAULT, &o->old_func, &o->old_data) < 0) {
     FAIL(o, "H5Eget_auto2");
     return o->st;
@@ -1365,7 +1350,6 @@ gs_status gs_gpr_read_geometry_object(const char *path, int64_t max_cells, gs_gp
                                       size_t errlen) {
   memset(g, 0, sizeof *g);
   h5out o = {.path = path, .file = -1, .err = err, .errlen = errlen};
-  if (h5_first_use(&o) != GS_OK) return o.st;
   if (H5Eget_auto2(H5E_DEFAULT, &o.old_func, &o.old_data) < 0 || H5Eset_auto2(H5E_DEFAULT, NULL, NULL) < 0) {
     FAIL(&o, "H5Eset_auto2");
     return o.st;
