@@ -13,9 +13,13 @@ LAYERS = {
     "base": ("src/base", ["kernels"], ["png.h", "hwloc.h", "hdf5.h"]),
     "mpi": ("mpi", ["base", "kernels"], ["png.h", "hwloc.h", "hdf5.h"]),
     "png": ("src/png", ["base", "kernels"], ["hwloc.h", "hdf5.h"]),
-    "fdtd": ("src/fdtd", ["png", "mpi", "base", "kernels"], ["hwloc.h"]),
+    "formats": ("src/formats", ["base", "kernels"], ["hwloc.h", "mpi.h", "png.h"]),
+    "model": ("src/model", ["formats", "png", "base", "kernels"], ["hwloc.h", "mpi.h", "hdf5.h"]),
+    "engine": ("src/engine", ["model", "mpi", "base", "kernels"], ["hwloc.h", "hdf5.h", "png.h"]),
+    "outputs": ("src/outputs", ["engine", "model", "formats", "png", "mpi", "base", "kernels"], ["hwloc.h", "hdf5.h"]),
+    "run": ("src/run", ["outputs", "engine", "model", "formats", "png", "mpi", "base", "kernels"], ["hwloc.h", "hdf5.h"]),
     "scale": ("src/scale", ["png", "mpi", "base", "kernels"], ["hwloc.h", "hdf5.h"]),
-    "app": ("src/app", ["fdtd", "scale", "png", "mpi", "base", "kernels"], ["hdf5.h"]),
+    "app": ("src/app", ["run", "outputs", "engine", "model", "formats", "scale", "png", "mpi", "base", "kernels"], ["hdf5.h"]),
 }
 SOURCE = (".c", ".h", ".cu", ".cuh")
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]')

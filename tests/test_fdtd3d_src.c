@@ -157,7 +157,7 @@ static float *run_scene(const gs_scene *sc, const gs_backend *b, int run, uint64
   float *out = malloc(sizeof(float) * (size_t)(rx + ntl * line + 1));
   memcpy(out, m.rx_hist, sizeof(float) * (size_t)rx);
   for (int q = 0; q < ntl; ++q) {
-    gs_gpr_tl tl;
+    gs_fdtd3_line_record tl;
     gs_fdtd3_src_line(&m, q, &tl, out + rx + q * line, out + rx + q * line + line / 2);
   }
   *n = rx + ntl * line;

@@ -81,6 +81,7 @@ static int positions_ok(const gs_scene *sc, int64_t runs) {
 static int fits(const gs_comm *c, const gs_backend *b, const gs_scene *sc, const gs_fdtd3_ranks *rk) {
   double dev, host, share = 1;
   gs_fdtd3_memory_need(sc, &dev, &host);
+  host += gs_gpr3_outputs_host_bytes(sc); /* the largest #snapshot / #geometry_view */
   const double n[3] = {(double)sc->nx + 1, (double)sc->ny + 1, (double)sc->nz + 1};
   for (int a = 1; rk && a < 3; ++a)
     share *= (double)(rk->part.hi[a] - rk->part.lo[a] + (rk->dims[a] > 1 ? 2 : 0)) / n[a];
@@ -122,7 +123,7 @@ static void model_name(const char *path, char *out, size_t n) {
 }
 
 /* The lines' outputs of a model on one rank (*tl and *vi to free); returns their count. */
-static int local_lines(const gs_fdtd3_sim *m, gs_gpr_tl **tl, float **vi) {
+static int local_lines(const gs_fdtd3_sim *m, gs_fdtd3_line_record **tl, float **vi) {
   const int ntl = gs_fdtd3_src_lines(m);
   const size_t n = (size_t)(m->sc->iterations + 1);
   *tl = gs_xcalloc((size_t)ntl + 1, sizeof **tl);
@@ -134,7 +135,7 @@ static int local_lines(const gs_fdtd3_sim *m, gs_gpr_tl **tl, float **vi) {
 
 /* MODEL.h5 and receivers.csv of run r from hist ([step][receiver][6], every
  * receiver of the scene) and the ntl lines' outputs tl. */
-static int save(const gs_scene *sc, const gs_fdtd3_sim *m, const float *hist, const gs_gpr_tl *tl, int ntl,
+static int save(const gs_scene *sc, const gs_fdtd3_sim *m, const float *hist, const gs_fdtd3_line_record *tl, int ntl,
                 const char *outdir, int64_t r, int64_t runs) {
   char model[512], hp[1700], cp[1300], err[1024];
   model_name(sc->path, model, sizeof model);
@@ -269,7 +270,7 @@ static int run_once(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs,
     return x->status;
   }
   float *hist = x->rk ? gs_fdtd3_dist_receivers(&m) : m.rx_hist, *vi; /* every receiver and line, on rank 0 */
-  gs_gpr_tl *tl;
+  gs_fdtd3_line_record *tl;
   const int ntl = x->rk ? gs_fdtd3_dist_lines(&m, &tl, &vi) : local_lines(&m, &tl, &vi);
   int status =
       x->c->rank == 0 && save(x->sc, &m, hist, tl, ntl, x->outdir, x->r, x->o->runs) ? GS_EXIT_PARTIAL : x->status;

@@ -4,7 +4,16 @@
 #define GS_FDTD3D_SRC_ENGINE_H
 
 #include "fdtd3d.h"
-#include "gprmax_out.h"
+
+/* One transmission line at a run's end (gprMax's TransmissionLine outputs): its
+ * position (metres), resistance (Ohms) and dl (m), and its four series of n
+ * samples. */
+typedef struct gs_fdtd3_line_record {
+  double pos[3];
+  double resistance, dl;
+  int64_t n;
+  const float *vinc, *iinc, *vtotal, *itotal;
+} gs_fdtd3_line_record;
 
 /* Sets up the scene's sources for run m->run, after the materials and before
  * the Hertzian dipoles (a resistive voltage source changes its node's
@@ -23,7 +32,7 @@ int gs_fdtd3_src_state(gs_fdtd3_sim *m, gs_fdtd3_state *out);
 int gs_fdtd3_src_lines(const gs_fdtd3_sim *m);
 /* The scene's source of line q (0 <= q < gs_fdtd3_src_lines(m)). */
 const gs_source3 *gs_fdtd3_src_line_of(const gs_fdtd3_sim *m, int q);
-void gs_fdtd3_src_line(const gs_fdtd3_sim *m, int q, gs_gpr_tl *out, float *vtotal, float *itotal);
+void gs_fdtd3_src_line(const gs_fdtd3_sim *m, int q, gs_fdtd3_line_record *out, float *vtotal, float *itotal);
 void gs_fdtd3_src_free(gs_fdtd3_sim *m);
 
 #endif

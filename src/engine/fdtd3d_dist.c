@@ -407,14 +407,14 @@ static int line_ordinal(const gs_scene *sc, const gs_source3 *v) {
  * its owner into meta and series (4 n floats); on the owner: local line q. */
 static void line_outputs(const gs_fdtd3_sim *m, int q, double meta[5], float *series) {
   const size_t n = (size_t)(m->sc->iterations + 1);
-  gs_gpr_tl t;
+  gs_fdtd3_line_record t;
   gs_fdtd3_src_line(m, q, &t, series + 2 * n, series + 3 * n);
   memcpy(series, t.vinc, sizeof(float) * n);
   memcpy(series + n, t.iinc, sizeof(float) * n);
   meta[0] = t.pos[0], meta[1] = t.pos[1], meta[2] = t.pos[2], meta[3] = t.resistance, meta[4] = t.dl;
 }
 
-int gs_fdtd3_dist_lines(const gs_fdtd3_sim *m, gs_gpr_tl **tl, float **store) {
+int gs_fdtd3_dist_lines(const gs_fdtd3_sim *m, gs_fdtd3_line_record **tl, float **store) {
   const gs_scene *sc = m->sc;
   const int root = m->dist->rank == 0, nloc = gs_fdtd3_src_lines(m);
   const size_t n = (size_t)(sc->iterations + 1);
@@ -446,7 +446,7 @@ int gs_fdtd3_dist_lines(const gs_fdtd3_sim *m, gs_gpr_tl **tl, float **store) {
       GS_MPI_CHECK(MPI_Recv(dst, (int)(4 * n), MPI_FLOAT, owner[o], 2 * o + 1, m->dist->comm, MPI_STATUS_IGNORE));
     }
     if (root)
-      (*tl)[o] = (gs_gpr_tl){
+      (*tl)[o] = (gs_fdtd3_line_record){
           {meta[0], meta[1], meta[2]}, meta[3], meta[4], (int64_t)n, dst, dst + n, dst + 2 * n, dst + 3 * n};
   }
   free(series);

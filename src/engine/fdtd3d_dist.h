@@ -11,8 +11,8 @@
 
 #include "decomp3d.h"
 #include "fdtd3d.h"
+#include "fdtd3d_sources.h"
 #include "geometry3d.h"
-#include "gprmax_out.h"
 #include "halo.h"
 
 /* Parts per axis: at least this many nodes thick along a split axis. */
@@ -84,7 +84,7 @@ float *gs_fdtd3_dist_receivers(const gs_fdtd3_sim *m);
 
 /* Collective: every transmission line's outputs in the scene's order on
  * rank 0 (*tl and *store malloc'd there, NULL elsewhere); the count on rank 0. */
-int gs_fdtd3_dist_lines(const gs_fdtd3_sim *m, gs_gpr_tl **tl, float **store);
+int gs_fdtd3_dist_lines(const gs_fdtd3_sim *m, gs_fdtd3_line_record **tl, float **store);
 
 void gs_fdtd3_dist_free(gs_fdtd3_sim *m);
 

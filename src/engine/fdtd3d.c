@@ -13,7 +13,6 @@
 #include "fdtd3d_sources.h"
 #include "fdtd_internal.h"
 #include "geometry3d.h"
-#include "gpr_views3d.h"
 #include "parallel.h"
 
 static void zero_device(const gs_backend *b, void *dev, size_t bytes, gs_stream s) {
@@ -561,7 +560,6 @@ void gs_fdtd3_memory_need(const gs_scene *sc, double *device, double *host) {
    * materials, receiver histories */
   *host = 8.0 * n[0] * n[1] * n[2] + 12.0 * nodes + 3.0 * nodes + 24.0 * steps * sc->nrx + 8.0 * steps * sc->nsources +
           24.0 * steps * sc->nsrc3 + gs_fdtd3_disp_memory(sc); /* the pole lists and zeros, made on the host first */
-  *host += gs_gpr3_outputs_host_bytes(sc); /* the largest #snapshot / #geometry_view (gpr_views3d.c) */
   *host += gs_fdtd3_pw_memory(sc);
 }
 

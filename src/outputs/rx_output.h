@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "fdtd3d_sources.h"
 #include "gprmax_out.h"
 #include "scene.h"
 
@@ -27,7 +28,7 @@ gs_status gs_rx_write_h5(const gs_scene *sc, const float *rx, int64_t steps, int
 /* The same for a 3D model: rx is [step][receiver][Ex Ey Ez Hx Hy Hz]. */
 gs_status gs_rx3_write_csv(const gs_scene *sc, const float *rx, int64_t steps, const char *path, char *err,
                            size_t errlen);
-gs_status gs_rx3_write_h5(const gs_scene *sc, const float *rx, int64_t steps, int run, const gs_gpr_tl *tl, int ntl,
-                          const char *path, char *err, size_t errlen);
+gs_status gs_rx3_write_h5(const gs_scene *sc, const float *rx, int64_t steps, int run, const gs_fdtd3_line_record *tl,
+                          int ntl, const char *path, char *err, size_t errlen);
 
 #endif

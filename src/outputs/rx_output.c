@@ -207,8 +207,8 @@ static int sources3(const gs_scene *sc, int run, gs_gpr_src *srcs) {
   return n;
 }
 
-gs_status gs_rx3_write_h5(const gs_scene *sc, const float *rx, int64_t steps, int run, const gs_gpr_tl *tl, int ntl,
-                          const char *path, char *err, size_t errlen) {
+gs_status gs_rx3_write_h5(const gs_scene *sc, const float *rx, int64_t steps, int run,
+                          const gs_fdtd3_line_record *lines, int ntl, const char *path, char *err, size_t errlen) {
   int *order = gs_xmalloc(sizeof(int) * (size_t)sc->nrx + 1);
   for (int k = 0; k < sc->nrx; ++k)
     order[k] = k;
@@ -234,6 +234,16 @@ gs_status gs_rx3_write_h5(const gs_scene *sc, const float *rx, int64_t steps, in
     }
   }
   const int nsrc = sources3(sc, run, srcs);
+  gs_gpr_tl *tl = gs_xcalloc((size_t)ntl + 1, sizeof *tl);
+  for (int q = 0; q < ntl; ++q)
+    tl[q] = (gs_gpr_tl){{lines[q].pos[0], lines[q].pos[1], lines[q].pos[2]},
+                        lines[q].resistance,
+                        lines[q].dl,
+                        lines[q].n,
+                        lines[q].vinc,
+                        lines[q].iinc,
+                        lines[q].vtotal,
+                        lines[q].itotal};
   gs_gpr_model m = {.title = sc->title,
                     .iterations = steps,
                     .dt = sc->dt,
@@ -248,6 +258,7 @@ gs_status gs_rx3_write_h5(const gs_scene *sc, const float *rx, int64_t steps, in
                     .srcsteps = {(int32_t)sc->src_di, (int32_t)sc->src_dj, (int32_t)sc->src_dk},
                     .rxsteps = {(int32_t)sc->rx_di, (int32_t)sc->rx_dj, (int32_t)sc->rx_dk}};
   gs_status st = gs_gpr_write_receivers(path, &m, err, errlen);
+  free(tl);
   free(cols);
   free(rxs);
   free(srcs);

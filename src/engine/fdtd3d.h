@@ -70,7 +70,8 @@ void *gs_fdtd3_upload(gs_fdtd3_sim *m, const void *host, size_t bytes, void ***l
 void gs_fdtd3_upload_free(gs_fdtd3_sim *m, void ***list, int *n);
 
 /* Bytes the model needs (device: fields, materials, CPML, sources, ring;
- * host: the geometry build, receiver histories), before anything is made. */
+ * host: the geometry build, receiver histories), before anything is made;
+ * what its outputs need on the host (gs_gpr3_outputs_host_bytes) comes on top. */
 void gs_fdtd3_memory_need(const gs_scene *sc, double *device, double *host);
 /* Builds run (0-based) of 3D scene sc: GS_OK, or GS_ERR_USAGE with the
  * reason in err (e.g. more than 256 materials after smoothing). */

@@ -389,7 +389,7 @@ int gs_fdtd3_src_lines(const gs_fdtd3_sim *m) {
   return m->xsrc ? m->xsrc->ntl : 0;
 }
 
-void gs_fdtd3_src_line(const gs_fdtd3_sim *m, int q, gs_gpr_tl *out, float *vtotal, float *itotal) {
+void gs_fdtd3_src_line(const gs_fdtd3_sim *m, int q, gs_fdtd3_line_record *out, float *vtotal, float *itotal) {
   const struct gs_fdtd3_xsrc *x = m->xsrc;
   const gs_scene *sc = m->sc;
   const int64_t N = sc->iterations + 1;
@@ -397,14 +397,14 @@ void gs_fdtd3_src_line(const gs_fdtd3_sim *m, int q, gs_gpr_tl *out, float *vtot
   m->b->copy_d2h(vtotal, l->vtotal, sizeof(float) * (size_t)N, m->s);
   m->b->copy_d2h(itotal, l->itotal, sizeof(float) * (size_t)N, m->s);
   m->b->stream_sync(m->s);
-  *out = (gs_gpr_tl){.pos = {(double)l->i * sc->dx, (double)l->j * sc->dy, (double)l->k * sc->dz},
-                     .resistance = x->tl_src[q]->resistance,
-                     .dl = sqrt(3.0) * C0 * sc->dt,
-                     .n = N,
-                     .vinc = x->tl_inc + (size_t)q * 2 * (size_t)N,
-                     .iinc = x->tl_inc + ((size_t)q * 2 + 1) * (size_t)N,
-                     .vtotal = vtotal,
-                     .itotal = itotal};
+  *out = (gs_fdtd3_line_record){.pos = {(double)l->i * sc->dx, (double)l->j * sc->dy, (double)l->k * sc->dz},
+                                .resistance = x->tl_src[q]->resistance,
+                                .dl = sqrt(3.0) * C0 * sc->dt,
+                                .n = N,
+                                .vinc = x->tl_inc + (size_t)q * 2 * (size_t)N,
+                                .iinc = x->tl_inc + ((size_t)q * 2 + 1) * (size_t)N,
+                                .vtotal = vtotal,
+                                .itotal = itotal};
 }
 
 void gs_fdtd3_src_free(gs_fdtd3_sim *m) {
