@@ -22,6 +22,7 @@
 #include "fdtd.h"
 #include "fdtd3d.h"
 #include "fdtd3d_dist.h"
+#include "fdtd_opts.h"
 #include "log.h"
 
 const gs_bench_opts gs_bench_defaults = {.mib = 1024, .reps = 20, .steps = 200, .size = "8192x8192"};

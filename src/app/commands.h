@@ -8,7 +8,7 @@
 
 #include "backend.h"
 #include "comm.h"
-#include "fdtd.h"
+#include "fdtd_opts.h"
 #include "options.h"
 #include "placement.h"
 

@@ -11,7 +11,6 @@
 #include "backend.h"
 #include "comm.h"
 #include "halo.h"
-#include "options.h"
 #include "scene.h"
 
 #define GS_FDTD_MAX_DEPTH 8 /* deepest halo (--halo-depth) */
@@ -234,19 +233,6 @@ typedef struct gs_fdtd_spread {
 gs_status gs_fdtd_timed_run(const gs_scene *sc, const gs_backend *b, MPI_Comm comm, const int dims[2],
                             const gs_fdtd_spread *sp, int64_t warmup, int64_t steps, gs_fdtd_timing *t, char *used,
                             size_t usedlen, int *depth_used, char *err, size_t errlen);
-/* The options that say how a model is spread over ranks, shared by the fdtd
- * and bench commands (NULL strings: defaults). */
-typedef struct gs_fdtd_spread_opts {
-  const char *decomp, *transport, *depth;
-  int no_overlap, no_graphs;
-} gs_fdtd_spread_opts;
-/* Their option table (offsets into gs_fdtd_spread_opts). */
-extern const gs_opt gs_fdtd_spread_opt_table[];
-/* Parses --halo-transport, --halo-depth, --no-overlap and --no-graphs into
- * sp; 0, or 1 with a one-line reason in err. */
-int gs_fdtd_spread_parse(const gs_fdtd_spread_opts *so, gs_fdtd_spread *sp, char *err, size_t errlen);
-/* The same for options that gs_fdtd_spread_parse() already accepted. */
-gs_fdtd_spread gs_fdtd_spread_of(const gs_fdtd_spread_opts *so);
 /* Bytes one rank needs for its part of sc at halo depth: on the device
  * (fields, materials, CPML, source values, the receivers' ring) and on the
  * host (set-up copies, receiver histories; with root_runs > 0, what rank 0

@@ -4,7 +4,7 @@
 
 #include "backend.h"
 #include "comm.h"
-#include "fdtd_cmd.h"
+#include "fdtd_opts.h"
 #include "scene.h"
 
 /* Collective over c (which must hold one rank): runs o->runs runs of 3D
