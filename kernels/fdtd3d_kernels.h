@@ -87,7 +87,7 @@ typedef struct gs_fdtd3_hcoef {
  * accesses are contiguous); read from _in, written to _out (the two may not
  * be the same array). The strides na and nb are the fields sa, sb: the
  * face's cell counts on one rank; on a part of a model split over ranks
- * (src/fdtd/fdtd3d_dist.c) the cells along a and b its arrays hold, with
+ * (src/engine/fdtd3d_dist.c) the cells along a and b its arrays hold, with
  * the psi pointers biased by the part's origin, so that a rank holds only
  * its piece of the slab and the indices stay global. */
 typedef struct gs_fdtd3_slab {

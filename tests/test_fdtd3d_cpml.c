@@ -1,4 +1,4 @@
-/* The 3D engine's CPML (src/fdtd/fdtd3d.c, gprMax's HORIPML on six faces):
+/* The 3D engine's CPML (src/engine/fdtd3d.c, gprMax's HORIPML on six faces):
  * the same dipole and receiver in a 40^3 free-space domain with 10 CPML
  * cells, the receiver 5 cells from a CPML face, and in a domain large enough
  * that nothing returns from its walls within the time window; the

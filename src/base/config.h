@@ -18,11 +18,11 @@ typedef enum gs_ipc_stage {
   GS_IPC_STAGE_ALWAYS,
 } gs_ipc_stage;
 
-/* GPUSTENCIL_ONCHIP: 0, 1, or auto (src/fdtd/fdtd.c, init_onchip: the GPU
+/* GPUSTENCIL_ONCHIP: 0, 1, or auto (src/engine/fdtd.c, init_onchip: the GPU
  * keeps a 2D grid on chip where it fits and H is free space). */
 enum { GS_ONCHIP_OFF = 0, GS_ONCHIP_ON = 1, GS_ONCHIP_AUTO = 2 };
 /* GPUSTENCIL_FUSE: 0 (single steps), T in 1..7 (passes of T steps fused),
- * or auto (src/fdtd/fdtd.c, init_fuse: the GPU's measured best, the CPU
+ * or auto (src/engine/fdtd.c, init_fuse: the GPU's measured best, the CPU
  * single steps). */
 enum { GS_FUSE_AUTO = -1 };
 

@@ -1,7 +1,7 @@
-/* gpustencil fdtd: 2D FDTD (Yee, TMz) simulation of a gprMax-style scene on
- * one rank or split over many: materials, CFS-CPML, Hertzian dipole sources,
- * receivers, PNG snapshots, B-scans, checkpoints (restartable on any split),
- * a split-independent checksum; the distributed step with deep halos and the
+/* The 2D engine: FDTD (Yee; the thin axis's field and the two H across it) of a
+ * gprMax scene on one rank or split over many: materials, CFS-CPML, Hertzian
+ * dipole sources, receivers' histories, a rank's checkpoint state (restartable on
+ * any split), a split-independent checksum; the distributed step with deep halos and the
  * boundary ring overlapped with the interior (the exchange itself: mpi/halo.c).
  * Equations, units and layout: docs/fdtd.md. */
 #include "fdtd.h"
@@ -246,7 +246,7 @@ static uint8_t *node_bytes(gs_fdtd_sim *m, const gs_geometry *geo, const uint16_
 }
 
 /* The materials of every node of the arrays (ghosts included) as gprMax
- * builds them (src/fdtd/geometry.c), and their update coefficients. H takes
+ * builds them (src/model/geometry.c), and their update coefficients. H takes
  * per-node materials only when some node's are magnetic; otherwise the
  * kernels use free space's two numbers. */
 static gs_status init_materials(gs_fdtd_sim *m, char *err, size_t errlen) {

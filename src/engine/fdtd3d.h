@@ -1,6 +1,7 @@
-/* One rank's 3D FDTD model (issue #18, first part): gprMax 4's geometry
- * (src/fdtd/geometry3d.c), update and HORIPML (kernels/fdtd3d_kernels.h),
- * Hertzian dipoles and receivers, on the CPU or one GPU. */
+/* One rank's 3D FDTD model: gprMax 4's geometry (src/model/geometry3d.c),
+ * update and HORIPML (kernels/fdtd3d_kernels.h), Hertzian dipoles and
+ * receivers, on the CPU or one GPU; dispersion, the other sources, plane waves
+ * and the split over ranks hook into its step (fdtd3d_*.h). */
 #ifndef GS_FDTD3D_H
 #define GS_FDTD3D_H
 
@@ -96,7 +97,7 @@ void gs_fdtd3_sim_free(gs_fdtd3_sim *m);
 struct gs_mat3 *gs_fdtd3_materials(const gs_scene *sc);
 
 /* One piece of a model's state that a checkpoint saves and a restart
- * restores (src/fdtd/checkpoint.c, docs/fdtd.md "Checkpoints of 3D models"):
+ * restores (src/engine/checkpoint.c, docs/fdtd.md "Checkpoints of 3D models"):
  * a name (at most 23 characters, written into the file's section table),
  * where the bytes live (dev on the device, or host) and how many. */
 typedef struct gs_fdtd3_state {

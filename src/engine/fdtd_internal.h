@@ -1,4 +1,4 @@
-/* Helpers shared by the FDTD sources (src/fdtd*.c, checkpoint.c, snapshot.c);
+/* Helpers shared by the FDTD sources (the 2D engine, its checkpoints, the 2D driver and its pictures);
  * not an interface. */
 #ifndef GS_FDTD_INTERNAL_H
 #define GS_FDTD_INTERNAL_H

@@ -94,7 +94,7 @@ static void paint_cylinder(const gs_geometry *g, const gs_object *o) {
 
 /* gprMax's build_triangle (normal along the thin axis): cell centres
  * strictly inside, by its float barycentric test, in its axis order, with the
- * multiply-adds its build fuses (the same as src/fdtd/geometry3d.c). */
+ * multiply-adds its build fuses (the same as src/model/geometry3d.c). */
 static int triangle_holds(const gs_object *o, int64_t p, int64_t q) {
   const float *a = o->fx, *c = o->fy;
   float area = 0.5f * fmaf(a[1], c[2], fmaf(a[0], c[1] - c[2], fmaf(-c[1], a[2], c[0] * (a[2] - a[1]))));

@@ -1,4 +1,4 @@
-/* Parser for gprMax input files describing 2D TMz models.
+/* The parser of gprMax input files, 2D (TMz, TMx, TMy) and 3D models.
  *
  * Every command is one entry of commands[] (below the handlers): its name, the
  * argument counts it takes, whether the grid must be known first, and a handler

@@ -1,4 +1,4 @@
-/* gprMax-compatible scene files for 2D models (docs/fdtd.md lists the
+/* A model described by a gprMax input file, 2D or 3D (docs/fdtd.md lists the
  * commands and their meaning here).
  *
  * A 2D model is one cell thick along one axis (z: TMz, x: TMx, y: TMy). The
@@ -28,7 +28,7 @@ enum {
   GS_WAVE_GAUSSIANPRIME,       /* gprMax: the same as gaussiandot */
   GS_WAVE_GAUSSIANDOUBLEPRIME, /* gprMax: gaussiandotdot's shape with gaussian's chi and zeta */
   GS_WAVE_IMPULSE,             /* 1 while t < dt (gprMax) */
-  GS_WAVE_USER                 /* #excitation_file: samples interpolated (src/fdtd/scene_sources3d.c) */
+  GS_WAVE_USER                 /* #excitation_file: samples interpolated (src/model/scene_sources3d.c) */
 };
 
 /* A waveform read from an #excitation_file (scene_sources3d.c). */
@@ -36,7 +36,7 @@ typedef struct gs_user_wave gs_user_wave;
 
 /* gprMax material: pec (or sigma = inf) is never averaged and gives zero
  * update coefficients. Compound materials (gprMax's dielectric smoothing,
- * "a+b+c+d") are made by src/fdtd/geometry.c, not by the scene. */
+ * "a+b+c+d") are made by src/model/geometry.c, not by the scene. */
 typedef struct gs_material {
   char name[160];
   double er, sigma; /* relative permittivity, conductivity (S/m) */
@@ -44,7 +44,7 @@ typedef struct gs_material {
   int pec;
 } gs_material;
 
-/* #add_dispersion_debye, _lorentz, _drude (src/fdtd/scene_dispersion.c):
+/* #add_dispersion_debye, _lorentz, _drude (src/model/scene_dispersion.c):
  * poles added to a #material (gprMax's Add*Dispersion; 3D models only). One
  * entry per material named; a later command for the same material replaces
  * it. Per pole, as gprMax stores them: Debye delta_er, tau; Lorentz delta_er,
@@ -74,8 +74,8 @@ typedef struct gs_source {
   double start, stop; /* seconds */
 } gs_source;
 
-/* 3D: #plane_wave_angles / #plane_wave_vector (src/fdtd/scene_sources3d.c;
- * the engine: src/fdtd/fdtd3d_planewave.c). */
+/* 3D: #plane_wave_angles / #plane_wave_vector (src/model/scene_sources3d.c;
+ * the engine: src/engine/fdtd3d_planewave.c). */
 typedef struct gs_plane_wave {
   int64_t lo[3], hi[3];   /* the TFSF box's corner nodes */
   double theta, phi, psi; /* degrees (the vector form: gprMax's angles of m) */
@@ -85,7 +85,7 @@ typedef struct gs_plane_wave {
   int line;               /* the command's line, for messages */
 } gs_plane_wave;
 
-/* 3D sources other than Hertzian dipoles (src/fdtd/scene_sources3d.c), in
+/* 3D sources other than Hertzian dipoles (src/model/scene_sources3d.c), in
  * file order within each kind. */
 enum { GS_SRC3_MAGNETIC, GS_SRC3_VOLTAGE, GS_SRC3_TLINE };
 typedef struct gs_source3 {
@@ -153,7 +153,7 @@ typedef struct gs_geometry_view {
 } gs_geometry_view;
 
 /* #geometry_objects_write (3D): cells [lo, hi) saved as BASE.h5 and
- * BASE_materials.txt (src/fdtd/geometry_objects.c). */
+ * BASE_materials.txt (src/outputs/geometry_objects.c). */
 typedef struct gs_geo_write {
   int64_t lo[3], hi[3];
   char base[256];
@@ -200,7 +200,7 @@ typedef struct gs_scene {
   int64_t nz;                       /* 3D: cells along z (1 in a 2D model) */
   int pml6[6];                      /* 3D: #pml_cells x- y- z- x+ y+ z+ */
   int64_t src_dk, rx_dk;            /* 3D: cells moved along z per run */
-  gs_obj3 *objs3;                   /* 3D: the geometry commands as written (src/fdtd/geometry3d.c builds them) */
+  gs_obj3 *objs3;                   /* 3D: the geometry commands as written (src/model/geometry3d.c builds them) */
   int nobjs3;
   int gprmax3_timing; /* sources evaluated at n dt (gprMax 3) instead of (n + 1/2) dt */
   int64_t iterations;

@@ -98,7 +98,7 @@ int gs_cmd_geometry_view(gs_parser *p, const gs_command_call *c);
 int gs_cmd_geometry_objects_write(gs_parser *p, const gs_command_call *c);
 int gs_cmd_geometry_objects_read(gs_parser *p, const gs_command_call *c);
 /* After parsing: each #geometry_objects_read's materials appended (gprMax's
- * order and names) and its arrays read (src/fdtd/geometry_objects.c). */
+ * order and names) and its arrays read (src/outputs/geometry_objects.c). */
 int gs_scene_resolve_geometry_reads(gs_scene *s, double host_bytes, char *err, size_t errlen);
 /* Frees what gs_scene_resolve_geometry_reads made. */
 void gs_scene_free_geometry_reads(gs_scene *s);

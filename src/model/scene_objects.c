@@ -1,7 +1,7 @@
 /* The geometry commands of gprMax input files (#box, #cylinder, #edge,
  * #plate, #triangle, #cylindrical_sector), in the engine's frame, with
  * gprMax's rounding (docs/gprmax-rules.md, section b). Painting them is
- * src/fdtd/geometry.c's work. */
+ * src/model/geometry.c's work. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,7 +13,7 @@ static const char axes[] = "xyz";
 #define GROW3(arr, n) ((arr) = gs_xrealloc((arr), sizeof *(arr) * (size_t)((n) + 1)))
 
 /* 3D models: the command as written (nnum numbers, then the material and
- * an optional y/n), for src/fdtd/geometry3d.c, which applies gprMax's
+ * an optional y/n), for src/model/geometry3d.c, which applies gprMax's
  * rounding and checks; materials numbered as gprMax numbers them (pec 0,
  * free_space 1). */
 static int store3(gs_parser *p, const gs_command_call *c, int type, int first, int nnum, int smoothing) {

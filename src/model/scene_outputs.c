@@ -1,6 +1,6 @@
 /* #snapshot and #geometry_view (gprMax's output commands): boxes in the
  * file's axes, gprMax's rounding; the files are written by
- * src/fdtd/gpr_views.c. */
+ * src/outputs/gpr_views.c. */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <limits.h>
 #include <math.h>

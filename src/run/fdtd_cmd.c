@@ -517,7 +517,7 @@ int gs_fdtd_run(const gs_comm *c, const gs_backend *backend, const gs_fdtd_opts 
     gs_scene_free(&job.sc);
     return GS_EXIT_USAGE;
   }
-  if (job.sc.mode == GS_MODE_3D) { /* the 3D engine (src/fdtd/fdtd3d_cmd.c) */
+  if (job.sc.mode == GS_MODE_3D) { /* the 3D engine (src/run/fdtd3d_cmd.c) */
     int st = make_outdir(&job) != 0 ? GS_EXIT_USAGE : gs_fdtd3_run(c, backend, o, &job.sc, job.outdir);
     gs_scene_free(&job.sc);
     return st;
