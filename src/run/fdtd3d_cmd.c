@@ -175,6 +175,7 @@ typedef struct run3 {
   int status;                   /* GS_EXIT_OK, or GS_EXIT_PARTIAL after a failed snapshot */
   int snaps_off;                /* a snapshot failed: no more are tried (a full disk says it once) */
   int shared;                   /* the survey's runs shared out over groups: a line a run, no progress bar */
+  gs_fdtd3_geometry_cache geo;  /* the geometry, built for the group's first run */
 } run3;
 
 /* The next step where something happens: a progress update (every 64
@@ -256,7 +257,7 @@ static int run_once(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs,
     if (x->c->rank == 0) gs_log_error("fdtd: geometry output: %s", err); /* agreed over the ranks */
     return GS_EXIT_USAGE;
   }
-  if (gs_fdtd3_sim_init_part(&m, x->sc, b, (int)x->r, x->rk, err, sizeof err) != GS_OK) {
+  if (gs_fdtd3_sim_init_cached(&m, x->sc, b, (int)x->r, x->rk, &x->geo, err, sizeof err) != GS_OK) {
     if (x->c->rank == 0) gs_log_error("fdtd: %s", err); /* the same reason on every rank */
     return GS_EXIT_USAGE;
   }
@@ -348,12 +349,14 @@ static int run_group(const gs_comm *g, const gs_backend *b, const gs_fdtd_opts *
     fflush(stdout);
   }
   t->steps = x.steps;
+  gs_fdtd3_geometry_cache_free(&x.geo);
   return stopped && status == GS_EXIT_OK ? -1 : status;
 }
 
 /* Ranks a run of the survey: --ranks-per-run, or one where every rank holds
- * the whole model, else all (the runs one after the other, each split); -1
- * after one line on rank 0. Collective. */
+ * the whole model and no option asks for a split or for the runs in turn
+ * (--decomp, checkpoints, --stop-after), else all (the runs one after the
+ * other, each split); -1 after one line on rank 0. Collective. */
 static int group_size(const gs_comm *c, const gs_backend *b, const gs_fdtd_opts *o, const gs_scene *sc) {
   if (o->ranks_per_run) {
     if (o->ranks_per_run <= c->size && c->size % o->ranks_per_run == 0) return (int)o->ranks_per_run;
@@ -362,7 +365,8 @@ static int group_size(const gs_comm *c, const gs_backend *b, const gs_fdtd_opts 
                    (long long)o->ranks_per_run, c->size);
     return -1;
   }
-  if (o->runs < 2 || c->size == 1 || o->restart || o->stop_after || o->checkpoint_every) return c->size;
+  if (o->runs < 2 || c->size == 1 || o->restart || o->stop_after || o->checkpoint_every || o->spread.decomp)
+    return c->size; /* what asks for the runs one after the other, or for a split */
   char why[1024];
   return gs_comm_agree(short_of_memory(c, b, sc, NULL, why, sizeof why), c->world) ? c->size : 1;
 }
