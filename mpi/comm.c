@@ -11,12 +11,10 @@
 #include "backend.h"
 #include "error.h"
 
-void gs_comm_init(gs_comm *c) {
-  memset(c, 0, sizeof *c);
-  GS_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &c->world));
+/* The rest of c from c->world: rank, size, the node's ranks, the node index, the cgroups. */
+static void fill_from_world(gs_comm *c) {
   GS_MPI_CHECK(MPI_Comm_rank(c->world, &c->rank));
   GS_MPI_CHECK(MPI_Comm_size(c->world, &c->size));
-  gs_error_set_rank(c->rank, c->size);
   GS_MPI_CHECK(MPI_Comm_split_type(c->world, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &c->node));
   GS_MPI_CHECK(MPI_Comm_rank(c->node, &c->local_rank));
   GS_MPI_CHECK(MPI_Comm_size(c->node, &c->local_size));
@@ -37,6 +35,19 @@ void gs_comm_init(gs_comm *c) {
   char cgroup[1024];
   gs_host_cgroup_self(cgroup, sizeof cgroup);
   c->node_cgroups = gs_comm_allgather_text(cgroup, c->node);
+}
+
+void gs_comm_init(gs_comm *c) {
+  memset(c, 0, sizeof *c);
+  GS_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &c->world));
+  fill_from_world(c);
+  gs_error_set_rank(c->rank, c->size);
+}
+
+void gs_comm_split(const gs_comm *parent, int color, gs_comm *c) {
+  memset(c, 0, sizeof *c);
+  GS_MPI_CHECK(MPI_Comm_split(parent->world, color, parent->rank, &c->world));
+  fill_from_world(c);
 }
 
 void gs_comm_free(gs_comm *c) {

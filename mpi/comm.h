@@ -17,7 +17,12 @@ typedef struct gs_comm {
 
 /* Fills c from MPI_COMM_WORLD (MPI must be initialised). Fatal on failure. */
 void gs_comm_init(gs_comm *c);
-/* Frees the communicators made by gs_comm_init. */
+/* Collective over parent->world: c describes the ranks of parent that pass the
+ * same color, in parent's order (a survey's group of ranks); its world is their
+ * communicator, its node their ranks on this one's node. Fatal on failure;
+ * free with gs_comm_free. Fatal errors still name the rank in MPI_COMM_WORLD. */
+void gs_comm_split(const gs_comm *parent, int color, gs_comm *c);
+/* Frees the communicators made by gs_comm_init or gs_comm_split. */
 void gs_comm_free(gs_comm *c);
 
 /* Collective over comm: returns the largest status any rank passed, so every

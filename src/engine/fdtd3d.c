@@ -268,29 +268,57 @@ static gs_status build_geometry(gs_fdtd3_sim *m, const gs_fdtd3_ranks *sp, gs_ge
   return st;
 }
 
-gs_status gs_fdtd3_sim_init_part(gs_fdtd3_sim *m, const gs_scene *sc, const gs_backend *b, int run,
-                                 const gs_fdtd3_ranks *sp, char *err, size_t errlen) {
+/* The geometry of the model (this rank's part and its sigma plane when split):
+ * the cache's when it holds this scene's, else built (and kept there when a
+ * cache is given). *owned says whether the caller frees them. */
+static gs_status geometry_of(gs_fdtd3_sim *m, const gs_fdtd3_ranks *sp, gs_fdtd3_geometry_cache *cache,
+                             gs_geometry3 **g, gs_geometry3 **plane, gs_geometry3 own[2], char *err, size_t errlen) {
+  if (cache && cache->valid && cache->sc == m->sc && cache->sp == sp) {
+    *g = &cache->g, *plane = &cache->plane;
+    return GS_OK;
+  }
+  if (cache) gs_fdtd3_geometry_cache_free(cache);
+  gs_geometry3 *dst = cache ? &cache->g : &own[0], *pl = cache ? &cache->plane : &own[1];
+  memset(pl, 0, sizeof *pl);
+  gs_status st = build_geometry(m, sp, dst, pl, err, errlen);
+  if (st != GS_OK) return st;
+  if (cache) *cache = (gs_fdtd3_geometry_cache){.sc = m->sc, .sp = sp, .g = *dst, .plane = *pl, .valid = 1};
+  *g = cache ? &cache->g : dst;
+  *plane = cache ? &cache->plane : pl;
+  return GS_OK;
+}
+
+void gs_fdtd3_geometry_cache_free(gs_fdtd3_geometry_cache *cache) {
+  if (cache->valid) {
+    gs_geometry3_free(&cache->g);
+    if (cache->sp) gs_geometry3_free(&cache->plane);
+  }
+  memset(cache, 0, sizeof *cache);
+}
+
+gs_status gs_fdtd3_sim_init_cached(gs_fdtd3_sim *m, const gs_scene *sc, const gs_backend *b, int run,
+                                   const gs_fdtd3_ranks *sp, gs_fdtd3_geometry_cache *cache, char *err, size_t errlen) {
   memset(m, 0, sizeof *m);
   m->b = b;
   m->sc = sc;
   m->run = run;
   m->s = b->stream_create(0);
   set_extent(m, sp);
-  gs_geometry3 g, plane = {0};
-  gs_status st = build_geometry(m, sp, &g, &plane, err, errlen);
+  gs_geometry3 own[2], *g, *plane;
+  gs_status st = geometry_of(m, sp, cache, &g, &plane, own, err, errlen);
   if (st != GS_OK) {
     b->stream_destroy(m->s);
     memset(m, 0, sizeof *m);
     return st;
   }
-  st = init_materials(m, &g, err, errlen);
+  st = init_materials(m, g, err, errlen);
   if (st == GS_OK) {
-    m->disp = gs_fdtd3_disp_init(m, &g); /* before the sources take srce */
+    m->disp = gs_fdtd3_disp_init(m, g); /* before the sources take srce */
     for (int set = 0; set < 2; ++set)
       for (int c = 0; c < 6; ++c)
         m->f[set][c] = device_zeros(b, sizeof(float) * (size_t)m->count, m->s);
-    init_cpml(m, sp ? &plane : &g);
-    st = gs_fdtd3_src_init(m, &g, err, errlen); /* every source, Hertzian dipoles too (fdtd3d_sources.c) */
+    init_cpml(m, sp ? plane : g);
+    st = gs_fdtd3_src_init(m, g, err, errlen); /* every source, Hertzian dipoles too (fdtd3d_sources.c) */
     /* plane waves (fdtd3d_planewave.c) */
     if (st == GS_OK) st = gs_fdtd3_pw_init(m, err, errlen);
     init_receivers(m);
@@ -299,15 +327,22 @@ gs_status gs_fdtd3_sim_init_part(gs_fdtd3_sim *m, const gs_scene *sc, const gs_b
       m->mat_host[c] = NULL;
     }
   }
-  gs_geometry3_free(&g);
+  if (!cache) {
+    gs_geometry3_free(g);
+    if (sp) gs_geometry3_free(plane);
+  }
   if (sp) {
-    gs_geometry3_free(&plane);
     st = gs_fdtd3_dist_agree(st, sp->comm, err, errlen);
     if (st == GS_OK) /* the ranks agree on the exchanges; the reason goes to every rank */
       st = gs_fdtd3_dist_agree(gs_fdtd3_dist_connect(m, sp, err, errlen), sp->comm, err, errlen);
   }
   if (st != GS_OK) gs_fdtd3_sim_free(m);
   return st;
+}
+
+gs_status gs_fdtd3_sim_init_part(gs_fdtd3_sim *m, const gs_scene *sc, const gs_backend *b, int run,
+                                 const gs_fdtd3_ranks *sp, char *err, size_t errlen) {
+  return gs_fdtd3_sim_init_cached(m, sc, b, run, sp, NULL, err, errlen);
 }
 
 gs_status gs_fdtd3_sim_init(gs_fdtd3_sim *m, const gs_scene *sc, const gs_backend *b, int run, char *err,

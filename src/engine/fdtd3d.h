@@ -83,6 +83,24 @@ gs_status gs_fdtd3_sim_init(gs_fdtd3_sim *m, const gs_scene *sc, const gs_backen
  * exchanges); a failure on one rank fails all, with the reason everywhere. */
 gs_status gs_fdtd3_sim_init_part(gs_fdtd3_sim *m, const gs_scene *sc, const gs_backend *b, int run,
                                  const struct gs_fdtd3_ranks *sp, char *err, size_t errlen);
+/* A model's built geometry kept over the runs of a survey: the runs of one
+ * scene differ only in where sources and receivers stand, never in the cells'
+ * materials, so the geometry is built for the first run and reused. Zeroed
+ * means empty. */
+typedef struct gs_fdtd3_geometry_cache {
+  const gs_scene *sc;              /* the scene it was built for */
+  const struct gs_fdtd3_ranks *sp; /* and the split (NULL: one rank) */
+  gs_geometry3 g, plane;           /* the part's geometry, its sigma plane when split */
+  int valid;
+} gs_fdtd3_geometry_cache;
+/* gs_fdtd3_sim_init_part with the geometry taken from cache when it holds
+ * this scene and split's, else built and kept there (cache NULL: built and
+ * freed). The same bits as without it. */
+gs_status gs_fdtd3_sim_init_cached(gs_fdtd3_sim *m, const gs_scene *sc, const gs_backend *b, int run,
+                                   const struct gs_fdtd3_ranks *sp, gs_fdtd3_geometry_cache *cache, char *err,
+                                   size_t errlen);
+/* Frees what the cache holds and empties it. */
+void gs_fdtd3_geometry_cache_free(gs_fdtd3_geometry_cache *cache);
 /* Queues count steps: receivers sampled, H and E updated with the CPML,
  * the dipoles' currents added. */
 void gs_fdtd3_sim_advance(gs_fdtd3_sim *m, int64_t count);

@@ -77,8 +77,10 @@ static int positions_ok(const gs_scene *sc, int64_t runs) {
 }
 
 /* Whether the model (a split one: the rank's part, its share of the nodes
- * with its ghost layers) fits the rank's memory; decided on every rank. */
-static int fits(const gs_comm *c, const gs_backend *b, const gs_scene *sc, const gs_fdtd3_ranks *rk) {
+ * with its ghost layers) is too large for this rank's memory: 1 with the
+ * reason in why, else 0. Local. */
+static int short_of_memory(const gs_comm *c, const gs_backend *b, const gs_scene *sc, const gs_fdtd3_ranks *rk,
+                           char *why, size_t whylen) {
   double dev, host, share = 1;
   gs_fdtd3_memory_need(sc, &dev, &host);
   host += gs_gpr3_outputs_host_bytes(sc); /* the largest #snapshot / #geometry_view */
@@ -103,13 +105,19 @@ static int fits(const gs_comm *c, const gs_backend *b, const gs_scene *sc, const
     dev = 0;
   }
   const double gib = 1024.0 * 1024.0 * 1024.0;
-  char why[1024] = "";
   const int short_dev = have_dev > 0 && dev > have_dev, bad = short_dev || (have_host > 0 && host > have_host);
   char who[64] = "the model";
   if (rk) snprintf(who, sizeof who, "rank %d's part of the model", c->rank);
   if (bad)
-    snprintf(why, sizeof why, "%.600s: %s needs %.1f GiB of %s memory, the rank has %.1f GiB", sc->path, who,
+    snprintf(why, whylen, "%.600s: %s needs %.1f GiB of %s memory, the rank has %.1f GiB", sc->path, who,
              (short_dev ? dev : host) / gib, short_dev ? "GPU" : "host", (short_dev ? have_dev : have_host) / gib);
+  return bad;
+}
+
+/* The same decided on every rank of c; 0 after one line on rank 0. */
+static int fits(const gs_comm *c, const gs_backend *b, const gs_scene *sc, const gs_fdtd3_ranks *rk) {
+  char why[1024] = "";
+  const int bad = short_of_memory(c, b, sc, rk, why, sizeof why);
   if (gs_fdtd3_dist_agree(bad ? GS_ERR_USAGE : GS_OK, c->world, why, sizeof why) == GS_OK) return 1;
   if (c->rank == 0) gs_log_error("fdtd: %s", why);
   return 0;
@@ -166,6 +174,8 @@ typedef struct run3 {
   double steps;                 /* stepped by this job (a restart's run counts from its checkpoint) */
   int status;                   /* GS_EXIT_OK, or GS_EXIT_PARTIAL after a failed snapshot */
   int snaps_off;                /* a snapshot failed: no more are tried (a full disk says it once) */
+  int shared;                   /* the survey's runs shared out over groups: a line a run, no progress bar */
+  gs_fdtd3_geometry_cache geo;  /* the geometry, built for the group's first run */
 } run3;
 
 /* The next step where something happens: a progress update (every 64
@@ -203,7 +213,7 @@ static void take_snapshot(run3 *x, gs_fdtd3_sim *m) {
  * and progress on the way; 1 when stopped early. */
 static int step_run(run3 *x, gs_fdtd3_sim *m, double *secs) {
   const int64_t iterations = x->sc->iterations;
-  int show = (x->o->progress || isatty(2)) && x->c->rank == 0, stopped = 0;
+  int show = (x->o->progress || isatty(2)) && x->c->rank == 0 && !x->shared, stopped = 0;
   gs_progress *prog = show ? gs_progress_create("fdtd", iterations, "steps") : NULL;
   double cells = (double)x->sc->nx * (double)x->sc->ny * (double)x->sc->nz, t0 = now_s();
   /* #snapshot files (gprMax's): a failure is reported and the run goes on, partial. */
@@ -247,7 +257,7 @@ static int run_once(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs,
     if (x->c->rank == 0) gs_log_error("fdtd: geometry output: %s", err); /* agreed over the ranks */
     return GS_EXIT_USAGE;
   }
-  if (gs_fdtd3_sim_init_part(&m, x->sc, b, (int)x->r, x->rk, err, sizeof err) != GS_OK) {
+  if (gs_fdtd3_sim_init_cached(&m, x->sc, b, (int)x->r, x->rk, &x->geo, err, sizeof err) != GS_OK) {
     if (x->c->rank == 0) gs_log_error("fdtd: %s", err); /* the same reason on every rank */
     return GS_EXIT_USAGE;
   }
@@ -307,6 +317,87 @@ static int make_split(const gs_comm *c, const gs_fdtd_opts *o, const gs_scene *s
   return 0;
 }
 
+/* What one group of ranks did over its runs. */
+typedef struct group_totals {
+  double steps, secs; /* steps run and the seconds they took, over the group's runs */
+  uint64_t sum[2];    /* the checksum of the group's last run */
+  int64_t last;       /* that run (-1: none) */
+} group_totals;
+
+/* The runs first, first + stride, ... of the survey on the ranks of g (all
+ * ranks, stride 1: one run after the other; or a survey's group); a line per
+ * finished run when the runs are shared out. Returns a GS_EXIT_* status. */
+static int run_group(const gs_comm *g, const gs_backend *b, const gs_fdtd_opts *o, const gs_scene *sc,
+                     const char *outdir, const gs_fdtd3_slice *slice, int64_t first, int64_t stride, group_totals *t) {
+  gs_fdtd3_ranks ranks;
+  run3 x = {.c = g, .o = o, .sc = sc, .outdir = outdir, .slice = *slice, .status = GS_EXIT_OK, .shared = stride > 1};
+  *t = (group_totals){.last = -1};
+  if (make_split(g, o, sc, &ranks, &x.rk) != 0 || !fits(g, b, sc, x.rk)) return GS_EXIT_USAGE;
+  model_name(sc->path, x.model, sizeof x.model);
+  if (g->rank == 0 && x.rk && first == 0)
+    printf("fdtd: %d ranks%s, decomposition %dx%dx%d, 1 ghost layer, halo transport %s, exchanges %s\n", g->size,
+           stride > 1 ? " a run" : "", x.rk->dims[0], x.rk->dims[1], x.rk->dims[2],
+           gs_halo_transport_name(x.rk->transport),
+           gs_fdtd3_dist_overlap_possible(sc) ? "behind the interior" : "between the H and E passes");
+  int status = GS_EXIT_OK, stopped = 0;
+  for (x.r = first; x.r < o->runs && status == GS_EXIT_OK && !stopped; x.r += stride) {
+    const double before = t->secs;
+    status = run_once(b, &x, t->sum, &t->secs, &stopped);
+    t->last = x.r;
+    if (stride > 1 && g->rank == 0 && status == GS_EXIT_OK)
+      printf("fdtd: run %lld of %lld done in %.3f s\n", (long long)x.r + 1, (long long)o->runs, t->secs - before);
+    fflush(stdout);
+  }
+  t->steps = x.steps;
+  gs_fdtd3_geometry_cache_free(&x.geo);
+  return stopped && status == GS_EXIT_OK ? -1 : status;
+}
+
+/* Ranks a run of the survey: --ranks-per-run, or one where every rank holds
+ * the whole model and no option asks for a split or for the runs in turn
+ * (--decomp, checkpoints, --stop-after), else all (the runs one after the
+ * other, each split); -1 after one line on rank 0. Collective. */
+static int group_size(const gs_comm *c, const gs_backend *b, const gs_fdtd_opts *o, const gs_scene *sc) {
+  if (o->ranks_per_run) {
+    if (o->ranks_per_run <= c->size && c->size % o->ranks_per_run == 0) return (int)o->ranks_per_run;
+    if (c->rank == 0)
+      gs_log_error("fdtd: %s: --ranks-per-run %lld does not divide the %d ranks into groups", sc->path,
+                   (long long)o->ranks_per_run, c->size);
+    return -1;
+  }
+  if (o->runs < 2 || c->size == 1 || o->restart || o->stop_after || o->checkpoint_every || o->spread.decomp)
+    return c->size; /* what asks for the runs one after the other, or for a split */
+  char why[1024];
+  return gs_comm_agree(short_of_memory(c, b, sc, NULL, why, sizeof why), c->world) ? c->size : 1;
+}
+
+/* The job's last lines on rank 0: the last run's checksum, steps and time
+ * (the slowest group's), from every group's totals. */
+static void report(const gs_comm *c, const gs_fdtd_opts *o, const gs_scene *sc, const group_totals *t, int leader) {
+  double mine[2] = {leader ? t->steps : 0, t->secs}, all[2];
+  uint64_t sum[2] = {0, 0}, last[2];
+  if (leader && t->last == o->runs - 1) sum[0] = t->sum[0], sum[1] = t->sum[1];
+  GS_MPI_CHECK(MPI_Reduce(&mine[0], &all[0], 1, MPI_DOUBLE, MPI_SUM, 0, c->world));
+  GS_MPI_CHECK(MPI_Reduce(&mine[1], &all[1], 1, MPI_DOUBLE, MPI_MAX, 0, c->world));
+  GS_MPI_CHECK(MPI_Reduce(sum, last, 2, MPI_UINT64_T, MPI_SUM, 0, c->world));
+  if (c->rank != 0) return;
+  const double updates = (double)sc->nx * (double)sc->ny * (double)sc->nz * all[0];
+  printf("checksum E=%016" PRIx64 " H=%016" PRIx64 "\n", last[0], last[1]);
+  printf("fdtd: %.0f steps in %.3f s on %d rank(s): %.1f Mcells/s\n", all[0], all[1], c->size,
+         all[1] > 0 ? updates / all[1] * 1e-6 : 0.0);
+}
+
+/* The header line of a 3D model on rank 0. */
+static void announce(const gs_comm *c, const gs_backend *b, const gs_fdtd_opts *o, const gs_scene *sc, int per_run) {
+  if (c->rank != 0) return;
+  printf("fdtd: %s: 3D, %lld x %lld x %lld cells of %g x %g x %g m, dt %g s, %lld iterations, %d material(s), %d "
+         "source(s), %d receiver(s), PML %d/%d/%d/%d/%d/%d, backend %s, %lld run(s)\n",
+         sc->path, (long long)sc->nx, (long long)sc->ny, (long long)sc->nz, sc->dx, sc->dy, sc->dz, sc->dt,
+         (long long)sc->iterations, sc->nmaterials - 2, sc->nsources + sc->nsrc3, sc->nrx, sc->pml6[0], sc->pml6[1],
+         sc->pml6[2], sc->pml6[3], sc->pml6[4], sc->pml6[5], b->name, (long long)o->runs);
+  if (per_run < c->size) printf("fdtd: the runs shared out over %d groups of %d rank(s)\n", c->size / per_run, per_run);
+}
+
 int gs_fdtd3_run(const gs_comm *c, const gs_backend *b, const gs_fdtd_opts *o, const gs_scene *sc, const char *outdir) {
   const int root = c->rank == 0;
   if (refused(c, o, sc)) return GS_EXIT_USAGE;
@@ -315,36 +406,33 @@ int gs_fdtd3_run(const gs_comm *c, const gs_backend *b, const gs_fdtd_opts *o, c
       gs_log_error("fdtd: %s: a run moves a source or receiver out of the domain (#src_steps/#rx_steps)", sc->path);
     return GS_EXIT_USAGE;
   }
-  gs_fdtd3_ranks ranks;
-  run3 x = {.c = c, .o = o, .sc = sc, .outdir = outdir, .status = GS_EXIT_OK};
-  if (make_split(c, o, sc, &ranks, &x.rk) != 0 || !fits(c, b, sc, x.rk)) return GS_EXIT_USAGE;
   char err[1024];
-  model_name(sc->path, x.model, sizeof x.model);
-  if (gs_fdtd3_slice_parse(sc, o->slice, o->slice_field, &x.slice, err, sizeof err) != GS_OK) {
+  gs_fdtd3_slice slice;
+  if (gs_fdtd3_slice_parse(sc, o->slice, o->slice_field, &slice, err, sizeof err) != GS_OK) {
     if (root) gs_log_error("fdtd: %s: %s", sc->path, err);
     return GS_EXIT_USAGE;
   }
-  if (root)
-    printf("fdtd: %s: 3D, %lld x %lld x %lld cells of %g x %g x %g m, dt %g s, %lld iterations, %d material(s), %d "
-           "source(s), %d receiver(s), PML %d/%d/%d/%d/%d/%d, backend %s, %lld run(s)\n",
-           sc->path, (long long)sc->nx, (long long)sc->ny, (long long)sc->nz, sc->dx, sc->dy, sc->dz, sc->dt,
-           (long long)sc->iterations, sc->nmaterials - 2, sc->nsources + sc->nsrc3, sc->nrx, sc->pml6[0], sc->pml6[1],
-           sc->pml6[2], sc->pml6[3], sc->pml6[4], sc->pml6[5], b->name, (long long)o->runs);
-  if (root && x.rk)
-    printf("fdtd: %d ranks, decomposition %dx%dx%d, 1 ghost layer, halo transport %s, exchanges %s\n", c->size,
-           x.rk->dims[0], x.rk->dims[1], x.rk->dims[2], gs_halo_transport_name(x.rk->transport),
-           gs_fdtd3_dist_overlap_possible(sc) ? "behind the interior" : "between the H and E passes");
-  uint64_t sum[2] = {0, 0};
-  double secs = 0;
-  int status = GS_EXIT_OK, stopped = 0;
-  for (x.r = 0; x.r < o->runs && status == GS_EXIT_OK && !stopped; ++x.r)
-    status = run_once(b, &x, sum, &secs, &stopped);
-  if (status != GS_EXIT_USAGE && !stopped && root) {
-    double updates = (double)sc->nx * (double)sc->ny * (double)sc->nz * x.steps;
-    printf("checksum E=%016" PRIx64 " H=%016" PRIx64 "\n", sum[0], sum[1]);
-    printf("fdtd: %.0f steps in %.3f s on %d rank(s): %.1f Mcells/s\n", x.steps, secs, c->size,
-           secs > 0 ? updates / secs * 1e-6 : 0.0);
+  const int per_run = group_size(c, b, o, sc);
+  if (per_run < 0) return GS_EXIT_USAGE;
+  const int groups = c->size / per_run, color = c->rank / per_run;
+  if (groups > 1 && (o->stop_after || o->checkpoint_every)) {
+    if (root)
+      gs_log_error("fdtd: %s: --stop-after and --checkpoint-every need the runs one after the other "
+                   "(--ranks-per-run %d)",
+                   sc->path, c->size);
+    return GS_EXIT_USAGE;
   }
+  announce(c, b, o, sc, per_run);
+  gs_comm group;
+  if (groups > 1) gs_comm_split(c, color, &group);
+  group_totals t;
+  int status = run_group(groups > 1 ? &group : c, b, o, sc, outdir, &slice, color, groups, &t);
+  const int leader = groups > 1 ? group.rank == 0 : root;
+  if (groups > 1) gs_comm_free(&group);
+  const int stopped = status < 0;
+  if (stopped) status = GS_EXIT_OK;
+  status = gs_comm_agree(status, c->world);
+  if (status != GS_EXIT_USAGE && !stopped) report(c, o, sc, &t, leader);
   fflush(stdout);
   return status;
 }

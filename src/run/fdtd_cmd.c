@@ -522,6 +522,14 @@ int gs_fdtd_run(const gs_comm *c, const gs_backend *backend, const gs_fdtd_opts 
     gs_scene_free(&job.sc);
     return st;
   }
+  if (o->ranks_per_run && o->ranks_per_run != c->size) {
+    if (job.root)
+      gs_log_error("fdtd: %s: a 2D model's runs go one after the other over all ranks (--ranks-per-run "
+                   "is for 3D models)",
+                   job.scene_path);
+    gs_scene_free(&job.sc);
+    return GS_EXIT_USAGE;
+  }
   if (gs_fdtd_decomp(o->spread.decomp, c->size, job.sc.nx, job.sc.ny, job.dims) != 0) {
     if (job.root) gs_log_error("fdtd: --decomp '%s' is not PXxPY with PX * PY = %d ranks", o->spread.decomp, c->size);
     gs_scene_free(&job.sc);

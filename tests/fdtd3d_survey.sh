@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# A 3D survey's runs shared out over groups of ranks (--ranks-per-run) give one rank's files
+# byte for byte: gprMax's sources_bscan (every source kind, excitation files, sources and
+# receivers moved by #src_steps/#rx_steps), -n 3, on 1 rank; 2 and 3 ranks with the default
+# groups (one rank a run); 4 ranks in 2 groups of 2 (each run split 2x1x1); 2 ranks as one
+# group (the runs one after the other, each split). Every MODELn.h5, receivers_runNNN.csv and
+# the checksum line; a line per finished run; a group size that does not divide the ranks,
+# and --checkpoint-every over several groups, refused in one line (exit 2).
+set -u
+source "$(dirname "${BASH_SOURCE[0]}")/ranks3_lib.sh" fdtd3d_survey "${1:-all}"
+scene=("$src/tests/data/gprmax/sources_bscan/sources_bscan.in" -n 3 --steps 60)
+files="sources_bscan1.h5 sources_bscan2.h5 sources_bscan3.h5 receivers_run001.csv receivers_run002.csv receivers_run003.csv"
+run one 1 "${scene[@]}"
+for n in 2 3; do
+  [ "$n" -le "$max" ] || continue
+  run "farm$n" "$n" "${scene[@]}"
+  same one "farm$n" $files
+  grep -q "shared out over $n groups of 1 rank" "$w/farm$n.log" || f "farm$n: no groups line"
+  [ "$(grep -c '^fdtd: run [123] of 3 done' "$w/farm$n.log")" = 3 ] || f "farm$n: not a line per run"
+done
+if [ "$max" -ge 4 ]; then
+  run groups2 4 "${scene[@]}" --ranks-per-run 2
+  same one groups2 $files
+  grep -q "2 ranks a run, decomposition 2x1x1" "$w/groups2.log" || f "groups2: no split line"
+fi
+run whole2 2 "${scene[@]}" --ranks-per-run 2
+same one whole2 $files
+refuse() { # NAME RANKS MESSAGE ARGS...
+  local name=$1 n=$2 msg=$3; shift 3
+  timeout -k 5 60 "$mpi" -np "$n" --oversubscribe "$bin" fdtd --backend "$b" "$@" -o "$w/$name" > "$w/$name.log" 2>&1
+  local st=$?
+  [ "$st" = 2 ] || f "$name: exit $st, expected 2"
+  [ "$(grep -c "$msg" "$w/$name.log")" = 1 ] || f "$name: expected one line '$msg': $(head -3 "$w/$name.log")"
+}
+refuse odd 2 "does not divide the 2 ranks" "${scene[@]}" --ranks-per-run 3
+refuse ckpt 2 "need the runs one after the other" "${scene[@]}" --ranks-per-run 1 --checkpoint-every 50
+[ "$fail" = 0 ] && echo "fdtd3d_survey: all runs identical" || exit 1
