@@ -56,8 +56,9 @@ static const gs_command commands[] = {
      "1 when some failed (one 'path: reason' line each), 2 for bad usage before any work.",
      GROUPS(scale_groups), sizeof(gs_scale_opts), &gs_scale_defaults, gs_scale_check, scale_run},
     {"fdtd", "SCENE.in [-o DIR] [-n RUNS] [--checkpoint-every N] [--restart DIR] [options]",
-     "2D FDTD (Yee, TMz) simulation of a gprMax input file (2D subset: docs/fdtd.md). Writes DIR/receivers.csv,\n"
-     "DIR/snapshots/*.png (#snapshot_png), DIR/bscan.png (-n > 1), prints a split-independent checksum and Mcells/s.",
+     "FDTD (Yee) of a gprMax input file, 2D or 3D (docs/fdtd.md), on one rank or split over many; -n runs a\n"
+     "survey, shared out over groups of ranks in 3D. Writes gprMax's MODEL.h5 and DIR/receivers.csv, #snapshot and\n"
+     "#geometry_view files, PNG snapshots and a B-scan (2D), prints a split-independent checksum and Mcells/s.",
      GROUPS(fdtd_groups), sizeof(gs_fdtd_opts), &gs_fdtd_defaults, gs_fdtd_check, fdtd_run},
     {"bench",
      "scale [--size MiB] [--reps N] | fdtd [--grid WxH] [--steps N] [--decomp PXxPY] [--weak] [--halo-transport T]\n"

@@ -37,7 +37,7 @@ static void top_usage(FILE *o) {
              "Runs one MPI rank per GPU (mpirun -np N gpustencil ...). Commands:\n"
              "  info    where each rank runs, GPU peer access, MPI CUDA awareness\n"
              "  scale   divide every pixel of PNG images by a number\n"
-             "  fdtd    2D FDTD (Yee, TMz) simulation of a gprMax-style scene\n"
+             "  fdtd    FDTD (Yee) of a gprMax input file, 2D or 3D, and surveys (-n)\n"
              "  bench   kernel and end-to-end benchmarks against measured ceilings\n\n"
              "'gpustencil COMMAND --help' describes each command's options.\n");
 }

@@ -712,7 +712,7 @@ static int cmd_source_timing(parser *p, const command_call *c) {
   return 0;
 }
 
-/* The commands gpustencil understands (docs/fdtd.md, "Scenes"); any other is
+/* The commands gpustencil understands (docs/fdtd.md, "Input commands"); any other is
  * refused as not supported. */
 static const scene_command commands[] = {
     {"title", 0, MAX_ARGS, 0, NULL, GRID_NOT_NEEDED, cmd_title},

@@ -30,7 +30,7 @@ const gs_opt gs_fdtd_opt_table[] = {
 
 // clang-format off
 const gs_opt gs_fdtd_spread_opt_table[] = {
-    {"decomp",         0, GS_OPT_STRING, offsetof(gs_fdtd_spread_opts, decomp),     "PXxPY", 0, 0, "ranks along x and y (default: the split with the cheapest halo; row halos weigh 1, column halos 8)"},
+    {"decomp",         0, GS_OPT_STRING, offsetof(gs_fdtd_spread_opts, decomp),     "PXxPY[xPZ]", 0, 0, "ranks along x and y (2D), or x, y and z (3D) (default: the split with the cheapest halo)"},
     {"halo-transport", 0, GS_OPT_STRING, offsetof(gs_fdtd_spread_opts, transport),  "T",     0, 0, "auto|ipc|mpi-cuda|mpi-host: how ghost layers move between ranks (default auto)"},
     {"halo-depth",     0, GS_OPT_STRING, offsetof(gs_fdtd_spread_opts, depth),      "R",     0, 0, "auto|1..8: ghost layers, exchanged every R steps with redundant work (default auto)"},
     {"no-overlap",     0, GS_OPT_FLAG,   offsetof(gs_fdtd_spread_opts, no_overlap), NULL,    0, 0, "exchange after the whole step (for comparison)"},
