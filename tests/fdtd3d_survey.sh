@@ -5,10 +5,11 @@
 # groups (one rank a run); 4 ranks in 2 groups of 2 (each run split 2x1x1); 2 ranks as one
 # group (the runs one after the other, each split). Every MODELn.h5, receivers_runNNN.csv and
 # the checksum line; a line per finished run; a group size that does not divide the ranks,
-# and --checkpoint-every over several groups, refused in one line (exit 2).
+# and --checkpoint-every over several groups, refused in one line (exit 2). A survey stopped
+# and killed, then resumed with --restart DIR -n 3, ends with the unbroken survey's files.
 set -u
 source "$(dirname "${BASH_SOURCE[0]}")/ranks3_lib.sh" fdtd3d_survey "${1:-all}"
-scene=("$src/tests/data/gprmax/sources_bscan/sources_bscan.in" -n 3 --steps 60)
+scene=("$src/tests/data/gprmax/sources_bscan/sources_bscan.in" -n 3 --steps 40)
 files="sources_bscan1.h5 sources_bscan2.h5 sources_bscan3.h5 receivers_run001.csv receivers_run002.csv receivers_run003.csv"
 run one 1 "${scene[@]}"
 for n in 2 3; do
@@ -33,5 +34,28 @@ refuse() { # NAME RANKS MESSAGE ARGS...
   [ "$(grep -c "$msg" "$w/$name.log")" = 1 ] || f "$name: expected one line '$msg': $(head -3 "$w/$name.log")"
 }
 refuse odd 2 "does not divide the 2 ranks" "${scene[@]}" --ranks-per-run 3
-refuse ckpt 2 "need the runs one after the other" "${scene[@]}" --ranks-per-run 1 --checkpoint-every 50
+refuse ckpt 2 "need the runs one after the other" "${scene[@]}" --ranks-per-run 1 --checkpoint-every 20
+
+# Resume: a survey stopped by --stop-after, then killed (kill -9) at random points, continued
+# with --restart DIR -n 3 until it ends: the files of the unbroken survey, byte for byte, and a
+# run's files, once marked finished, never written again (same inode and mtime).
+ck=("${scene[@]}" --checkpoint-every 8)
+"$bin" fdtd --backend "$b" "${ck[@]}" --stop-after 17 -o "$w/resume" > "$w/resume.log" 2>&1 || f "resume: stop"
+grep -q "continue with --restart" "$w/resume.log" || f "resume: no stop line"
+stamps() { for r in 1 2 3; do [ -f "$w/resume/.survey/run00000$r.done" ] &&
+  stat -c "%i %Y %n" "$w/resume/sources_bscan$r.h5" "$w/resume/receivers_run00$r.csv"; done; }
+for try in 1 2 3 4 5 6 7 8; do
+  before=$(stamps)
+  "$bin" fdtd --backend "$b" "${ck[@]}" --restart "$w/resume" -o "$w/resume" > "$w/resume$try.log" 2>&1 &
+  pid=$!
+  sleep "0.$((RANDOM % 9 + 1))"
+  kill -9 "$pid" 2> /dev/null
+  wait "$pid"
+  now=$(stamps)
+  [ "${now:0:${#before}}" = "$before" ] || f "resume: a finished run's files were written again (try $try)"
+  [ -f "$w/resume/.survey/run000003.done" ] && break
+done
+"$bin" fdtd --backend "$b" "${ck[@]}" --restart "$w/resume" -o "$w/resume" > "$w/resume-end.log" 2>&1 ||
+  f "resume: last restart: $(tail -2 "$w/resume-end.log")"
+for x in $files; do cmp -s "$w/one/$x" "$w/resume/$x" || f "resume: $x differs"; done
 [ "$fail" = 0 ] && echo "fdtd3d_survey: all runs identical" || exit 1

@@ -1,6 +1,7 @@
 /* The fdtd command for a 3D model (fdtd3d_cmd.h). */
 #include "fdtd3d_cmd.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "fdtd3d_planewave.h"
 #include "fdtd3d_snap.h"
 #include "fdtd3d_sources.h"
+#include "fsutil.h"
 #include "gpr_views3d.h"
 #include "log.h"
 #include "progress.h"
@@ -176,7 +178,32 @@ typedef struct run3 {
   int snaps_off;                /* a snapshot failed: no more are tried (a full disk says it once) */
   int shared;                   /* the survey's runs shared out over groups: a line a run, no progress bar */
   gs_fdtd3_geometry_cache geo;  /* the geometry, built for the group's first run */
+  const char *resume;           /* the checkpoint folder the next run continues from, or NULL */
+  int started;                  /* a run has started in this job (the folder cleaned of killed runs) */
 } run3;
+
+/* A survey's finished runs are marked in DIR/.survey/ (one empty file a run, made after the
+ * run's files and the removal of its checkpoints), so that --restart DIR -n N keeps them. */
+static void survey_mark(const char *dir, int64_t r, char *path, size_t n) {
+  snprintf(path, n, "%.1000s/.survey/run%06lld.done", dir, (long long)r + 1);
+}
+
+static int survey_finished(const char *dir, int64_t r) {
+  char path[1100];
+  survey_mark(dir, r, path, sizeof path);
+  return access(path, F_OK) == 0;
+}
+
+/* Rank 0: marks run r of the survey in dir as finished; a failure is one line and a partial status. */
+static int survey_mark_finished(const char *dir, int64_t r) {
+  char path[1100], folder[1100];
+  snprintf(folder, sizeof folder, "%.1000s/.survey", dir);
+  survey_mark(dir, r, path, sizeof path);
+  FILE *f = gs_mkdirs(folder, 1) == 0 ? fopen(path, "w") : NULL;
+  if (f && fclose(f) == 0) return GS_EXIT_OK;
+  gs_log_error("fdtd: %s: %s", path, strerror(errno));
+  return GS_EXIT_PARTIAL;
+}
 
 /* The next step where something happens: a progress update (every 64
  * steps), a PNG or gprMax snapshot, a checkpoint, --stop-after, the end. */
@@ -239,8 +266,9 @@ static int step_run(run3 *x, gs_fdtd3_sim *m, double *secs) {
   if (stopped) {
     if (x->saved != m->step) gs_ckpt3_save_set(m, x->rk, x->outdir);
     if (x->c->rank == 0)
-      printf("fdtd: stopped after step %lld of %lld; continue with --restart %s\n", (long long)m->step,
-             (long long)iterations, x->outdir);
+      printf("fdtd: stopped after step %lld of %lld%s; continue with --restart %s%s\n", (long long)m->step,
+             (long long)iterations, x->o->runs > 1 ? " of a survey's run" : "", x->outdir,
+             x->o->runs > 1 ? " and the same -n" : "");
   }
   return stopped;
 }
@@ -261,17 +289,18 @@ static int run_once(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs,
     if (x->c->rank == 0) gs_log_error("fdtd: %s", err); /* the same reason on every rank */
     return GS_EXIT_USAGE;
   }
-  if (x->o->restart) {
-    if (gs_ckpt3_restore(&m, x->rk, x->o->restart, err, sizeof err) != GS_OK) {
+  if (x->resume) {
+    if (gs_ckpt3_restore(&m, x->rk, x->resume, err, sizeof err) != GS_OK) {
       if (x->c->rank == 0) gs_log_error("fdtd: --restart: %s", err); /* the same reason on every rank */
       gs_fdtd3_sim_free(&m);
       return GS_EXIT_USAGE;
     }
-    if (x->c->rank == 0) printf("fdtd: restarting at step %lld from %s\n", (long long)m.step, x->o->restart);
+    if (x->c->rank == 0) printf("fdtd: restarting at step %lld from %s\n", (long long)m.step, x->resume);
   }
   /* What killed runs left in the folder, once the run is known to start (a
    * refused one keeps the checkpoint that was there). */
-  if (x->r == 0) gs_ckpt_clean(x->c, x->outdir, x->o->restart);
+  if (!x->started) gs_ckpt_clean(x->c, x->outdir, x->o->restart);
+  x->started = 1;
   x->first_step = m.step;
   x->saved = -1;
   *stopped = step_run(x, &m, secs);
@@ -293,6 +322,9 @@ static int run_once(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs,
   gs_fdtd3_sim_checksum(&m, sum);
   gs_fdtd3_sim_free(&m);
   gs_ckpt_remove(x->c, x->outdir, -1); /* the run is complete: its checkpoints (and a restart's here) go */
+  if (x->o->runs > 1 && x->c->rank == 0 && survey_mark_finished(x->outdir, x->r) != GS_EXIT_OK)
+    status = status > GS_EXIT_PARTIAL ? status : GS_EXIT_PARTIAL;
+  if (x->rk) status = gs_comm_agree(status, x->c->world);
   return status;
 }
 
@@ -324,6 +356,24 @@ typedef struct group_totals {
   int64_t last;       /* that run (-1: none) */
 } group_totals;
 
+/* Whether a checkpoint (one rank's file or a set's manifest) is in dir; agreed over g. */
+static int checkpoint_in(const gs_comm *g, const char *dir) {
+  char a[1100], b[1100];
+  snprintf(a, sizeof a, "%.1000s/checkpoint.gsck", dir);
+  snprintf(b, sizeof b, "%.1000s/checkpoint.manifest", dir);
+  return gs_comm_agree(g->rank == 0 && (access(a, F_OK) == 0 || access(b, F_OK) == 0), g->world);
+}
+
+/* A restarted survey: whether run x->r finished before (its files are kept untouched, a line
+ * says so); agreed over the group. */
+static int skip_finished(const run3 *x) {
+  if (!x->o->restart || x->o->runs < 2) return 0;
+  if (!gs_comm_agree(x->c->rank == 0 && survey_finished(x->outdir, x->r), x->c->world)) return 0;
+  if (x->c->rank == 0)
+    printf("fdtd: run %lld of %lld finished before: its files are kept\n", (long long)x->r + 1, (long long)x->o->runs);
+  return 1;
+}
+
 /* The runs first, first + stride, ... of the survey on the ranks of g (all
  * ranks, stride 1: one run after the other; or a survey's group); a line per
  * finished run when the runs are shared out. Returns a GS_EXIT_* status. */
@@ -339,8 +389,11 @@ static int run_group(const gs_comm *g, const gs_backend *b, const gs_fdtd_opts *
            stride > 1 ? " a run" : "", x.rk->dims[0], x.rk->dims[1], x.rk->dims[2],
            gs_halo_transport_name(x.rk->transport),
            gs_fdtd3_dist_overlap_possible(sc) ? "behind the interior" : "between the H and E passes");
-  int status = GS_EXIT_OK, stopped = 0;
+  int status = GS_EXIT_OK, stopped = 0, resumed = 0;
   for (x.r = first; x.r < o->runs && status == GS_EXIT_OK && !stopped; x.r += stride) {
+    if (skip_finished(&x)) continue;
+    x.resume = !resumed && o->restart && (o->runs == 1 || checkpoint_in(g, o->restart)) ? o->restart : NULL;
+    resumed = resumed || o->restart;
     const double before = t->secs;
     status = run_once(b, &x, t->sum, &t->secs, &stopped);
     t->last = x.r;

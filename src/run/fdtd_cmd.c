@@ -522,6 +522,12 @@ int gs_fdtd_run(const gs_comm *c, const gs_backend *backend, const gs_fdtd_opts 
     gs_scene_free(&job.sc);
     return st;
   }
+  if (o->restart && o->runs > 1) {
+    if (job.root)
+      gs_log_error("fdtd: %s: --restart continues one run of a 2D model; it does not combine with -n", job.scene_path);
+    gs_scene_free(&job.sc);
+    return GS_EXIT_USAGE;
+  }
   if (o->ranks_per_run && o->ranks_per_run != c->size) {
     if (job.root)
       gs_log_error("fdtd: %s: a 2D model's runs go one after the other over all ranks (--ranks-per-run "

@@ -81,9 +81,5 @@ int gs_fdtd_check(const void *opts, int argc, char **argv, char *err, size_t err
     snprintf(err, errlen, "expected one scene file, got %d arguments", argc);
     return 1;
   }
-  if (o->restart && o->runs > 1) {
-    snprintf(err, errlen, "--restart continues one run; it does not combine with -n");
-    return 1;
-  }
   return 0;
 }
