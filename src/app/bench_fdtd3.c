@@ -126,6 +126,14 @@ static void print_rate3(double secs, int64_t steps, const gs_fdtd3_traffic *t, c
   fflush(stdout);
 }
 
+/* Builds sc on b into m: 0, or -1 after one line. */
+static int build3(gs_fdtd3_sim *m, const gs_scene *sc, const gs_backend *b) {
+  char err[1024];
+  if (gs_fdtd3_sim_init(m, sc, b, 0, err, sizeof err) == GS_OK) return 0;
+  gs_log_error("bench fdtd: %s", err);
+  return -1;
+}
+
 /* One rank: builds sc, runs warm untimed steps (warm_apart: in a model
  * built and freed first, so that the timed steps are sc's first ones), times
  * steps steps; prints header, the rates and a --csv row labelled label. */
@@ -141,18 +149,13 @@ static int time_one(gs_run *run, const gs_bench_opts *o, const gs_scene *sc, int
   }
   const double copy_gbs = gs_bench_copy_gbs(b, ceiling_bytes(b));
   gs_fdtd3_sim m;
-  char err[1024];
-  for (int pass = warm_apart && warm > 0 ? 0 : 1; pass < 2; ++pass) {
-    if (gs_fdtd3_sim_init(&m, sc, b, 0, err, sizeof err) != GS_OK) {
-      gs_log_error("bench fdtd: %s", err);
-      return GS_EXIT_USAGE;
-    }
-    if (pass == 0) {
-      gs_fdtd3_sim_advance(&m, warm);
-      gs_fdtd3_sim_sync(&m);
-      gs_fdtd3_sim_free(&m);
-    }
+  if (warm_apart && warm > 0) {
+    if (build3(&m, sc, b) != 0) return GS_EXIT_USAGE;
+    gs_fdtd3_sim_advance(&m, warm);
+    gs_fdtd3_sim_sync(&m);
+    gs_fdtd3_sim_free(&m);
   }
+  if (build3(&m, sc, b) != 0) return GS_EXIT_USAGE;
   const gs_fdtd3_traffic_in in = gs_fdtd3_traffic_of(&m);
   const gs_fdtd3_traffic t = gs_fdtd3_traffic_model(&in);
   const double secs = time_fdtd3(&m, warm_apart ? 0 : warm, steps, MPI_COMM_NULL);
