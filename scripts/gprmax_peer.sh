@@ -152,13 +152,14 @@ fi
 # ---- the table
 gx_seconds() { # gprMax's solve seconds of model $1 from the driver's RESULT block, or -
   local v
-  v=$(awk -v want="RESULT $1_gpu$gpu " 'index($0, want) == 1 {on = 1; next} /^RESULT / {on = 0}
+  v=$(awk -v want="^RESULT $1_gpu[0-9]+ " '$0 ~ want {on = 1; next} /^RESULT / {on = 0}
     on && /gprMax solve time  *:/ {sub(/.*solve time  *: */, ""); sub(/ .*/, ""); print; exit}' "$W/logs/gx_runs.log")
   echo "${v:--}"
 }
 agreement() { # the worst component's dB of our receivers against gprMax's, or - with the reason in the log
-  local ours="$W/gs/$1/$1.h5" ref="$W/gx/$1_gpu$gpu/$1.h5"
-  if [ ! -f "$ours" ] || [ ! -f "$ref" ]; then echo "-"; return; fi
+  local ours="$W/gs/$1/$1.h5" ref
+  ref=$(find "$W/gx" -path "$W/gx/$1_gpu*/$1.h5" | head -1) # the driver's run folder (GPU as it names it)
+  if [ ! -f "$ours" ] || [ -z "$ref" ]; then echo "-"; return; fi
   "$py" scripts/gprmax/cmp.py --limit 0 --name "$1" "$ours" "$ref" > "$W/logs/cmp_$1.log" 2>&1
   sed -n "s/^$1: worst \(-*[0-9.inf]*\) dB (\(.*\))\$/\1 \2/p" "$W/logs/cmp_$1.log" | tr ' ' '_' | sed 's/_/ /' |
     sed 's/^-inf .*/identical/' | head -1
