@@ -4,47 +4,46 @@
  *   device-to-device copy of the same bytes, for 8/16-bit grey and 8-bit
  *   grey+alpha; checks the kernel's output against the CPU reference.
  *   bench fdtd: one rank: Mcells/s, bytes per cell and GB/s over the copy's;
- *   several ranks: the N-rank time over the 1-rank time of the same job.
+ *   several ranks: the N-rank time over the 1-rank time of the same job
+ *   (3D grids and scene files: bench_fdtd3.c).
  *   bench halo: the ghost exchange alone, GB/s over cudaMemcpyPeer's. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "commands.h"
-
-#include <stddef.h>
-
 #include "fdtd.h"
 #include "fdtd3d.h"
 #include "fdtd3d_dist.h"
 #include "fdtd_opts.h"
 #include "log.h"
 
-const gs_bench_opts gs_bench_defaults = {.mib = 1024, .reps = 20, .steps = 200, .size = "8192x8192"};
+const gs_bench_opts gs_bench_defaults = {.mib = 1024, .reps = 20, .size = "8192x8192", .pml = -1, .disp_fraction = -1};
 
 // clang-format off
 const gs_opt gs_bench_opt_table[] = {
     {"size",  0, GS_OPT_INT,    offsetof(gs_bench_opts, mib),   "MiB",  1, 1 << 20, "bytes per buffer for bench scale (default 1024)"},
     {"reps",  0, GS_OPT_INT,    offsetof(gs_bench_opts, reps),  "N",    1, 100000,  "timed repetitions; the median is reported (default 20)"},
     {"grid",  0, GS_OPT_STRING, offsetof(gs_bench_opts, size),  "WxH",  0, 0,       "bench fdtd, halo: cells (default 8192x8192; bench fdtd also NXxNYxNZ: 3D)"},
-    {"steps", 0, GS_OPT_INT,    offsetof(gs_bench_opts, steps), "N",    1, 1e9,     "bench fdtd: timed steps (default 200)"},
+    {"steps", 0, GS_OPT_INT,    offsetof(gs_bench_opts, steps), "N",    1, 1e9,     "bench fdtd: timed steps (default 200; SCENE.in: its own)"},
     {"weak",  0, GS_OPT_FLAG,   offsetof(gs_bench_opts, weak),  NULL,   0, 0,       "bench fdtd on several ranks: --grid is per rank (weak scaling)"},
-    {"csv",   0, GS_OPT_STRING, offsetof(gs_bench_opts, csv),   "FILE", 0, 0,       "fdtd, halo on several ranks: append the result as a CSV row"},
+    {"csv",   0, GS_OPT_STRING, offsetof(gs_bench_opts, csv),   "FILE", 0, 0,       "bench fdtd (3D, or 2D on several ranks), halo: append the result as a CSV row"},
+    {"pml",   0, GS_OPT_INT,    offsetof(gs_bench_opts, pml),   "CELLS", 0, 1000,   "bench fdtd, 3D grid: CPML cells on every face (default 10, gprMax's)"},
+    {"debye", 0, GS_OPT_INT,    offsetof(gs_bench_opts, debye), "POLES", 1, 15,     "bench fdtd, 3D grid: the soil has POLES Debye poles"},
+    {"lorentz", 0, GS_OPT_INT,  offsetof(gs_bench_opts, lorentz), "POLES", 1, 15,   "bench fdtd, 3D grid: the soil has POLES Lorentz poles"},
+    {"drude", 0, GS_OPT_INT,    offsetof(gs_bench_opts, drude), "POLES", 1, 15,     "bench fdtd, 3D grid: the soil has POLES Drude poles"},
+    {"dispersive-fraction", 0, GS_OPT_DOUBLE, offsetof(gs_bench_opts, disp_fraction), "F", 0, 1,
+     "bench fdtd, 3D grid: the soil fills the lower F of the domain in z (default 0.5)"},
     {NULL,    0, 0,             0,                              NULL,   0, 0,       NULL},
 };
 // clang-format on
-
-/* Untimed steps before the timed ones. They must contain the CUDA graph's
- * capture and instantiation (about 1 ms, once per run): on one rank the graph
- * is captured at step 0, on several at the first deep-halo cycle start after
- * the first exchange (step R <= 8) with a graph's length (16 to 28 steps)
- * left; 100 covers both. */
-#define WARMUP 100
 
 static int cmp_float(const void *a, const void *b) {
   float x = *(const float *)a, y = *(const float *)b;
@@ -162,7 +161,7 @@ static int bench_scale(gs_run *run, const gs_bench_opts *o) {
 }
 
 /* Device-to-device copy GB/s (read + write) of bytes, median of 10. */
-static double copy_ceiling(const gs_backend *b, size_t bytes) {
+double gs_bench_copy_gbs(const gs_backend *b, size_t bytes) {
   void *x = b->dev_alloc(bytes), *y = b->dev_alloc(bytes);
   gs_stream s = b->stream_create(0);
   float ms = time_op(b, OP_COPY, x, y, bytes, s, 10);
@@ -177,12 +176,10 @@ static double copy_ceiling(const gs_backend *b, size_t bytes) {
  * Hx, Hy; neighbours' values come from the caches. */
 #define GS_FDTD_BYTES_PER_CELL 25.0
 
-/* Appends one row to --csv FILE (rank 0), with the header when the file is new. */
 /* Appends a row (and the header to an empty file); GS_EXIT_PARTIAL where it
  * cannot (said on one line), else GS_EXIT_OK: the figures were printed, the
  * file the user asked for was not written. */
-static int csv_row(const char *path, const char *header, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int csv_row(const char *path, const char *header, const char *fmt, ...) {
+int gs_bench_csv_row(const char *path, const char *header, const char *fmt, ...) {
   if (!path) return GS_EXIT_OK;
   /* Non-blocking, and only a regular file: a FIFO with no reader must not hang the benchmark. */
   int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0644);
@@ -243,11 +240,11 @@ static int bench_fdtd_ranks(gs_run *run, const gs_bench_opts *o, int64_t w, int6
   int bad = 0, depth = 1;
   if (alone != MPI_COMM_NULL) {
     gs_scene ref;
-    gs_scene_synthetic(&ref, w, h, WARMUP + o->steps);
+    gs_scene_synthetic(&ref, w, h, GS_BENCH_WARMUP + o->steps);
     const int one[2] = {1, 1};
     gs_fdtd_spread single = {GS_HALO_AUTO, 1, 1, spread.graphs};
-    bad =
-        gs_fdtd_timed_run(&ref, b, alone, one, &single, WARMUP, o->steps, &t1, NULL, 0, NULL, err, sizeof err) != GS_OK;
+    bad = gs_fdtd_timed_run(&ref, b, alone, one, &single, GS_BENCH_WARMUP, o->steps, &t1, NULL, 0, NULL, err,
+                            sizeof err) != GS_OK;
     if (bad) gs_log_error("bench fdtd: %s", err);
     gs_scene_free(&ref);
     GS_MPI_CHECK(MPI_Comm_free(&alone));
@@ -255,9 +252,9 @@ static int bench_fdtd_ranks(gs_run *run, const gs_bench_opts *o, int64_t w, int6
   if (gs_comm_agree(bad, c->world)) return GS_EXIT_USAGE;
   GS_MPI_CHECK(MPI_Bcast(&t1, (int)(sizeof t1 / sizeof(double)), MPI_DOUBLE, 0, c->world));
   gs_scene sc;
-  gs_scene_synthetic(&sc, gw, gh, WARMUP + o->steps);
-  gs_status st = gs_fdtd_timed_run(&sc, b, c->world, dims, &spread, WARMUP, o->steps, &tn, used, sizeof used, &depth,
-                                   err, sizeof err);
+  gs_scene_synthetic(&sc, gw, gh, GS_BENCH_WARMUP + o->steps);
+  gs_status st = gs_fdtd_timed_run(&sc, b, c->world, dims, &spread, GS_BENCH_WARMUP, o->steps, &tn, used, sizeof used,
+                                   &depth, err, sizeof err);
   gs_scene_free(&sc);
   if (st != GS_OK) {
     if (err[0]) gs_log_error("bench fdtd: decomposition %dx%d: %s", dims[0], dims[1], err);
@@ -273,20 +270,20 @@ static int bench_fdtd_ranks(gs_run *run, const gs_bench_opts *o, int64_t w, int6
     printf("bench fdtd: backend %s, %s scaling, grid %lldx%lld, %d ranks, decomposition %dx%d, transport %s, "
            "overlap %s, halo depth %d, CUDA graphs %s, %lld steps after %d untimed\n",
            b->name, o->weak ? "weak" : "strong", (long long)gw, (long long)gh, c->size, dims[0], dims[1], used,
-           spread.overlap ? "on" : "off", depth, tn.graphs ? "on" : "off", (long long)o->steps, WARMUP);
+           spread.overlap ? "on" : "off", depth, tn.graphs ? "on" : "off", (long long)o->steps, GS_BENCH_WARMUP);
     printf("  1 rank  (%lldx%lld): %.4f ms per step, %.1f Mcells/s, CUDA graphs %s\n", (long long)w, (long long)h, ms1,
            mc1, t1.graphs ? "on" : "off");
     printf("  %d ranks: %.4f ms per step, %.1f Mcells/s, efficiency %.1f%% of the 1-rank time, halo %.3f MB per step "
            "and rank (%.2f GB/s of traffic)\n",
            c->size, msn, mcn, 100 * eff, halo_mb, halo_mb / msn);
     fflush(stdout);
-    status =
-        csv_row(o->csv,
-                "kind,scaling,grid_w,grid_h,ranks,decomp,transport,overlap,depth,steps,ms_step_1,ms_step_n,mcells_1,"
-                "mcells_n,efficiency,halo_mb_step",
-                "fdtd,%s,%lld,%lld,%d,%dx%d,%s,%d,%d,%lld,%.5f,%.5f,%.1f,%.1f,%.4f,%.4f", o->weak ? "weak" : "strong",
-                (long long)gw, (long long)gh, c->size, dims[0], dims[1], used, spread.overlap, depth,
-                (long long)o->steps, ms1, msn, mc1, mcn, eff, halo_mb);
+    status = gs_bench_csv_row(
+        o->csv,
+        "kind,scaling,grid_w,grid_h,ranks,decomp,transport,overlap,depth,steps,ms_step_1,ms_step_n,mcells_1,"
+        "mcells_n,efficiency,halo_mb_step",
+        "fdtd,%s,%lld,%lld,%d,%dx%d,%s,%d,%d,%lld,%.5f,%.5f,%.1f,%.1f,%.4f,%.4f", o->weak ? "weak" : "strong",
+        (long long)gw, (long long)gh, c->size, dims[0], dims[1], used, spread.overlap, depth, (long long)o->steps, ms1,
+        msn, mc1, mcn, eff, halo_mb);
   }
   return status;
 }
@@ -298,7 +295,7 @@ static int bench_fdtd_ranks(gs_run *run, const gs_bench_opts *o, int64_t w, int6
 /* Whether every rank's share of a model needing dev device bytes fits its
  * memory (with a fifth to spare), agreed by all ranks so that all go on or
  * none does. */
-static int parts_fit(gs_run *run, double dev) {
+int gs_bench_parts_fit(gs_run *run, double dev) {
   int tight = dev / run->comm.size * 1.2 > (double)run->backend->mem_available(), any;
   GS_MPI_CHECK(MPI_Allreduce(&tight, &any, 1, MPI_INT, MPI_MAX, run->comm.world));
   return !any;
@@ -356,7 +353,7 @@ static int bench_halo3(gs_run *run, const gs_bench_opts *o, int64_t nx, int64_t 
   char why[512] = "", used[64];
   const int made = gs_fdtd3_ranks_make(&rk, run->comm.world, &sc, o->spread.decomp,
                                        gs_fdtd_spread_of(&o->spread).transport, why, sizeof why) == 0;
-  if (run->comm.size < 2 || !made || !parts_fit(run, dev)) {
+  if (run->comm.size < 2 || !made || !gs_bench_parts_fit(run, dev)) {
     if (run->comm.rank == 0)
       gs_log_error("bench halo: --grid %lldx%lldx%lld: %s", (long long)nx, (long long)ny, (long long)nz,
                    run->comm.size < 2 ? "needs at least 2 ranks"
@@ -382,11 +379,11 @@ static int bench_halo3(gs_run *run, const gs_bench_opts *o, int64_t nx, int64_t 
            b->name, (long long)nx, (long long)ny, (long long)nz, run->comm.size, rk.dims[0], rk.dims[1], rk.dims[2],
            used, (long long)o->reps);
     print_halo_rates(most, per, same, big, both_same, both_big);
-    status = csv_row(o->csv,
-                     "kind,nx,ny,nz,ranks,decomp,transport,exchanges,bytes,us_exchange,gbs,peer_same_gbs,peer_256m_gbs",
-                     "halo3d,%lld,%lld,%lld,%d,%dx%dx%d,%s,%lld,%.0f,%.3f,%.3f,%.3f,%.3f", (long long)nx, (long long)ny,
-                     (long long)nz, run->comm.size, rk.dims[0], rk.dims[1], rk.dims[2], used, (long long)o->reps, most,
-                     per * 1e6, most / per * 1e-9, same, big);
+    status = gs_bench_csv_row(
+        o->csv, "kind,nx,ny,nz,ranks,decomp,transport,exchanges,bytes,us_exchange,gbs,peer_same_gbs,peer_256m_gbs",
+        "halo3d,%lld,%lld,%lld,%d,%dx%dx%d,%s,%lld,%.0f,%.3f,%.3f,%.3f,%.3f", (long long)nx, (long long)ny,
+        (long long)nz, run->comm.size, rk.dims[0], rk.dims[1], rk.dims[2], used, (long long)o->reps, most, per * 1e6,
+        most / per * 1e-9, same, big);
   }
   gs_scene_free(&sc);
   return status;
@@ -457,7 +454,7 @@ static int bench_halo(gs_run *run, const gs_bench_opts *o) {
         "%lld exchanges\n",
         b->name, (long long)w, (long long)h, c->size, dims[0], dims[1], used, depth, (long long)o->reps);
     print_halo_rates(most, per, peer_same, peer_big, both_same, both_big);
-    csv_row(
+    gs_bench_csv_row(
         o->csv,
         "kind,grid_w,grid_h,ranks,decomp,transport,depth,exchanges,bytes,us_exchange,gbs,peer_same_gbs,peer_256m_gbs,"
         "peer_both_same_gbs,peer_both_256m_gbs",
@@ -470,10 +467,6 @@ static int bench_halo(gs_run *run, const gs_bench_opts *o) {
   gs_scene_free(&sc);
   return GS_EXIT_OK;
 }
-
-/* Bytes a cell moves per step with the fused 3D kernel: six fields read and
- * written, three E material bytes (docs/performance.md). */
-#define GS_FDTD3_BYTES_PER_CELL 51.0
 
 /* Seconds of the steps queued between two timing events on stream s. */
 typedef struct step_timer {
@@ -496,7 +489,7 @@ static double timer_stop(step_timer *t, gs_stream s) {
   return secs;
 }
 
-/* The rate line both fdtd benchmarks print under their header. */
+/* The rate line of the 2D fdtd benchmark under its header. */
 static void print_rate(double cells, int64_t steps, double secs, double bytes_per_cell, double copy_gbs) {
   double mcells = cells * (double)steps / secs * 1e-6, gbs = mcells * 1e6 * bytes_per_cell * 1e-9;
   printf("  %.1f Mcells/s, %.3f ms per step, %.0f bytes per cell, %.1f GB/s = %.3f of the device-to-device copy "
@@ -505,176 +498,10 @@ static void print_rate(double cells, int64_t steps, double secs, double bytes_pe
   fflush(stdout);
 }
 
-/* Wall seconds of o->steps steps of m after WARMUP untimed ones, the slowest
- * rank's when comm is not MPI_COMM_NULL (a part's steps wait on the host for
- * its exchanges, so events on its stream would not see them). */
-static double time_fdtd3(gs_fdtd3_sim *m, const gs_bench_opts *o, MPI_Comm comm) {
-  gs_fdtd3_sim_advance(m, WARMUP);
-  gs_fdtd3_sim_sync(m);
-  if (comm != MPI_COMM_NULL) GS_MPI_CHECK(MPI_Barrier(comm));
-  double t0 = MPI_Wtime();
-  gs_fdtd3_sim_advance(m, o->steps);
-  gs_fdtd3_sim_sync(m);
-  double mine = MPI_Wtime() - t0, most = mine;
-  if (comm != MPI_COMM_NULL) GS_MPI_CHECK(MPI_Allreduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, comm));
-  return most;
-}
-
-/* The one-rank time of sc on rank 0 (every rank gets it; -1 when the whole
- * model does not fit rank 0). */
-static double one_rank_fdtd3(gs_run *run, const gs_bench_opts *o, const gs_scene *sc, int fits) {
-  double secs = -1;
-  if (run->comm.rank == 0 && fits) {
-    gs_fdtd3_sim m;
-    char err[512];
-    if (gs_fdtd3_sim_init(&m, sc, run->backend, 0, err, sizeof err) != GS_OK)
-      gs_fatal("gs_fdtd3_sim_init", err, __FILE__, __LINE__);
-    secs = time_fdtd3(&m, o, MPI_COMM_NULL);
-    gs_fdtd3_sim_free(&m);
-  }
-  GS_MPI_CHECK(MPI_Bcast(&secs, 1, MPI_DOUBLE, 0, run->comm.world));
-  return secs;
-}
-
-/* bench fdtd --grid NXxNYxNZ on N > 1 ranks: the model sc split as `fdtd`
- * splits it (fdtd3d_dist.h; decomp: --decomp, or the weak split), timed,
- * against rank 0 alone running `one` in the same job when it fits (dev1
- * bytes): sc itself (strong scaling), or one rank's share (--weak). */
-static int bench_fdtd3_ranks(gs_run *run, const gs_bench_opts *o, gs_scene *sc, const gs_scene *one, const char *decomp,
-                             double dev, double dev1, double copy_gbs) {
-  const gs_backend *b = run->backend;
-  gs_fdtd3_ranks rk;
-  char why[512] = "";
-  const int made = gs_fdtd3_ranks_make(&rk, run->comm.world, sc, decomp, gs_fdtd_spread_of(&o->spread).transport, why,
-                                       sizeof why) == 0;
-  if (!made || !parts_fit(run, dev)) {
-    if (run->comm.rank == 0)
-      gs_log_error("bench fdtd: --grid %lldx%lldx%lld: %s", (long long)sc->nx, (long long)sc->ny, (long long)sc->nz,
-                   why[0] ? why : "a rank's part does not fit in its memory");
-    return GS_EXIT_USAGE;
-  }
-  const double t1 = one_rank_fdtd3(run, o, one, dev1 <= (double)b->mem_available());
-  gs_fdtd3_sim m;
-  const double free0 = (double)b->mem_available();
-  if (gs_fdtd3_sim_init_part(&m, sc, b, 0, &rk, why, sizeof why) != GS_OK)
-    gs_fatal("gs_fdtd3_sim_init_part", why, __FILE__, __LINE__);
-  double used = free0 - (double)b->mem_available(), most_used; /* the part's device memory, as the device sees it */
-  GS_MPI_CHECK(MPI_Allreduce(&used, &most_used, 1, MPI_DOUBLE, MPI_MAX, run->comm.world));
-  const double tn = time_fdtd3(&m, o, run->comm.world);
-  gs_fdtd3_sim_free(&m);
-  if (run->comm.rank != 0) return GS_EXIT_OK;
-  const char *kind = o->weak ? "weak" : "strong";
-  printf("bench fdtd: backend %s, 3D %lld x %lld x %lld cells, %s scaling, %d ranks, decomposition %dx%dx%d, "
-         "transport %s, exchanges %s, %lld steps after %d untimed, 10-cell CPML\n",
-         b->name, (long long)sc->nx, (long long)sc->ny, (long long)sc->nz, kind, run->comm.size, rk.dims[0], rk.dims[1],
-         rk.dims[2], gs_halo_transport_name(rk.transport),
-         gs_fdtd3_dist_overlap_possible(sc) ? "behind the interior" : "between the H and E passes", (long long)o->steps,
-         WARMUP);
-  print_rate((double)sc->nx * (double)sc->ny * (double)sc->nz, o->steps, tn, GS_FDTD3_BYTES_PER_CELL,
-             copy_gbs * run->comm.size);
-  printf("  memory of the largest part: %.2f GiB (the device's free memory before and after it was built)\n",
-         most_used / (double)(1 << 30));
-  const double eff = t1 <= 0 ? 0 : o->weak ? t1 / tn : t1 / ((double)run->comm.size * tn);
-  if (t1 > 0)
-    printf("  1 rank in the same job (%lld x %lld x %lld): %.3f ms per step; %s scaling %s = %.1f %%\n",
-           (long long)one->nx, (long long)one->ny, (long long)one->nz, t1 * 1e3 / (double)o->steps, kind,
-           o->weak ? "t1 / tN" : "t1 / (N tN)", 100.0 * eff);
-  else
-    printf("  1 rank: the whole model does not fit one rank's memory (no ratio)\n");
-  fflush(stdout);
-  return csv_row(o->csv, "kind,scaling,nx,ny,nz,ranks,decomp,transport,steps,ms_step_1,ms_step_n,efficiency",
-                 "fdtd3d,%s,%lld,%lld,%lld,%d,%dx%dx%d,%s,%lld,%.5f,%.5f,%.4f", kind, (long long)sc->nx,
-                 (long long)sc->ny, (long long)sc->nz, run->comm.size, rk.dims[0], rk.dims[1], rk.dims[2],
-                 gs_halo_transport_name(rk.transport), (long long)o->steps, t1 > 0 ? t1 * 1e3 / (double)o->steps : -1.0,
-                 tn * 1e3 / (double)o->steps, eff);
-}
-
-/* Weak scaling's split of size ranks when --decomp gives none: the one whose
- * busiest part sends the fewest halo bytes, each part `cells` (ties: the
- * first found, x split first). */
-static void weak_dims(int size, const int64_t cells[3], int dims[3]) {
-  double best = -1;
-  for (int px = 1; px <= size; ++px)
-    for (int py = 1; px * py <= size; ++py) {
-      if (size % (px * py)) continue;
-      const int d[3] = {px, py, size / (px * py)};
-      const int64_t nodes[3] = {cells[0] * d[0] + 1, cells[1] * d[1] + 1, cells[2] * d[2] + 1};
-      const double bytes = gs_decomp3_halo_bytes(nodes, d, 24.0);
-      if (best < 0 || bytes < best) best = bytes, memcpy(dims, d, sizeof d);
-    }
-}
-
-/* bench fdtd --weak --grid NXxNYxNZ on N ranks: every rank a part of that
- * size (the model NX PX x NY PY x NZ PZ), against one part's model alone. */
-static int bench_fdtd3_weak(gs_run *run, const gs_bench_opts *o, int64_t nx, int64_t ny, int64_t nz) {
-  const int64_t cells[3] = {nx, ny, nz};
-  int dims[3];
-  char why[256], decomp[64];
-  if (o->spread.decomp) {
-    if (gs_decomp3_parse(o->spread.decomp, run->comm.size, dims, why, sizeof why) != 0) {
-      if (run->comm.rank == 0) gs_log_error("bench fdtd: %s", why);
-      return GS_EXIT_USAGE;
-    }
-  } else {
-    weak_dims(run->comm.size, cells, dims);
-  }
-  snprintf(decomp, sizeof decomp, "%dx%dx%d", dims[0], dims[1], dims[2]);
-  gs_scene whole, one;
-  gs_scene_synthetic3(&whole, nx * dims[0], ny * dims[1], nz * dims[2], WARMUP + o->steps);
-  gs_scene_synthetic3(&one, nx, ny, nz, WARMUP + o->steps);
-  double dev, dev1, host;
-  gs_fdtd3_memory_need(&whole, &dev, &host);
-  gs_fdtd3_memory_need(&one, &dev1, &host);
-  const int rc =
-      bench_fdtd3_ranks(run, o, &whole, &one, decomp, dev, dev1, copy_ceiling(run->backend, (size_t)1 << 30));
-  gs_scene_free(&whole);
-  gs_scene_free(&one);
-  return rc;
-}
-
-/* bench fdtd --grid NXxNYxNZ: the 3D engine on a synthetic model, one rank
- * or split over all (bench_fdtd3_ranks, bench_fdtd3_weak). */
-static int bench_fdtd3(gs_run *run, const gs_bench_opts *o, int64_t nx, int64_t ny, int64_t nz) {
-  const gs_backend *b = run->backend;
-  if (run->comm.size > 1 && o->weak) return bench_fdtd3_weak(run, o, nx, ny, nz);
-  gs_scene sc;
-  gs_scene_synthetic3(&sc, nx, ny, nz, WARMUP + o->steps);
-  double dev, host;
-  gs_fdtd3_memory_need(&sc, &dev, &host);
-  if (run->comm.size > 1) {
-    int rc = bench_fdtd3_ranks(run, o, &sc, &sc, o->spread.decomp, dev, dev, copy_ceiling(b, (size_t)1 << 30));
-    gs_scene_free(&sc);
-    return rc;
-  }
-  if (dev > (double)b->mem_available() || host > (double)gs_host_mem_available()) {
-    gs_log_error("bench fdtd: --grid %lldx%lldx%lld: does not fit in this rank's memory", (long long)nx, (long long)ny,
-                 (long long)nz);
-    gs_scene_free(&sc);
-    return GS_EXIT_USAGE;
-  }
-  double copy_gbs = copy_ceiling(b, (size_t)1 << 30);
-  gs_fdtd3_sim m;
-  char err[512];
-  if (gs_fdtd3_sim_init(&m, &sc, b, 0, err, sizeof err) != GS_OK)
-    gs_fatal("gs_fdtd3_sim_init", err, __FILE__, __LINE__);
-  gs_fdtd3_sim_advance(&m, WARMUP);
-  gs_fdtd3_sim_sync(&m);
-  step_timer t = timer_start(b, m.s);
-  gs_fdtd3_sim_advance(&m, o->steps);
-  double secs = timer_stop(&t, m.s);
-  printf("bench fdtd: backend %s on %s, 3D %lld x %lld x %lld cells, %lld steps after %d untimed, 10-cell CPML\n",
-         b->name, run->place.gpu >= 0 ? run->place.dev.name : "cpu", (long long)nx, (long long)ny, (long long)nz,
-         (long long)o->steps, WARMUP);
-  print_rate((double)nx * (double)ny * (double)nz, o->steps, secs, GS_FDTD3_BYTES_PER_CELL, copy_gbs);
-  gs_fdtd3_sim_free(&m);
-  gs_scene_free(&sc);
-  return GS_EXIT_OK;
-}
-
-/* Seconds of steps steps of m from where it stands, after WARMUP untimed
+/* Seconds of steps steps of m from where it stands, after GS_BENCH_WARMUP untimed
  * ones (which capture the CUDA graph, on the one-step path). */
 static double time_steps(const gs_backend *b, gs_fdtd_sim *m, int64_t steps) {
-  gs_fdtd_sim_advance(m, WARMUP);
+  gs_fdtd_sim_advance(m, GS_BENCH_WARMUP);
   gs_fdtd_sim_sync(m);
   step_timer t = timer_start(b, m->s);
   gs_fdtd_sim_advance(m, steps);
@@ -697,10 +524,11 @@ static void print_path(double cells, int64_t steps, double secs, double t1, doub
  * takes, all measured in this run. */
 static int bench_fdtd_one(gs_run *run, const gs_bench_opts *o, int64_t w, int64_t h) {
   const gs_backend *b = run->backend;
-  const double copy_gbs = copy_ceiling(b, (size_t)1 << 30), cells = (double)w * (double)h;
+  const double copy_gbs = gs_bench_copy_gbs(b, (size_t)1 << 30), cells = (double)w * (double)h;
   const double ceiling = copy_gbs * 1e9 / GS_FDTD_BYTES_PER_CELL * 1e-6;
   gs_scene sc;
-  gs_scene_synthetic(&sc, w, h, (3 + GS_FDTD_FUSE_MAX) * (WARMUP + o->steps)); /* sources' values for every path */
+  gs_scene_synthetic(&sc, w, h,
+                     (3 + GS_FDTD_FUSE_MAX) * (GS_BENCH_WARMUP + o->steps)); /* sources' values for every path */
   gs_fdtd_sim m;
   gs_fdtd_sim_init(&m, &sc, b, 0);
   m.graph.allowed = m.graph.allowed && gs_fdtd_spread_of(&o->spread).graphs;
@@ -708,7 +536,8 @@ static int bench_fdtd_one(gs_run *run, const gs_bench_opts *o, int64_t w, int64_
   gs_fdtd_sim_set_fuse(&m, 0);
   const double t1 = time_steps(b, &m, o->steps);
   printf("bench fdtd: backend %s on %s, %lld x %lld cells, %lld steps after %d untimed, 10-cell CPML\n", b->name,
-         run->place.gpu >= 0 ? run->place.dev.name : "cpu", (long long)w, (long long)h, (long long)o->steps, WARMUP);
+         run->place.gpu >= 0 ? run->place.dev.name : "cpu", (long long)w, (long long)h, (long long)o->steps,
+         GS_BENCH_WARMUP);
   printf(" T = 1 (one step a launch), CUDA graphs %s:\n", m.graph.exec ? "on" : "off");
   print_rate(cells, o->steps, t1, GS_FDTD_BYTES_PER_CELL, copy_gbs);
   printf("  one-step ceiling: %.1f GB/s / %.0f bytes per cell = %.1f Mcells/s (%.3f ms per step); T = 1 reaches %.3f "
@@ -739,6 +568,15 @@ static int bench_fdtd_one(gs_run *run, const gs_bench_opts *o, int64_t w, int64_
   return GS_EXIT_OK;
 }
 
+/* The 3D options given where there is no synthetic 3D scene: one line, or NULL. */
+static const char *misplaced_3d(const gs_bench_opts *o, int scene) {
+  const int given = o->pml >= 0 || o->debye || o->lorentz || o->drude || o->disp_fraction >= 0;
+  if (!given) return NULL;
+  return scene ? "--pml, --debye, --lorentz, --drude and --dispersive-fraction shape the synthetic --grid scene, "
+                 "not SCENE.in"
+               : "--pml, --debye, --lorentz, --drude and --dispersive-fraction are for 3D grids (--grid NXxNYxNZ)";
+}
+
 static int bench_fdtd(gs_run *run, const gs_bench_opts *o) {
   int64_t w, h;
   long long g3[3];
@@ -748,22 +586,36 @@ static int bench_fdtd(gs_run *run, const gs_bench_opts *o) {
       if (run->comm.rank == 0) gs_log_error("bench fdtd: --grid '%s': 3D grids are 32 to 100000 cells a side", o->size);
       return GS_EXIT_USAGE;
     }
-    return bench_fdtd3(run, o, g3[0], g3[1], g3[2]);
+    return gs_bench_fdtd3(run, o, g3[0], g3[1], g3[2]);
   }
   if (gs_parse_size2(o->size, &w, &h) != 0 || w < 32 || h < 32) {
     if (run->comm.rank == 0) gs_log_error("bench fdtd: --grid '%s' is not WxH (at least 32x32)", o->size);
     return GS_EXIT_USAGE;
   }
+  if (misplaced_3d(o, 0)) {
+    if (run->comm.rank == 0) gs_log_error("bench fdtd: %s", misplaced_3d(o, 0));
+    return GS_EXIT_USAGE;
+  }
   const int whole[2] = {1, 1};
-  if (grid_refused(run, "fdtd", w, h, whole, (int)(WARMUP + o->steps))) return GS_EXIT_USAGE;
+  if (grid_refused(run, "fdtd", w, h, whole, (int)(GS_BENCH_WARMUP + o->steps))) return GS_EXIT_USAGE;
   if (run->comm.size > 1) return bench_fdtd_ranks(run, o, w, h);
   return bench_fdtd_one(run, o, w, h);
 }
 
 int gs_bench_check(const void *opts, int argc, char **argv, char *err, size_t errlen) {
   const gs_bench_opts *o = opts;
-  if (argc != 1 || (strcmp(argv[0], "scale") != 0 && strcmp(argv[0], "fdtd") != 0 && strcmp(argv[0], "halo") != 0)) {
-    snprintf(err, errlen, "WHAT must be 'scale', 'fdtd' or 'halo'");
+  const int what =
+      argc >= 1 && (strcmp(argv[0], "scale") == 0 || strcmp(argv[0], "fdtd") == 0 || strcmp(argv[0], "halo") == 0);
+  if (!what || argc > 2 || (argc == 2 && strcmp(argv[0], "fdtd") != 0)) {
+    snprintf(err, errlen, "WHAT must be 'scale', 'fdtd', 'fdtd SCENE.in' or 'halo'");
+    return 1;
+  }
+  if (!!o->debye + !!o->lorentz + !!o->drude > 1) {
+    snprintf(err, errlen, "fdtd: one of --debye, --lorentz and --drude at a time");
+    return 1;
+  }
+  if (argc == 2 && misplaced_3d(o, 1)) {
+    snprintf(err, errlen, "fdtd SCENE.in: %s", misplaced_3d(o, 1));
     return 1;
   }
   gs_fdtd_spread spread;
@@ -771,15 +623,16 @@ int gs_bench_check(const void *opts, int argc, char **argv, char *err, size_t er
 }
 
 int gs_bench_run(gs_run *run, const void *opts, int argc, char **argv) {
-  const gs_bench_opts *o = opts;
-  (void)argc;
+  gs_bench_opts o = *(const gs_bench_opts *)opts;
   char why[256];
-  gs_halo_transport t = gs_fdtd_spread_of(&o->spread).transport;
+  gs_halo_transport t = gs_fdtd_spread_of(&o.spread).transport;
   if (strcmp(argv[0], "scale") != 0 &&
       !gs_halo_transport_possible(t, run->backend, gs_comm_cuda_aware(), why, sizeof why)) {
     if (run->comm.rank == 0) gs_log_error("bench %s: %s", argv[0], why); /* the same on every rank, also on one */
     return GS_EXIT_USAGE;
   }
-  if (strcmp(argv[0], "halo") == 0) return bench_halo(run, o);
-  return strcmp(argv[0], "fdtd") == 0 ? bench_fdtd(run, o) : bench_scale(run, o);
+  if (argc == 2) return gs_bench_fdtd3_scene(run, &o, argv[1]); /* --steps 0: the scene's own */
+  if (!o.steps) o.steps = 200;
+  if (strcmp(argv[0], "halo") == 0) return bench_halo(run, &o);
+  return strcmp(argv[0], "fdtd") == 0 ? bench_fdtd(run, &o) : bench_scale(run, &o);
 }

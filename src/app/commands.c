@@ -62,12 +62,16 @@ static const gs_command commands[] = {
      GROUPS(fdtd_groups), sizeof(gs_fdtd_opts), &gs_fdtd_defaults, gs_fdtd_check, fdtd_run},
     {"bench",
      "scale [--size MiB] [--reps N] | fdtd [--grid WxH] [--steps N] [--decomp PXxPY] [--weak] [--halo-transport T]\n"
-     "       [--halo-depth R] [--no-overlap] [--no-graphs] [--csv FILE] | halo [--grid WxH] [--reps N] [--decomp PXxPY]\n"
+     "       [--halo-depth R] [--no-overlap] [--no-graphs] [--csv FILE]\n"
+     "       | fdtd --grid NXxNYxNZ [--pml CELLS] [--debye|--lorentz|--drude POLES] [--dispersive-fraction F] [--steps N]\n"
+     "       | fdtd SCENE.in [--steps N] [--csv FILE] | halo [--grid WxH] [--reps N] [--decomp PXxPY]\n"
      "       [--halo-transport T] [--halo-depth R] [--csv FILE]",
      "Benchmarks that print their ratio to a ceiling measured in the same run.\n"
      "  scale: the scale kernel's GB/s (bytes read + written) over a device-to-device copy's GB/s.\n"
      "  fdtd: Mcells/s of the one-rank FDTD step, its bytes per cell and GB/s over the copy's GB/s;\n"
      "        on several ranks: the N-rank time against the 1-rank time measured in the same job.\n"
+     "        3D: a synthetic soil model (--grid NXxNYxNZ) or a scene file's own steps (SCENE.in), with the\n"
+     "        bytes per cell of a model of the step's traffic and its floor (those bytes at the copy's GB/s).\n"
      "  halo: the ghost-layer exchange alone (several ranks), GB/s over cudaMemcpyPeer's between rank 0's GPU\n"
      "        and rank 1's.",
      GROUPS(bench_groups), sizeof(gs_bench_opts), &gs_bench_defaults, gs_bench_check, gs_bench_run},

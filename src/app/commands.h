@@ -46,9 +46,12 @@ int gs_info_run(gs_run *run, const void *opts, int argc, char **argv); /* opts: 
 
 /* bench: benchmarks against ceilings measured in the same run. */
 typedef struct gs_bench_opts {
-  int64_t mib, reps, steps;
+  int64_t mib, reps, steps; /* steps 0: the default (200; a scene file's own) */
   const char *size, *csv;
   int weak;
+  int64_t pml;                   /* 3D grid: CPML cells (-1: 10) */
+  int64_t debye, lorentz, drude; /* 3D grid: the soil's poles of that kind (0: none) */
+  double disp_fraction;          /* 3D grid: the soil's share of z (-1: 0.5) */
   gs_fdtd_spread_opts spread;
 } gs_bench_opts;
 extern const gs_bench_opts gs_bench_defaults;
