@@ -193,6 +193,7 @@ GS_HD3 float gs_fdtd3_hz(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int6
  * complex poles (gprMax's complex64 kernels: C99 complex products, which its
  * build vectorises without fusing) unfused, with E as a complex number
  * (e + 0: -0 becomes +0) and (a + bi)(c + di) = (ac - bd) + (ad + bc)i. */
+
 /* phi after pole q's term, v: the pole's old state (its real part). */
 GS_HD3 float gs_fdtd3_phi_term(const gs_fdtd3_poles *p, const gs_fdtd3_disp_coef *c, int q, float v, float phi) {
   if (q > 0) return p->cplx ? phi + c[q].c0 * v : fmaf(c[q].c0, v, phi);

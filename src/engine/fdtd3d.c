@@ -322,7 +322,7 @@ gs_status gs_fdtd3_sim_init_cached(gs_fdtd3_sim *m, const gs_scene *sc, const gs
     /* plane waves (fdtd3d_planewave.c) */
     if (st == GS_OK) st = gs_fdtd3_pw_init(m, err, errlen);
     /* the dispersive nodes: fused, or deferred where a source or plane wave changes E after the update */
-    if (st == GS_OK) st = gs_fdtd3_disp_place(m, &g, err, errlen);
+    if (st == GS_OK) st = gs_fdtd3_disp_place(m, g, err, errlen);
     init_receivers(m);
     for (int c = 0; c < 3; ++c) { /* the sources had the last use of the host copies */
       free(m->mat_host[c]);
