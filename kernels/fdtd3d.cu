@@ -5,6 +5,10 @@
 // ahead with cp.async), or where arrays are not 16-byte aligned the former
 // register-prefetch one (march_kernel). The rest (CPML slabs, magnetic H,
 // the outer nodes) takes two one-thread-per-node kernels, new H then new E.
+// Every E kernel advances the fused dispersive poles of its nodes
+// (kernels/fdtd3d_disp.h); the marching kernels have a variant with them
+// (template Poles) launched only for a scene with fused poles, so the plain
+// variants stay as they were.
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -56,21 +60,19 @@ __global__ void __launch_bounds__(32 * kNodeRows) h_kernel(const gs_fdtd3_step_a
 }
 
 // New E of every node of the boxes; r: the caller's region, whose new H is
-// all stored by now (fused kernel and h_kernel).
+// all stored by now (fused kernel and h_kernel); Poles: the fused poles too.
+template <bool Poles>
 __global__ void __launch_bounds__(32 * kNodeRows)
     e_kernel(const gs_fdtd3_step_args a, const Boxes b, const gs_fdtd3_region r) {
   int64_t i, j, k;
-  if (box_node(b, i, j, k)) gs_fdtd3_e_node(&a, r, i, j, k);
+  if (box_node(b, i, j, k)) gs_fdtd3_e_node(&a, r, i, j, k, Poles);
 }
 
-// The register-prefetch fused kernel (session 6; now the fallback, and the
-// "regs" variant): a block of 32 x kRows threads takes a tile of 32 x kRows
-// nodes in (i, j) and marches along k over a chunk of planes. Each thread
-// keeps its Ex, Ey of plane k (loaded as plane k + 1 the step before) and its
-// new Hx, Hy of plane k - 1 in registers; the new Hz, Hy of the node one
-// lower in i come from the lane to the left (shuffles), those of the node one
-// lower in j (Hz, Hx) from the row below through shared memory; lane 0 and
-// row 0 recompute theirs. Valid in the box gs_fdtd3_inner() gives, with
+// The register-prefetch fused kernel (the fallback, and the "regs" variant): a block of 32 x kRows threads takes a tile
+// of 32 x kRows nodes in (i, j) and marches along k over a chunk of planes. Each thread keeps its Ex, Ey of plane k
+// (loaded as plane k + 1 the step before) and its new Hx, Hy of plane k - 1 in registers; the new Hz, Hy of the node
+// one lower in i come from the lane to the left (shuffles), those of the node one lower in j (Hz, Hx) from the row
+// below through shared memory; lane 0 and row 0 recompute theirs. Valid in the box gs_fdtd3_inner() gives, with
 // free-space H: there the expressions of fdtd3d_node.h have no slab term, so
 // the bits are those of the one-thread-per-node kernel.
 // Rows per block and minimum resident blocks (register cap 64): measured on
@@ -117,6 +119,7 @@ __device__ __forceinline__ Plane load_plane(const gs_fdtd3_step_args &a, int64_t
   return v;
 }
 
+template <bool Poles>
 __global__ void __launch_bounds__(32 * kRows, GS_FDTD3_MINB)
     march_kernel(const gs_fdtd3_step_args a, const gs_fdtd3_region r, int64_t chunk) {
   __shared__ float s_hz[2][kRows][32], s_hx[2][kRows][32];
@@ -180,16 +183,21 @@ __global__ void __launch_bounds__(32 * kRows, GS_FDTD3_MINB)
       hx_d = gs_fdtd3_hsum1(hx[d], dby, ez_c - ez[d], dbz, ey[d + S] - ey[d]);
     }
     const float4 cx = s_coef[cur.mx], cy = s_coef[cur.my], cz = s_coef[cur.mz]; // ca cbx cby cbz
-    const float ex_new = gs_fdtd3_esum(cx.x, c.ex, cx.z, hz_c - hz_d, cx.w, hy_c - c.hy);
-    const float ey_new = gs_fdtd3_esum(cy.x, c.ey, cy.w, hx_c - c.hx, cy.y, hz_c - hz_l);
-    const float ez_new = gs_fdtd3_esum(cz.x, ez_c, cz.y, hy_c - hy_l, cz.z, hx_c - hx_d);
+    float f[3] = {gs_fdtd3_esum(cx.x, c.ex, cx.z, hz_c - hz_d, cx.w, hy_c - c.hy),
+                  gs_fdtd3_esum(cy.x, c.ey, cy.w, hx_c - c.hx, cy.y, hz_c - hz_l),
+                  gs_fdtd3_esum(cz.x, ez_c, cz.y, hy_c - hy_l, cz.z, hx_c - hx_d)};
+    if (Poles && act) {
+      const int mat[3] = {cur.mx, cur.my, cur.mz};
+      const float e[3] = {c.ex, c.ey, ez_c};
+      gs_fdtd3_e_fused3(&a, o, mat, e, f);
+    }
     if (act) {
       a.hx_out[o] = hx_c;
       a.hy_out[o] = hy_c;
       a.hz_out[o] = hz_c;
-      a.ex_out[o] = ex_new;
-      a.ey_out[o] = ey_new;
-      a.ez_out[o] = ez_new;
+      a.ex_out[o] = f[0];
+      a.ey_out[o] = f[1];
+      a.ez_out[o] = f[2];
     }
     c.hx = hx_c;
     c.hy = hy_c;
@@ -354,30 +362,60 @@ template <typename Slot> __device__ __forceinline__ float ring_hz(const Slot &A,
   return gs_fdtd3_hsum1(A.f[5][y][x], dbx, A.f[1][y][x + 1] - A.f[1][y][x], dby, A.f[0][y + 1][x] - A.f[0][y][x]);
 }
 
+__device__ __forceinline__ void prefetch_l2(const void *p) {
+  asm volatile("prefetch.global.L2 [%0];\n" ::"l"(__cvta_generic_to_global(p)));
+}
+
+// The fused poles of the node at offset o1 (the node's next plane) into L2,
+// its state found from its map words (prefetched a plane before), and with
+// two the map words of the plane after: the next plane's pole loads then
+// wait on L2, not on DRAM.
+__device__ __forceinline__ void poles_ahead(const gs_fdtd3_step_args &a, int64_t o1, bool two) {
+  const int per = a.poles.npoles * (a.poles.cplx ? 2 : 1);
+#pragma unroll
+  for (int k = 0; k < 3; ++k) {
+    const uint32_t *w = gs_fdtd3_pole_map(&a, k, o1 + a.plane);
+    if (two && w) prefetch_l2(w);
+    const float *t = gs_fdtd3_pole_slot(&a, k, o1);
+    if (t) {
+      prefetch_l2(t);
+      prefetch_l2(t + per - 1);
+    }
+  }
+}
+
 // The new E and H of the node at row y, column x of plane A, stored at o if
-// act; hx_km, hy_km: its new Hx, Hy of the plane below, replaced by this
-// plane's.
-template <typename Slot>
+// act (with Poles, the node's fused poles advanced; ahead: 1 to bring the
+// next plane's into L2, 2 the plane after's map words too); hx_km, hy_km:
+// its new Hx, Hy of the plane below, replaced by this plane's.
+template <bool Poles, typename Slot>
 __device__ __forceinline__ void ring_node(const gs_fdtd3_step_args &a, const Slot &A, const Slot &B,
-                                          const float4 *s_coef, int y, int x, int mx, bool act, int64_t o, float &hx_km,
-                                          float &hy_km) {
+                                          const float4 *s_coef, int y, int x, int mx, bool act, int ahead, int64_t o,
+                                          float &hx_km, float &hy_km) {
+  if (Poles && act && ahead) poles_ahead(a, o + a.plane, ahead > 1);
   const float dbx = a.dbx, dby = a.dby, dbz = a.dbz;
   const float hx_c = ring_hx(A, B, y, x, dby, dbz), hy_c = ring_hy(A, B, y, x, dbz, dbx);
   const float hz_c = ring_hz(A, y, x, dbx, dby);
   const float hz_l = ring_hz(A, y, x - 1, dbx, dby), hy_l = ring_hy(A, B, y, x - 1, dbz, dbx);
   const float hz_d = ring_hz(A, y - 1, x, dbx, dby), hx_d = ring_hx(A, B, y - 1, x, dby, dbz);
-  const float4 cx = s_coef[A.m[0][y - 1][mx]], cy = s_coef[A.m[1][y - 1][mx]], cz = s_coef[A.m[2][y - 1][mx]];
+  const int m0 = A.m[0][y - 1][mx], m1 = A.m[1][y - 1][mx], m2 = A.m[2][y - 1][mx];
+  const float4 cx = s_coef[m0], cy = s_coef[m1], cz = s_coef[m2];
   const float ex_c = A.f[0][y][x], ey_c = A.f[1][y][x], ez_c = A.f[2][y][x];
-  const float ex_new = gs_fdtd3_esum(cx.x, ex_c, cx.z, hz_c - hz_d, cx.w, hy_c - hy_km); // ca cbx cby cbz
-  const float ey_new = gs_fdtd3_esum(cy.x, ey_c, cy.w, hx_c - hx_km, cy.y, hz_c - hz_l);
-  const float ez_new = gs_fdtd3_esum(cz.x, ez_c, cz.y, hy_c - hy_l, cz.z, hx_c - hx_d);
+  float f[3] = {gs_fdtd3_esum(cx.x, ex_c, cx.z, hz_c - hz_d, cx.w, hy_c - hy_km), // ca cbx cby cbz
+                gs_fdtd3_esum(cy.x, ey_c, cy.w, hx_c - hx_km, cy.y, hz_c - hz_l),
+                gs_fdtd3_esum(cz.x, ez_c, cz.y, hy_c - hy_l, cz.z, hx_c - hx_d)};
+  if (Poles && act) {
+    const int mat[3] = {m0, m1, m2};
+    const float e[3] = {ex_c, ey_c, ez_c};
+    gs_fdtd3_e_fused3(&a, o, mat, e, f);
+  }
   if (act) {
     a.hx_out[o] = hx_c;
     a.hy_out[o] = hy_c;
     a.hz_out[o] = hz_c;
-    a.ex_out[o] = ex_new;
-    a.ey_out[o] = ey_new;
-    a.ez_out[o] = ez_new;
+    a.ex_out[o] = f[0];
+    a.ey_out[o] = f[1];
+    a.ez_out[o] = f[2];
   }
   hx_km = hx_c;
   hy_km = hy_c;
@@ -386,9 +424,9 @@ __device__ __forceinline__ void ring_node(const gs_fdtd3_step_args &a, const Slo
 // Planes k0 - 1 .. k1 - 1 of one tile: plane k0 - 1 only gives the new Hx,
 // Hy that plane k0's E needs (nothing stored). MINB: resident blocks per SM
 // (the register cap: 64 for 1024 threads an SM).
-template <int R, int W, int D, int MINB>
+template <int R, int W, int D, int MINB, bool Poles>
 __global__ void __launch_bounds__(32 * R, MINB)
-    ring_kernel(const gs_fdtd3_step_args a, const gs_fdtd3_region r, int64_t chunk) {
+    ring_kernel(const gs_fdtd3_step_args a, const gs_fdtd3_region r, int64_t chunk, bool ahead) {
   using Slot = RingSlot<R, W>;
   constexpr int NC = W / 32;
   static_assert(7 * R + 2 <= 32 * R, "one 4-byte copy per thread");
@@ -421,7 +459,9 @@ __global__ void __launch_bounds__(32 * R, MINB)
     for (int c = 0; c < NC; ++c) {
       const int64_t i = I + tx + 32 * c;
       const bool act = k >= k0 && i >= r.i0 && i < r.i1 && j < r.j1;
-      ring_node(a, A, B, s_coef, ty + 1, tx + 32 * c + kRingPad, tx + 32 * c, act, o + 32 * c, hx_km[c], hy_km[c]);
+      const int next = ahead && k + 1 < k1 ? 1 + (k + 2 < k1) : 0; // the planes after this one in the chunk
+      ring_node<Poles>(a, A, B, s_coef, ty + 1, tx + 32 * c + kRingPad, tx + 32 * c, act, next, o + 32 * c, hx_km[c],
+                       hy_km[c]);
     }
   }
   cp_async_wait<0>();
@@ -463,8 +503,10 @@ int launch_box_kernel(const gs_fdtd3_step_args *a, const gs_fdtd3_region *box, i
   if (!blocks) return 0;
   if (h)
     h_kernel<<<blocks, dim3(32, kNodeRows), 0, s>>>(*a, b);
+  else if (gs_fdtd3_has_poles(a))
+    e_kernel<true><<<blocks, dim3(32, kNodeRows), 0, s>>>(*a, b, r);
   else
-    e_kernel<<<blocks, dim3(32, kNodeRows), 0, s>>>(*a, b, r);
+    e_kernel<false><<<blocks, dim3(32, kNodeRows), 0, s>>>(*a, b, r);
   return (int)cudaGetLastError();
 }
 
@@ -498,27 +540,38 @@ int launch_march(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s)
   const int64_t bx = (r.i1 - (r.i0 & ~(int64_t)31) + 31) / 32, by = (r.j1 - r.j0 + kRows - 1) / kRows, nk = r.k1 - r.k0;
   const int64_t chunk = march_chunk(bx * by, nk, GS_FDTD3_MINB);
   dim3 grid((unsigned)bx, (unsigned)by, (unsigned)((nk + chunk - 1) / chunk));
-  march_kernel<<<grid, dim3(32, kRows), 0, s>>>(*a, r, chunk);
+  if (gs_fdtd3_has_poles(a))
+    march_kernel<true><<<grid, dim3(32, kRows), 0, s>>>(*a, r, chunk);
+  else
+    march_kernel<false><<<grid, dim3(32, kRows), 0, s>>>(*a, r, chunk);
   return (int)cudaGetLastError();
 }
 
-template <int R, int W, int D, int MINB>
-int launch_ring(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s) {
+template <int R, int W, int D, int MINB, bool Poles>
+int launch_ring_p(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s) {
   const size_t smem = GS_FDTD3_MAX_MATERIALS * sizeof(float4) + D * sizeof(RingSlot<R, W>);
   static int per_sm = 0; // resident blocks an SM, once the shared-memory limit is raised (once per process)
   if (!per_sm) {
     cudaError_t e =
-        cudaFuncSetAttribute(ring_kernel<R, W, D, MINB>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        cudaFuncSetAttribute(ring_kernel<R, W, D, MINB, Poles>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (e == cudaSuccess)
-      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ring_kernel<R, W, D, MINB>, 32 * R, smem);
+      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ring_kernel<R, W, D, MINB, Poles>, 32 * R, smem);
     if (e != cudaSuccess) return (int)e;
     if (per_sm < 1) return (int)cudaErrorInvalidConfiguration;
   }
   const int64_t bx = (r.i1 - (r.i0 & ~(int64_t)31) + W - 1) / W, by = (r.j1 - r.j0 + R - 1) / R, nk = r.k1 - r.k0;
   const int64_t chunk = march_chunk(bx * by, nk, per_sm);
   dim3 grid((unsigned)bx, (unsigned)by, (unsigned)((nk + chunk - 1) / chunk));
-  ring_kernel<R, W, D, MINB><<<grid, dim3(32, R), smem, s>>>(*a, r, chunk);
+  static int ahead = -1; // GS_FDTD3_POLES_AHEAD=0: no prefetch of the next plane's poles (a measuring knob)
+  if (ahead < 0) ahead = !(getenv("GS_FDTD3_POLES_AHEAD") && !strcmp(getenv("GS_FDTD3_POLES_AHEAD"), "0"));
+  ring_kernel<R, W, D, MINB, Poles><<<grid, dim3(32, R), smem, s>>>(*a, r, chunk, ahead != 0);
   return (int)cudaGetLastError();
+}
+
+template <int R, int W, int D, int MINB>
+int launch_ring(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s) {
+  return gs_fdtd3_has_poles(a) ? launch_ring_p<R, W, D, MINB, true>(a, r, s)
+                               : launch_ring_p<R, W, D, MINB, false>(a, r, s);
 }
 
 bool empty(const gs_fdtd3_region &r) {
@@ -619,7 +672,7 @@ int step_overlapped(const gs_fdtd3_step_args *a, const gs_fdtd3_region *part, in
 // Per region: the fused kernel on the box no slab reaches, then new H and
 // new E on the other boxes (whose E reads the H the fused kernel stored); the
 // two overlapped (step_overlapped) with GS_FDTD3_OVERLAP=1, a measuring knob:
-// 2 % slower on an H200 (docs/performance.md, session 7).
+// 2 % slower on an H200 (docs/performance.md).
 extern "C" int gs_fdtd3_step_cuda(const gs_fdtd3_step_args *a, const gs_fdtd3_region *r, int n, void *stream) {
   cudaStream_t s = (cudaStream_t)stream;
   static int overlap = -1;

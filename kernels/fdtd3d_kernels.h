@@ -100,6 +100,34 @@ typedef struct gs_fdtd3_slab {
   int64_t sa, sb; /* psi strides (above) */
 } gs_fdtd3_slab;
 
+/* Dispersive (Debye, Lorentz, Drude) coefficients of one material and pole:
+ * c0 = e0 exp(q dt/2), c1 = exp(q dt), c2 = zt, gprMax's
+ * updatecoeffsdispersive row (float32, or complex64 with the imaginary parts
+ * c1i, c2i when a Lorentz or Drude material is present; phi reads only c0's
+ * real part); zeros for non-dispersive materials and poles a material lacks. */
+typedef struct gs_fdtd3_disp_coef {
+  float c0, c1, c2, c1i, c2i;
+} gs_fdtd3_disp_coef;
+
+/* The dispersive poles the E update carries (kernels/fdtd3d_disp.h: the
+ * design). Per E component c, the nodes whose pole state the E update
+ * itself advances (gprMax's A and B halves in one go, "fused") hold it
+ * compactly: node offset o lies in block o >> 5 of 32 nodes (a block is a
+ * piece of one row: pitch and the arrays' origin are multiples of 32);
+ * map[c][2 b] is the first slot of block b's fused nodes, map[c][2 b + 1]
+ * the mask of them (bit o & 31), so node o's slot is the first plus the
+ * fused nodes before it in the block; its state is t[c][slot npoles w ..]
+ * (w = 2 floats a pole, re and im, when cplx, else 1). map[c] is biased as
+ * the fields (indexed by global offset >> 5), NULL when component c has no
+ * fused node; npoles 0 when the scene has no dispersive material. */
+typedef struct gs_fdtd3_poles {
+  int npoles;                     /* gprMax's maxpoles (1..15) */
+  int cplx;                       /* complex pole state (Lorentz or Drude present) */
+  const gs_fdtd3_disp_coef *coef; /* [material][pole]: GS_FDTD3_MAX_MATERIALS x npoles */
+  const uint32_t *map[3];
+  float *t[3];
+} gs_fdtd3_poles;
+
 /* Half-open node box [i0, i1) x [j0, j1) x [k0, k1). */
 typedef struct gs_fdtd3_region {
   int64_t i0, i1, j0, j1, k0, k1;
@@ -128,6 +156,8 @@ typedef struct gs_fdtd3_step_args {
    * owned nodes, ghost layers and the columns that align its rows); the
    * fused kernel reads zeros outside. All zero: the whole grid (one rank). */
   gs_fdtd3_region held;
+  /* Dispersive materials (above); all zero without them. */
+  gs_fdtd3_poles poles;
 } gs_fdtd3_step_args;
 
 /* The row pitch (elements, a multiple of 32) and plane size (elements) of a
@@ -136,7 +166,9 @@ void gs_fdtd3_layout(int64_t nx, int64_t ny, int64_t nz, int64_t *pitch, int64_t
 
 /* One time step over the nodes of n regions r[0..n) (disjoint; together
  * usually the whole grid [0, nx] x [0, ny] x [0, nz]): every field node of a
- * region gets its new H (with CPML) and its new E (with CPML). The in and out
+ * region gets its new H (with CPML) and its new E (with CPML; a node with
+ * fused poles, a->poles, with its dispersive term, and its pole state
+ * advanced from the new E: gprMax's A and B halves). The in and out
  * field sets must not overlap. The GPU launcher sends the part of a region
  * that no slab reaches, with free-space H, to a fused marching kernel and the
  * rest to a one-thread-per-node kernel. */

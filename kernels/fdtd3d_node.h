@@ -183,54 +183,181 @@ GS_HD3 float gs_fdtd3_hz(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int6
   return gs_fdtd3_hz_m(a, i, j, k, own, a->nslab ? gs_fdtd3_slab_mask(a, 0, i, j, k) : 0u);
 }
 
+/* Dispersive poles (fdtd3d_kernels.h's gs_fdtd3_poles; fdtd3d_disp.h): gprMax
+ * 4's update_electric_dispersive_multipole_A and _B at one node, as its
+ * build evaluates them (docs/gprmax-rules.md, "Fused multiply-adds"). phi =
+ * sum c0 T over the old state (one pole: just c0 T, gprMax's single-pole
+ * function, which differs from 0 + c0 T only in the sign of a zero); A:
+ * T = c1 T + c2 e (e: the old E); B: T = T - c2 E_new. Real poles fused
+ * (phi = fmaf(c0, T, phi), T = fmaf(c1, T, c2 e), T = fmaf(-c2, E_new, T));
+ * complex poles (gprMax's complex64 kernels: C99 complex products, which its
+ * build vectorises without fusing) unfused, with E as a complex number
+ * (e + 0: -0 becomes +0) and (a + bi)(c + di) = (ac - bd) + (ad + bc)i. */
+
+/* phi after pole q's term, v: the pole's old state (its real part). */
+GS_HD3 float gs_fdtd3_phi_term(const gs_fdtd3_poles *p, const gs_fdtd3_disp_coef *c, int q, float v, float phi) {
+  if (q > 0) return p->cplx ? phi + c[q].c0 * v : fmaf(c[q].c0, v, phi);
+  return p->npoles > 1 ? 0.0f + c[0].c0 * v : c[0].c0 * v;
+}
+
+/* phi of a node of material mat from its old state t. */
+GS_HD3 float gs_fdtd3_pole_phi(const gs_fdtd3_poles *p, int mat, const float *t) {
+  const gs_fdtd3_disp_coef *c = p->coef + (int64_t)mat * p->npoles;
+  const int w = p->cplx ? 2 : 1;
+  float phi = 0.0f;
+  for (int q = 0; q < p->npoles; ++q)
+    phi = gs_fdtd3_phi_term(p, c, q, t[q * w], phi);
+  return phi;
+}
+
+/* A of one pole on its state v (re, im). */
+GS_HD3 void gs_fdtd3_pole_a(const gs_fdtd3_disp_coef *c, int cplx, float v[2], float e) {
+  if (!cplx) {
+    v[0] = fmaf(c->c1, v[0], c->c2 * e);
+    return;
+  }
+  const float tr = v[0], ti = v[1], ec = e + 0.0f;
+  v[0] = (c->c1 * tr - c->c1i * ti) + (c->c2 * ec - c->c2i * 0.0f);
+  v[1] = (c->c1 * ti + c->c1i * tr) + (c->c2 * 0.0f + c->c2i * ec);
+}
+
+/* B of one pole on its state v. */
+GS_HD3 void gs_fdtd3_pole_b(const gs_fdtd3_disp_coef *c, int cplx, float v[2], float en) {
+  if (!cplx) {
+    v[0] = fmaf(-c->c2, en, v[0]);
+    return;
+  }
+  const float ec = en + 0.0f;
+  v[0] = v[0] - (c->c2 * ec - c->c2i * 0.0f);
+  v[1] = v[1] - (c->c2 * 0.0f + c->c2i * ec);
+}
+
+/* The state t of a node of material mat after A from its old E e, then,
+ * with b, B from its new E en (the fused form: each float read and written
+ * once; the value between the halves is the float A stores in the separate
+ * passes, so the bits are theirs). */
+GS_HD3 void gs_fdtd3_pole_update(const gs_fdtd3_poles *p, int mat, float *t, float e, float en, int b) {
+  const gs_fdtd3_disp_coef *c = p->coef + (int64_t)mat * p->npoles;
+  const int w = p->cplx ? 2 : 1;
+  for (int q = 0; q < p->npoles; ++q) {
+    float v[2] = {t[q * w], p->cplx ? t[q * w + 1] : 0.0f};
+    gs_fdtd3_pole_a(c + q, p->cplx, v, e);
+    if (b) gs_fdtd3_pole_b(c + q, p->cplx, v, en);
+    t[q * w] = v[0];
+    if (p->cplx) t[q * w + 1] = v[1];
+  }
+}
+
+/* The map word pair of E component comp's block holding offset o, NULL
+ * when the component has no fused node (fdtd3d_kernels.h). */
+GS_HD3 const uint32_t *gs_fdtd3_pole_map(const gs_fdtd3_step_args *a, int comp, int64_t o) {
+  const uint32_t *w = a->poles.map[comp];
+  return w ? w + 2 * (o >> 5) : 0;
+}
+
+/* The pole state of E component comp's node at offset o if the E update
+ * advances it (a fused node, fdtd3d_kernels.h), else NULL. */
+GS_HD3 float *gs_fdtd3_pole_slot(const gs_fdtd3_step_args *a, int comp, int64_t o) {
+  const gs_fdtd3_poles *p = &a->poles;
+  const uint32_t *w = gs_fdtd3_pole_map(a, comp, o);
+  if (!w) return 0;
+  const unsigned bit = (unsigned)(o & 31), mask = w[1];
+  if (!(mask >> bit & 1u)) return 0;
+#ifdef __CUDA_ARCH__
+  const unsigned before = (unsigned)__popc(mask & ((1u << bit) - 1u));
+#else
+  const unsigned before = (unsigned)__builtin_popcount(mask & ((1u << bit) - 1u));
+#endif
+  return p->t[comp] + ((int64_t)w[0] + before) * p->npoles * (p->cplx ? 2 : 1);
+}
+
+/* The fused poles of node o's three E components (materials mat): their
+ * state t[c] (NULL where none) and phi[c] from the old state. The three
+ * components' loads are independent, so the GPU waits once for the map
+ * words and once a pole for the state, not once each. */
+GS_HD3 void gs_fdtd3_poles3(const gs_fdtd3_step_args *a, int64_t o, const int mat[3], float *t[3], float phi[3]) {
+  const gs_fdtd3_poles *p = &a->poles;
+  const int w = p->cplx ? 2 : 1;
+  for (int k = 0; k < 3; ++k) {
+    t[k] = gs_fdtd3_pole_slot(a, k, o);
+    phi[k] = 0.0f;
+  }
+  for (int q = 0; q < p->npoles; ++q)
+    for (int k = 0; k < 3; ++k)
+      if (t[k]) phi[k] = gs_fdtd3_phi_term(p, p->coef + (int64_t)mat[k] * p->npoles, q, t[k][q * w], phi[k]);
+}
+
+/* New E f[3] (their sums, at a node no slab reaches: no CPML term) with
+ * the fused poles of node o's components, where it has any (materials mat,
+ * old E e): f - srce phi, and the state advanced (A and B). */
+GS_HD3 void gs_fdtd3_e_fused3(const gs_fdtd3_step_args *a, int64_t o, const int mat[3], const float e[3], float f[3]) {
+  float *t[3], phi[3];
+  gs_fdtd3_poles3(a, o, mat, t, phi);
+  for (int k = 0; k < 3; ++k)
+    if (t[k]) {
+      f[k] = fmaf(-a->coef[mat[k]].src, phi[k], f[k]);
+      gs_fdtd3_pole_update(&a->poles, mat[k], t[k], e[k], f[k], 1);
+    }
+}
+
 /* New Ex, Ey, Ez from the new H around the node (_im, _jm, _km: the H one
- * node lower in x, y, z), with CPML. */
-GS_HD3 float gs_fdtd3_ex(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, float hz, float hz_jm, float hy,
-                         float hy_km, unsigned mask) {
+ * node lower in x, y, z), with CPML. t: the node's pole state, NULL for
+ * none; else gprMax's dispersive update with phi (from the old state):
+ * "- srce phi" before the CPML terms, and the state advanced: A, and with
+ * b B from the final value too (the fused form; b = 0: the separate
+ * passes, B after the sources). */
+GS_HD3 float gs_fdtd3_ex_p(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, float hz, float hz_jm,
+                           float hy, float hy_km, unsigned mask, float *t, float phi, int b) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
-  const gs_fdtd3_coef c = a->coef[a->mex[o]];
+  const int mat = a->mex[o];
+  const gs_fdtd3_coef c = a->coef[mat];
   const float dy = hz - hz_jm, dz = hy - hy_km;
   float f = gs_fdtd3_esum(c.ca, a->ex[o], c.cby, dy, c.cbz, dz);
+  if (t) f = fmaf(-c.src, phi, f);
   if (a->nslab) f = gs_fdtd3_cpml(a, 1, 0, i, j, k, f, 0, c.src, -c.src, 0, dy, dz, 1, mask);
+  if (t) gs_fdtd3_pole_update(&a->poles, mat, t, a->ex[o], f, b);
   return f;
 }
 
-GS_HD3 float gs_fdtd3_ey(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, float hx, float hx_km, float hz,
-                         float hz_im, unsigned mask) {
+GS_HD3 float gs_fdtd3_ey_p(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, float hx, float hx_km,
+                           float hz, float hz_im, unsigned mask, float *t, float phi, int b) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
-  const gs_fdtd3_coef c = a->coef[a->mey[o]];
+  const int mat = a->mey[o];
+  const gs_fdtd3_coef c = a->coef[mat];
   const float dz = hx - hx_km, dx = hz - hz_im;
   float f = gs_fdtd3_esum(c.ca, a->ey[o], c.cbz, dz, c.cbx, dx);
+  if (t) f = fmaf(-c.src, phi, f);
   if (a->nslab) f = gs_fdtd3_cpml(a, 1, 1, i, j, k, f, -c.src, 0, c.src, dx, 0, dz, 1, mask);
+  if (t) gs_fdtd3_pole_update(&a->poles, mat, t, a->ey[o], f, b);
   return f;
 }
 
-GS_HD3 float gs_fdtd3_ez(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, float hy, float hy_im, float hx,
-                         float hx_jm, unsigned mask) {
+GS_HD3 float gs_fdtd3_ez_p(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, float hy, float hy_im,
+                           float hx, float hx_jm, unsigned mask, float *t, float phi, int b) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
-  const gs_fdtd3_coef c = a->coef[a->mez[o]];
+  const int mat = a->mez[o];
+  const gs_fdtd3_coef c = a->coef[mat];
   const float dx = hy - hy_im, dy = hx - hx_jm;
   float f = gs_fdtd3_esum(c.ca, a->ez[o], c.cbx, dx, c.cby, dy);
+  if (t) f = fmaf(-c.src, phi, f);
   if (a->nslab) f = gs_fdtd3_cpml(a, 1, 2, i, j, k, f, c.src, -c.src, 0, dx, dy, 0, 1, mask);
+  if (t) gs_fdtd3_pole_update(&a->poles, mat, t, a->ez[o], f, b);
   return f;
 }
 
-/* Everything node (i, j, k) owns, recomputing the neighbours' new H (the
- * GPU's one-thread-per-node form). */
-GS_HD3 void gs_fdtd3_node(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k) {
-  const int64_t o = gs_fdtd3_at(a, i, j, k);
-  const unsigned mh = a->nslab ? gs_fdtd3_slab_mask(a, 0, i, j, k) : 0u;
-  const unsigned me = a->nslab ? gs_fdtd3_slab_mask(a, 1, i, j, k) : 0u;
-  float hx = 0, hy = 0, hz = 0;
-  if (gs_fdtd3_hx_ok(a, i, j, k)) a->hx_out[o] = hx = gs_fdtd3_hx_m(a, i, j, k, 1, mh);
-  if (gs_fdtd3_hy_ok(a, i, j, k)) a->hy_out[o] = hy = gs_fdtd3_hy_m(a, i, j, k, 1, mh);
-  if (gs_fdtd3_hz_ok(a, i, j, k)) a->hz_out[o] = hz = gs_fdtd3_hz_m(a, i, j, k, 1, mh);
-  if (gs_fdtd3_ex_ok(a, i, j, k))
-    a->ex_out[o] = gs_fdtd3_ex(a, i, j, k, hz, gs_fdtd3_hz(a, i, j - 1, k, 0), hy, gs_fdtd3_hy(a, i, j, k - 1, 0), me);
-  if (gs_fdtd3_ey_ok(a, i, j, k))
-    a->ey_out[o] = gs_fdtd3_ey(a, i, j, k, hx, gs_fdtd3_hx(a, i, j, k - 1, 0), hz, gs_fdtd3_hz(a, i - 1, j, k, 0), me);
-  if (gs_fdtd3_ez_ok(a, i, j, k))
-    a->ez_out[o] = gs_fdtd3_ez(a, i, j, k, hy, gs_fdtd3_hy(a, i - 1, j, k, 0), hx, gs_fdtd3_hx(a, i, j - 1, k, 0), me);
+/* The plain update alone (no pole state touched): a node's E again after
+ * a source changed H (fdtd3d_src_node.h), which the separate passes redo. */
+GS_HD3 float gs_fdtd3_ex(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, float hz, float hz_jm, float hy,
+                         float hy_km, unsigned mask) {
+  return gs_fdtd3_ex_p(a, i, j, k, hz, hz_jm, hy, hy_km, mask, 0, 0.0f, 0);
+}
+GS_HD3 float gs_fdtd3_ey(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, float hx, float hx_km, float hz,
+                         float hz_im, unsigned mask) {
+  return gs_fdtd3_ey_p(a, i, j, k, hx, hx_km, hz, hz_im, mask, 0, 0.0f, 0);
+}
+GS_HD3 float gs_fdtd3_ez(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, float hy, float hy_im, float hx,
+                         float hx_jm, unsigned mask) {
+  return gs_fdtd3_ez_p(a, i, j, k, hy, hy_im, hx, hx_jm, mask, 0, 0.0f, 0);
 }
 
 /* New H of node (i, j, k), stored (its owner: psi stored too). */
@@ -242,26 +369,38 @@ GS_HD3 void gs_fdtd3_h_node(const gs_fdtd3_step_args *a, int64_t i, int64_t j, i
   if (gs_fdtd3_hz_ok(a, i, j, k)) a->hz_out[o] = gs_fdtd3_hz_m(a, i, j, k, 1, mh);
 }
 
+/* Whether a has fused poles (gs_fdtd3_e_node's poles). */
+GS_HD3 int gs_fdtd3_has_poles(const gs_fdtd3_step_args *a) {
+  return a->poles.map[0] || a->poles.map[1] || a->poles.map[2];
+}
+
 /* New E of node (i, j, k) of box r, once the new H of every node of r is
  * stored: reads the stored H of the neighbours in r and recomputes the
- * others' (the same bits either way). */
-GS_HD3 void gs_fdtd3_e_node(const gs_fdtd3_step_args *a, gs_fdtd3_region r, int64_t i, int64_t j, int64_t k) {
+ * others' (the same bits either way); with poles (gs_fdtd3_has_poles), the
+ * fused poles advanced. */
+GS_HD3 void gs_fdtd3_e_node(const gs_fdtd3_step_args *a, gs_fdtd3_region r, int64_t i, int64_t j, int64_t k,
+                            int poles) {
   const int64_t o = gs_fdtd3_at(a, i, j, k), P = a->pitch, S = a->plane;
   const unsigned me = a->nslab ? gs_fdtd3_slab_mask(a, 1, i, j, k) : 0u;
+  float *t[3] = {0, 0, 0}, phi[3] = {0, 0, 0};
+  if (poles) {
+    const int mat[3] = {a->mex[o], a->mey[o], a->mez[o]};
+    gs_fdtd3_poles3(a, o, mat, t, phi);
+  }
   if (gs_fdtd3_ex_ok(a, i, j, k)) {
     const float hz_jm = j - 1 >= r.j0 ? a->hz_out[o - P] : gs_fdtd3_hz(a, i, j - 1, k, 0);
     const float hy_km = k - 1 >= r.k0 ? a->hy_out[o - S] : gs_fdtd3_hy(a, i, j, k - 1, 0);
-    a->ex_out[o] = gs_fdtd3_ex(a, i, j, k, a->hz_out[o], hz_jm, a->hy_out[o], hy_km, me);
+    a->ex_out[o] = gs_fdtd3_ex_p(a, i, j, k, a->hz_out[o], hz_jm, a->hy_out[o], hy_km, me, t[0], phi[0], 1);
   }
   if (gs_fdtd3_ey_ok(a, i, j, k)) {
     const float hx_km = k - 1 >= r.k0 ? a->hx_out[o - S] : gs_fdtd3_hx(a, i, j, k - 1, 0);
     const float hz_im = i - 1 >= r.i0 ? a->hz_out[o - 1] : gs_fdtd3_hz(a, i - 1, j, k, 0);
-    a->ey_out[o] = gs_fdtd3_ey(a, i, j, k, a->hx_out[o], hx_km, a->hz_out[o], hz_im, me);
+    a->ey_out[o] = gs_fdtd3_ey_p(a, i, j, k, a->hx_out[o], hx_km, a->hz_out[o], hz_im, me, t[1], phi[1], 1);
   }
   if (gs_fdtd3_ez_ok(a, i, j, k)) {
     const float hy_im = i - 1 >= r.i0 ? a->hy_out[o - 1] : gs_fdtd3_hy(a, i - 1, j, k, 0);
     const float hx_jm = j - 1 >= r.j0 ? a->hx_out[o - P] : gs_fdtd3_hx(a, i, j - 1, k, 0);
-    a->ez_out[o] = gs_fdtd3_ez(a, i, j, k, a->hy_out[o], hy_im, a->hx_out[o], hx_jm, me);
+    a->ez_out[o] = gs_fdtd3_ez_p(a, i, j, k, a->hy_out[o], hy_im, a->hx_out[o], hx_jm, me, t[2], phi[2], 1);
   }
 }
 

@@ -50,11 +50,13 @@ GS_FMA_CLONES static void h_pass(const gs_fdtd3_step_args *a, gs_fdtd3_region r)
         gs_fdtd3_h_node(a, i, j, k);
 }
 
-GS_FMA_CLONES static void e_pass(const gs_fdtd3_step_args *a, gs_fdtd3_region r) {
+/* (stored: whose new H is stored; poles: gs_fdtd3_has_poles) */
+GS_FMA_CLONES static void e_pass(const gs_fdtd3_step_args *a, gs_fdtd3_region r, gs_fdtd3_region stored) {
+  const int poles = gs_fdtd3_has_poles(a);
   for (int64_t k = r.k0; k < r.k1; ++k)
     for (int64_t j = r.j0; j < r.j1; ++j)
       for (int64_t i = r.i0; i < r.i1; ++i)
-        gs_fdtd3_e_node(a, r, i, j, k);
+        gs_fdtd3_e_node(a, stored, i, j, k, poles);
 }
 
 int gs_fdtd3_step_ref(const gs_fdtd3_step_args *args, const gs_fdtd3_region *r, int n, void *stream) {
@@ -64,7 +66,7 @@ int gs_fdtd3_step_ref(const gs_fdtd3_step_args *args, const gs_fdtd3_region *r, 
   for (int q = 0; q < n; ++q) {
     if (empty(r[q])) continue;
     h_pass(a, r[q]);
-    e_pass(a, r[q]);
+    e_pass(a, r[q], r[q]);
   }
   return 0;
 }
@@ -74,14 +76,10 @@ int gs_fdtd3_pass_ref(const gs_fdtd3_step_args *args, gs_fdtd3_region box, gs_fd
   (void)stream;
   const gs_fdtd3_step_args local = *args, *a = &local;
   if (empty(box)) return 0;
-  if (h) {
+  if (h)
     h_pass(a, box);
-    return 0;
-  }
-  for (int64_t k = box.k0; k < box.k1; ++k)
-    for (int64_t j = box.j0; j < box.j1; ++j)
-      for (int64_t i = box.i0; i < box.i1; ++i)
-        gs_fdtd3_e_node(a, stored, i, j, k);
+  else
+    e_pass(a, box, stored);
   return 0;
 }
 

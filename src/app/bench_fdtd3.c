@@ -121,8 +121,9 @@ static void print_rate3(double secs, int64_t steps, const gs_fdtd3_traffic *t, c
          t->planewaves / c);
   if (in->disp_nodes > 0)
     printf("  dispersive E nodes: %.0f (%.3f of 3 per cell; %.0f nodes with any), %.0f pole state floats and %.0f "
-           "index bytes each\n",
-           in->disp_nodes, in->disp_nodes / (3 * c), in->disp_any_nodes, in->disp_floats, in->disp_index_bytes);
+           "index bytes each, a map of %.2f bytes a cell\n",
+           in->disp_nodes, in->disp_nodes / (3 * c), in->disp_any_nodes, in->disp_floats, in->disp_index_bytes,
+           in->disp_map_bytes);
   fflush(stdout);
 }
 

@@ -122,7 +122,7 @@ typedef struct gs_backend {
   int (*fdtd3_inject)(float *field, const int64_t *off, const float *val, int64_t stride, gs_tick t, int n,
                       void *stream);
   int (*fdtd3_sample)(gs_fdtd3_fields v, const int64_t *off, int n, float *out, int64_t slots, gs_tick t, void *stream);
-  /* Dispersive materials: the listed nodes' E again, and the poles' second half (kernels/fdtd3d_disp.h). */
+  /* Dispersive materials' deferred nodes: their E again, and the poles' second half (kernels/fdtd3d_disp.h). */
   gs_fdtd3_disp_a_fn fdtd3_disp_a;
   gs_fdtd3_disp_b_fn fdtd3_disp_b;
   gs_fdtd3_sources_fn fdtd3_sources; /* magnetic dipoles, voltage sources, transmission lines */

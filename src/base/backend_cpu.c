@@ -116,7 +116,7 @@ static int cpu_fdtd3_pass(const gs_fdtd3_step_args *a, gs_fdtd3_region box, gs_f
   return 0;
 }
 
-/* The dispersive passes on the host's cores: each component's node list cut
+/* The deferred dispersive nodes' passes on the host's cores: each component's node list cut
  * into contiguous parts, one per thread (every listed node writes only its
  * own E, pole state and CPML Phi, so the cut changes nothing but the time). */
 typedef struct disp3_job {
@@ -130,7 +130,7 @@ static void disp3_part(void *ctx, int64_t lo, int64_t hi, int part) {
   (void)hi, (void)part;
   const disp3_job *job = ctx;
   gs_fdtd3_disp_args d = *job->d;
-  const int64_t per = (int64_t)d.npoles * (d.cplx ? 2 : 1);
+  const int64_t per = (int64_t)job->a->poles.npoles * (job->a->poles.cplx ? 2 : 1);
   for (int c = 0; c < 3; ++c) {
     const int64_t e0 = job->d->n[c] * lo / job->parts, e1 = job->d->n[c] * (lo + 1) / job->parts;
     d.off[c] = job->d->off[c] + e0;

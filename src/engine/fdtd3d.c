@@ -321,6 +321,8 @@ gs_status gs_fdtd3_sim_init_cached(gs_fdtd3_sim *m, const gs_scene *sc, const gs
     st = gs_fdtd3_src_init(m, g, err, errlen); /* every source, Hertzian dipoles too (fdtd3d_sources.c) */
     /* plane waves (fdtd3d_planewave.c) */
     if (st == GS_OK) st = gs_fdtd3_pw_init(m, err, errlen);
+    /* the dispersive nodes: fused, or deferred where a source or plane wave changes E after the update */
+    if (st == GS_OK) st = gs_fdtd3_disp_place(m, g, err, errlen);
     init_receivers(m);
     for (int c = 0; c < 3; ++c) { /* the sources had the last use of the host copies */
       free(m->mat_host[c]);
@@ -394,6 +396,7 @@ static gs_fdtd3_step_args step_args(gs_fdtd3_sim *m, int in) {
       .hcoef = m->hcoef,
       .nslab = m->nslab,
       .held = {m->org[0], m->org[0] + m->len[0], m->org[1], m->org[1] + m->len[1], m->org[2], m->org[2] + m->len[2]}};
+  gs_fdtd3_disp_poles(m, &a);
   for (int s = 0; s < m->nslab; ++s) {
     a.slab[s] = m->slab[s];
     for (int slot = 0; slot < 2; ++slot) {
@@ -438,7 +441,8 @@ static void step_once(gs_fdtd3_sim *m) {
     gs_fdtd3_dist_update(m, &a, t);
   } else {
     b->fdtd3_step(&a, &all, 1, m->s);
-    /* gprMax's order: H sources, the dispersive E update, E sources, then the poles' second half. */
+    /* gprMax's order: H sources, the dispersive E update (the deferred nodes' after the step), E sources,
+     * then the poles' second half (the fused nodes' done by the step itself) */
     if (m->xsrc) gs_fdtd3_src_step(m, &a, t, GS_FDTD3_SRC_H);
     if (m->pw) gs_fdtd3_pw_step(m, &a, t, GS_FDTD3_PW_H); /* gprMax: after the H sources */
   }

@@ -64,6 +64,9 @@ static inline int gs_fdtd3_sim_owns(const gs_fdtd3_sim *m, int64_t i, int64_t j,
   return i >= m->lo[0] && i < m->hi[0] && j >= m->lo[1] && j < m->hi[1] && k >= m->lo[2] && k < m->hi[2];
 }
 
+/* A callback taking E component comp (0 x, 1 y, 2 z) of node (i, j, k). */
+typedef void (*gs_fdtd3_node_fn)(void *ctx, int comp, int64_t i, int64_t j, int64_t k);
+
 /* A device copy of bytes at host (one byte allocated for 0), appended to the
  * list (*list, *n) its owner frees at the end; synchronous. */
 void *gs_fdtd3_upload(gs_fdtd3_sim *m, const void *host, size_t bytes, void ***list, int *n);
@@ -123,9 +126,9 @@ typedef struct gs_fdtd3_state {
   void *dev, *host;
   size_t bytes;
 } gs_fdtd3_state;
-/* Fields 6, CPML 24, receivers 1, poles 3, lines 5 each (at most GS_FDTD3_CKPT_LINES = 20
+/* Fields 6, CPML 24, receivers 1, poles 6, lines 5 each (at most GS_FDTD3_CKPT_LINES = 20
  * with checkpoints) and plane waves 3 each (lines and plane waves together at most 94
- * sections, fdtd3d_cmd.c): at most 134 entries, well inside. */
+ * sections, fdtd3d_cmd.c): at most 137 entries, well inside. */
 #define GS_FDTD3_MAX_STATE 256
 /* Lists m's state at m->step (after gs_fdtd3_sim_sync) into out (at most
  * GS_FDTD3_MAX_STATE entries); returns the count. Everything a step reads

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "error.h"
+#include "fdtd3d_planewave.h"
+#include "fdtd3d_sources.h"
 
 /* glibc defines CMPLX only for GCC >= 4.7; clang (the fuzz builds) has the builtin it uses. */
 #if !defined(CMPLX) && defined(__clang__)
@@ -16,10 +18,15 @@
 #endif
 
 struct gs_fdtd3_disp {
-  gs_fdtd3_disp_args args; /* device pointers */
+  gs_fdtd3_poles poles;     /* the fused nodes (kernels/fdtd3d_disp.h; device pointers, the map biased) */
+  gs_fdtd3_disp_args defer; /* the deferred nodes */
   gs_fdtd3_disp_coef *coef;
+  uint8_t *disp; /* host: per material, 1 if dispersive */
+  uint32_t *map[3];
+  float *t[3]; /* the fused nodes' state */
+  int64_t nfused[3];
   int64_t *off[3];
-  float *t[3];
+  float *dt[3]; /* the deferred nodes' state */
 };
 
 /* numpy's float32 sum (np.sum of gprMax's zt2 array): pairwise, a plain
@@ -158,33 +165,83 @@ static int complex_poles(const gs_scene *sc) {
   return 0;
 }
 
-/* The nodes of component c in gprMax's update range whose material is
- * dispersive, as offsets in the kernels' layout (ascending); returns how many. */
-static int64_t list_nodes(const gs_fdtd3_sim *m, const gs_geometry3 *g, const uint8_t *disp, int c, int64_t **out) {
-  int64_t lo[3] = {c != 0, c != 1, c != 2}, hi[3] = {g->nx, g->ny, g->nz};
+/* Marks, in map (two words a block of 32 nodes: kernels/fdtd3d_kernels.h's
+ * gs_fdtd3_poles), the nodes of component c in gprMax's update range, among
+ * those m owns, whose material is dispersive; returns how many. */
+static int64_t mark_nodes(const gs_fdtd3_sim *m, const gs_geometry3 *g, const uint8_t *disp, int c, uint32_t *map) {
+  int64_t lo[3] = {c != 0, c != 1, c != 2}, hi[3] = {g->nx, g->ny, g->nz}, n = 0;
   for (int a = 0; a < 3; ++a) { /* the nodes g holds: all of them, or a rank's owned part */
     lo[a] = lo[a] > g->lo[a] ? lo[a] : g->lo[a];
     hi[a] = hi[a] < g->hi[a] ? hi[a] : g->hi[a];
   }
-  int64_t n = 0, cap = 0;
-  int64_t *off = NULL;
   for (int64_t k = lo[2]; k < hi[2]; ++k)
     for (int64_t j = lo[1]; j < hi[1]; ++j)
       for (int64_t i = lo[0]; i < hi[0]; ++i) {
         if (!disp[g->id[c][gs_geometry3_node(g, i, j, k)]]) continue;
-        if (n == cap) {
-          cap = cap ? 2 * cap : 4096;
-          off = gs_xrealloc(off, sizeof *off * (size_t)cap);
-        }
-        off[n++] = k * m->plane + j * m->pitch + i;
+        const int64_t o = k * m->plane + j * m->pitch + i - m->bias;
+        map[2 * (o >> 5) + 1] |= 1u << (o & 31);
+        ++n;
       }
-  *out = off;
   return n;
+}
+
+typedef struct defer_list {
+  const gs_fdtd3_sim *m;
+  uint32_t *map[3];
+  int64_t *off[3], n[3], cap[3];
+} defer_list;
+
+/* Node (i, j, k) of component c to the deferred list (fdtd3d_disp.h) if it
+ * is a marked node (owned, updated, dispersive), unmarked. */
+static void defer_node(void *ctx, int c, int64_t i, int64_t j, int64_t k) {
+  defer_list *l = ctx;
+  const gs_fdtd3_sim *m = l->m;
+  if (!gs_fdtd3_sim_owns(m, i, j, k)) return;
+  const int64_t o = k * m->plane + j * m->pitch + i;
+  uint32_t *w = &l->map[c][2 * ((o - m->bias) >> 5) + 1];
+  const uint32_t bit = 1u << ((o - m->bias) & 31);
+  if (!(*w & bit)) return;
+  *w &= ~bit;
+  if (l->n[c] == l->cap[c]) {
+    l->cap[c] = l->cap[c] ? 2 * l->cap[c] : 256;
+    l->off[c] = gs_xrealloc(l->off[c], sizeof *l->off[c] * (size_t)l->cap[c]);
+  }
+  l->off[c][l->n[c]++] = o;
+}
+
+/* Every marked node to the deferred lists (GS_FDTD3_DISP=passes), in order. */
+static void defer_all(defer_list *l, int c, int64_t blocks) {
+  for (int64_t b = 0; b < blocks; ++b)
+    for (int s = 0; s < 32; ++s)
+      if (l->map[c][2 * b + 1] >> s & 1u) {
+        const int64_t o = 32 * b + s + l->m->bias, rest = o % l->m->plane;
+        defer_node(l, c, rest % l->m->pitch, rest / l->m->pitch, o / l->m->plane);
+      }
+}
+
+/* The first slot of each block (running over the fused nodes); returns
+ * their count, -1 past 2^32 (slots are 32-bit). */
+static int64_t number_slots(uint32_t *map, int64_t blocks) {
+  int64_t slot = 0;
+  for (int64_t b = 0; b < blocks; ++b) {
+    map[2 * b] = (uint32_t)slot;
+    for (uint32_t w = map[2 * b + 1]; w; w &= w - 1)
+      ++slot;
+    if (slot > (int64_t)UINT32_MAX) return -1;
+  }
+  return slot;
 }
 
 static void *upload(const gs_fdtd3_sim *m, const void *host, size_t bytes) {
   void *dev = m->b->dev_alloc(bytes ? bytes : 1);
   if (bytes) m->b->copy_h2d(dev, host, bytes, m->s);
+  m->b->stream_sync(m->s);
+  return dev;
+}
+
+static float *zeros(const gs_fdtd3_sim *m, size_t bytes) {
+  float *dev = m->b->dev_alloc(bytes ? bytes : 1);
+  if (bytes) m->b->zero(dev, bytes, m->s);
   m->b->stream_sync(m->s);
   return dev;
 }
@@ -196,54 +253,99 @@ gs_fdtd3_disp *gs_fdtd3_disp_init(gs_fdtd3_sim *m, const gs_geometry3 *g) {
   gs_fdtd3_disp *d = gs_xcalloc(1, sizeof *d);
   size_t ncoef = (size_t)GS_FDTD3_MAX_MATERIALS * (size_t)npoles;
   gs_fdtd3_disp_coef *dc = gs_xcalloc(ncoef, sizeof *dc);
-  uint8_t *disp = gs_xcalloc((size_t)g->nmat, 1);
+  d->disp = gs_xcalloc((size_t)g->nmat, 1);
   for (int k = 0; k < g->nmat && k < GS_FDTD3_MAX_MATERIALS; ++k) {
     const gs_dispersion *e = dispersion_of(sc, k);
     if (!e) continue;
-    disp[k] = 1;
+    d->disp[k] = 1;
     pole_coefficients(sc, &g->mat[k], e, npoles, cplx, &m->coef_host[k], dc + (size_t)k * (size_t)npoles);
   }
   m->b->copy_h2d(m->coef, m->coef_host, sizeof m->coef_host, m->s);
   d->coef = upload(m, dc, ncoef * sizeof *dc);
-  d->args.npoles = npoles;
-  d->args.cplx = cplx;
-  d->args.coef = d->coef;
+  d->poles.npoles = npoles;
+  d->poles.cplx = cplx;
+  d->poles.coef = d->coef;
   for (int a = 0; a < 3; ++a)
-    d->args.org[a] = m->org[a];
-  for (int c = 0; c < 3; ++c) {
-    int64_t *off;
-    int64_t n = list_nodes(m, g, disp, c, &off);
-    size_t state = sizeof(float) * (size_t)n * (size_t)npoles * (cplx ? 2 : 1);
-    float *zero = gs_xcalloc(state + 1, 1);
-    d->off[c] = upload(m, off, sizeof *off * (size_t)n);
-    d->t[c] = upload(m, zero, state);
-    d->args.n[c] = n;
-    d->args.off[c] = d->off[c];
-    d->args.t[c] = d->t[c];
-    free(off);
-    free(zero);
-  }
+    d->defer.org[a] = m->org[a];
   free(dc);
-  free(disp);
   return d;
 }
 
+/* Component c's fused nodes (map, their slots) and deferred list to the device. */
+static void place_component(gs_fdtd3_sim *m, gs_fdtd3_disp *d, defer_list *l, int c, int64_t fused) {
+  const int64_t blocks = m->count / 32, per = (int64_t)d->poles.npoles * (d->poles.cplx ? 2 : 1);
+  d->nfused[c] = fused;
+  if (fused) {
+    d->map[c] = upload(m, l->map[c], sizeof(uint32_t) * 2 * (size_t)blocks);
+    d->t[c] = zeros(m, sizeof(float) * (size_t)(fused * per));
+    d->poles.map[c] = d->map[c] - 2 * (m->bias >> 5); /* indexed by global offset >> 5 (bias: a multiple of 32) */
+    d->poles.t[c] = d->t[c];
+  }
+  d->off[c] = upload(m, l->off[c], sizeof(int64_t) * (size_t)l->n[c]);
+  d->dt[c] = zeros(m, sizeof(float) * (size_t)(l->n[c] * per));
+  d->defer.n[c] = l->n[c];
+  d->defer.off[c] = d->off[c];
+  d->defer.t[c] = d->dt[c];
+}
+
+gs_status gs_fdtd3_disp_place(gs_fdtd3_sim *m, const gs_geometry3 *g, char *err, size_t errlen) {
+  gs_fdtd3_disp *d = m->disp;
+  if (!d) return GS_OK;
+  const int64_t blocks = m->count / 32; /* count: a multiple of the pitch, a multiple of 32 */
+  const char *knob = getenv("GS_FDTD3_DISP");
+  const int passes = knob && !strcmp(knob, "passes");
+  defer_list l = {.m = m};
+  gs_status st = GS_OK;
+  for (int c = 0; c < 3; ++c) {
+    l.map[c] = gs_xcalloc((size_t)blocks * 2, sizeof(uint32_t));
+    mark_nodes(m, g, d->disp, c, l.map[c]);
+    if (passes) defer_all(&l, c, blocks);
+  }
+  gs_fdtd3_src_e_nodes(m, defer_node, &l);
+  gs_fdtd3_pw_e_nodes(m, defer_node, &l);
+  for (int c = 0; c < 3; ++c) {
+    const int64_t fused = number_slots(l.map[c], blocks);
+    if (fused < 0 && st == GS_OK) {
+      snprintf(err, errlen, "%s: more than 2^32 dispersive %c nodes on one device", m->sc->path, "xyz"[c]);
+      st = GS_ERR_USAGE;
+    }
+    if (st == GS_OK) place_component(m, d, &l, c, fused);
+    free(l.map[c]);
+    free(l.off[c]);
+  }
+  free(d->disp);
+  d->disp = NULL;
+  return st;
+}
+
+void gs_fdtd3_disp_poles(const gs_fdtd3_sim *m, gs_fdtd3_step_args *a) {
+  if (m->disp) a->poles = m->disp->poles;
+}
+
 void gs_fdtd3_disp_after_step(gs_fdtd3_sim *m, const gs_fdtd3_step_args *a) {
-  m->b->fdtd3_disp_a(a, &m->disp->args, m->s);
+  const gs_fdtd3_disp_args *d = &m->disp->defer;
+  if (d->n[0] || d->n[1] || d->n[2]) m->b->fdtd3_disp_a(a, d, m->s);
 }
 
 void gs_fdtd3_disp_after_sources(gs_fdtd3_sim *m, const gs_fdtd3_step_args *a) {
-  m->b->fdtd3_disp_b(a, &m->disp->args, m->s);
+  const gs_fdtd3_disp_args *d = &m->disp->defer;
+  if (d->n[0] || d->n[1] || d->n[2]) m->b->fdtd3_disp_b(a, d, m->s);
 }
 
 int gs_fdtd3_disp_state(gs_fdtd3_sim *m, gs_fdtd3_state *out) {
   const gs_fdtd3_disp *d = m->disp;
   int n = 0;
-  for (int c = 0; d && c < 3; ++c) {
-    if (!d->args.n[c]) continue;
-    const size_t floats = (size_t)d->args.n[c] * (size_t)d->args.npoles * (d->args.cplx ? 2u : 1u);
-    out[n] = (gs_fdtd3_state){.dev = d->args.t[c], .bytes = sizeof(float) * floats};
-    snprintf(out[n++].name, sizeof out[0].name, "disp.poles.e%c", "xyz"[c]);
+  if (!d) return 0;
+  const size_t per = (size_t)d->poles.npoles * (d->poles.cplx ? 2u : 1u);
+  for (int c = 0; c < 3; ++c) {
+    if (d->nfused[c]) {
+      out[n] = (gs_fdtd3_state){.dev = d->t[c], .bytes = sizeof(float) * per * (size_t)d->nfused[c]};
+      snprintf(out[n++].name, sizeof out[0].name, "disp.poles.e%c", "xyz"[c]);
+    }
+    if (d->defer.n[c]) {
+      out[n] = (gs_fdtd3_state){.dev = d->dt[c], .bytes = sizeof(float) * per * (size_t)d->defer.n[c]};
+      snprintf(out[n++].name, sizeof out[0].name, "disp.defer.e%c", "xyz"[c]);
+    }
   }
   return n;
 }
@@ -251,10 +353,12 @@ int gs_fdtd3_disp_state(gs_fdtd3_sim *m, gs_fdtd3_state *out) {
 double gs_fdtd3_disp_bytes(const gs_fdtd3_sim *m) {
   const gs_fdtd3_disp *d = m->disp;
   if (!d) return 0;
-  const gs_fdtd3_disp_args *a = &d->args;
-  double nodes = (double)(a->n[0] + a->n[1] + a->n[2]);
-  return nodes * (8.0 + 4.0 * a->npoles * (a->cplx ? 2 : 1)) +
-         (double)sizeof(gs_fdtd3_disp_coef) * GS_FDTD3_MAX_MATERIALS * a->npoles;
+  const double per = 4.0 * d->poles.npoles * (d->poles.cplx ? 2 : 1);
+  double bytes = (double)sizeof(gs_fdtd3_disp_coef) * GS_FDTD3_MAX_MATERIALS * d->poles.npoles;
+  for (int c = 0; c < 3; ++c)
+    bytes += (d->map[c] ? 8.0 * (double)(m->count / 32) : 0) + per * (double)d->nfused[c] +
+             (8.0 + per) * (double)d->defer.n[c];
+  return bytes;
 }
 
 void gs_fdtd3_disp_free(gs_fdtd3_sim *m) {
@@ -262,9 +366,12 @@ void gs_fdtd3_disp_free(gs_fdtd3_sim *m) {
   if (!d) return;
   m->b->dev_free(d->coef);
   for (int c = 0; c < 3; ++c) {
-    m->b->dev_free(d->off[c]);
-    m->b->dev_free(d->t[c]);
+    if (d->map[c]) m->b->dev_free(d->map[c]);
+    if (d->t[c]) m->b->dev_free(d->t[c]);
+    if (d->off[c]) m->b->dev_free(d->off[c]);
+    if (d->dt[c]) m->b->dev_free(d->dt[c]);
   }
+  free(d->disp);
   free(d);
   m->disp = NULL;
 }
@@ -312,7 +419,10 @@ double gs_fdtd3_disp_memory(const gs_scene *sc) {
   for (int q = 0; q < sc->nobjs3; ++q)
     if (dispersion_of(sc, sc->objs3[q].material)) nodes += object_nodes(sc, &sc->objs3[q]);
   if (nodes > whole) nodes = whole;
-  /* three components: an offset and the poles' floats (two if complex) per listed node; the coefficients */
-  return 3.0 * nodes * (8.0 + 4.0 * npoles * (complex_poles(sc) ? 2 : 1)) +
+  int64_t pitch, plane, count;
+  gs_fdtd3_layout(sc->nx, sc->ny, sc->nz, &pitch, &plane, &count);
+  /* three components: the poles' floats (two if complex) per dispersive node and an offset
+   * if deferred (at most all of them); the map (8 bytes a block of 32 nodes); the coefficients */
+  return 3.0 * nodes * (8.0 + 4.0 * npoles * (complex_poles(sc) ? 2 : 1)) + 3.0 * 8.0 * (double)(count / 32) +
          (double)sizeof(gs_fdtd3_disp_coef) * GS_FDTD3_MAX_MATERIALS * npoles;
 }

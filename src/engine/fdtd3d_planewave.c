@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "fdtd3d_pw_node.h"
 
 #define C0 299792458.0
 #define PW_PML_CELLS 20 /* gprMax's 1D PML: 20 cells per unit of |m| */
@@ -331,6 +332,29 @@ gs_status gs_fdtd3_pw_init(gs_fdtd3_sim *m, char *err, size_t errlen) {
 void gs_fdtd3_pw_step(gs_fdtd3_sim *m, const gs_fdtd3_step_args *a, gs_tick t, int part) {
   for (int q = 0; q < m->pw->n; ++q)
     m->b->fdtd3_pw(a, &m->pw->w[q], part, t, m->s);
+}
+
+void gs_fdtd3_pw_e_nodes(const gs_fdtd3_sim *m, gs_fdtd3_node_fn fn, void *ctx) {
+  for (int q = 0; m->pw && q < m->pw->n; ++q)
+    for (int e = 0; e < 2; ++e)
+      for (int f = 0; f < 12; ++f) {
+        gs_pw_face fc;
+        const int64_t n = gs_pw_face_init(&m->pw->w[q], e, f, &fc);
+        for (int64_t t = 0; t < n; ++t) {
+          int64_t p[3];
+          gs_pw_face_node(&fc, t, p);
+          if (e) {
+            fn(ctx, fc.q, p[0], p[1], p[2]);
+            continue;
+          }
+          for (int r = 0; r < 4; ++r) { /* gs_pw_e_again's nodes */
+            const int ce = r < 2 ? (fc.q + 1) % 3 : (fc.q + 2) % 3, up = 3 - fc.q - ce;
+            int64_t s[3] = {p[0], p[1], p[2]};
+            s[up] += r % 2;
+            fn(ctx, ce, s[0], s[1], s[2]);
+          }
+        }
+      }
 }
 
 int gs_fdtd3_pw_state(gs_fdtd3_sim *m, gs_fdtd3_state *out) {

@@ -14,6 +14,11 @@ gs_status gs_fdtd3_pw_init(gs_fdtd3_sim *m, char *err, size_t errlen);
  * corrected H, its ghosts included), the E part after the E sources and before the E ghosts
  * are sent; each rank corrects its owned nodes only. */
 void gs_fdtd3_pw_step(gs_fdtd3_sim *m, const gs_fdtd3_step_args *a, gs_tick t, int part);
+/* The E nodes whose new E the plane waves change after the E update (the
+ * total-field E nodes on the boxes' faces) or update again (those whose
+ * curl reads a corrected H node): fn(ctx, component, i, j, k) for each, the
+ * nodes m owns and some next to them, duplicates possible. */
+void gs_fdtd3_pw_e_nodes(const gs_fdtd3_sim *m, gs_fdtd3_node_fn fn, void *ctx);
 /* The 1D grids' state as checkpoint sections (3 per plane wave); returns the count. */
 int gs_fdtd3_pw_state(gs_fdtd3_sim *m, gs_fdtd3_state *out);
 void gs_fdtd3_pw_free(gs_fdtd3_sim *m);

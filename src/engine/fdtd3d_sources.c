@@ -363,6 +363,29 @@ void gs_fdtd3_src_step(gs_fdtd3_sim *m, const gs_fdtd3_step_args *a, gs_tick t, 
   m->b->fdtd3_sources(a, &m->xsrc->dev, t, m->s);
 }
 
+void gs_fdtd3_src_e_nodes(const gs_fdtd3_sim *m, gs_fdtd3_node_fn fn, void *ctx) {
+  const gs_scene *sc = m->sc;
+  for (int q = 0; q < sc->nsrc3; ++q) {
+    const gs_source3 *v = &sc->src3[q];
+    int64_t p[3];
+    node_of(m, v, p);
+    if (v->kind != GS_SRC3_MAGNETIC) { /* a voltage source's or a line's E node */
+      fn(ctx, v->at.pol, p[0], p[1], p[2]);
+      continue;
+    }
+    for (int w = 0; w < 4; ++w) { /* gs_fdtd3_src_mag_e's nodes */
+      const int c = v->at.pol, ce = w < 2 ? (c + 1) % 3 : (c + 2) % 3, up = 3 - c - ce;
+      int64_t s[3] = {p[0], p[1], p[2]};
+      s[up] += w % 2;
+      fn(ctx, ce, s[0], s[1], s[2]);
+    }
+  }
+  for (int q = 0; q < sc->nsources; ++q) { /* Hertzian dipoles */
+    const gs_source *s = &sc->sources[q];
+    fn(ctx, s->pol, s->i + m->run * sc->src_di, s->j + m->run * sc->src_dj, s->k + m->run * sc->src_dk);
+  }
+}
+
 int gs_fdtd3_src_state(gs_fdtd3_sim *m, gs_fdtd3_state *out) {
   const struct gs_fdtd3_xsrc *x = m->xsrc;
   int n = 0;

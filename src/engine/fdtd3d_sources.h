@@ -21,6 +21,12 @@ typedef struct gs_fdtd3_line_record {
 gs_status gs_fdtd3_src_init(gs_fdtd3_sim *m, const gs_geometry3 *g, char *err, size_t errlen);
 /* Queues the sources of step t, after the fused H and E update a. */
 void gs_fdtd3_src_step(gs_fdtd3_sim *m, const gs_fdtd3_step_args *a, gs_tick t, int part);
+/* The E nodes whose new E the sources change after the E update (every
+ * voltage source's, line's and Hertzian dipole's node) or update again
+ * (those whose curl reads a magnetic dipole's H node), for run m->run:
+ * fn(ctx, component, i, j, k) for each, owned or not, duplicates possible
+ * (kernels/fdtd3d_disp.h's deferred nodes). */
+void gs_fdtd3_src_e_nodes(const gs_fdtd3_sim *m, gs_fdtd3_node_fn fn, void *ctx);
 /* Transmission lines a checkpoint holds (5 sections each, within GS_FDTD3_MAX_STATE with the
  * fields, CPML and poles); a model with more is refused checkpoints. */
 #define GS_FDTD3_CKPT_LINES 20

@@ -24,9 +24,13 @@ gs_fdtd3_traffic gs_fdtd3_traffic_model(const gs_fdtd3_traffic_in *in) {
   return t;
 }
 
-/* Today's pole state (fdtd3d_dispersion.c): per listed E node, gprMax's
- * maxpoles floats, two each (complex64) when a Lorentz or Drude material is
- * present; an int64 offset locates the node. */
+/* Today's pole state (fdtd3d_dispersion.c, kernels/fdtd3d_disp.h): per
+ * dispersive E node, gprMax's maxpoles floats, two each (complex64) when a
+ * Lorentz or Drude material is present, read and written once by the E
+ * update; a map of two 32-bit words per 32 nodes and component (0.75 bytes
+ * a cell) locates it, no per-node index. (The few deferred nodes, those of
+ * the sources, read an 8-byte offset and their state twice more: not
+ * counted.) */
 static void pole_layout(const gs_scene *sc, gs_fdtd3_traffic_in *in) {
   int npoles = 0, cplx = 0;
   for (int k = 0; k < sc->ndisps; ++k) {
@@ -35,8 +39,8 @@ static void pole_layout(const gs_scene *sc, gs_fdtd3_traffic_in *in) {
     cplx |= sc->disps[k].kind != GS_DISP_DEBYE;
   }
   in->disp_floats = (double)npoles * (cplx ? 2 : 1);
-  in->disp_index_bytes = npoles ? 8.0 : 0.0;
-  in->disp_map_bytes = 0;
+  in->disp_index_bytes = 0;
+  in->disp_map_bytes = npoles ? 3 * 8.0 / 32 : 0.0;
 }
 
 gs_fdtd3_traffic_in gs_fdtd3_traffic_scene(const gs_scene *sc) {
