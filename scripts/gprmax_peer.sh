@@ -26,7 +26,8 @@
 #                   gpr_magnetic"; "" for none)
 #   GS_PEER_DX      our scenes' cell size in metres, the same 0.6 x 0.36 x 0.3 m domain and 7 ns
 #                   (default 0.002: 300 x 180 x 150 = 8.1 M cells, 1819 steps; 0.0015: 19.2 M cells,
-#                   2424 steps; 0.0012: 37.5 M cells)
+#                   2424 steps; 0.0012: 37.5 M cells). At most 0.0026: gprMax refuses a model whose
+#                   shortest wavelength (water's, at the pulse's 4.2 GHz) spans fewer than 3 cells
 #   GS_PEER_BENCH   1 (default): also `bench fdtd MODEL.in` for each model; 0: not
 #   GS_PEER_BUDGET_S  seconds for the whole job (default 570): gprMax's runs get what is left
 #   GS_PEER_BUNDLE  gprMax's bundle (default .carry/gprmax-gpu); GS_PEER_WORK (default /tmp/gs_peer)
