@@ -147,7 +147,7 @@ else
   paths=()
   for m in "${models[@]}"; do paths+=("$W/models/$m.in"); done
   GX_BUDGET_S=$left gx "${paths[@]}" > "$W/logs/gx_runs.log" 2>&1
-  grep -E "^RESULT|solve time|^  grid" "$W/logs/gx_runs.log" | sed 's/^/  /'
+  grep -a -E "^RESULT|solve time|^  grid" "$W/logs/gx_runs.log" | sed 's/^/  /'
 fi
 
 # ---- the table
