@@ -26,7 +26,8 @@
 #                   gpr_magnetic"; "" for none)
 #   GS_PEER_DX      our scenes' cell size in metres, the same 0.6 x 0.36 x 0.3 m domain and 7 ns
 #                   (default 0.002: 300 x 180 x 150 = 8.1 M cells, 1819 steps; 0.0015: 19.2 M cells,
-#                   2424 steps; 0.0012: 37.5 M cells)
+#                   2424 steps; 0.0012: 37.5 M cells). At most 0.0026: gprMax refuses a model whose
+#                   shortest wavelength (water's, at the pulse's 4.2 GHz) spans fewer than 3 cells
 #   GS_PEER_BENCH   1 (default): also `bench fdtd MODEL.in` for each model; 0: not
 #   GS_PEER_BUDGET_S  seconds for the whole job (default 570): gprMax's runs get what is left
 #   GS_PEER_BUNDLE  gprMax's bundle (default .carry/gprmax-gpu); GS_PEER_WORK (default /tmp/gs_peer)
@@ -95,7 +96,7 @@ fi
 log "models: ${models[*]} (our scenes with cells of $dx m)"
 
 # ---- builds: gpustencil for sm_90 and gprMax's bundle, side by side
-gx() { # the bundle's driver, its results and logs under $W (not in $OUT: few files come back)
+gx() { # the bundle's driver, its results and logs under $W (not in $OUT: few files come back; the runs: below)
   env -u OUT GX_OUTDIR="$W/gx" GX_GPU="$gpu" bash "$bundle/run.sh" --gpu "$gpu" "$@"
 }
 if [ $selftest = 1 ]; then
@@ -143,13 +144,16 @@ if [ $selftest = 1 ]; then # gprMax's reference outputs stand in for its runs
     printf 'RESULT %s_gpu%s  (selftest)\n  gprMax solve time  : 1.0000 s   (the reference output, not a run)\n' "$m" "$gpu"
   done > "$W/logs/gx_runs.log"
 else
+  # the driver starts no run in the last 60 s before the job's budget (its own stops 40 s early and
+  # it keeps 20); a run still going then is stopped, so that the table comes out within the 600 s a call
   left=$((budget - $(elapsed)))
   [ $left -lt 60 ] && left=60
-  log "gprMax: ${models[*]} (GX_BUDGET_S=$left)"
+  log "gprMax: ${models[*]} (GX_BUDGET_S=$((left - 40)), stopped after $left s)"
   paths=()
   for m in "${models[@]}"; do paths+=("$W/models/$m.in"); done
-  GX_BUDGET_S=$left gx "${paths[@]}" > "$W/logs/gx_runs.log" 2>&1
-  grep -E "^RESULT|solve time|^  grid" "$W/logs/gx_runs.log" | sed 's/^/  /'
+  timeout -k 5 "$left" env -u OUT GX_OUTDIR="$W/gx" GX_GPU="$gpu" GX_BUDGET_S=$((left - 40)) \
+    bash "$bundle/run.sh" --gpu "$gpu" "${paths[@]}" > "$W/logs/gx_runs.log" 2>&1
+  grep -a -E "^RESULT|solve time|^  grid" "$W/logs/gx_runs.log" | sed 's/^/  /'
 fi
 
 # ---- the table
