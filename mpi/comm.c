@@ -1,5 +1,6 @@
 #include "comm.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -120,4 +121,18 @@ int gs_comm_cuda_aware(void) {
 #else
   return 0;
 #endif
+}
+
+void *gs_comm_bcast_bytes(const void *data, size_t *n, int root, MPI_Comm comm) {
+  int rank;
+  GS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  uint64_t len = rank == root ? (uint64_t)*n : 0;
+  GS_MPI_CHECK(MPI_Bcast(&len, 1, MPI_UINT64_T, root, comm));
+  char *buf = gs_xmalloc((size_t)len + 1);
+  if (rank == root && len) memcpy(buf, data, (size_t)len);
+  const uint64_t piece = (uint64_t)1 << 30; /* MPI counts are ints */
+  for (uint64_t at = 0; at < len; at += piece)
+    GS_MPI_CHECK(MPI_Bcast(buf + at, (int)(len - at < piece ? len - at : piece), MPI_BYTE, root, comm));
+  *n = (size_t)len;
+  return buf;
 }

@@ -4,6 +4,7 @@
 #define GS_COMM_H
 
 #include <mpi.h>
+#include <stddef.h>
 
 typedef struct gs_comm {
   MPI_Comm world;             /* duplicate of MPI_COMM_WORLD */
@@ -36,6 +37,11 @@ char **gs_comm_gather_text(const char *text, int root, MPI_Comm comm);
 /* Like gs_comm_gather_text but every rank receives the array. */
 char **gs_comm_allgather_text(const char *text, MPI_Comm comm);
 void gs_comm_free_texts(char **texts, int n);
+
+/* Collective over comm: root's *n bytes at data to every rank. Returns a
+ * malloc'd copy of them on every rank (root included) with *n set; data is
+ * read on root only. Fatal on failure. */
+void *gs_comm_bcast_bytes(const void *data, size_t *n, int root, MPI_Comm comm);
 
 /* 1 when this MPI library says it handles device pointers (CUDA-aware), from
  * MPIX_Query_cuda_support() at run time where Open MPI provides it. */

@@ -52,7 +52,7 @@ bad_scene unknown "unknown.in:4: #fractal_box: not supported" "${base[@]}" "#fra
 bad_scene threed "threed.in:2: the domain must be at least 3 x 3 x 3 cells" "#domain: 0.1 0.1 0.004" "#dx_dy_dz: 0.002 0.002 0.002"
 bad_scene sphere2d "sphere2d.in:4: #sphere: only in 3D models here" "${base[@]}" "#sphere: 0.05 0.05 0 0.01 pec"
 bad_scene magnetic "magnetic.in:4: #material ferrite: relative permeability 0.5 is below 1" "${base[@]}" "#material: 4 0 0.5 0 ferrite"
-bad_scene python "python.in:4: #python: Python blocks are not run here: expand the file with gprMax .*--write-processed" "${base[@]}" "#python:"
+bad_scene python "python.in:4: #python: no #end_python: closes this block" "${base[@]}" "#python:"
 bad_scene polar "polar.in:5: .*only z" "${base[@]}" "#waveform: ricker 1 1e9 w" "#hertzian_dipole: x 0.05 0.05 0 w"
 bad_scene nowave "nowave.in:4: .*waveform 'w' is not defined" "${base[@]}" "#hertzian_dipole: z 0.05 0.05 0 w"
 bad_scene nodomain "#domain is missing" "#dx_dy_dz: 0.002 0.002 0.002" "#time_window: 10"

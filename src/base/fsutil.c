@@ -111,3 +111,23 @@ FILE *gs_fopen_regular(const char *path, gs_status *st, char *err, size_t errlen
   if (st) *st = f ? GS_OK : GS_ERR_IO;
   return f;
 }
+
+#ifndef GS_DATADIR
+#define GS_DATADIR "/usr/local/share"
+#endif
+
+int gs_program_share_dir(const char *sub, char *out, size_t n) {
+  char exe[4096];
+  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  exe[len > 0 ? len : 0] = '\0';
+  char *slash = strrchr(exe, '/');
+  if (slash) *slash = '\0';
+  const char *const forms[] = {"%s/share/gpustencil/%s", "%s/../share/gpustencil/%s"};
+  struct stat st;
+  for (int k = 0; k < 2 && slash; ++k) {
+    snprintf(out, n, forms[k], exe, sub);
+    if (stat(out, &st) == 0 && S_ISDIR(st.st_mode)) return 0;
+  }
+  snprintf(out, n, "%s/gpustencil/%s", GS_DATADIR, sub);
+  return stat(out, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
+}

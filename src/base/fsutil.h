@@ -24,6 +24,12 @@ FILE *gs_fopen_input(const char *path, char *why, size_t whylen);
  * ("a FIFO, not a regular file", "No such file or directory"). */
 int gs_open_regular(const char *path, char *why, size_t whylen);
 
+/* The folder of the program's installed files named sub (share/gpustencil/SUB):
+ * beside the executable (a build tree: DIR/share/gpustencil/SUB), above it (an
+ * installation: DIR/../share/gpustencil/SUB), else where CMake installs it.
+ * 0 with the folder in out, or -1 when none of them is a folder. */
+int gs_program_share_dir(const char *sub, char *out, size_t n);
+
 /* What kind of file system object mode is, for messages: "a FIFO",
  * "a folder", "a character device", ... */
 const char *gs_file_kind(unsigned mode);

@@ -6,6 +6,7 @@
  * handler and one entry. */
 #include "scene.h"
 #include "scene_internal.h"
+#include "scene_text.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -51,7 +52,10 @@ int gs_perr(parser *p, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  snprintf(p->err, p->errlen, "%s:%d: %s", p->file, p->line, msg);
+  if (p->out) /* a line a #python block printed */
+    snprintf(p->err, p->errlen, "%s:%d: #python output line %d: %s", p->file, p->line, p->out, msg);
+  else
+    snprintf(p->err, p->errlen, "%s:%d: %s", p->file, p->line, msg);
   return -1;
 }
 
@@ -661,20 +665,15 @@ static int cmd_snapshot_png(parser *p, const command_call *c) {
   return parse_count(p, c->arg[0], 1, (int64_t)GS_SCENE_MAX_ITERATIONS, &p->s->snapshot_every, c->name);
 }
 
-/* gprMax runs Python blocks while it reads the file; gpustencil runs no
- * Python, and gprMax itself can write the expanded file. */
+/* Blocks and include files are expanded before the parser sees the text
+ * (scene_text.c): what is left of them here is out of place. */
 static int cmd_refuse_python(parser *p, const command_call *c) {
-  return gs_perr(p,
-                 "#%s: Python blocks are not run here: expand the file with gprMax (python -m gprMax MODEL.in "
-                 "--write-processed writes MODEL_processed.in, the commands the block printed) and run that",
-                 c->name);
+  if (!strcmp(c->name, "end_python")) return gs_perr(p, "#end_python: no #python: block is open");
+  return gs_perr(p, "#python: a block's output is not run as a block (blocks run from the input file only)");
 }
 
 static int cmd_refuse_include(parser *p, const command_call *c) {
-  return gs_perr(p,
-                 "#%s: not supported: paste the included commands in, or let gprMax expand the file "
-                 "(python -m gprMax MODEL.in --write-processed)",
-                 c->name);
+  return gs_perr(p, "#%s: an include file is read where the command stands, not here", c->name);
 }
 
 /* gprMax's PML formulations: HORIPML (its default) is the one here. */
@@ -845,50 +844,31 @@ static int parse_line(parser *p, char *line) {
   return c.def->handle(p, &c);
 }
 
-/* One line of fp into line (at most size - 1 bytes, the newline kept, NUL
- * terminated); its length (bytes read, which fgets cannot tell once a line
- * holds a NUL byte), or -1 at the end of the file. *nul: a NUL byte seen. */
-static long read_line(FILE *fp, char *line, size_t size, int *nul) {
-  size_t len = 0;
-  int ch = EOF;
-  *nul = 0;
-  while (len < size - 1 && (ch = getc(fp)) != EOF) {
-    *nul |= ch == 0;
-    line[len++] = (char)ch;
-    if (ch == '\n') break;
-  }
-  line[len] = '\0';
-  return len == 0 && ch == EOF ? -1 : (long)len;
-}
-
-static int parse_file(parser *p, FILE *fp) {
+/* The expanded input's commands, one after the other; each error names the
+ * file and line the command came from (scene_text.c). */
+static int parse_text(parser *p, const gs_scene_text *t) {
   char line[4096];
-  int nul;
-  for (long got; (got = read_line(fp, line, sizeof line, &nul)) >= 0;) {
-    p->line++;
-    size_t len = (size_t)got;
-    p->s->hash = fnv1a(p->s->hash, line, len);
-    if (len == sizeof line - 1 && line[len - 1] != '\n')
-      return gs_perr(p, "line longer than %zu characters", sizeof line - 2);
-    if (nul) return gs_perr(p, "a NUL byte: not a text line");
-    /* A UTF-8 byte order mark (Windows editors write one) is an encoding
-     * marker, not text: read past it as Python's utf-8-sig would, so the
-     * first command is not taken for a comment. */
-    char *text = line;
-    if (p->line == 1 && len >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0) {
-      text += 3;
-      len -= 3;
-    }
-    while (len && isspace((unsigned char)text[len - 1]))
-      text[--len] = '\0';
-    if (parse_line(p, text)) return -1;
+  for (size_t k = 0; k < t->n; ++k) {
+    const gs_text_line *l = &t->lines[k];
+    p->file = t->files[l->file].path;
+    p->line = l->line;
+    p->out = l->out;
+    size_t len = l->len;
+    p->s->hash = fnv1a(p->s->hash, t->text + l->at, len + 1);
+    if (len > sizeof line - 2) return gs_perr(p, "line longer than %zu characters", sizeof line - 2);
+    if (memchr(t->text + l->at, 0, len)) return gs_perr(p, "a NUL byte: not a text line");
+    memcpy(line, t->text + l->at, len);
+    line[len] = '\0';
+    while (len && isspace((unsigned char)line[len - 1]))
+      line[--len] = '\0';
+    if (parse_line(p, line)) return -1;
   }
   return 0;
 }
 
 static void set_defaults(gs_scene *s, const char *path) {
   memset(s, 0, sizeof *s);
-  snprintf(s->path, sizeof s->path, "%s", path);
+  snprintf(s->path, sizeof s->path, "%.1023s", path); /* (an include file's path may be longer) */
   s->stability = 1.0;
   s->messages = 1;
   s->pml[0] = s->pml[1] = s->pml[2] = s->pml[3] = 10;
@@ -970,27 +950,26 @@ gs_status gs_scene_load(const char *path, gs_scene *s, char *err, size_t errlen)
 }
 
 gs_status gs_scene_load_within(const char *path, double host_bytes, gs_scene *s, char *err, size_t errlen) {
+  gs_scene_text *t = NULL;
+  gs_status st = gs_scene_text_expand(path, NULL, &t, err, errlen);
+  if (st == GS_OK)
+    st = gs_scene_load_text(t, host_bytes, s, err, errlen);
+  else
+    memset(s, 0, sizeof *s); /* nothing parsed outlives a refusal */
+  gs_scene_text_free(t);
+  return st;
+}
+
+gs_status gs_scene_load_text(const gs_scene_text *t, double host_bytes, gs_scene *s, char *err, size_t errlen) {
+  const char *path = t->files[0].path;
   set_defaults(s, path);
   parser p = {.file = path, .err = err, .errlen = errlen, .s = s, .pml6 = {10, 10, 10, 10, 10, 10}};
   p.host_bytes = host_bytes > 0 ? host_bytes : (double)gs_host_mem_available();
   const char *slash = strrchr(path, '/');
   if (slash) snprintf(p.base_dir, sizeof p.base_dir, "%.*s", (int)(slash - path + 1), path);
-  gs_status st = GS_OK;
-  FILE *fp = gs_fopen_regular(path, &st, err, errlen);
-  if (fp) {
-    gs_scene_add_input(s, path, 0, "");
-    int rc = parse_file(&p, fp);
-    int read_error = ferror(fp);
-    fclose(fp);
-    if (rc) {
-      st = GS_ERR_FORMAT;
-    } else if (read_error) {
-      snprintf(err, errlen, "%s: read error", path);
-      st = GS_ERR_IO;
-    } else {
-      st = finish_scene(&p, path, err, errlen);
-    }
-  }
+  for (int k = 0; k < t->nfiles; ++k) /* the input and its include files */
+    gs_scene_add_input(s, t->files[k].path, t->files[k].line, t->files[k].what);
+  gs_status st = parse_text(&p, t) ? GS_ERR_FORMAT : finish_scene(&p, path, err, errlen);
   if (st != GS_OK) gs_scene_free(s); /* nothing parsed outlives a refusal */
   return st;
 }

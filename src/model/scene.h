@@ -243,15 +243,63 @@ typedef struct gs_scene {
  * steps fits in memory is checked later, against what the rank has. */
 #define GS_SCENE_MAX_ITERATIONS 1099511627776.0
 
+/* How the #python blocks of an input file run (src/model/scene_python.c;
+ * docs/gprmax-rules.md, "#python blocks and #include_file"): all blocks of
+ * the file in one process of the user's python3, in one namespace that holds
+ * gprMax's c, e0, m0, z0, current_model_run, number_model_runs and inputfile. */
+typedef struct gs_scene_python {
+  int enabled;         /* 0: a block is refused with `refusal` */
+  const char *refusal; /* why blocks are refused (enabled 0), e.g. "--no-python" */
+  const char *python;  /* the interpreter, looked up on PATH ("python3") */
+  const char *libdir;  /* gpustencil's Python files (share/gpustencil/python), NULL: not found */
+  int64_t run, runs;   /* current_model_run (1-based) and number_model_runs */
+  double timeout_s;    /* the blocks are stopped and refused after this long */
+  size_t max_output;   /* or when they print more bytes than this */
+} gs_scene_python;
+#define GS_PYTHON_TIMEOUT_S 300.0
+#define GS_PYTHON_MAX_OUTPUT ((size_t)64 << 20)
+/* The expanded input of a scene, at most this many bytes of commands. */
+#define GS_SCENE_TEXT_MAX ((size_t)256 << 20)
+/* #include_file commands nest at most this deep. */
+#define GS_SCENE_MAX_INCLUDE_DEPTH 16
+
+/* An input file's commands after its #python blocks ran and its
+ * #include_file commands were replaced by the files' commands, as gprMax's
+ * processed file holds them, each line with where it came from
+ * (src/model/scene_text.c). */
+typedef struct gs_scene_text gs_scene_text;
+
+/* Expands path (a regular file). py NULL: #python blocks are refused, as
+ * with py->enabled 0. Non-command lines a block prints are shown on stdout
+ * (as gprMax shows them). On failure returns GS_ERR_FORMAT (GS_ERR_IO) with
+ * one line "FILE:LINE: reason" in err and *out NULL. */
+gs_status gs_scene_text_expand(const char *path, const gs_scene_python *py, gs_scene_text **out, char *err,
+                               size_t errlen);
+/* Whether #python blocks made the text (it may then differ from run to run). */
+int gs_scene_text_has_python(const gs_scene_text *t);
+/* The text as bytes for another rank (malloc'd, *n bytes), and back: NULL
+ * when buf is not such bytes. */
+void *gs_scene_text_pack(const gs_scene_text *t, size_t *n);
+gs_scene_text *gs_scene_text_unpack(const void *buf, size_t n);
+/* Writes the commands, one a line, to path (through a temporary file): the
+ * processed file of gprMax's --write-processed. Refuses a path that is one of
+ * the files the text was read from. */
+gs_status gs_scene_text_write(const gs_scene_text *t, const char *path, char *err, size_t errlen);
+void gs_scene_text_free(gs_scene_text *t);
+
 /* Parses path, which must be a regular file (a FIFO or folder is refused
- * without blocking). On failure returns GS_ERR_FORMAT (or GS_ERR_IO) with one
- * line "FILE:LINE: reason" in err, and *s is left empty (already freed;
- * gs_scene_free() on it is harmless). */
+ * without blocking), with its #include_file commands; #python blocks are
+ * refused (the fdtd command runs them: gs_scene_load_text). On failure
+ * returns GS_ERR_FORMAT (or GS_ERR_IO) with one line "FILE:LINE: reason" in
+ * err, and *s is left empty (already freed; gs_scene_free() on it is
+ * harmless). */
 gs_status gs_scene_load(const char *path, gs_scene *s, char *err, size_t errlen);
 /* The same within host_bytes, the host memory this rank may use (0: the
  * host's available memory): the bound on the files the scene reads
  * (#geometry_objects_read), weighed before they are read. */
 gs_status gs_scene_load_within(const char *path, double host_bytes, gs_scene *s, char *err, size_t errlen);
+/* The same from an expanded input (its first file is the scene's path). */
+gs_status gs_scene_load_text(const gs_scene_text *t, double host_bytes, gs_scene *s, char *err, size_t errlen);
 void gs_scene_free(gs_scene *s);
 
 /* Refuses a scene two of whose outputs (snapshots, geometry views, geometry

@@ -22,6 +22,7 @@
 typedef struct gs_parser {
   const char *file;
   int line;
+  int out; /* the line a #python block printed (1-based), or 0: the file's own line */
   char *err;
   size_t errlen;
   gs_scene *s;

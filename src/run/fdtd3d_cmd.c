@@ -180,6 +180,7 @@ typedef struct run3 {
   gs_fdtd3_geometry_cache geo;  /* the geometry, built for the group's first run */
   const char *resume;           /* the checkpoint folder the next run continues from, or NULL */
   int started;                  /* a run has started in this job (the folder cleaned of killed runs) */
+  gs_fdtd_scenes *scenes;       /* each run's scene where the input's #python blocks differ per run, or NULL */
 } run3;
 
 /* A survey's finished runs are marked in DIR/.survey/ (one empty file a run, made after the
@@ -275,7 +276,7 @@ static int step_run(run3 *x, gs_fdtd3_sim *m, double *secs) {
 
 /* One run: build, --restart's checkpoint, step (with progress), outputs;
  * 0, or an exit status; *stopped set when --stop-after ended it. */
-static int run_once(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs, int *stopped) {
+static int run_model(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs, int *stopped) {
   gs_fdtd3_sim m;
   char err[1024];
   const gs_status views =
@@ -325,6 +326,27 @@ static int run_once(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs,
   if (x->o->runs > 1 && x->c->rank == 0 && survey_mark_finished(x->outdir, x->r) != GS_EXIT_OK)
     status = status > GS_EXIT_PARTIAL ? status : GS_EXIT_PARTIAL;
   if (x->rk) status = gs_comm_agree(status, x->c->world);
+  return status;
+}
+
+/* Run x->r, on its own scene where the input's #python blocks give every run
+ * one (fdtd_scene.h; run 1's is x->sc); 0, or an exit status. */
+static int run_once(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs, int *stopped) {
+  if (!x->scenes || !x->scenes->per_run || x->r == 0) return run_model(b, x, sum, secs, stopped);
+  gs_scene sc;
+  if (gs_fdtd_scene_load(x->scenes, x->c, x->r, &sc) != 0) return GS_EXIT_USAGE;
+  const gs_scene *first = x->sc;
+  int status = GS_EXIT_USAGE;
+  if (positions_ok(&sc, x->o->runs)) {
+    x->sc = &sc;
+    gs_fdtd3_geometry_cache_free(&x->geo); /* built for another scene (the cache knows scenes by address) */
+    status = run_model(b, x, sum, secs, stopped);
+    gs_fdtd3_geometry_cache_free(&x->geo);
+    x->sc = first;
+  } else if (x->c->rank == 0) {
+    gs_log_error("fdtd: %s: run %lld moves a source or receiver out of the domain", sc.path, (long long)x->r + 1);
+  }
+  gs_scene_free(&sc);
   return status;
 }
 
@@ -378,9 +400,17 @@ static int skip_finished(const run3 *x) {
  * ranks, stride 1: one run after the other; or a survey's group); a line per
  * finished run when the runs are shared out. Returns a GS_EXIT_* status. */
 static int run_group(const gs_comm *g, const gs_backend *b, const gs_fdtd_opts *o, const gs_scene *sc,
-                     const char *outdir, const gs_fdtd3_slice *slice, int64_t first, int64_t stride, group_totals *t) {
+                     gs_fdtd_scenes *scenes, const char *outdir, const gs_fdtd3_slice *slice, int64_t first,
+                     int64_t stride, group_totals *t) {
   gs_fdtd3_ranks ranks;
-  run3 x = {.c = g, .o = o, .sc = sc, .outdir = outdir, .slice = *slice, .status = GS_EXIT_OK, .shared = stride > 1};
+  run3 x = {.c = g,
+            .o = o,
+            .sc = sc,
+            .outdir = outdir,
+            .slice = *slice,
+            .status = GS_EXIT_OK,
+            .shared = stride > 1,
+            .scenes = scenes};
   *t = (group_totals){.last = -1};
   if (make_split(g, o, sc, &ranks, &x.rk) != 0 || !fits(g, b, sc, x.rk)) return GS_EXIT_USAGE;
   model_name(sc->path, x.model, sizeof x.model);
@@ -451,7 +481,8 @@ static void announce(const gs_comm *c, const gs_backend *b, const gs_fdtd_opts *
   if (per_run < c->size) printf("fdtd: the runs shared out over %d groups of %d rank(s)\n", c->size / per_run, per_run);
 }
 
-int gs_fdtd3_run(const gs_comm *c, const gs_backend *b, const gs_fdtd_opts *o, const gs_scene *sc, const char *outdir) {
+int gs_fdtd3_run(const gs_comm *c, const gs_backend *b, const gs_fdtd_opts *o, const gs_scene *sc, const char *outdir,
+                 gs_fdtd_scenes *scenes) {
   const int root = c->rank == 0;
   if (refused(c, o, sc)) return GS_EXIT_USAGE;
   if (!positions_ok(sc, o->runs)) {
@@ -479,7 +510,7 @@ int gs_fdtd3_run(const gs_comm *c, const gs_backend *b, const gs_fdtd_opts *o, c
   gs_comm group;
   if (groups > 1) gs_comm_split(c, color, &group);
   group_totals t;
-  int status = run_group(groups > 1 ? &group : c, b, o, sc, outdir, &slice, color, groups, &t);
+  int status = run_group(groups > 1 ? &group : c, b, o, sc, scenes, outdir, &slice, color, groups, &t);
   const int leader = groups > 1 ? group.rank == 0 : root;
   if (groups > 1) gs_comm_free(&group);
   const int stopped = status < 0;

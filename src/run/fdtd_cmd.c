@@ -15,6 +15,7 @@
 #include "fdtd3d_cmd.h"
 #include "fdtd_cmd.h"
 #include "fdtd_internal.h"
+#include "fdtd_scene.h"
 #include "fsutil.h"
 #include "gpr_views.h"
 #include "log.h"
@@ -67,6 +68,7 @@ typedef struct fdtd_job {
   const gs_fdtd_opts *o;
   const char *scene_path;
   gs_fdtd_spread spread;
+  gs_fdtd_scenes scenes; /* each run's scene (the input's #python blocks may differ per run) */
   gs_scene sc;
   int64_t runs; /* -n; lowered when --stop-after ends the job early */
   int root;     /* this is rank 0 */
@@ -113,34 +115,10 @@ static int check_positions(const fdtd_job *j) {
   return 0;
 }
 
-/* Collective over c->world: 1 when some rank is bad, whose reason (err) is
- * said once, by rank 0 if it is bad, else by the lowest bad rank. */
-static int agree_refusal(const gs_comm *c, int bad, const char *err) {
-  const int first = c->size - gs_comm_agree(bad ? c->size - c->rank : 0, c->world);
-  if (first >= c->size) return 0;
-  if (c->rank == first) gs_log_error("%s", err);
-  return 1;
-}
-
-/* Loads the scene with the options' overrides; 0, or 1 on every rank (said
- * once; nothing to free). */
-static int load_scene(fdtd_job *j) {
-  char err[1024];
-  /* Every rank of the node reads the scene's files, each within its share, so ranks may
-   * differ (a geometry objects file within one rank's share and not another's): they agree. */
-  const int bad = gs_scene_load_within(j->scene_path, gs_fdtd_rank_host_memory(j->c), &j->sc, err, sizeof err) != GS_OK;
-  if (agree_refusal(j->c, bad, err)) {
-    gs_scene_free(&j->sc);
-    return 1;
-  }
-  if (j->o->steps) j->sc.iterations = j->o->steps;
-  if (j->o->snapshot_every) j->sc.snapshot_every = j->o->snapshot_every;
-  /* before the output folder is made: two outputs on one path would overwrite each other silently */
-  if (gs_scene_check_outputs(&j->sc, j->runs, err, sizeof err)) {
-    if (j->root) gs_log_error("%s", err);
-    gs_scene_free(&j->sc);
-    return 1;
-  }
+/* Loads run r's scene with the options' overrides (fdtd_scene.h); 0, or 1 on
+ * every rank (said once; nothing to free). */
+static int load_scene(fdtd_job *j, int64_t r) {
+  if (gs_fdtd_scene_load(&j->scenes, j->c, r, &j->sc) != 0) return 1;
   if (j->sc.mode != GS_MODE_3D && check_positions(j)) {
     gs_scene_free(&j->sc);
     return 1;
@@ -192,7 +170,7 @@ static int make_outdir(fdtd_job *j) {
       gs_mkdirs(sd, 1);
     }
   }
-  return gs_comm_agree(bad, j->c->world);
+  return gs_comm_agree(bad, j->c->world) || gs_fdtd_scenes_outdir(&j->scenes, j->c, j->outdir);
 }
 
 /* Rank 0: one line on the scene and the run, the materials with #messages. */
@@ -484,8 +462,16 @@ static void run_all(fdtd_job *j) {
   j->depth = gs_fdtd_agree_depth(sc, j->backend, &j->part, j->spread.depth, j->cart);
   if (memory_refused(j)) return;
   if (j->root && j->runs > 1 && sc->nrx) j->bscan = gs_xcalloc((size_t)j->runs * (size_t)sc->iterations, sizeof(float));
-  for (int64_t r = 0; r < j->runs && j->status == GS_EXIT_OK; ++r)
+  for (int64_t r = 0; r < j->runs && j->status == GS_EXIT_OK; ++r) {
+    if (r > 0 && j->scenes.per_run) { /* the input's #python blocks give each run its scene */
+      gs_scene_free(&j->sc);
+      if (load_scene(j, r) != 0) {
+        j->status = GS_EXIT_USAGE;
+        break;
+      }
+    }
     if (run_once(j, r)) break;
+  }
   if (j->root && j->bscan && j->status == GS_EXIT_OK) {
     char bp[1300], err[1024];
     snprintf(bp, sizeof bp, "%s/bscan.png", j->outdir);
@@ -511,15 +497,21 @@ int gs_fdtd_run(const gs_comm *c, const gs_backend *backend, const gs_fdtd_opts 
     if (job.root) gs_log_error("fdtd: %s", why); /* the same on every rank, also on one */
     return GS_EXIT_USAGE;
   }
-  if (load_scene(&job) != 0) return GS_EXIT_USAGE;
+  gs_fdtd_scenes_init(&job.scenes, o, job.scene_path, gs_fdtd_rank_host_memory(c));
+  if (load_scene(&job, 0) != 0) {
+    gs_fdtd_scenes_free(&job.scenes);
+    return GS_EXIT_USAGE;
+  }
   if (job.sc.mode != GS_MODE_3D && (o->slice || o->slice_field)) {
     if (job.root) gs_log_error("fdtd: %s: --slice and --slice-field are for 3D models", job.scene_path);
     gs_scene_free(&job.sc);
+    gs_fdtd_scenes_free(&job.scenes);
     return GS_EXIT_USAGE;
   }
   if (job.sc.mode == GS_MODE_3D) { /* the 3D engine (src/run/fdtd3d_cmd.c) */
-    int st = make_outdir(&job) != 0 ? GS_EXIT_USAGE : gs_fdtd3_run(c, backend, o, &job.sc, job.outdir);
+    int st = make_outdir(&job) != 0 ? GS_EXIT_USAGE : gs_fdtd3_run(c, backend, o, &job.sc, job.outdir, &job.scenes);
     gs_scene_free(&job.sc);
+    gs_fdtd_scenes_free(&job.scenes);
     return st;
   }
   if (o->restart && o->runs > 1) {
@@ -539,6 +531,7 @@ int gs_fdtd_run(const gs_comm *c, const gs_backend *backend, const gs_fdtd_opts 
   if (gs_fdtd_decomp(o->spread.decomp, c->size, job.sc.nx, job.sc.ny, job.dims) != 0) {
     if (job.root) gs_log_error("fdtd: --decomp '%s' is not PXxPY with PX * PY = %d ranks", o->spread.decomp, c->size);
     gs_scene_free(&job.sc);
+    gs_fdtd_scenes_free(&job.scenes);
     return GS_EXIT_USAGE;
   }
   split_domain(&job);
@@ -553,5 +546,6 @@ int gs_fdtd_run(const gs_comm *c, const gs_backend *backend, const gs_fdtd_opts 
   MPI_Comm_free(&job.cart);
   fflush(stdout);
   gs_scene_free(&job.sc);
+  gs_fdtd_scenes_free(&job.scenes);
   return job.status;
 }

@@ -24,6 +24,10 @@ const gs_opt gs_fdtd_opt_table[] = {
     {"slice",            0,   GS_OPT_STRING, offsetof(gs_fdtd_opts, slice),            "AXIS=AT", 0, 0,    "3D: the snapshots' plane, x=, y= or z= metres or i=, j= or k= node (default: through the first source, normal to z)"},
     {"slice-field",      0,   GS_OPT_STRING, offsetof(gs_fdtd_opts, slice_field),      "F",     0, 0,      "3D: the snapshots' component, ex ey ez hx hy hz (default: the first source's)"},
     {"progress",         0,   GS_OPT_FLAG,   offsetof(gs_fdtd_opts, progress),         NULL,    0, 0,      "show progress on rank 0 (default when a terminal)"},
+    {"no-python",        0,   GS_OPT_FLAG,   offsetof(gs_fdtd_opts, no_python),        NULL,    0, 0,      "refuse the input's #python blocks instead of running them in python3"},
+    {"python",           0,   GS_OPT_STRING, offsetof(gs_fdtd_opts, python),           "EXE",   0, 0,      "the Python that runs #python blocks (default: python3 on PATH)"},
+    {"python-timeout",   0,   GS_OPT_DOUBLE, offsetof(gs_fdtd_opts, python_timeout),   "SECONDS", 0.001, 1e6, "stop and refuse #python blocks that run longer (default 300, for each run)"},
+    {"write-processed",  0,   GS_OPT_FLAG,   offsetof(gs_fdtd_opts, write_processed),  NULL,    0, 0,      "write the input after its #python blocks and #include_file commands as OUTDIR/MODEL_processed.in (MODELn_ with -n), as gprMax's option"},
     {NULL,               0,   0,             0,                                        NULL,    0, 0,      NULL},
 };
 // clang-format on

@@ -30,6 +30,10 @@ typedef struct gs_fdtd_opts {
   int64_t ranks_per_run; /* ranks that run one run of a survey together (0: the smallest that fits) */
   int progress;
   gs_fdtd_spread_opts spread; /* parsed by gs_fdtd_spread_opt_table */
+  /* #python blocks and the processed input (src/run/fdtd_scene.h) */
+  int no_python, write_processed;
+  const char *python;    /* the interpreter (NULL: python3 on PATH) */
+  double python_timeout; /* seconds the blocks of a run may take (0: GS_PYTHON_TIMEOUT_S) */
 } gs_fdtd_opts;
 
 extern const gs_fdtd_opts gs_fdtd_defaults;
