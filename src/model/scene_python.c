@@ -45,6 +45,29 @@ static char *blocks_input(const gs_py_block *b, int n, size_t *len) {
   return in;
 }
 
+/* The child's environment: this process's, less what an MPI launcher gave this
+ * rank (a block whose imports call MPI_Init, as gprMax 4's package does, would
+ * otherwise take itself for this rank and fail): it starts as a program of its
+ * own. Returns a malloc'd array of the kept pointers. */
+static char **child_environment(void) {
+  static const char *const launcher[] = {"OMPI_", "PMIX_", "PMI_", "ORTE_", "OPAL_", "HYDRA_", "HYDI_", "MPIR_"};
+  static const char *const kept[] = {"OMPI_ALLOW_RUN_AS_ROOT=", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=", "OPAL_PREFIX="};
+  size_t n = 0;
+  while (environ[n])
+    ++n;
+  char **env = gs_xmalloc(sizeof *env * (n + 1)), **at = env;
+  for (size_t k = 0; k < n; ++k) {
+    int drop = 0;
+    for (size_t p = 0; p < sizeof launcher / sizeof launcher[0]; ++p)
+      drop |= strncmp(environ[k], launcher[p], strlen(launcher[p])) == 0;
+    for (size_t p = 0; p < sizeof kept / sizeof kept[0]; ++p)
+      drop &= strncmp(environ[k], kept[p], strlen(kept[p])) != 0;
+    if (!drop) *at++ = environ[k];
+  }
+  *at = NULL;
+  return env;
+}
+
 /* The child: its stdin and stdout are the pipes' far ends, it leads a process
  * group of its own, and it starts with default signal handling. */
 typedef struct child {
@@ -81,7 +104,9 @@ static int spawn(const gs_scene_python *py, char *const argv[], child *ch, int *
   posix_spawnattr_setsigdefault(&at, &deflt);
   posix_spawnattr_setpgroup(&at, 0);
   posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  *why = posix_spawnp(&ch->pid, py->python, &fa, &at, argv, environ);
+  char **env = child_environment();
+  *why = posix_spawnp(&ch->pid, py->python, &fa, &at, argv, env);
+  free(env);
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&at);
   close(in[0]);
