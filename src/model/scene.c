@@ -844,25 +844,43 @@ static int parse_line(parser *p, char *line) {
   return c.def->handle(p, &c);
 }
 
-/* The expanded input's commands, one after the other; each error names the
+/* When a command is parsed, as gprMax builds them: its single-use commands
+ * before any other (#domain and #dx_dy_dz first), then the rest in file order,
+ * so that a #python block may print #domain after the objects it computed. */
+static int parse_group(const char *line, size_t len) {
+  char name[64];
+  size_t n = 0;
+  while (n + 1 < len && n < sizeof name - 1 && line[n + 1] != ':') {
+    name[n] = line[n + 1];
+    ++n;
+  }
+  name[n] = '\0';
+  if (!strcmp(name, "domain") || !strcmp(name, "dx_dy_dz")) return 0;
+  return single_use(name) ? 1 : 2;
+}
+
+/* The expanded input's commands in parse_group's order; each error names the
  * file and line the command came from (scene_text.c). */
 static int parse_text(parser *p, const gs_scene_text *t) {
   char line[4096];
-  for (size_t k = 0; k < t->n; ++k) {
-    const gs_text_line *l = &t->lines[k];
-    p->file = t->files[l->file].path;
-    p->line = l->line;
-    p->out = l->out;
-    size_t len = l->len;
-    p->s->hash = fnv1a(p->s->hash, t->text + l->at, len + 1);
-    if (len > sizeof line - 2) return gs_perr(p, "line longer than %zu characters", sizeof line - 2);
-    if (memchr(t->text + l->at, 0, len)) return gs_perr(p, "a NUL byte: not a text line");
-    memcpy(line, t->text + l->at, len);
-    line[len] = '\0';
-    while (len && isspace((unsigned char)line[len - 1]))
-      line[--len] = '\0';
-    if (parse_line(p, line)) return -1;
-  }
+  for (size_t k = 0; k < t->n; ++k) /* the scene's hash: its commands in file order */
+    p->s->hash = fnv1a(p->s->hash, t->text + t->lines[k].at, (size_t)t->lines[k].len + 1);
+  for (int group = 0; group < 3; ++group)
+    for (size_t k = 0; k < t->n; ++k) {
+      const gs_text_line *l = &t->lines[k];
+      size_t len = l->len;
+      if (parse_group(t->text + l->at, len) != group) continue;
+      p->file = t->files[l->file].path;
+      p->line = l->line;
+      p->out = l->out;
+      if (len > sizeof line - 2) return gs_perr(p, "line longer than %zu characters", sizeof line - 2);
+      if (memchr(t->text + l->at, 0, len)) return gs_perr(p, "a NUL byte: not a text line");
+      memcpy(line, t->text + l->at, len);
+      line[len] = '\0';
+      while (len && isspace((unsigned char)line[len - 1]))
+        line[--len] = '\0';
+      if (parse_line(p, line)) return -1;
+    }
   return 0;
 }
 

@@ -180,6 +180,8 @@ def explain(e, block_name):
         message = ("this block uses gprMax 4's Python API, which needs the gprMax package importable by python3 "
                    "(PYTHONPATH: the folder holding gprMax/ and toolboxes/, built): " +
                    ('its import failed: ' + why if why else message))
+    elif isinstance(e, NameError) and getattr(e, 'name', None) == 'optparams':
+        message += " (gprMax 3's #taguchi optimisation sets optparams; gpustencil does not run #taguchi)"
     elif isinstance(e, ImportError) and import_root(e) == 'user_libs':
         message += " (gprMax 3's antenna models: put the folder that holds gprMax 3's user_libs/ on PYTHONPATH)"
     if deepest is not None and deepest.tb_frame.f_code.co_filename != block_name and not isinstance(e, NeedGprMax4):
