@@ -497,7 +497,7 @@ int gs_fdtd3_run(const gs_comm *c, const gs_backend *b, const gs_fdtd_opts *o, c
     return GS_EXIT_USAGE;
   }
   const int per_run = group_size(c, b, o, sc);
-  if (per_run < 0) return GS_EXIT_USAGE;
+  if (per_run <= 0) return GS_EXIT_USAGE;
   const int groups = c->size / per_run, color = c->rank / per_run;
   if (groups > 1 && (o->stop_after || o->checkpoint_every)) {
     if (root)
