@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reads the files tests/test_gprmax_out.c wrote (src/fdtd/gprmax_out.c) as gprMax 4's tools
+"""Reads the files tests/test_gprmax_out.c wrote (src/formats/gprmax_out.c) as gprMax 4's tools
 read them and compares them with gprMax's own files.
 
 Usage: gprmax_out_read.py OUT_DIR REF_DIR   (REF_DIR: tests/data/gprmax)

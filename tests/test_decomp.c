@@ -1,5 +1,5 @@
 /* How the grid is split over ranks, through the public functions of
- * src/fdtd/fdtd.h only: gs_fdtd_decomp (an explicit "PXxPY" and the automatic
+ * src/engine/fdtd.h only: gs_fdtd_decomp (an explicit "PXxPY" and the automatic
  * choice), gs_fdtd_part_of (each rank's nodes: the parts tile the grid, uneven
  * splits within one node) and gs_fdtd_depth_fit (the deepest halo a part
  * allows), the last cross-checked against gs_fdtd_sim_init_part on the CPU

@@ -1,4 +1,4 @@
-/* The 3D split (src/fdtd/decomp3d.h): explicit specs and their refusals,
+/* The 3D split (src/engine/decomp3d.h): explicit specs and their refusals,
  * the automatic choice against an exhaustive search of the halo cost, and
  * parts that tile the grid for every split of up to 64 ranks. */
 #include <string.h>

@@ -1,4 +1,4 @@
-/* Dispersive materials in 3D models (kernels/fdtd3d_disp.h, src/fdtd/fdtd3d_dispersion.c).
+/* Dispersive materials in 3D models (kernels/fdtd3d_disp.h, src/engine/fdtd3d_dispersion.c).
  * usage: test_fdtd3d_disp cpu SCENE   the memory estimate counts the pole
  *                                     state (a bound of what is made); the
  *                                     model runs, stays finite, and differs

@@ -1,4 +1,4 @@
-/* The label strip of FDTD snapshots (src/fdtd/snapshot.c): the field's
+/* The label strip of FDTD snapshots (src/outputs/snapshot.c): the field's
  * pixels are those of the unlabelled picture (the picture written before
  * labels existed), the strip below holds the time line as documented (read
  * back glyph by glyph), the colour bar and its values; every digit has its own
