@@ -1,5 +1,5 @@
-/* One rank's 3D FDTD model (issue #18, first part): gprMax 4's geometry
- * (src/fdtd/geometry3d.c), update and HORIPML (kernels/fdtd3d_kernels.h),
+/* One rank's 3D FDTD model: gprMax 4's geometry
+ * (src/model/geometry3d.c), update and HORIPML (kernels/fdtd3d_kernels.h),
  * Hertzian dipoles and receivers, on the CPU or one GPU. */
 #ifndef GS_FDTD3D_H
 #define GS_FDTD3D_H
@@ -42,7 +42,7 @@ typedef struct gs_fdtd3_sim {
   gs_fdtd3_disp *disp;        /* NULL without dispersive materials */
   struct gs_fdtd3_xsrc *xsrc; /* magnetic dipoles, voltage sources, lines (fdtd3d_sources.c), or NULL */
   struct gs_fdtd3_pws *pw;    /* discrete plane waves (fdtd3d_planewave.c), or NULL */
-  /* The nodes this rank holds (issue #19): the whole model (split 0: lo 0,
+  /* The nodes this rank holds: the whole model (split 0: lo 0,
    * hi n + 1, org 0), or one part of a model split over ranks
    * (fdtd3d_dist.c): nodes [lo, hi) owned; the arrays hold nodes [org, org +
    * len), the owned ones and one ghost layer on each side with a neighbour.
