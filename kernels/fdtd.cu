@@ -36,8 +36,8 @@ __device__ __forceinline__ const gs_fdtd_region &tile_of(const Tiles &t, unsigne
 // slab loops then vanish (nslab is uniform across the grid).
 // Tile b of t, tiles of 32 x kStripRows nodes, thread x of the block
 // (32 x kStripRows threads). Measured against flat tiles of 256 nodes in a
-// row (no idle thread in the 11-12 wide CPML columns): these were faster
-// (docs/performance.md, session 4).
+// row (no idle thread in the 11-12 wide CPML columns), these are faster
+// (docs/performance.md).
 constexpr int kStripRows = 8;
 __device__ __forceinline__ void strip_tile(const gs_fdtd_step_args &a, const Tiles &t, unsigned b, int x) {
   int64_t tx, ty;
@@ -306,7 +306,7 @@ static int launch(bool pdl, void (*kernel)(P...), unsigned blocks, unsigned thre
 // the kernels (2000x1000 on one H200: 0.020 -> 0.018 ms per step), but beside
 // an overlapped exchange on another stream, waiting blocks of a grid of
 // several waves hold the SMs the boundary work needs (16384^2 on 2 GPUs:
-// 101.6% -> 96.6% efficiency; docs/performance.md, session 4). So with
+// 101.6% -> 96.6% efficiency; docs/performance.md). So with
 // concurrent streams only grids that fit on the GPU at once are.
 static bool early(const gs_fdtd_step_args *a, unsigned blocks) {
   static int wave = 0;

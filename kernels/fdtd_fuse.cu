@@ -1,5 +1,5 @@
-// 2D FDTD: T steps fused in one pass over grids too big for the chip (issue
-// #20's temporal blocking). One step a launch reads and writes every field
+// 2D FDTD: T steps fused in one pass over grids too big for the chip
+// (temporal blocking). One step a launch reads and writes every field
 // once (25 bytes a node): the copy bandwidth caps it. Here a pass reads the
 // fields once, advances them T steps in shared memory and writes them once.
 //
@@ -46,7 +46,7 @@ constexpr int kPitch = kCols + 2;         // a pad column on each side (read by 
 constexpr int kCap = GS_FDTD_FUSE_POINTS; // sources or receivers a block lists (more: it scans the whole list)
 // GS_FDTD_FUSE_MINB, _EDGE: blocks per SM asked of the compiler for the
 // plain and the edge kernel (tuning knobs: they cap the registers;
-// docs/performance.md, session 11).
+// scripts/diag/tuning_variants.sh times them).
 #ifndef GS_FDTD_FUSE_MINB
 #define GS_FDTD_FUSE_MINB 3
 #endif

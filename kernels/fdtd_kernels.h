@@ -108,8 +108,8 @@ typedef int (*gs_fdtd_sample_fn)(gs_fdtd_view v, const int64_t *off, int n, floa
 int gs_fdtd_sample_ref(gs_fdtd_view v, const int64_t *off, int n, float *out, int64_t slots, gs_tick t, void *stream);
 int gs_fdtd_sample_cuda(gs_fdtd_view v, const int64_t *off, int n, float *out, int64_t slots, gs_tick t, void *stream);
 
-/* Several steps in one launch, the whole grid on chip (issue #20's small
- * grids on one rank): step s of the run (time step t0 + s) samples the
+/* Several steps in one launch, the whole grid on chip (small grids on
+ * one rank): step s of the run (time step t0 + s) samples the
  * receivers as gs_fdtd_sample (slot (t0 + s) % rx_slots), updates every node
  * as gs_fdtd_step over the whole grid with set[s % 2] (set[0]: buffers A to
  * B, set[1]: B to A, CPML psi alike) and injects the sources as
@@ -173,8 +173,8 @@ typedef const char *(*gs_fdtd_run_form_fn)(const gs_fdtd_step_args *a);
 const char *gs_fdtd_run_form_ref(const gs_fdtd_step_args *a);
 const char *gs_fdtd_run_form_cuda(const gs_fdtd_step_args *a);
 
-/* T steps fused in one pass over a grid too big for the chip (issue #20's
- * temporal blocking): the receivers, updates and sources of steps t0 .. t0
+/* T steps fused in one pass over a grid too big for the chip (temporal
+ * blocking): the receivers, updates and sources of steps t0 .. t0
  * + T - 1 as gs_fdtd_run takes them, reading set[0]'s inputs; the state of
  * the owned nodes after the T steps is left in set[0]'s outputs (fields and
  * psi) whatever T's parity (the CPU twin runs the single steps over the

@@ -1,6 +1,6 @@
 // 2D FDTD: several steps in one launch with the whole grid in shared memory
-// (issue #20's small grids). A step of a small grid is bound by latency, not
-// by bytes: 2000 x 1000 took 18.4 us a step as kernels from a CUDA graph,
+// (small grids on one rank). A step of a small grid is bound by latency, not
+// by bytes: 2000 x 1000 takes 18.4 us a step as kernels from a CUDA graph,
 // where the update itself needs a few. Here every block keeps one tile of
 // the grid (Ez, Hx, Hy and the materials) in its shared memory for the whole
 // launch, one block per SM, all resident at once (a cooperative launch), and
@@ -22,8 +22,8 @@
 // edge swap then fences), as the one-step kernels do.
 // The CPML profiles sit in shared memory too (RunPlan::prof_at), and a
 // frame node whose psi the tile holds takes a lean update in 32-bit
-// indices (frame_h_kept, frame_e_kept: session 18, the frame's cost from
-// about 5.7 free nodes' to 3-5 in y and x slabs).
+// indices (frame_h_kept, frame_e_kept: the frame's cost about 3-5 free
+// nodes' in y and x slabs, against 5.7 with psi in global memory).
 #include <cuda_runtime.h>
 
 #include "fdtd_kernels.h"
@@ -59,8 +59,8 @@ constexpr int kEdgeWordsAt = 2;
 // How one axis of X nodes is cut: n tiles, the first `first` nodes wide,
 // the middle ones `mid`, the last the rest. The tiles that meet the CPML
 // may be cut narrower than the others (plan_run), so that they finish a
-// step with them: at 2000 x 1000 the 84 tiles away from the CPML waited 30 %
-// of a step at the grid barrier for the 44 that meet it (session 14).
+// step with them: at 2000 x 1000 an even cut leaves the 84 tiles away from
+// the CPML waiting 30 % of a step at the grid barrier for the 44 that meet it.
 struct Cut {
   int n, first, mid;
 };
@@ -167,7 +167,7 @@ struct Tile {
   // of H in its x slab, of H in its y slab, of E in its x slab, of E in its
   // y slab; loaded at the launch's start, stored at its end. In global
   // memory a frame node's psi cost a trip to L2 in each phase, and a tile's
-  // threads take their frame nodes in turn (session 15's cost: 6 free
+  // threads take their frame nodes in turn (in global memory: 6 free
   // rounds per 1024 nodes of the y slabs).
   __device__ float *fpsi() const {
     return gpy() + w;
@@ -304,8 +304,8 @@ template <typename F> __device__ __forceinline__ void each_of(int64_t n, F f) {
 // from warp 0 on, so its last warps have the fewest nodes (in a tile of
 // fewer than kRunY rows, none): the ghosts' H goes there, not after the
 // first warps' rows (at 250 x 250, tiles of 31 x 18: the free box's H, the
-// ghost column's and the ghost row's were three rounds of warp 0's, in a
-// step bound by latency; session 20).
+// ghost column's and the ghost row's would be three rounds of warp 0's, in
+// a step bound by latency).
 template <typename F> __device__ __forceinline__ void each_of_from_end(int warps_from_end, int64_t n, F f) {
   constexpr int threads = kRunX * kRunY;
   const int me = ((int)(threadIdx.y * kRunX + threadIdx.x) + warps_from_end * kRunX) % threads;
@@ -568,8 +568,8 @@ __device__ __forceinline__ void frame_e(const gs_fdtd_step_args &a, const Tile &
 // A frame node's new H with its psi held on chip (Tile::fpsi_on: free-space
 // H, one slab of an axis at a node, every slab across the whole tile): the
 // expressions of frame_h and slab_h in 32-bit indices, the profiles found
-// by the tile's per-slab base, no extent test (session 17's form of this
-// update took about 240 instructions a warp for the frame's H and E
+// by the tile's per-slab base, no extent test (with 64-bit indices and
+// extent tests the frame's H and E took about 240 instructions a warp
 // together, against 37 for a free node). kx, ky: its psi of H in its x
 // and y slab.
 __device__ __forceinline__ void frame_h_kept(const gs_fdtd_step_args &a, const Tile &t, const RunPlan &pl, int li,
@@ -716,7 +716,7 @@ __device__ void e_phase(const gs_fdtd_step_args &a, const Tile &t, const RunPlan
 // the expected tag holds that step's value), and a tile waits only for its
 // neighbours' words. The grid barrier's fence, arrival and poll were three
 // trips to L2 on every step's path (about 6,500 cycles of a 2000 x 1000 step
-// with the fetch after it, session 14), and every tile waited for the
+// with the fetch after it), and every tile waited for the
 // slowest one of the grid. Words of a tile: its left column, right column
 // (p.th each), bottom row, top row (p.tw each); two sets by the tag's parity,
 // so a tile writing step s + 2's words cannot overwrite step s's before its
@@ -833,16 +833,16 @@ __device__ Points points_of_tile(const gs_fdtd_run_args &r, const Tile &t) {
   return p;
 }
 
-// A diagnostic build (-DGS_FDTD_RUN_CLOCK, scripts/onchip_ladder.sh's clock
-// part) times each tile's phases by its thread 0's clock64 and prints them
+// A diagnostic build (-DGS_FDTD_RUN_CLOCK, scripts/diag/onchip_probes.sh's
+// clock part) times each tile's phases by its thread 0's clock64 and prints them
 // for the first launch of 200 steps or more: the tiles' work against their
 // wait for the neighbours' edges, without a profiler's slower clock. The
 // sums stay in registers until the launch's end, not a read-modify-write
-// in global memory a phase (which session 19 found overstated the phases by
-// 1,500-3,000 cycles a step). This build spills more than the plain kernel
-// (254 / 424 bytes against 10 / 28; the old clock build 178 / 344), so read
+// in global memory a phase (which overstates the phases by 1,500-3,000
+// cycles a step). This build spills more than the plain kernel (254 / 424
+// bytes against 10 / 28), so read
 // its cycles as relative.
-// Probe builds (-DGS_FDTD_RUN_PROBES, or the clock's; scripts/onchip_ladder.sh's
+// Probe builds (-DGS_FDTD_RUN_PROBES, or the clock's; scripts/diag/onchip_probes.sh's
 // probe part) also have run_kernel<1..3>, which leave parts of a step out so
 // that wall times weigh them (GS_FDTD_RUN_PROBE picks one; their bits are
 // wrong; run_kernel<0> is the plain kernel):
@@ -888,9 +888,9 @@ extern "C" __host__ __device__ int printf(const char *, ...); // (device printf;
 #endif
 
 // One step with buffer set a (a reference to a kernel parameter, so its
-// members stay parameter loads; session 20 tried one copy of the step for
-// both sets, the set picked by the step's parity: no spills and 40 % less
-// code, 0.2 us faster at 250 x 250, but 0.3-0.5 us slower from 1000 x 500
+// members stay parameter loads; one copy of the step for both sets, the
+// set picked by the step's parity, has no spills and 40 % less code and
+// is 0.2 us faster at 250 x 250, but 0.3-0.5 us slower from 1000 x 500
 // up); slot: the receivers' slot in their ring; last: no ghosts needed after
 // it; tag: the step's sequence number (swap_edges), fence: the tile reads
 // or writes psi a neighbour's H needs. The source's value is loaded first,
@@ -1092,8 +1092,8 @@ static bool axis_kinds(const Cut &c, int64_t X, int64_t f0, int64_t f1, AxisKind
 // tile's side columns), and in the others kFrameYKept where the tile holds
 // its frame's psi (kept: frame_h_kept, frame_e_kept), else kFrameY (psi in
 // global memory). From the per-tile clock of two cuts of 2000 x 1000 on an
-// H200 (docs/performance.md, session 18; session 15 fitted 2 and 6 to
-// times before the frame's psi and profiles were on chip).
+// H200 (with the frame's psi and profiles in global memory the same fit
+// gives 2 and 6).
 constexpr double kFrameX = 5.5, kFrameY = 6, kFrameYKept = 3.2;
 
 static double tile_cost(int w, int fw, int h, int fh, bool kept) {
@@ -1165,13 +1165,13 @@ static bool asked_cut(int64_t X, int64_t Y, int blocks, Cut *cx, Cut *cy) {
 
 // Whether a tile w nodes wide, fw of them free, has a width its cost
 // misses: one whose free box takes 4 column rounds, the last one partial.
-// Measured (session 18, per-tile clock, 2000 x 1000 on an H200): tiles at
+// Measured (per-tile clock, 2000 x 1000 on an H200): tiles at
 // an x slab with free widths 107, 112, 121, 123, 124, 126 took 1.3-1.4x
 // their cost in both phases, left and right of the grid, while free widths
 // of 128, 131, 139, 140, 154 and 160 took about what the cost says. Grids
-// without CPML showed the same (session 17: 126 x 126 tiles 1.46x the
-// cycles of 182 x 84 ones; session 19: 1000 x 1000 in 126 x 63 tiles
-// slower than with CPML), so since session 19 the rule holds for every
+// without CPML show the same (126 x 126 tiles 1.46x the cycles of
+// 182 x 84 ones; 1000 x 1000 in 126 x 63 tiles slower than with CPML),
+// so the rule holds for every
 // tile. Not explained (not the frame; not the shared-memory banks: the
 // free box's rows are read whole); the plan avoids them where it can.
 static bool odd_side_width(int w, int fw) {
@@ -1224,7 +1224,7 @@ static bool search_cut(const gs_fdtd_step_args *a, int blocks, int smem, bool ke
       for (int ny = 1; nx * ny <= blocks && ny <= Y; ++ny) {
         // (no cut of nx x ny tiles fits if the even one does not)
         if (tile_bytes((int)((X + nx - 1) / nx), (int)((Y + ny - 1) / ny), magnetic, kept) > (size_t)smem) continue;
-        // (free widths of the first tile in steps of a quarter round: session 18's best cut of 2000 x 1000
+        // (free widths of the first tile in steps of a quarter round: the best cut of 2000 x 1000 measured
         // has x-slab tiles of 150 nodes, 139 free)
         const int mx = axis_cuts(X, nx, f.i0, kRunX / 4, xs, 64), my = axis_cuts(Y, ny, f.j0, kRunY / 4, ys, 64);
         for (int u = 0; u < mx; ++u)

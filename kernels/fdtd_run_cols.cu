@@ -1,4 +1,4 @@
-// 2D FDTD on chip, the columns form (issue #20's small grids): the grid
+// 2D FDTD on chip, the columns form (small grids on one rank): the grid
 // kept on chip for the whole launch as in kernels/fdtd_run.cu, but a thread
 // holds kRows nodes of one column in registers (Ez and Hx) instead of the
 // block reading every value from shared memory. The tiles form spends a
@@ -41,9 +41,9 @@
 // at build time (0 the tiles form, 1 the ez form, 2 the regs form), the
 // environment's GS_FDTD_RUN_FORM (tiles, ez, regs) at run time. The
 // default stays the tiles form: with a CPML the columns form is slower
-// (docs/performance.md, session 13: 2000 x 1000 20.1 us a step against
-// 16.5; without CPML 9.5 against 12.2): the blocks away from the CPML
-// wait at the grid barrier for those that meet it (session 14).
+// (on an H200, 2000 x 1000: 20.1 us a step against 16.5; without CPML
+// 9.5 against 12.2): the blocks away from the CPML wait at the grid
+// barrier for those that meet it.
 #ifndef GS_FDTD_RUN_COLUMNS
 #define GS_FDTD_RUN_COLUMNS 0
 #endif

@@ -306,7 +306,7 @@ static void describe_self(gs_halo *h, desc *me, gs_halo_transport want, int bad)
   }
   /* How ipc neighbours order their stores: device flags (default), or IPC
    * events with node-shared host counters (GPUSTENCIL_IPC_SYNC=event; the
-   * issue's first design, kept for comparison: docs/performance.md). */
+   * other design, kept for comparison: docs/performance.md). */
   const gs_config *cfg = gs_config_get();
   h->sync_flag = me->sync_flag = cfg->ipc_sync == GS_IPC_SYNC_FLAG;
   /* GPUSTENCIL_IPC_COPY=engine sends ipc boxes by a copy engine

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Codec benchmark (issue 17). For each image kind, on one set of generated
+# Codec benchmark. For each image kind, on one set of generated
 # images: the end-to-end rate of one thread,
 #   gpustencil scale --backend cpu --threads 1 -d 2 --png-level L -o OUT SET
 # (Mpixel/s per core, from the program's own summary line), and, in the same

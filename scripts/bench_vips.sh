@@ -10,7 +10,6 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${GS_BUILD_DIR:-$here/build}
 level=${1:-6}; count=${2:-16}; W=${3:-4000}; H=${4:-3000}; filter=${5:-}
 jobs=${JOBS:-$(nproc)}
-command -v vips >/dev/null && command -v parallel >/dev/null || GS_EXTRA_PKGS="libvips-tools parallel" "$here/scripts/setup.sh" >/dev/null
 GS_EXTRA_PKGS="libvips-tools parallel" "$here/scripts/setup.sh" >/dev/null
 w=${GS_BENCH_DIR:-/tmp/gs-bench-vips}; mkdir -p "$w/set"
 for i in $(seq 1 "$count"); do

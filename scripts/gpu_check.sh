@@ -2,21 +2,17 @@
 # One GPU-machine call: build for sm_90, run every test (the gpu ones included), check that the
 # CPU and GPU give the same bits on the shipped scene (1 and 2 ranks, every transport the machine
 # has), and run the benchmarks whose figures docs/performance.md quotes. Logs go to $OUT (or
-# ./gpu-out). Debian packages the machine lacks (libdeflate, ISA-L) are unpacked from .carry/.
+# ./gpu-out). Debian packages the machine lacks (libdeflate, ISA-L) are unpacked from .carry/
+# (scripts/gpu_prologue.sh).
 # GS_SECTIONS picks parts (default all): tests bits bench codec 3d dist3 ranks3 scale3 onchip cols fuse fuse2 small2;
 # GS_CMPI_ONLY=1 builds once, against the CUDA-aware Open MPI of .carry; GS_TARGETS names the targets to
 # build (default all: the sections that run no ctest need only gpustencil)
-set -uo pipefail
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-out=${OUT:-$here/gpu-out}; mkdir -p "$out"
+source "$(dirname "${BASH_SOURCE[0]}")/gpu_prologue.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
 want() { [ -z "${GS_SECTIONS:-}" ] || [[ " $GS_SECTIONS " == *" $1 "* ]]; }
 log() { echo "== $*"; }
-cd "$here"
 log "machine"; nvidia-smi -L; nproc
 ngpu=$(nvidia-smi -L | wc -l)
-for deb in .carry/*.deb; do [ -f "$deb" ] && dpkg -i "$deb" >/dev/null 2>&1; done
-ldconfig
 log "build"
 mpi_args=()
 if [ "${GS_CMPI_ONLY:-0}" = 1 ] && [ -f .carry/openmpi-cuda-4.1.4.tar.xz ]; then
@@ -30,8 +26,8 @@ cmake -S . -B build-gpu -DCMAKE_CUDA_ARCHITECTURES=90 "${mpi_args[@]}" > "$out/c
 cmake --build build-gpu -j "$(nproc)" ${GS_TARGETS:+--target $GS_TARGETS} > "$out/build.log" 2>&1 || { grep -E "error" "$out/build.log" | head; exit 1; }
 bin=build-gpu/gpustencil
 if want tests; then
-  log "tests (all labels but fuzz and slow: the slow CPU runs of gprMax's models have gpu_ twins)"
-  (cd build-gpu && ctest --output-on-failure -j 8 -LE "fuzz|slow" > "$out/ctest.log" 2>&1); tail -30 "$out/ctest.log"
+  log "tests (all labels but fuzz; slow included: the CPU twins of gprMax's 100^3 models, which CI leaves out)"
+  (cd build-gpu && ctest --output-on-failure -j 8 -LE fuzz > "$out/ctest.log" 2>&1); tail -30 "$out/ctest.log"
 fi
 if want bits; then
   log "bits: gpr.in on cpu and cuda, 1 and $ngpu ranks"
@@ -42,7 +38,7 @@ if want bits; then
   done | tee "$out/bits.txt"
 fi
 if want small2 && [ "$ngpu" -gt 1 ]; then
-  log "small2: issue #20's small grids over 2..$ngpu GPUs against one GPU (the grid on chip) in the same job"
+  log "small2: small 2D grids over 2..$ngpu GPUs against one GPU (the grid on chip) in the same job"
   for g in 2000x1000 1000x1000; do
     for n in 2 4; do
       [ "$n" -le "$ngpu" ] || continue
@@ -149,7 +145,7 @@ if want ranks3; then
     grep FAIL "$out/ranks3_$g.txt" | head -5
   done 2>&1 | tee "$out/ranks3_groups.txt"
   if [ -z "${GS_RANKS3_GROUPS:-}" ] || [ "$ngpu" -lt 4 ]; then # (the groups ran 4 ranks on ipc on 4 GPUs)
-    log "ranks3: 4 parts in a row over ipc, 4 ranks on $ngpu GPUs, twice (the session-8 ipc bug)"
+    log "ranks3: 4 parts in a row over ipc, 4 ranks on $ngpu GPUs, twice (each part's exchange pass in order)"
     for rep in 1 2; do
       GS_BIN=$bin GS_SOURCE_DIR=$PWD GS_MPIEXEC=mpirun GS_BACKEND=cuda GS_MAX_RANKS=4 GS_TRANSPORTS=ipc \
         GS_WORK=/tmp/gs-ipc$rep timeout 200 bash tests/fdtd3d_ranks.sh small
@@ -160,8 +156,8 @@ if want codec; then
   log "codec: one thread against the codec ceiling (ISA-L inflate + deflate of the same images)"
   GS_BUILD_DIR=build-gpu COUNT=${GS_CODEC_COUNT:-8} REPS=3 scripts/bench_codec.sh grey8 grey16 rgb8 2>&1 | tee "$out/codec.txt"
   log "scale end to end: ${GS_E2E_COUNT:-400} grey 8-bit images of 4096^2, 1 and $ngpu ranks"
-  # In memory (tmpfs): files written just before, on the VM's disk, were read back at 3.5 Gpixel/s while
-  # their write-back was still going (docs/performance.md, session 6).
+  # In memory (tmpfs): files written just before, on the VM's disk, read back at 3.5 Gpixel/s while
+  # their write-back is still going.
   e2e=/dev/shm/gs-e2e; [ -d /dev/shm ] || e2e=/tmp/gs-e2e; mkdir -p "$e2e/in"
   seq 1 "${GS_E2E_COUNT:-400}" | xargs -P "$(nproc)" -I{} build-gpu/tests/gs_mkpng "$e2e/in/img{}.png" 4096 4096 grey 8 seed={} level=6
   du -sh "$e2e/in"
@@ -171,7 +167,7 @@ if want codec; then
   done
 fi
 if want onchip; then
-  log "onchip: the 2D grid on chip (issue #20): bit tests, sanitizers, bench fdtd on small and large grids"
+  log "onchip: the 2D grid on chip: bit tests, sanitizers, bench fdtd on small and large grids"
   (cd build-gpu && ctest --output-on-failure -R "onchip|gpu_fdtd_cpu_vs_gpu") 2>&1 | tail -12 | tee "$out/onchip_tests.txt"
   build-gpu/tests/test_fdtd_gpu tests/data/onchip/onchip.in 2>&1 | tee -a "$out/onchip_tests.txt"
   build-gpu/tests/test_fdtd_gpu tests/data/onchip/tiny.in 2>&1 | tail -3 | tee -a "$out/onchip_tests.txt"
@@ -199,7 +195,7 @@ if want onchip; then
   fi
 fi
 if want cols; then
-  log "cols: the columns form on chip (issue #20): each form's bit tests and sanitizers, bench per form"
+  log "cols: the columns form on chip: each form's bit tests and sanitizers, bench per form"
   (cd build-gpu && ctest --output-on-failure -j 6 -R "gpu_fdtd_onchip|gpu_fdtd_fuse") 2>&1 | tail -25 | tee "$out/cols_tests.txt"
   for form in ez regs; do # (a test needs 48 steps to capture its CUDA graph; the big scene through the CLI, 8 steps)
     sed 's/^#time_window:.*/#time_window: 8/' tests/data/onchip/cols_big.in > /tmp/cols_big8.in
@@ -214,10 +210,17 @@ if want cols; then
       echo "compute-sanitizer $tool, form $form, fdtd cols_big.in (8 steps): exit $? $(grep -E "SUMMARY" /tmp/san.txt)"
     done
   done 2>&1 | tee -a "$out/cols_tests.txt"
-  GS_COLS_PARTS=bench GS_COLS_FORMS="${GS_COLS_FORMS:-tiles ez regs}" OUT="$out" bash scripts/cols_quick.sh
+  printf '#domain: 2 1 0.001\n#dx_dy_dz: 0.001 0.001 0.001\n#time_window: 4000\n#pml_cells: 0\n#waveform: ricker 1 3e9 w\n#hertzian_dipole: z 1 0.5 0 w\n' > /tmp/nopml.in
+  for form in ${GS_COLS_FORMS:-tiles ez regs}; do
+    for g in ${GS_COLS_GRIDS:-2000x1000 1000x1000 600x300}; do
+      GS_FDTD_RUN_FORM=$form $bin bench fdtd --grid $g --steps 4000 2>&1 | grep -A1 -E "^bench|T = 1 \(|on chip"
+    done
+    GS_FDTD_RUN_FORM=$form GPUSTENCIL_ONCHIP=1 $bin fdtd /tmp/nopml.in -o /tmp/nopml-$form 2>&1 |
+      grep -E "checksum|steps in" | sed "s/^/no CPML, form $form: /"
+  done 2>&1 | tee "$out/cols_bench.txt"
 fi
 if want fuse; then
-  log "fuse: T steps fused a pass (issue #20): bit tests, sanitizers, 2D scene tests with it forced, bench fdtd"
+  log "fuse: T steps fused a pass: bit tests, sanitizers, 2D scene tests with it forced, bench fdtd"
   build-gpu/tests/test_fdtd_gpu tests/data/fuse/fuse.in 2>&1 | tee "$out/fuse_tests.txt"
   for s in onchip/many_rx onchip/tiny fuse/thick_pml fuse/no_pml fuse/two_sides; do
     build-gpu/tests/test_fdtd_gpu tests/data/$s.in 2>&1 | grep -E "fused|checks|not the bits" | sed "s|^|$s: |"; done |
@@ -239,7 +242,7 @@ if want fuse; then
     tee "$out/fuse_bench.txt"
 fi
 if want fuse2 && [ "$ngpu" -gt 1 ]; then
-  log "fuse2: deep-halo cycles as fused passes over $ngpu GPUs (issue #20): bits against one rank, bench"
+  log "fuse2: deep-halo cycles as fused passes over $ngpu GPUs: bits against one rank, bench"
   (cd build-gpu && ctest --output-on-failure -R "gpu_fdtd_ranks$") 2>&1 | tail -4 | tee "$out/fuse2.txt"
   for g in ${GS_FUSE2_GRIDS:-16384x16384 8192x8192}; do
     mpirun -np "$ngpu" $bin bench fdtd --grid $g --steps 294 2>&1 | grep -vE "^$"

@@ -1,4 +1,4 @@
-// What a step costs when it is not the memory (issue #20's small grids): one
+// What a step costs when it is not the memory (small 2D grids): one
 // cooperative-groups grid.sync() inside a persistent kernel, against one
 // kernel launch per step from a stream and from a CUDA graph. Prints
 // microseconds per sync or per launch for several grid sizes, measured in the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checkpoints of 3D models split over ranks (issue #19; docs/fdtd.md "Checkpoints of 3D models"):
+# Checkpoints of 3D models split over ranks (docs/fdtd.md "Checkpoints of 3D models"):
 # a run on N ranks stopped with --stop-after (checkpoints every few steps on the way) and
 # restarted on the same ranks and split gives the checksum line, receivers.csv and MODEL.h5 of
 # the unbroken one-rank run byte for byte: 2, 3, 4, 6 and 8 ranks, splits 2x1x1, 3x1x1 (uneven),

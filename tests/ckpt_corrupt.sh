@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Damaged checkpoints are refused cleanly (issue 16): header bytes flipped (a sample here;
+# Damaged checkpoints are refused cleanly: header bytes flipped (a sample here;
 # tests/test_ckpt_header.c flips every one), fields changed with the header's CRC made to hold
 # (the step's top byte, a CPML box ending before it starts (across and along), a CPML side, an offset, the ghost
 # layers, the receivers, the data length, the array pitch, the step), a truncated file, a FIFO

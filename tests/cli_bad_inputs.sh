@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bad options, switches and inputs (the reliability issue): each is refused with exit status 2 and
+# Bad options, switches and inputs: each is refused with exit status 2 and
 # one line on stderr naming the input and the reason, within seconds (a FIFO must not block).
 set -u
 bin=${GS_BIN:?}
@@ -48,8 +48,8 @@ refused "--halo-transport ipc: needs the cuda backend" -- \
   "$bin" fdtd "${cpu[@]}" --halo-transport ipc "$src/inputs/gpr.in" -o "$work/t"
 refused "bench fdtd: --halo-transport mpi-cuda: the cpu backend has no device memory" -- \
   "$bin" bench fdtd "${cpu[@]}" --grid 64x64 --steps 2 --halo-transport mpi-cuda
-# Session 12's adversarial pass (a helper's): single-use commands given twice (a second #domain
-# resized the grid under outputs sized from the first: a crash), lengths beyond the integers the
+# Single-use commands given twice (a second #domain would resize the grid under outputs sized from
+# the first), lengths beyond the integers the
 # geometry is painted with, a hostile count of waveforms, -o naming a file, a bad benchmarking knob.
 hdr='#domain: 0.1 0.1 0.1\n#dx_dy_dz: 0.005 0.005 0.005\n#time_window: 1e-9\n#pml_cells: 2\n'
 printf "$hdr#geometry_view: 0 0 0 0.1 0.1 0.1 0.005 0.005 0.005 g f\n#domain: 0.05 0.05 0.05\n" >"$work/twice.in"
@@ -66,8 +66,8 @@ refused "fdtd: .*a_file: Not a directory" -- "$bin" fdtd "${cpu[@]}" "$src/input
 refused "scale: .*a_file: Not a directory" -- "$bin" scale "${cpu[@]}" -d 2 -o "$work/a_file" "$src/inputs/images"
 refused "GS_FDTD_RUN_FORM='bogus' is not one of tiles\|ez\|regs" -- env GS_FDTD_RUN_FORM=bogus "$bin" info "${cpu[@]}"
 refused "--divisor: '0x10' is not a finite decimal number" -- "$bin" scale "${cpu[@]}" -d 0x10 -o "$work/s" "$src/inputs/images"
-# Session 15's adversarial pass: bench scale's buffers weighed against memory before they are made,
-# and a ulimit -v (RLIMIT_AS) counted in what a rank has (it died in posix_memalign with exit 3).
+# bench scale's buffers weighed against memory before they are made, and a ulimit -v (RLIMIT_AS)
+# counted in what a rank has (not a death in posix_memalign with exit 3).
 refused "bench scale: --size 1048576 MiB: the model needs [0-9.]+ GiB of host memory on rank 0" -- \
   "$bin" bench scale "${cpu[@]}" --size 1048576
 printf '#domain: 0.4 0.4 0.4\n#dx_dy_dz: 0.001 0.001 0.001\n#time_window: 2\n#waveform: ricker 1 5e9 w\n#hertzian_dipole: z 0.03 0.03 0.03 w\n' >"$work/as.in"
@@ -130,7 +130,7 @@ if ! "$bin" fdtd "${cpu[@]}" c.in -o ok >/dev/null 2>&1 ||
   echo "FAIL: a scene of distinct output names:"; ls -R ok 2>&1 | sed 's/^/    /'; fail=$((fail + 1))
 fi
 cd - >/dev/null || exit 1
-# Session 16's adversarial pass (a helper's): each of these ran, silently wrong, or used up memory.
+# Inputs that would otherwise run silently wrong or use up memory.
 mkdir -p "$work/adv"; cd "$work/adv" || exit 1
 h3='#domain: 0.02 0.02 0.02\n#dx_dy_dz: 0.001 0.001 0.001\n#time_window: 20\n#pml_cells: 4\n#waveform: ricker 1 1e10 w\n#hertzian_dipole: z 0.01 0.01 0.01 w\n#rx: 0.012 0.01 0.01\n'
 scene3() { # scene3 NAME LINES PATTERN: the 3D header plus LINES in NAME, refused with PATTERN
@@ -150,9 +150,9 @@ scene3 cfs.in "#pml_cfs: constant forward -1 0 constant forward 1 1 quadratic fo
   "cfs.in:8: #pml_cfs: the minimum and maximum scaling values must be >= 0 \\('-1 0'\\)"
 scene3 cfs2.in "#pml_cfs: constant forward 0 0 constant forward 1 1 quadratic forward 0 -2\n" \
   "cfs2.in:8: #pml_cfs: the minimum and maximum scaling values must be >= 0"
-# Values whose update factors overflow float32 (session 16's pass): a 1e-300 Ohm line gave NaN
-# fields, a source of 1e-44 Ohms all-zero ones, a Debye pole of 1e-300 s and a nearly collisionless
-# Drude pole (omega 1e9, alpha 1e-11: w / q overflowed) NaN; a Lorentz pole as extreme.
+# Values whose update factors overflow float32: a 1e-300 Ohm line would give NaN fields, a source
+# of 1e-44 Ohms all-zero ones, a Debye pole of 1e-300 s and a nearly collisionless Drude pole
+# (omega 1e9, alpha 1e-11: w / q overflows) NaN; a Lorentz pole as extreme.
 scene3 tl.in "#transmission_line: z 0.01 0.01 0.005 1e-300 w\n" \
   "tl.in:8: #transmission_line: resistance 1e-300 Ohms is too small: its current factor 1 / \(sqrt\(3\) R\) [0-9.e+]+ is beyond float32's range"
 scene3 vs.in "#voltage_source: z 0.01 0.01 0.005 1e-38 w\n" \
@@ -253,7 +253,7 @@ checks=$((checks + 2))
 "${GS_MPIEXEC:?}" -np 2 --oversubscribe "$bin" bench fdtd "${cpu[@]}" --grid 64x64 --steps 2 --csv /dev/full >/dev/null 2>&1 &&
   { echo "FAIL: bench --csv /dev/full exited 0"; fail=$((fail + 1)); }
 # An output that is an input (-o the inputs' own folder): refused even with --overwrite, the input
-# kept (it was replaced by its scaled image, session 20's fuzzing).
+# kept (not replaced by its scaled image).
 mkdir -p "$work/own" && cp "$src/inputs/images/gradient-grey8.png" "$work/own/g.png"
 refused "own/g.png: the output would replace an input" -- "$bin" scale "${cpu[@]}" -d 2 --overwrite -o "$work/own" "$work/own/g.png"
 checks=$((checks + 1))

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A 3D model split over ranks (issue #19) gives one rank's checksum line,
+# A 3D model split over ranks gives one rank's checksum line,
 # receivers.csv and MODEL.h5 byte for byte: 1, 2, 3, 4, 6 and 8 ranks,
 # decompositions 1x1x8, 2x2x2, 4x1x1, uneven ones (3x1x1, 2x1x3, 1x2x4) and the
 # default, rank boundaries inside the CPML slabs, on small_3d (gprMax's

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The outputs of a 3D model split over ranks (issue #19) are one rank's: #snapshot files (.h5,
+# The outputs of a 3D model split over ranks are one rank's: #snapshot files (.h5,
 # .vtkhdf, .vti; sampling steps that straddle the rank boundaries), #geometry_view (types n and
 # f, .vtkhdf and .vti), #geometry_objects_write (BASE.h5 and BASE_materials.txt) and PNG slices
 # (#snapshot_png / --snapshot-every with --slice and --slice-field, planes normal to x, y and z),

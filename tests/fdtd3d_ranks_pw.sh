@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Discrete plane waves in a 3D model split over ranks (issue #19): the checksum line,
+# Discrete plane waves in a 3D model split over ranks: the checksum line,
 # receivers.csv / receivers_run00N.csv and MODEL.h5 of 2, 3, 4 and 8 ranks are one rank's,
 # byte for byte, on gprMax's plane-wave scenes (tests/data/gprmax/plane_wave_{sphere,pec,
 # vector,bscan}: their TFSF box faces fall on the 4-part and 8-part splits' rank boundaries,

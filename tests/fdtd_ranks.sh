@@ -67,7 +67,7 @@ for t in $transports; do
   done
 done
 grep -q "decomposition 2x1, halo transport ${transports%% *}" "$w/gpr-2x1.log" || f "run header"
-# Fused passes (issue #20): one rank in passes of 5, and every deep-halo cycle of R steps as one
+# Fused passes: one rank in passes of 5, and every deep-halo cycle of R steps as one
 # pass (GPUSTENCIL_FUSE, kernels/fdtd_fuse.cu; the CPU runs its twin): the bits of one rank's single steps.
 fused() { GPUSTENCIL_DEBUG=1 GPUSTENCIL_ONCHIP=0 GPUSTENCIL_FUSE=$1 run "${@:2}"; }
 fused 5 halo-fused-1 1 "${hargs[@]}"

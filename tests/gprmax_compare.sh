@@ -77,7 +77,7 @@ for arg in "${folders[@]}"; do
   if [ "$n" -gt 1 ]; then ours=$w/out/$model; first=${ours}1.h5; else ours=$w/out/$model.h5; first=$ours; fi
   [ -f "$first" ] || echo "  no $(basename "$first") among the outputs: $(cd "$w/out" && ls | head -8 | tr '\n' ' ')"
   # 3D models: a component that symmetry keeps near zero is measured against its field's peak
-  # (the fidelity issues' "within -60 dB of its field's peak"); 2D ones component by component.
+  # ("within -60 dB of its field's peak"); 2D ones component by component.
   extra=(); [ -f "$dir/field_peak" ] && extra=(--field-peak)
   "$py" "$cmp_py" --limit "$limit" --name "$model" --runs "$n" "${extra[@]}" "$ours" "$ref" > "$w/cmp.log" 2>&1
   rc=$?

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The Hertzian dipole in free space against its analytic solution (issue #18; gprMax's own
+"""The Hertzian dipole in free space against its analytic solution (gprMax's own
 comparison, docs/source/comparisons_analytical.rst of gprMax 4). Written here from the
 textbook fields of an infinitesimal z dipole whose current moment is I(t) dl:
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The issue's analytic check (issue #18): gprMax's Hertzian dipole in free space
+# The analytic check: gprMax's Hertzian dipole in free space
 # (tests/data/gprmax/hertzian_analytic, 76^3 cells of 5 mm, 251 steps) run with our CPU backend
 # (GS_BACKEND to change it), then tests/hertzian_analytic.py compares ours and gprMax 4's stored
 # output with the analytic solution: ours must be no worse than gprMax's (within round-off;

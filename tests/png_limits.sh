@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# PNG inputs built to exhaust memory or block (the reliability issue): chunk bombs (tEXt, zTXt and
+# PNG inputs built to exhaust memory or block: chunk bombs (tEXt, zTXt and
 # iTXt chunks declaring about 2 GiB in a 44-byte file), truncated interlaced images (whose row
 # pointers leaked) and a FIFO named .png. Each is refused with one line naming it, the
 # good image beside them is done (exit 1), the run stays under 300 MB of resident memory, and the

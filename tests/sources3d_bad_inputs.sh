@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bad 3D source commands and excitation files (issue #18): each is refused with exit status 2 and
+# Bad 3D source commands and excitation files: each is refused with exit status 2 and
 # one line on stderr naming the input and the reason, within seconds, with no huge allocation.
 set -u
 bin=${GS_BIN:?}

@@ -3,7 +3,7 @@
  * cells, the receiver 5 cells from a CPML face, and in a domain large enough
  * that nothing returns from its walls within the time window; the
  * difference is what the CPML reflects (< -40 dB of the incident peak, the
- * 3D issue's check). CPU backend. PML3=N sets the CPML's cells (a check that
+ * 3D engine's check). CPU backend. PML3=N sets the CPML's cells (a check that
  * the test can fail: 1 cell reads -18 dB). */
 #include <math.h>
 #include <stdio.h>

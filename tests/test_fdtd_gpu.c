@@ -1,9 +1,9 @@
 /* CPU and GPU backends after N steps of a scene (default inputs/gpr.in,
- * 1000 steps): relative L2 difference of Ez, Hx, Hy below 1e-6 (issue #4);
+ * 1000 steps): relative L2 difference of Ez, Hx, Hy below 1e-6;
  * the kernels are written to agree bit for bit, which is reported too.
  * Then the GPU run again through gs_fdtd_sim_advance in uneven pieces, once
  * as CUDA graph replays mixed with single steps, once with the grid on chip
- * (kernels/fdtd_run.cu, issue #20), and in passes of T steps fused
+ * (kernels/fdtd_run.cu), and in passes of T steps fused
  * (kernels/fdtd_fuse.cu; scenes it takes: free-space H, at most 256
  * receivers and sources) for several T, odd and even; and the CPU's on-chip
  * and fused twins the same way: each the bits (fields, CPML auxiliaries and

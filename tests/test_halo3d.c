@@ -1,5 +1,5 @@
 /* 3D boxes through the halo exchange (mpi/halo.h: arrays with planes, boxes
- * with [c0, c1)), the groundwork of issue #19. Two ranks split a small 3D
+ * with [c0, c1)), under the 3D split over ranks. Two ranks split a small 3D
  * grid along x, then y, then z; each owns half the nodes plus one ghost
  * layer on the shared face and sends its face plane (for x: a box one float
  * wide, rows across y and planes across z). Every value encodes its global

@@ -64,8 +64,8 @@ static void check_cgroup_folders(const char *root) {
 
 /* A Slurm-like v2 tree: a job's folder limits its tasks' folders below it;
  * the node's other ranks belong to another job. Each limit is shared only
- * by the ranks under it (before session 19: by all of the node's ranks, and
- * only a limit at the cgroup root was read at all). */
+ * by the ranks under it (not by all of the node's ranks; and limits below
+ * the cgroup root count, not only the root's). */
 static void check_job_tree(const char *root, const char *meminfo) {
   char job[600], t0[600], t1[600], other[600];
   cgroup_dir(root, "job", job, sizeof job);

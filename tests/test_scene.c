@@ -235,7 +235,7 @@ static void refused_objects(void) {
   refused("notpng", HEAD "#material_map: notpng.in 0 0 96 pec\n", GS_ERR_FORMAT, tail);
 }
 
-/* The reliability issue's inputs: numbers that are not plain decimals, values
+/* Hostile inputs: numbers that are not plain decimals, values
  * whose conversion to cells or steps would overflow, names too long to keep,
  * files that are not regular files. */
 static void refused_bad_numbers_and_limits(void) {

@@ -1,4 +1,4 @@
-/* 3D outputs (src/outputs/gpr_views3d.c, geometry_objects.c, gprmax_out.c): a
+/* 3D outputs (src/outputs/gpr_views3d.c, geometry_objects.c, src/formats/gprmax_out.c): a
  * geometry objects file written and read back, the reader's refusals, gprMax's
  * material order of a view, the snapshot's box correction, and the outputs
  * counted in the memory check. Usage: test_views3d WORKDIR */

@@ -149,7 +149,7 @@ def compare(pairs_of_runs, limit, name, merged):
                     cells.append(f"{c} SHAPE {a.shape}!={b.shape}")
                     continue
                 peak = None
-                if FIELD_PEAK:  # the "within -60 dB of its field's peak" (E, H or I of this receiver)
+                if FIELD_PEAK:  # "within -60 dB of its field's peak" (E, H or I of this receiver)
                     peak = max(np.abs(r[3][k]).max() for k in r[3] if k[0] == c[0] and r[3][k].size)
                 db = figure(a, b, peak)
                 n_fig += 1

@@ -873,7 +873,7 @@ void gs_ckpt_drop(const gs_comm *c, const char *dir, gs_ckpt_old *old) {
  *   its length (8), in gs_fdtd3_sim_state's order,
  *   then the CRC-32 of everything before it; the sections' bytes follow. */
 /* Version 2: the CPML sections hold gprMax's Phi (version 1 held RB Phi d).
- * Version 3: the rank, the split and the rank's part (issue #19). */
+ * Version 3: the rank, the split and the rank's part. */
 #define GS_CK3_VERSION 3
 #define GS_CK3_FIXED 152
 #define GS_CK3_ENTRY 32

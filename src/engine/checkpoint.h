@@ -71,7 +71,7 @@ void gs_ckpt3_save(gs_fdtd3_sim *m, const char *dir);
  * read into the model, then the data's CRC. GS_OK, or one line in err. */
 gs_status gs_ckpt3_load(gs_fdtd3_sim *m, const char *dir, char *err, size_t errlen);
 
-/* A 3D model over ranks (src/engine/checkpoint3d.c, issue #19). The first
+/* A 3D model over ranks (src/engine/checkpoint3d.c). The first
  * line of a 3D set's manifest (a 2D run refuses it by that). */
 #define GS_CKPT3_MANIFEST_MAGIC "gpustencil checkpoint manifest 3d"
 struct gs_fdtd3_ranks;

@@ -1,4 +1,4 @@
-/* Checkpoints of a 3D model split over ranks (issue #19; docs/fdtd.md
+/* Checkpoints of a 3D model split over ranks (docs/fdtd.md
  * "Checkpoints of 3D models"): the 2D sets' scheme for 3D parts. Each rank
  * writes its part's state (gs_fdtd3_sim_state of the part: its fields with
  * their ghost layers, its pieces of the CPML slabs, its receivers, poles and

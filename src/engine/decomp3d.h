@@ -1,4 +1,4 @@
-/* How a 3D model's nodes are split over ranks (issue #19): a Cartesian grid
+/* How a 3D model's nodes are split over ranks: a Cartesian grid
  * of PX x PY x PZ parts, each rank one part, parts of one axis differing by
  * at most one node (uneven splits). Pure functions: no MPI, no model. */
 #ifndef GS_DECOMP3D_H

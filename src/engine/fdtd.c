@@ -534,9 +534,9 @@ int gs_fdtd_sim_set_fuse(gs_fdtd_sim *m, int T) {
 /* GPUSTENCIL_FUSE's choice for a scene on backend b: T (0: single steps).
  * auto: the GPU takes passes of GS_FDTD_FUSE_AUTO steps where the grid has
  * GS_FDTD_FUSE_MIN_NODES nodes or more (one H200, 10-cell CPML,
- * docs/performance.md, session 11: T = 7 the fastest or within 2 % of it
+ * docs/performance.md: T = 7 the fastest or within 2 % of it
  * from 6144^2 (1.47x one step a launch) to 16384^2 (1.90x); at 4096^2 T = 7
- * lost (0.92x), so smaller grids take single steps); the CPU single steps
+ * loses (0.92x), so smaller grids take single steps); the CPU single steps
  * (its twin is their loop). On several ranks the automatic halo depth is
  * then T, each deep-halo cycle one pass (2 H200s: 94 % of the one-GPU
  * passes' time at 16384^2, against 54 % for the overlapped single steps). */
@@ -555,7 +555,7 @@ static void init_fuse(gs_fdtd_sim *m) {
 
 /* GPUSTENCIL_ONCHIP's choice. auto: the CPU backend takes the twin (the
  * loops of single steps); the GPU keeps the grid on chip where it fits and H
- * is free space everywhere (faster there: docs/performance.md, session 10;
+ * is free space everywhere (faster there: docs/performance.md;
  * magnetic H takes the general update at every node, not measured). */
 static void init_onchip(gs_fdtd_sim *m) {
   const int mode = gs_config_get()->onchip;

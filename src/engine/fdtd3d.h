@@ -43,7 +43,7 @@ typedef struct gs_fdtd3_sim {
   gs_fdtd3_disp *disp;        /* NULL without dispersive materials */
   struct gs_fdtd3_xsrc *xsrc; /* magnetic dipoles, voltage sources, lines (fdtd3d_sources.c), or NULL */
   struct gs_fdtd3_pws *pw;    /* discrete plane waves (fdtd3d_planewave.c), or NULL */
-  /* The nodes this rank holds (issue #19): the whole model (split 0: lo 0,
+  /* The nodes this rank holds: the whole model (split 0: lo 0,
    * hi n + 1, org 0), or one part of a model split over ranks
    * (fdtd3d_dist.c): nodes [lo, hi) owned; the arrays hold nodes [org, org +
    * len), the owned ones and one ghost layer on each side with a neighbour.

@@ -185,8 +185,8 @@ static int make_peers(const gs_fdtd3_sim *m, const gs_fdtd3_ranks *sp, int h, gs
       face_boxes(m, d, at, h ? 3 : 0, boxes[np]);
       /* Tags name the direction of travel (axis d, up or down) from the sender: a rank's two
        * neighbours along one axis use two tags, so over ipc their flags (one slot a tag) stay
-       * apart. (One tag for both let the empty signal of the neighbour that sends nothing in
-       * this exchange pass for the other's data: wrong bits with 4 parts in a row, session 8.) */
+       * apart. (With one tag for both, the empty signal of the neighbour that sends nothing in
+       * this exchange passes for the other's data: wrong bits with 4 parts in a row.) */
       const int base = h ? 300 : 310, travel_up = 2 * d + 1, travel_down = 2 * d;
       peers[np] = (gs_halo_peer){.rank = rank_of(sp->dims, c),
                                  .send_tag = base + (up ? travel_up : travel_down),
@@ -324,7 +324,7 @@ void gs_fdtd3_dist_update(gs_fdtd3_sim *m, const gs_fdtd3_step_args *a, gs_tick 
    * the magnetic dipoles change H, which travels (their E again is redone by the E pass). */
   if (d->lines) exchange(d->h, 1 - m->cur, m->s);
   if (m->xsrc) gs_fdtd3_src_step(m, a, t, GS_FDTD3_SRC_H);
-  /* plane waves (#19): their H corrections at the owned nodes, after the H sources (gprMax's
+  /* plane waves: their H corrections at the owned nodes, after the H sources (gprMax's
    * order), before the H ghosts go (the E pass reads the corrected H; no E again on a part) */
   if (m->pw) gs_fdtd3_pw_step(m, a, t, GS_FDTD3_PW_H);
   if (!d->lines || d->magnetic || m->pw) exchange(d->h, 1 - m->cur, m->s);

@@ -1,4 +1,4 @@
-/* A 3D model split over ranks (issue #19): each rank steps one part of the
+/* A 3D model split over ranks: each rank steps one part of the
  * nodes (decomp3d.h) with one ghost layer per neighbour; the geometry is
  * built per part with the compounds numbered as one rank numbers them; H and
  * E ghost layers are exchanged each step through mpi/halo.h; the checksum and

@@ -1,4 +1,4 @@
-/* Outputs of a 3D model split over ranks (issue #19), assembled on rank 0
+/* Outputs of a 3D model split over ranks, assembled on rank 0
  * piece by piece: each rank reads the nodes of a sampled grid that it owns
  * and sends them to rank 0 in one message; no rank holds more than the grid
  * asked for (the callers ask for one layer or one plane at a time). */

@@ -1,5 +1,5 @@
 /* The 3D model's magnetic dipoles, voltage sources and transmission lines
- * (issue #18; kernels/fdtd3d_src.h has their order within a step). */
+ * (kernels/fdtd3d_src.h has their order within a step). */
 #ifndef GS_FDTD3D_SRC_ENGINE_H
 #define GS_FDTD3D_SRC_ENGINE_H
 

@@ -26,7 +26,7 @@ gs_status gs_fdtd3_slice_parse(const gs_scene *sc, const char *slice, const char
  * horizontal axis the first of x, y, z other than the normal, the second
  * upwards; outlines of the E materials of the component's axis). */
 gs_status gs_fdtd3_slice_png(gs_fdtd3_sim *m, const gs_fdtd3_slice *s, const char *path, char *err, size_t errlen);
-/* The same for a model split over the ranks of sp (issue #19): collective;
+/* The same for a model split over the ranks of sp: collective;
  * each rank sends the plane's owned nodes, rank 0 writes the picture (one
  * rank's bytes). The status agreed (reason in every rank's err). */
 struct gs_fdtd3_ranks;

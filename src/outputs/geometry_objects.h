@@ -24,7 +24,7 @@ int gs_view_materials(const gs_geometry3 *g, const uint8_t *used, int *order, ui
  * BASE_materials.txt. GS_OK, or an error with one line in err. */
 gs_status gs_geometry_objects_write(const gs_scene *sc, const gs_geometry3 *g, const char *dir, char *err,
                                     size_t errlen);
-/* The same for a model split over the ranks of sp (issue #19), g this
+/* The same for a model split over the ranks of sp, g this
  * rank's part (gs_fdtd3_dist_geometry): the materials used gathered from
  * every part, rank 0 writes the files one x plane at a time from the parts'
  * pieces (one rank's files). Collective; the status agreed (reason in every

@@ -21,7 +21,7 @@ gs_status gs_gpr3_write_views(const gs_scene *sc, const gs_geometry3 *g, int run
  * device one z plane at a time; a .vtkhdf file is written one layer of cells
  * at a time, .h5 and .vti hold the whole box's cell values until written. */
 gs_status gs_gpr3_take_snapshot(gs_fdtd3_sim *m, const gs_snapshot_req *q, const char *path, char *err, size_t errlen);
-/* The same over the ranks of sp (a model split over them, issue #19):
+/* The same over the ranks of sp (a model split over them):
  * collective; rank 0 writes path one layer of cells at a time (every format)
  * from the sampled node layers the parts send, with one rank's arithmetic, so
  * the file holds one rank's values. The status agreed (reason in every err). */

@@ -214,8 +214,8 @@ static int cmp_file_id(const void *a, const void *b) {
 
 /* Whether some output already exists as one of the inputs (-o the inputs'
  * own folder, or a link to an input): written, with --overwrite, it would
- * destroy an input, perhaps before it is read (found by fuzzing, session
- * 20). 0, or -1 and a line in err. */
+ * destroy an input, perhaps before it is read (tests/cli_bad_inputs.sh).
+ * 0, or -1 and a line in err. */
 static int output_is_an_input(const plan *p, char *err, size_t errlen) {
   file_id *ids = gs_xmalloc((p->n ? p->n : 1) * sizeof *ids);
   size_t n = 0;

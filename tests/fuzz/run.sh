@@ -3,7 +3,7 @@
 # Builds the libFuzzer target TARGET (tests/fuzz/TARGET.c) with ASan and UBSan in a build of its
 # own, then fuzzes it for SECONDS from the seed corpus tests/fuzz/corpus/KIND, with a 300 MB
 # limit on any one allocation and on the process's resident memory beyond ASan's shadow (the
-# reliability issue's bound for any one bad input: -malloc_limit_mb=300, -rss_limit_mb=400), and
+# bound for any one bad input: -malloc_limit_mb=300, -rss_limit_mb=400), and
 # 10 s per input.
 # Exit 0: no finding; 1: a crash, leak, hang, undefined behaviour or memory blow-up, whose input is
 # kept in $GS_WORK/fuzz-TARGET/ (crash-*, leak-*, timeout-*, oom-*) and printed as a path;

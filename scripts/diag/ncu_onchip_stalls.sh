@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Where the warps of the on-chip 2D kernels wait (issue #20; docs/performance.md, session 14):
-# Nsight Compute's per-instruction stall samples of one launch (256 steps) on 2000 x 1000 with a
-# 10-cell CPML, for each form of GS_COLS_FORMS (tiles: run_kernel, ez/regs: cols_kernel), folded
-# by scripts/ncu_barrier_share.py into the share of samples waiting at each barrier; GS_DIAG_DOMAIN:
-# the domain's x and y in metres at 1 mm cells (default "2 1"); GS_DIAG_CUTS:
-# the tiles form's cuts (GS_FDTD_RUN_CUT) to profile, GS_DIAG_PML the CPML's cells,
-# GS_DIAG_TUNING -D flags of the build (a CMake list: several separated by ";"; with
-# GS_FDTD_RUN_PROBES, GS_DIAG_PROBES names the probes of run_kernel to profile, kernels/fdtd_run.cu), GS_DIAG_NCU_ARGS more ncu options (e.g. "--set
-# full"; the SASS with its CUDA lines is kept as sass_cuda_*.csv). GPU machine.
-source "$(dirname "${BASH_SOURCE[0]}")/gpu_prologue.sh"
+# Where the warps of the on-chip 2D kernels wait: Nsight Compute's per-instruction stall samples of
+# one launch (256 steps) on 2000 x 1000 with a 10-cell CPML, for each form of GS_COLS_FORMS (tiles:
+# run_kernel, ez/regs: cols_kernel), folded by ncu_barrier_share.py into the share of samples
+# waiting at each barrier and by ncu_top_sass.py into the instructions that issue and wait most.
+# GS_DIAG_DOMAIN: the domain's x and y in metres at 1 mm cells (default "2 1"); GS_DIAG_CUTS: the
+# tiles form's cuts (GS_FDTD_RUN_CUT) to profile; GS_DIAG_PML: the CPML's cells; GS_DIAG_TUNING:
+# -D flags of the build (a CMake list, several separated by ";"); with GS_FDTD_RUN_PROBES there,
+# GS_DIAG_PROBES names the probes of run_kernel to profile (kernels/fdtd_run.cu); GS_DIAG_NCU_ARGS:
+# more ncu options (e.g. "--set full"; the SASS with its CUDA lines is kept as sass_cuda_*.csv).
+# GPU machine; outputs in $OUT (or ./gpu-out).
+source "$(dirname "${BASH_SOURCE[0]}")/../gpu_prologue.sh"
 # (a build of its own: -lineinfo must not leak into build-gpu, which the other scripts time)
 cmake -S . -B build-lineinfo -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_FLAGS=-lineinfo \
   -DGPUSTENCIL_SCALE_TUNING="${GS_DIAG_TUNING:-}" > "$out/cmake.log" 2>&1 &&
@@ -20,7 +21,7 @@ read -r sx sy rx <<< "$(awk -v x="$dx" -v y="$dy" 'BEGIN { d = x / 4 < 0.02 ? x 
 case " ${GS_DIAG_PROBES:-0} " in
   " 0 ") ;;
   *) [[ "${GS_DIAG_TUNING:-}" == *GS_FDTD_RUN_PROBES* || "${GS_DIAG_TUNING:-}" == *GS_FDTD_RUN_CLOCK* ]] ||
-    { echo "diag_cols_src: GS_DIAG_PROBES needs GS_FDTD_RUN_PROBES in GS_DIAG_TUNING" >&2; exit 2; } ;;
+    { echo "ncu_onchip_stalls: GS_DIAG_PROBES needs GS_FDTD_RUN_PROBES in GS_DIAG_TUNING" >&2; exit 2; } ;;
 esac
 printf "#domain: $dx $dy 0.001\n#dx_dy_dz: 0.001 0.001 0.001\n#time_window: 300\n#pml_cells: $pml\n" > /tmp/s.in
 printf "#waveform: ricker 1 3e9 w\n#hertzian_dipole: z $sx $sy 0 w\n#rx: $rx $sy 0\n" >> /tmp/s.in
@@ -39,8 +40,8 @@ for form in ${GS_COLS_FORMS:-tiles regs}; do
       echo "== form $form, cut $cut, probe $probe, domain $dx x $dy m in 1 mm cells, $pml-cell CPML ($kernel)"
       ncu -i "/tmp/rep-$tag.ncu-rep" --page details > "$out/details_$tag.txt" 2>&1
       grep -E "Warp Cycles Per Issued|Block Size|Grid Size|Registers|Duration" "$out/details_$tag.txt" | head -5
-      python3 scripts/ncu_barrier_share.py "/tmp/sass-$tag.csv"
-      python3 scripts/ncu_top_sass.py "/tmp/sass-$tag.csv" 12
+      python3 scripts/diag/ncu_barrier_share.py "/tmp/sass-$tag.csv"
+      python3 scripts/diag/ncu_top_sass.py "/tmp/sass-$tag.csv" 12
     done
   done
 done 2>&1 | tee "$out/barrier_share.txt"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Where the warps of a persistent FDTD kernel wait (issue #20): reads the per-instruction CSV of
+"""Where the warps of a persistent FDTD kernel wait: reads the per-instruction CSV of
 `ncu -i REPORT --page source --csv --print-source sass` and prints the share of the stall samples
 spent at each block barrier (BAR.SYNC) and in the grid barrier's spin (CCTL.IVALL), and the busy
 samples between them. A barrier's waits are sampled at the instruction after the BAR (the warp's

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue #20's diagnostics: the SASS instructions of one profiled launch that issue most, those
+"""The SASS instructions of one profiled launch that issue most, those
 whose warps run with the most idle lanes, and those where the warps were sampled most (with their
 reasons, and the samples' shares by reason). Reads the per-instruction CSV of
 `ncu -i REPORT --page source --csv --print-source sass` (SourceCounters section).
