@@ -1,7 +1,8 @@
 /* gprMax's heterogeneous soils (src/model/nprandom.c, fractals.c,
  * scene_fractals.c) against numpy and gprMax.
  *
- *   test_fractals                      numpy's streams: values numpy 1.24 printed
+ *   test_fractals                      numpy's streams (values numpy 1.24 printed) and
+ *                                      src/model/fft.c against a plain DFT
  *   test_fractals MODEL.in MODEL.g3 [N] the scene built (gs_scene_load, then the 3D
  *                                      geometry) against gprMax's built grid
  *                                      (scripts/gprmax/dump_ids.py): materials by
@@ -15,6 +16,7 @@
 
 #include "check.h"
 #include "fdtd3d.h"
+#include "fft.h"
 #include "geometry3d.h"
 #include "nprandom.h"
 #include "scene.h"
@@ -24,8 +26,8 @@
 static void check_streams(void) {
   gs_pcg64 g;
   gs_pcg64_seed(&g, 42);
-  static const double normal42[] = {0.30471707975443135, -1.0399841062404955, 0.75045119580645725,
-                                    0.94056471639121386, -1.9510351886538364};
+  static const double normal42[] = {0.30471707975443135, -1.0399841062404955, 0.75045119580645725, 0.94056471639121386,
+                                    -1.9510351886538364};
   for (int k = 0; k < 5; ++k)
     CHECKF(gs_pcg64_normal(&g) == normal42[k], "normal %d", k);
   gs_pcg64_seed(&g, 22);
@@ -44,6 +46,49 @@ static void check_streams(void) {
   static const int64_t randint17[] = {72, 81, 54, 89, 70};
   for (int k = 0; k < 5; ++k)
     CHECKF(gs_mt19937_randint(&m, 50, 90) == randint17[k], "randint %d", k);
+}
+
+/* src/model/fft.c (the transform of builds without FFTW) against a plain DFT in long
+ * double: lengths of every kind (radix 2, 3, 4, 5, odd factors, Bluestein past 61),
+ * forward and backward, and a 3D array (each axis in turn). */
+static void check_fft(void) {
+  static const int64_t lens[] = {1, 2, 3, 4, 5, 6, 7, 8, 12, 30, 49, 61, 64, 67, 97, 100, 134, 384};
+  gs_pcg64 g;
+  gs_pcg64_seed(&g, 5);
+  for (size_t t = 0; t < sizeof lens / sizeof lens[0]; ++t)
+    for (int sign = -1; sign <= 1; sign += 2) {
+      const int64_t n = lens[t];
+      double *x = malloc(sizeof *x * 2 * (size_t)n), *y = malloc(sizeof *y * 2 * (size_t)n);
+      for (int64_t k = 0; k < 2 * n; ++k)
+        x[k] = y[k] = gs_pcg64_normal(&g);
+      CHECK(gs_fft_nd(y, 1, &n, sign) == GS_OK);
+      double worst = 0, peak = 0;
+      for (int64_t k = 0; k < n; ++k) {
+        long double re = 0, im = 0;
+        for (int64_t j = 0; j < n; ++j) {
+          const long double a = sign * 2 * 3.14159265358979323846264338327950288L * (long double)((j * k) % n) / n;
+          re += x[2 * j] * cosl(a) - x[2 * j + 1] * sinl(a);
+          im += x[2 * j] * sinl(a) + x[2 * j + 1] * cosl(a);
+        }
+        worst = fmax(worst, fmax(fabs((double)(y[2 * k] - re)), fabs((double)(y[2 * k + 1] - im))));
+        peak = fmax(peak, fmax(fabs((double)re), fabs((double)im)));
+      }
+      CHECKF(worst <= 1e-13 * peak, "fft of %lld (sign %d): error %g of %g", (long long)n, sign, worst, peak);
+      free(x);
+      free(y);
+    }
+  const int64_t dims[3] = {6, 67, 5}; /* 3D: forward then backward gives N times the input */
+  const size_t total = 6 * 67 * 5;
+  double *x = malloc(sizeof *x * 2 * total), *y = malloc(sizeof *y * 2 * total);
+  for (size_t k = 0; k < 2 * total; ++k)
+    x[k] = y[k] = gs_pcg64_normal(&g);
+  CHECK(gs_fft_nd(y, 3, dims, -1) == GS_OK && gs_fft_nd(y, 3, dims, +1) == GS_OK);
+  double worst = 0;
+  for (size_t k = 0; k < 2 * total; ++k)
+    worst = fmax(worst, fabs(y[k] / (double)total - x[k]));
+  CHECKF(worst < 1e-13, "3D round trip: error %g", worst);
+  free(x);
+  free(y);
 }
 
 typedef struct ref {
@@ -149,8 +194,8 @@ static int check_model(const char *in, const char *g3, long allowed) {
   if (!fail) fail = r.n[0] != sc.nx || r.n[1] != sc.ny || r.n[2] != sc.nz;
   gs_geometry3 g;
   gs_mat3 *mats = fail ? NULL : gs_fdtd3_materials(&sc);
-  if (mats && gs_geometry3_build(&g, sc.nx, sc.ny, sc.nz, sc.dx, sc.dy, sc.dz, mats, sc.nmaterials, sc.objs3,
-                                 sc.nobjs3, err, sizeof err) != GS_OK) {
+  if (mats && gs_geometry3_build(&g, sc.nx, sc.ny, sc.nz, sc.dx, sc.dy, sc.dz, mats, sc.nmaterials, sc.objs3, sc.nobjs3,
+                                 err, sizeof err) != GS_OK) {
     fprintf(stderr, "%s\n", err);
     fail = 1;
     free(mats);
@@ -175,7 +220,7 @@ int main(int argc, char **argv) {
   if (argc >= 3)
     check_model(argv[1], argv[2], argc > 3 ? atol(argv[3]) : 0);
   else
-    check_streams();
+    check_streams(), check_fft();
   printf("%d checks, %d failures\n", gs_test_checks, gs_test_failures);
   return gs_test_failures ? 1 : 0;
 }

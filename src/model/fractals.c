@@ -3,20 +3,26 @@
  * computes it (gcc -O3 -march=native, disassembled: the squared distance
  * as fma(dz, dz, fma(dx, dx, dy * dy)), then pow(., 0.5) and pow(., D)
  * with D a float), so this file is compiled without contraction and
- * writes its fused multiply-adds as fma(). */
+ * writes its fused multiply-adds as fma(). The transforms are FFTW's, or
+ * src/model/fft.c's in a build without FFTW. */
 #include "fractals.h"
 
+#ifdef GS_HAVE_FFTW3
 #include <fftw3.h>
+#else
+#include "fft.h"
+#endif
+
 #include <math.h>
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- the field ---- */
 
 typedef struct field_spec {
-  int rank;          /* 2 or 3 */
-  int64_t n[3];      /* cells per axis (rank of them) */
+  int rank;           /* 2 or 3 */
+  int64_t n[3];       /* cells per axis (rank of them) */
   double w[3], v1[3]; /* weighting and the filter's centre */
   double dim;
 } field_spec;
@@ -34,45 +40,57 @@ static double filter_b(const field_spec *f, const int64_t *idx) {
   return b == 0 ? 0.9 : b;
 }
 
+#ifdef GS_HAVE_FFTW3
+/* The whole array transformed in place by FFTW (sign -1 forward, +1 backward, unnormalised). */
+static gs_status transform(double *a, int rank, const int64_t *n, int sign) {
+  int dims[3];
+  for (int k = 0; k < rank; ++k)
+    dims[k] = (int)n[k];
+  fftw_plan plan = fftw_plan_dft(rank, dims, (fftw_complex *)a, (fftw_complex *)a,
+                                 sign < 0 ? FFTW_FORWARD : FFTW_BACKWARD, FFTW_ESTIMATE);
+  if (!plan) return GS_ERR_NOMEM;
+  fftw_execute(plan);
+  fftw_destroy_plan(plan);
+  return GS_OK;
+}
+#define field_alloc(bytes) fftw_malloc(bytes)
+#define field_free(p) fftw_free(p)
+#else
+static gs_status transform(double *a, int rank, const int64_t *n, int sign) {
+  return gs_fft_nd(a, rank, n, sign);
+}
+#define field_alloc(bytes) malloc(bytes)
+#define field_free(p) free(p)
+#endif
+
 /* Noise, forward transform, filter, mean removed, back, real part as float32. */
 static gs_status make_field(const field_spec *f, uint64_t seed, float *out) {
-  const int64_t n2 = f->rank == 3 ? f->n[2] : 1, total = f->n[0] * f->n[1] * n2;
-  fftw_complex *a = fftw_malloc(sizeof *a * (size_t)total);
+  const int64_t total = f->n[0] * f->n[1] * (f->rank == 3 ? f->n[2] : 1), n2 = f->rank == 3 ? f->n[2] : 1;
+  double *a = field_alloc(2 * sizeof *a * (size_t)total);
   if (!a) return GS_ERR_NOMEM;
   gs_pcg64 g;
   gs_pcg64_seed(&g, seed);
   for (int64_t q = 0; q < total; ++q) {
-    a[q][0] = gs_pcg64_normal(&g);
-    a[q][1] = 0;
+    a[2 * q] = gs_pcg64_normal(&g);
+    a[2 * q + 1] = 0;
   }
-  const int dims[3] = {(int)f->n[0], (int)f->n[1], (int)n2};
-  fftw_plan fw = fftw_plan_dft(f->rank, dims, a, a, FFTW_FORWARD, FFTW_ESTIMATE);
-  fftw_plan bw = fftw_plan_dft(f->rank, dims, a, a, FFTW_BACKWARD, FFTW_ESTIMATE);
-  if (!fw || !bw) {
-    if (fw) fftw_destroy_plan(fw);
-    if (bw) fftw_destroy_plan(bw);
-    fftw_free(a);
-    return GS_ERR_NOMEM;
-  }
-  fftw_execute(fw);
+  gs_status st = transform(a, f->rank, f->n, -1);
   int64_t idx[3];
-  for (int64_t q = 0; q < total; ++q) {
+  for (int64_t q = 0; st == GS_OK && q < total; ++q) {
     idx[0] = q / (f->n[1] * n2);
     idx[1] = q / n2 % f->n[1];
     idx[2] = q % n2;
     const double b = filter_b(f, idx);
-    a[q][0] /= b;
-    a[q][1] /= b;
+    a[2 * q] /= b;
+    a[2 * q + 1] /= b;
   }
-  a[0][0] = a[0][1] = 0;
-  fftw_execute(bw);
+  a[0] = a[1] = 0;
+  if (st == GS_OK) st = transform(a, f->rank, f->n, +1);
   const double fct = (double)(1.0L / (long double)total); /* pocketfft's 1/N, applied to each value */
-  for (int64_t q = 0; q < total; ++q)
-    out[q] = (float)(a[q][0] * fct);
-  fftw_destroy_plan(fw);
-  fftw_destroy_plan(bw);
-  fftw_free(a);
-  return GS_OK;
+  for (int64_t q = 0; st == GS_OK && q < total; ++q)
+    out[q] = (float)(a[2 * q] * fct);
+  field_free(a);
+  return st;
 }
 
 gs_status gs_fractal_volume(const int64_t n[3], double dimension, const double weighting[3], uint64_t seed,
@@ -91,8 +109,8 @@ gs_status gs_fractal_volume(const int64_t n[3], double dimension, const double w
   return make_field(&f, seed, out);
 }
 
-gs_status gs_fractal_surface(const int64_t n[2], double dimension, const double weighting[2], uint64_t seed,
-                             int64_t lo, int64_t hi, float *out) {
+gs_status gs_fractal_surface(const int64_t n[2], double dimension, const double weighting[2], uint64_t seed, int64_t lo,
+                             int64_t hi, float *out) {
   field_spec f = {.rank = 2, .n = {n[0], n[1], 1}, .dim = dimension};
   for (int a = 0; a < 2; ++a) {
     f.w[a] = weighting[a];

@@ -24,14 +24,13 @@
  * dimension `dimension` (gprMax passes it as a C float), weighting as given
  * (scaled here by min(n) / n, gprMax's filterscaling). out: n[0] n[1] n[2]
  * floats. GS_OK or GS_ERR_NOMEM. */
-gs_status gs_fractal_volume(const int64_t n[3], double dimension, const double weighting[3], uint64_t seed,
-                            float *out);
+gs_status gs_fractal_volume(const int64_t n[3], double dimension, const double weighting[3], uint64_t seed, float *out);
 
 /* FractalSurface.generate_fractal_surface: n[0] x n[1] values scaled onto
  * [lo, hi] with gprMax's float32 arithmetic. GS_OK, GS_ERR_NOMEM, or
  * GS_ERR_FORMAT for a flat field (gprMax divides by its zero range). */
-gs_status gs_fractal_surface(const int64_t n[2], double dimension, const double weighting[2], uint64_t seed,
-                             int64_t lo, int64_t hi, float *out);
+gs_status gs_fractal_surface(const int64_t n[2], double dimension, const double weighting[2], uint64_t seed, int64_t lo,
+                             int64_t hi, float *out);
 
 /* gprMax's binning of a fractal volume: bins = linspace(min, max, nbins)
  * (float64 from the float32 extremes, numpy 1.x), each value's bin =
@@ -69,14 +68,14 @@ int gs_grass_heights(const int64_t n[2], double dimension, const double weightin
 
 /* A rough surface, or grass, on one face of a box. */
 typedef struct gs_fsurface {
-  int axis;               /* the face's normal: 0 x, 1 y, 2 z */
-  int plus;               /* the upper face (xplus, yplus, zplus) */
-  int64_t lo[3], hi[3];   /* its cells across the face (lo[axis] == hi[axis]) */
-  int64_t range[2];       /* gprMax's fractalrange along the normal, cells */
-  int64_t filldepth;      /* #add_surface_water: cells (0: none) */
-  float *height;          /* roughness: [n_u][n_w] float32 (u, w: the other axes in order) */
-  double *blades;         /* grass: heights [n_u][n_w], 0: no blade */
-  gs_grass *grass;        /* grass: its blades' parameters */
+  int axis;             /* the face's normal: 0 x, 1 y, 2 z */
+  int plus;             /* the upper face (xplus, yplus, zplus) */
+  int64_t lo[3], hi[3]; /* its cells across the face (lo[axis] == hi[axis]) */
+  int64_t range[2];     /* gprMax's fractalrange along the normal, cells */
+  int64_t filldepth;    /* #add_surface_water: cells (0: none) */
+  float *height;        /* roughness: [n_u][n_w] float32 (u, w: the other axes in order) */
+  double *blades;       /* grass: heights [n_u][n_w], 0: no blade */
+  gs_grass *grass;      /* grass: its blades' parameters */
 } gs_fsurface;
 
 /* The volume: original and extended cells, and the material of each bin. */
@@ -85,7 +84,7 @@ typedef struct gs_fbox {
   int64_t start[3], stop[3];   /* extended to the surfaces' ranges */
   double dimension, weighting[3];
   uint64_t seed;
-  int nbins;          /* 1: one material (material[0]) */
+  int nbins;           /* 1: one material (material[0]) */
   const int *material; /* bin -> material number (gprMax's mixing model matID) */
   int nmaterial;
 } gs_fbox;

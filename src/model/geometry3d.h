@@ -25,7 +25,7 @@ enum {
   GS_O3_EDGE,
   GS_O3_PLATE,
   GS_O3_TRIANGLE,
-  GS_O3_ARRAY, /* #geometry_objects_read: a geometry objects file placed at cell v[0..2] */
+  GS_O3_ARRAY,  /* #geometry_objects_read: a geometry objects file placed at cell v[0..2] */
   GS_O3_FRACTAL /* #fractal_box: its cells as src/model/scene_fractals.c built them */
 };
 
@@ -67,10 +67,10 @@ typedef struct gs_obj3 {
   int averaging; /* the y/n flag (default y); the material's own averagable applies too */
   double v[16];
   int nv;
-  char normal;                /* cylindrical_sector: 'x', 'y' or 'z' */
-  const gs_obj3_array *array; /* GS_O3_ARRAY */
+  char normal;                    /* cylindrical_sector: 'x', 'y' or 'z' */
+  const gs_obj3_array *array;     /* GS_O3_ARRAY */
   const gs_obj3_fractal *fractal; /* GS_O3_FRACTAL */
-  int line;                   /* the command's line in the scene (0: none), for messages */
+  int line;                       /* the command's line in the scene (0: none), for messages */
 } gs_obj3;
 
 typedef struct gs_mat3 {

@@ -27,7 +27,7 @@ enum { MOD_ROUGH, MOD_WATER, MOD_GRASS };
 typedef struct mix_model {
   int kind, line;
   char id[64];
-  double v[8];     /* Peplinski: S C rho_b rho_s mu_lo mu_hi; range: er se mr sm (lower, upper) */
+  double v[8];       /* Peplinski: S C rho_b rho_s mu_lo mu_hi; range: er se mr sm (lower, upper) */
   char (*names)[64]; /* list */
   int nnames;
   int *matid; /* gprMax's matID: grows with each box that uses the model */
@@ -100,8 +100,8 @@ static void add_model(gs_parser *p, const mix_model *m) {
 
 /* #soil_peplinski: S C bulk_density sand_density water_lower water_upper ID */
 int gs_cmd_soil_peplinski(gs_parser *p, const gs_command_call *c) {
-  static const char *const what[] = {"sand fraction", "clay fraction", "bulk density", "sand particle density",
-                                     "lower water fraction", "upper water fraction"};
+  static const char *const what[] = {"sand fraction",         "clay fraction",        "bulk density",
+                                     "sand particle density", "lower water fraction", "upper water fraction"};
   mix_model m;
   if (new_model(p, c, MIX_PEPLINSKI, &m) || gs_parse_args(p, c, 0, 6, m.v)) return -1;
   for (int k = 0; k < 6; ++k)
@@ -196,7 +196,8 @@ int gs_cmd_fractal_box(gs_parser *p, const gs_command_call *c) {
   const int64_t nbins = gs_round_cells(v[10]); /* gprMax's round_value: half toward zero */
   if (nbins < 1 || nbins > 65535) return gs_perr(p, "#fractal_box: the number of materials must be 1 to 65535");
   b.nbins = (int)nbins;
-  if (gs_copy_name(p, b.mix, sizeof b.mix, c->arg[11], c->name) || gs_copy_name(p, b.id, sizeof b.id, c->arg[12], c->name))
+  if (gs_copy_name(p, b.mix, sizeof b.mix, c->arg[11], c->name) ||
+      gs_copy_name(p, b.id, sizeof b.id, c->arg[12], c->name))
     return -1;
   if (c->nargs > 13) {
     if (parse_seed(p, c, c->arg[13], &b.seed)) return -1;
@@ -290,7 +291,8 @@ int gs_cmd_add_grass(gs_parser *p, const gs_command_call *c) {
   m.nblades = nb;
   if (gs_copy_name(p, m.box, sizeof m.box, c->arg[10], c->name)) return -1;
   if (c->nargs > 11 ? parse_seed(p, c, c->arg[11], &m.seed) : (m.seed = default_seed(p, c), 0)) return -1;
-  if (m.seed > UINT32_MAX) return gs_perr(p, "#%s: seed must be between 0 and 2**32 - 1 (numpy's RandomState)", c->name);
+  if (m.seed > UINT32_MAX)
+    return gs_perr(p, "#%s: seed must be between 0 and 2**32 - 1 (numpy's RandomState)", c->name);
   add_mod(p, &m);
   return 0;
 }
@@ -428,7 +430,8 @@ static int prebuild_box(gs_scene *s, gs_fractal_set *f, fr_box *b, char *err, si
   memcpy(b->fb.weighting, b->w, sizeof b->w);
   if (!m) {
     const int k = gs_find_material(s, b->mix);
-    if (k < 0) return FAIL("%s:%d: #fractal_box: mixing model or material with ID %s does not exist", P, b->line, b->mix);
+    if (k < 0)
+      return FAIL("%s:%d: #fractal_box: mixing model or material with ID %s does not exist", P, b->line, b->mix);
     if (b->nbins != 1)
       return FAIL("%s:%d: #fractal_box: '%s' is a material, not a mixing model: it takes 1 material (gprMax fails "
                   "with %d)",
@@ -482,24 +485,31 @@ static void face_dims(const fr_mod *m, int64_t d[2]) {
 static int add_roughness(const gs_scene *s, fr_box *t, const fr_mod *m, char *err, size_t errlen) {
   const int a = m->axis, plus = face_of(t, m);
   const int64_t n[3] = {s->nx, s->ny, s->nz};
-  if (plus < 0) return FAIL("%s:%d: #add_surface_roughness: can only be used on the external surfaces of a fractal box", s->path, m->line);
+  if (plus < 0)
+    return FAIL("%s:%d: #add_surface_roughness: can only be used on the external surfaces of a fractal box", s->path,
+                m->line);
   int64_t lower[3], upper[3], range[2], bound = m->limc[plus ? 1 : 0];
   memcpy(lower, m->lo, sizeof lower);
   memcpy(upper, m->hi, sizeof upper);
-  if (plus) lower[a] = m->limc[0], range[0] = lower[a], range[1] = bound;
-  else upper[a] = m->limc[1], range[0] = bound, range[1] = upper[a];
+  if (plus)
+    lower[a] = m->limc[0], range[0] = lower[a], range[1] = bound;
+  else
+    upper[a] = m->limc[1], range[0] = bound, range[1] = upper[a];
   for (int k = 0; k < 3; ++k)
     if (lower[k] < t->lo[k])
-      return FAIL("%s:%d: #add_surface_roughness: would exceed the lower coordinates of the fractal box", s->path, m->line);
+      return FAIL("%s:%d: #add_surface_roughness: would exceed the lower coordinates of the fractal box", s->path,
+                  m->line);
   for (int k = 0; k < 3; ++k)
     if (upper[k] > t->hi[k])
-      return FAIL("%s:%d: #add_surface_roughness: would exceed the upper coordinates of the fractal box", s->path, m->line);
+      return FAIL("%s:%d: #add_surface_roughness: would exceed the upper coordinates of the fractal box", s->path,
+                  m->line);
   if (bound < 0 || bound > n[a])
     return FAIL("%s:%d: #add_surface_roughness: %c-coordinate %g is not within the model domain", s->path, m->line,
-                "xyz"[a], m->lim[plus ? 1 : 0]);
+                "xyz"[a], m -> lim[plus ? 1 : 0]);
   for (int q = 0; q < t->nsurf; ++q)
     if (t->surf[q].axis == a && t->surf[q].plus == plus)
-      return FAIL("%s:%d: #add_surface_roughness: has already been used on the %s surface", s->path, m->line, side_name(a, plus));
+      return FAIL("%s:%d: #add_surface_roughness: has already been used on the %s surface", s->path, m->line,
+                  side_name(a, plus));
   int64_t d[2];
   face_dims(m, d);
   float *h = malloc(sizeof *h * (size_t)(d[0] * d[1]));
@@ -536,7 +546,9 @@ static int debye_material(gs_scene *s, const char *cmd, int line, const char *na
 /* AddSurfaceWater.build: the depth on the face's rough surface, the water material. */
 static int add_water(gs_scene *s, fr_box *t, const fr_mod *m, char *err, size_t errlen) {
   const int plus = face_of(t, m);
-  if (plus < 0) return FAIL("%s:%d: #add_surface_water: can only be used on the external surfaces of a fractal box", s->path, m->line);
+  if (plus < 0)
+    return FAIL("%s:%d: #add_surface_water: can only be used on the external surfaces of a fractal box", s->path,
+                m->line);
   gs_fsurface *x = NULL;
   for (int q = 0; q < t->nsurf && !x; ++q)
     if (t->surf[q].axis == m->axis && t->surf[q].plus == plus) x = &t->surf[q];
@@ -558,10 +570,12 @@ static int add_grass(gs_scene *s, fr_box *t, const fr_mod *m, char *err, size_t 
   const int a = m->axis, plus = face_of(t, m);
   const int64_t n[3] = {s->nx, s->ny, s->nz};
   if (plus == 0)
-    return FAIL("%s:%d: #add_grass: grass can only be specified on surfaces in the positive axis direction", s->path, m->line);
+    return FAIL("%s:%d: #add_grass: grass can only be specified on surfaces in the positive axis direction", s->path,
+                m->line);
   if (plus < 0) return FAIL("%s:%d: #add_grass: must specify external surfaces on a fractal box", s->path, m->line);
   if (m->limc[1] < 0 || m->limc[1] > n[a])
-    return FAIL("%s:%d: #add_grass: %c-coordinate %g is not within the model domain", s->path, m->line, "xyz"[a], m->lim[1]);
+    return FAIL("%s:%d: #add_grass: %c-coordinate %g is not within the model domain", s->path, m->line, "xyz"[a],
+                m -> lim[1]);
   int64_t d[2];
   face_dims(m, d);
   gs_grass *g = gs_xcalloc(1, sizeof *g);
@@ -602,7 +616,7 @@ static int first_pass(gs_scene *s, gs_fractal_set *f, char *err, size_t errlen) 
       const fr_mod *m = &f->mods[q];
       if (strcmp(m->box, f->boxes[k].id)) continue;
       fr_box *t = target_box(f, k, m->box);
-      int rc = m->kind == MOD_ROUGH ? add_roughness(s, t, m, err, errlen)
+      int rc = m->kind == MOD_ROUGH   ? add_roughness(s, t, m, err, errlen)
                : m->kind == MOD_WATER ? add_water(s, t, m, err, errlen)
                                       : add_grass(s, t, m, err, errlen);
       if (rc) return -1;

@@ -89,7 +89,6 @@ int gs_cmd_sphere(gs_parser *p, const gs_command_call *c);
 int gs_cmd_cone(gs_parser *p, const gs_command_call *c);
 int gs_cmd_ellipsoid(gs_parser *p, const gs_command_call *c);
 int gs_cmd_add_dispersion(gs_parser *p, const gs_command_call *c);
-int gs_cmd_refuse_dispersion(gs_parser *p, const gs_command_call *c);
 /* The materials #add_dispersion_* name, once every #material is read and dt
  * is known: -1 with err (one line) for an unknown one, a pole gprMax refuses
  * against dt, or a 2D model. */
