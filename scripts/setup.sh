@@ -8,7 +8,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${GS_BUILD_DIR:-$here/build}
 
-pkgs=(cmake make gcc g++ pkg-config libopenmpi-dev openmpi-bin libhwloc-dev libpng-dev zlib1g-dev libdeflate-dev libisal-dev isal libhdf5-dev python3 ${GS_EXTRA_PKGS:-})
+pkgs=(cmake make gcc g++ pkg-config libopenmpi-dev openmpi-bin libhwloc-dev libpng-dev zlib1g-dev libdeflate-dev libisal-dev isal libhdf5-dev libfftw3-dev python3 ${GS_EXTRA_PKGS:-})
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -48,7 +48,7 @@ bad_scene() { # NAME PATTERN LINES...
 }
 base=("#domain: 0.1 0.1 0.002" "#dx_dy_dz: 0.002 0.002 0.002" "#time_window: 10")
 bad_scene courant "courant.in:4: .*outside \(0, 1\]" "${base[@]}" "#time_step_stability_factor: 1.01"
-bad_scene unknown "unknown.in:4: #fractal_box: not supported" "${base[@]}" "#fractal_box: 0 0 0 0.1 0.1 0.002 1.5 1 1 1 50 soil mix"
+bad_scene unknown "unknown.in:4: #taguchi: not supported" "${base[@]}" "#taguchi: 1 2"
 bad_scene threed "threed.in:2: the domain must be at least 3 x 3 x 3 cells" "#domain: 0.1 0.1 0.004" "#dx_dy_dz: 0.002 0.002 0.002"
 bad_scene sphere2d "sphere2d.in:4: #sphere: only in 3D models here" "${base[@]}" "#sphere: 0.05 0.05 0 0.01 pec"
 bad_scene magnetic "magnetic.in:4: #material ferrite: relative permeability 0.5 is below 1" "${base[@]}" "#material: 4 0 0.5 0 ferrite"

@@ -635,8 +635,34 @@ static gs_status paint_array(b3 *b, const gs_obj3 *o) {
   return GS_OK;
 }
 
+/* build_voxels_from_array (no mask: clipped to the model) or _mask, in
+ * gprMax's loop order (a voxel also writes its upper edges, which the next
+ * voxel's own write replaces). */
+static gs_status paint_fractal(b3 *b, const gs_obj3 *o) {
+  const gs_obj3_fractal *f = o->fractal;
+  if (!f) return fail(b, "#fractal_box: not built");
+  const int64_t *s = f->start, *n = f->size;
+  const int64_t nn[3] = {b->nx, b->ny, b->nz};
+  int64_t hi[3];
+  for (int a = 0; a < 3; ++a)
+    hi[a] = f->mask || s[a] + n[a] <= nn[a] ? s[a] + n[a] : nn[a];
+  for (int64_t i = s[0] > 0 ? s[0] : 0; i < hi[0]; ++i)
+    for (int64_t j = s[1] > 0 ? s[1] : 0; j < hi[1]; ++j)
+      for (int64_t k = s[2] > 0 ? s[2] : 0; k < hi[2]; ++k) {
+        const size_t at = (size_t)(((i - s[0]) * n[1] + (j - s[1])) * n[2] + (k - s[2]));
+        const int mask = f->mask ? f->mask[at] : 1;
+        const int m = mask == 1 ? f->data[at] : mask == 2 ? f->water : mask == 3 ? f->grass : -1;
+        if (m < 0) continue;
+        if (m >= b->g->nmat) return fail(b, "#fractal_box: material %d is not in the materials list", m);
+        voxel(b, i, j, k, m, o->averaging);
+      }
+  return GS_OK;
+}
+
 static gs_status paint(b3 *b, const gs_obj3 *o) {
   switch (o->type) {
+  case GS_O3_FRACTAL:
+    return paint_fractal(b, o);
   case GS_O3_ARRAY:
     return paint_array(b, o);
   case GS_O3_BOX:

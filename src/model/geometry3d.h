@@ -25,7 +25,8 @@ enum {
   GS_O3_EDGE,
   GS_O3_PLATE,
   GS_O3_TRIANGLE,
-  GS_O3_ARRAY /* #geometry_objects_read: a geometry objects file placed at cell v[0..2] */
+  GS_O3_ARRAY,  /* #geometry_objects_read: a geometry objects file placed at cell v[0..2] */
+  GS_O3_FRACTAL /* #fractal_box: its cells as src/model/scene_fractals.c built them */
 };
 
 /* The arrays of a geometry objects file (#geometry_objects_read), in
@@ -38,6 +39,18 @@ typedef struct gs_obj3_array {
   uint32_t *id;    /* [6][sx + 1][sy + 1][sz + 1] (with rigid) */
   int offset;
 } gs_obj3_array;
+
+/* A fractal box's cells (gprMax's build_voxels_from_array and _mask):
+ * cells [start, start + size), [x][y][z] with z fastest; data the
+ * material (gprMax's numbers); mask NULL: every cell its data, else per
+ * cell 0 none, 1 data, 2 water, 3 grass. Painted with the object's
+ * averaging flag as given (gprMax does not ask the materials). */
+typedef struct gs_obj3_fractal {
+  int64_t start[3], size[3];
+  int16_t *data;
+  int8_t *mask;
+  int water, grass; /* materials of mask 2 and 3 */
+} gs_obj3_fractal;
 
 /* One geometry command as written, in file order. v[] holds its numbers in
  * metres (and degrees) in the command's order:
@@ -54,9 +67,10 @@ typedef struct gs_obj3 {
   int averaging; /* the y/n flag (default y); the material's own averagable applies too */
   double v[16];
   int nv;
-  char normal;                /* cylindrical_sector: 'x', 'y' or 'z' */
-  const gs_obj3_array *array; /* GS_O3_ARRAY */
-  int line;                   /* the command's line in the scene (0: none), for messages */
+  char normal;                    /* cylindrical_sector: 'x', 'y' or 'z' */
+  const gs_obj3_array *array;     /* GS_O3_ARRAY */
+  const gs_obj3_fractal *fractal; /* GS_O3_FRACTAL */
+  int line;                       /* the command's line in the scene (0: none), for messages */
 } gs_obj3;
 
 typedef struct gs_mat3 {

@@ -758,7 +758,19 @@ static const scene_command commands[] = {
      gs_cmd_add_dispersion},
     {"add_dispersion_drude", 4, MAX_ARGS, 0, "poles omega1 alpha1 [...] material [material ...]", GRID_NOT_NEEDED,
      gs_cmd_add_dispersion},
-    {"soil_peplinski", 0, MAX_ARGS, 0, NULL, GRID_NOT_NEEDED, gs_cmd_refuse_dispersion},
+    {"soil_peplinski", 7, 7, 0, "sand clay bulk_density sand_density water_lo water_hi ID", GRID_NOT_NEEDED,
+     gs_cmd_soil_peplinski},
+    {"material_range", 9, 9, 0, "er_lo er_hi sigma_lo sigma_hi mr_lo mr_hi sm_lo sm_hi ID", GRID_NOT_NEEDED,
+     gs_cmd_material_range},
+    {"material_list", 2, MAX_ARGS, 0, "material [material ...] ID", GRID_NOT_NEEDED, gs_cmd_material_list},
+    {"fractal_box", 13, 15, 0, "x1 y1 z1 x2 y2 z2 D wx wy wz n_materials mixing_model ID [seed [y|n]]",
+     GRID_BEFORE_COUNT, gs_cmd_fractal_box},
+    {"add_surface_roughness", 12, 13, 0, "x1 y1 z1 x2 y2 z2 D w1 w2 lower upper fractal_box_ID [seed]",
+     GRID_BEFORE_COUNT, gs_cmd_add_surface_roughness},
+    {"add_surface_water", 8, 8, 0, "x1 y1 z1 x2 y2 z2 depth fractal_box_ID", GRID_BEFORE_COUNT,
+     gs_cmd_add_surface_water},
+    {"add_grass", 11, 12, 0, "x1 y1 z1 x2 y2 z2 D lower upper n_blades fractal_box_ID [seed]", GRID_BEFORE_COUNT,
+     gs_cmd_add_grass},
     {"geometry_view", 11, 11, 0, "x1 y1 z1 x2 y2 z2 dx dy dz file n|f", GRID_BEFORE_COUNT, gs_cmd_geometry_view},
     {"geometry_objects_write", 7, 7, 0, "x1 y1 z1 x2 y2 z2 basename", GRID_BEFORE_COUNT, gs_cmd_geometry_objects_write},
     {"geometry_objects_read", 5, 5, 0, "x y z geometry.h5 materials.txt", GRID_BEFORE_COUNT,
@@ -951,9 +963,12 @@ static gs_status finish_scene(const parser *p, const char *path, char *err, size
     snprintf(err, errlen, "%s: #time_window gives no iterations", path);
     return GS_ERR_FORMAT;
   }
-  if (gs_scene_resolve_snapshots(s, err, errlen) || gs_scene_resolve_geometry_reads(s, p->host_bytes, err, errlen))
+  /* gprMax's order of materials: #material (with #add_dispersion_*), then the fractal boxes' (first geometry
+   * pass), then those of #geometry_objects_read (second pass) */
+  if (gs_scene_resolve_snapshots(s, err, errlen) || gs_scene_resolve_dispersion(s, err, errlen) ||
+      gs_scene_resolve_fractals(s, p->host_bytes, err, errlen) ||
+      gs_scene_resolve_geometry_reads(s, p->host_bytes, err, errlen))
     return GS_ERR_FORMAT;
-  if (gs_scene_resolve_dispersion(s, err, errlen)) return GS_ERR_FORMAT;
   for (int k = 0; k < 4; ++k)
     if (2 * (int64_t)s->pml[k] >= (k % 2 ? s->ny : s->nx)) {
       snprintf(err, errlen, "%s: #pml_cells: %d cells leave no interior in a %lld x %lld domain", path, s->pml[k],
@@ -1005,6 +1020,7 @@ void gs_scene_free(gs_scene *s) {
   free(s->snaps);
   free(s->views);
   gs_scene_free_geometry_reads(s);
+  gs_scene_free_fractals(s);
   free(s->objs3);
   free(s->geo_writes);
   free(s->geo_reads);

@@ -177,6 +177,10 @@ typedef struct gs_scene_input {
   char what[32]; /* the command that read it */
 } gs_scene_input;
 
+/* #soil_peplinski, #material_range, #material_list, #fractal_box and its
+ * modifiers as read, then built (src/model/scene_fractals.c). */
+typedef struct gs_fractal_set gs_fractal_set;
+
 /* The model's orientation (see the top of this file). */
 enum { GS_MODE_TMZ, GS_MODE_TMX, GS_MODE_TMY, GS_MODE_3D };
 
@@ -234,7 +238,8 @@ typedef struct gs_scene {
   int ngeo_writes;
   gs_geo_read *geo_reads; /* 3D: #geometry_objects_read */
   int ngeo_reads;
-  gs_scene_input *inputs; /* the files the scene read (itself first), for gs_scene_check_inputs */
+  gs_fractal_set *fractals; /* 3D: heterogeneous soils (scene_fractals.c), or NULL */
+  gs_scene_input *inputs;   /* the files the scene read (itself first), for gs_scene_check_inputs */
   int ninputs;
   uint64_t hash; /* FNV-1a of the scene and the files it reads */
 } gs_scene;

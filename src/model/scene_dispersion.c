@@ -10,7 +10,8 @@
  * gprMax processes every #material before any #add_dispersion_*, whatever
  * their order in the file, so the names are resolved once the file is read
  * (gs_scene_resolve_dispersion), with the checks that need dt. Peplinski
- * soils are refused (one line) until they are implemented. */
+ * soils (Debye materials gprMax makes for fractal boxes) are made by
+ * src/model/scene_fractals.c. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -91,10 +92,6 @@ int gs_cmd_add_dispersion(gs_parser *p, const gs_command_call *c) {
     s->disps[s->ndisps++] = d;
   }
   return 0;
-}
-
-int gs_cmd_refuse_dispersion(gs_parser *p, const gs_command_call *c) {
-  return gs_perr(p, "#%s: not implemented yet (gprMax's Debye, Lorentz and Drude dispersion are)", c->name);
 }
 
 /* gprMax's checks against the time step (Lorentz: omega < 2 pi / dt, delta <

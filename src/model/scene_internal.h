@@ -90,7 +90,6 @@ int gs_cmd_sphere(gs_parser *p, const gs_command_call *c);
 int gs_cmd_cone(gs_parser *p, const gs_command_call *c);
 int gs_cmd_ellipsoid(gs_parser *p, const gs_command_call *c);
 int gs_cmd_add_dispersion(gs_parser *p, const gs_command_call *c);
-int gs_cmd_refuse_dispersion(gs_parser *p, const gs_command_call *c);
 /* The materials #add_dispersion_* name, once every #material is read and dt
  * is known: -1 with err (one line) for an unknown one, a pole gprMax refuses
  * against dt, or a 2D model. */
@@ -103,6 +102,20 @@ int gs_cmd_geometry_objects_read(gs_parser *p, const gs_command_call *c);
 int gs_scene_resolve_geometry_reads(gs_scene *s, double host_bytes, char *err, size_t errlen);
 /* Frees what gs_scene_resolve_geometry_reads made. */
 void gs_scene_free_geometry_reads(gs_scene *s);
+/* scene_fractals.c: heterogeneous soils (3D). */
+int gs_cmd_soil_peplinski(gs_parser *p, const gs_command_call *c);
+int gs_cmd_material_range(gs_parser *p, const gs_command_call *c);
+int gs_cmd_material_list(gs_parser *p, const gs_command_call *c);
+int gs_cmd_fractal_box(gs_parser *p, const gs_command_call *c);
+int gs_cmd_add_surface_roughness(gs_parser *p, const gs_command_call *c);
+int gs_cmd_add_surface_water(gs_parser *p, const gs_command_call *c);
+int gs_cmd_add_grass(gs_parser *p, const gs_command_call *c);
+/* After #material, #add_dispersion_* and dt, before #geometry_objects_read
+ * (gprMax's order of materials): the mixing models' materials, the
+ * surfaces, and each fractal box's cells; -1 with err (one line). host_bytes
+ * bounds a fractal's memory (0: no bound). */
+int gs_scene_resolve_fractals(gs_scene *s, double host_bytes, char *err, size_t errlen);
+void gs_scene_free_fractals(gs_scene *s);
 /* scene_sources3d.c: 3D sources and user waveforms. */
 int gs_cmd_magnetic_dipole(gs_parser *p, const gs_command_call *c);
 int gs_cmd_voltage_source(gs_parser *p, const gs_command_call *c);

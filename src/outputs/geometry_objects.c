@@ -41,10 +41,26 @@ int gs_view_materials(const gs_geometry3 *g, const uint8_t *used, int *order, ui
   return n;
 }
 
+/* A dispersive material's line after its #material, as gprMax writes it:
+ * `#add_dispersion_debye: poles de tau ... name` (drude: omega alpha).
+ * gprMax writes none for Lorentz materials (its test looks for "lorenz"
+ * in "lorentz" and then fails); nothing is written for them here. */
+static int write_dispersion(FILE *f, const gs_scene *sc, int k, const char *name) {
+  const int e = k >= 2 && k < sc->nmaterials ? gs_scene_dispersion_of(sc, k) : -1; /* gprMax numbers from 2 = ours */
+  if (e < 0 || sc->disps[e].kind == GS_DISP_LORENTZ) return 0;
+  const gs_dispersion *d = &sc->disps[e];
+  const int drude = d->kind == GS_DISP_DRUDE;
+  int bad = fprintf(f, "#add_dispersion_%s: %d ", drude ? "drude" : "debye", d->npoles) < 0;
+  for (int q = 0; q < d->npoles; ++q)
+    bad |= fprintf(f, "%g %g ", drude ? d->tau[q] : d->deltaer[q], drude ? d->alpha[q] : d->tau[q]) < 0;
+  return bad | (fprintf(f, "%s\n", name) < 0);
+}
+
 /* gprMax's materials list: `#material: er se mr sm name` with Python's
- * {:g} (which C's %g matches for finite values and inf). */
-static gs_status write_materials(const char *path, const gs_geometry3 *g, const int *order, int n, char *err,
-                                 size_t errlen) {
+ * {:g} (which C's %g matches for finite values and inf), each dispersive
+ * material followed by its dispersion. */
+static gs_status write_materials(const char *path, const gs_scene *sc, const gs_geometry3 *g, const int *order, int n,
+                                 char *err, size_t errlen) {
   FILE *f = fopen(path, "w");
   if (!f) {
     snprintf(err, errlen, "%s: %s", path, strerror(errno));
@@ -54,6 +70,7 @@ static gs_status write_materials(const char *path, const gs_geometry3 *g, const 
   for (int k = 0; k < n; ++k) {
     const gs_mat3 *m = &g->mat[order[k]];
     bad |= fprintf(f, "#material: %g %g %g %g %s\n", m->er, m->se, m->mr, m->sm, m->name) < 0;
+    bad |= write_dispersion(f, sc, order[k], m->name);
   }
   bad |= fclose(f) != 0;
   if (bad) {
@@ -118,7 +135,7 @@ static gs_status write_one(const gs_scene *sc, const gs_geometry3 *g, const gs_g
   gs_status st = gs_gpr_write_geometry_object(path, &o, err, errlen);
   if (st == GS_OK) {
     snprintf(path, sizeof path, "%s/%s_materials.txt", dir, w->base);
-    st = write_materials(path, g, order, n, err, errlen);
+    st = write_materials(path, sc, g, order, n, err, errlen);
   }
   free(used);
   free(order);
@@ -240,7 +257,7 @@ static gs_status write_one_split(const gs_scene *sc, const gs_geometry3 *g, cons
     free(buf);
     st = root ? gs_gpr_layers_close(f) : GS_OK;
     snprintf(path, sizeof path, "%s/%s_materials.txt", dir, w->base);
-    if (root && st == GS_OK) st = write_materials(path, g, order, n, err, errlen);
+    if (root && st == GS_OK) st = write_materials(path, sc, g, order, n, err, errlen);
     st = gs_fdtd3_dist_agree(st, sp->comm, err, errlen);
   }
   free(used);
