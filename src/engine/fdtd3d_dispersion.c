@@ -399,6 +399,13 @@ static double object_nodes(const gs_scene *sc, const gs_obj3 *o) {
       r = o->type == GS_O3_CONE ? fmax(v[6], v[7]) : v[6];
       lo[a] = fmin(v[a], v[3 + a]) - r, hi[a] = fmax(v[a], v[3 + a]) + r;
       break;
+    case GS_O3_FRACTAL: /* its cells (its soils, water and grass are dispersive) */
+      if (o->fractal) {
+        lo[a] = (double)o->fractal->start[a] * d[a];
+        hi[a] = (double)(o->fractal->start[a] + o->fractal->size[a]) * d[a];
+        break;
+      }
+      /* fall through */
     default:
       lo[a] = 0, hi[a] = n[a] * d[a];
     }
@@ -417,7 +424,8 @@ double gs_fdtd3_disp_memory(const gs_scene *sc) {
   const double whole = (double)(sc->nx + 1) * (double)(sc->ny + 1) * (double)(sc->nz + 1);
   double nodes = 0;
   for (int q = 0; q < sc->nobjs3; ++q)
-    if (dispersion_of(sc, sc->objs3[q].material)) nodes += object_nodes(sc, &sc->objs3[q]);
+    if (dispersion_of(sc, sc->objs3[q].material) || sc->objs3[q].type == GS_O3_FRACTAL)
+      nodes += object_nodes(sc, &sc->objs3[q]);
   if (nodes > whole) nodes = whole;
   int64_t pitch, plane, count;
   gs_fdtd3_layout(sc->nx, sc->ny, sc->nz, &pitch, &plane, &count);

@@ -53,7 +53,7 @@ static void plan_free(plan1 *p) {
   free(p);
 }
 
-static void transform(const plan1 *p, const cx *in, cx *out, cx *scratch);
+static void direct(const plan1 *p, const cx *in, cx *out);
 
 static plan1 *plan_make(int64_t n, int sign) {
   plan1 *p = calloc(1, sizeof *p);
@@ -82,7 +82,7 @@ static plan1 *plan_make(int64_t n, int sign) {
     tmp[k] = (cx){p->chirp[k].re, -p->chirp[k].im};
     if (k) tmp[p->m - k] = tmp[k];
   }
-  transform(p->sub, tmp, p->kernel, tmp + p->m);
+  direct(p->sub, tmp, p->kernel);
   free(tmp);
   return p;
 }
@@ -113,20 +113,25 @@ static void rec(const plan1 *p, const cx *in, cx *out, int64_t n, int64_t stride
   }
 }
 
+/* One line without Bluestein: in -> out. */
+static void direct(const plan1 *p, const cx *in, cx *out) {
+  rec(p, in, out, p->n, 1, p->f, 1);
+}
+
 /* One line: in -> out (n values); scratch holds 2 m values for Bluestein. */
 static void transform(const plan1 *p, const cx *in, cx *out, cx *scratch) {
   if (!p->blue) {
-    rec(p, in, out, p->n, 1, p->f, 1);
+    direct(p, in, out);
     return;
   }
   cx *a = scratch, *b = scratch + p->m;
   memset(a, 0, sizeof *a * (size_t)p->m);
   for (int64_t k = 0; k < p->n; ++k)
     a[k] = mul(in[k], p->chirp[k]);
-  transform(p->sub, a, b, NULL);
+  direct(p->sub, a, b);
   for (int64_t k = 0; k < p->m; ++k)
     b[k] = mul(b[k], p->kernel[k]);
-  transform(p->subi, b, a, NULL);
+  direct(p->subi, b, a);
   const double inv = 1.0 / (double)p->m;
   for (int64_t k = 0; k < p->n; ++k) {
     const cx v = mul(a[k], p->chirp[k]);

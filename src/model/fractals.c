@@ -29,7 +29,7 @@ typedef struct field_spec {
 
 /* The filter's value at (i, j, k): 1 / |v2 - v1|^D, 0.9 for D where it is 0. */
 static double filter_b(const field_spec *f, const int64_t *idx) {
-  double d[3];
+  double d[3] = {0, 0, 0};
   for (int a = 0; a < f->rank; ++a) {
     const double v2 = f->w[a] * (double)((idx[a] + f->n[a] / 2) % f->n[a]);
     d[a] = v2 - f->v1[a];

@@ -123,15 +123,16 @@ double gs_pcg64_normal(gs_pcg64 *g) {
     double x = (double)rabs * gs_zig_wi[idx];
     if (sign) x = -x;
     if (rabs < gs_zig_ki[idx]) return x;
-    if (idx == 0) {
-      for (;;) {
-        const double xx = -gs_zig_inv_r * log1p(-gs_pcg64_random(g));
-        const double yy = -log1p(-gs_pcg64_random(g));
-        if (yy + yy > xx * xx) return ((rabs >> 8) & 1) ? -(gs_zig_r + xx) : gs_zig_r + xx;
-      }
+    if (idx > 0) { /* a wedge */
+      const double f = (gs_zig_fi[idx - 1] - gs_zig_fi[idx]) * gs_pcg64_random(g);
+      if (f + gs_zig_fi[idx] < exp(-0.5 * x * x)) return x;
+      continue;
     }
-    const double f = (gs_zig_fi[idx - 1] - gs_zig_fi[idx]) * gs_pcg64_random(g);
-    if (f + gs_zig_fi[idx] < exp(-0.5 * x * x)) return x;
+    for (;;) { /* the tail */
+      const double xx = -gs_zig_inv_r * log1p(-gs_pcg64_random(g));
+      const double yy = -log1p(-gs_pcg64_random(g));
+      if (yy + yy > xx * xx) return ((rabs >> 8) & 1) ? -(gs_zig_r + xx) : gs_zig_r + xx;
+    }
   }
 }
 

@@ -11,6 +11,7 @@
  * surfaces drawn, water and grass materials made); then each box's cells
  * (fractals.h), which src/model/geometry3d.c paints at the box's place. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -412,7 +413,14 @@ static void material_range(gs_scene *s, mix_model *m, int nbins) {
 
 /* ---- building (gprMax's two passes over the geometry) ---- */
 
-#define FAIL(...) (snprintf(err, errlen, __VA_ARGS__), -1)
+/* One line into err; -1. */
+__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+  return -1;
+}
 
 static mix_model *find_model(gs_fractal_set *f, const char *id) {
   for (int k = 0; k < f->nmodels; ++k)
@@ -431,18 +439,22 @@ static int prebuild_box(gs_scene *s, gs_fractal_set *f, fr_box *b, char *err, si
   if (!m) {
     const int k = gs_find_material(s, b->mix);
     if (k < 0)
-      return FAIL("%s:%d: #fractal_box: mixing model or material with ID %s does not exist", P, b->line, b->mix);
+      return fail(err, errlen, "%s:%d: #fractal_box: mixing model or material with ID %s does not exist", P, b->line,
+                  b->mix);
     if (b->nbins != 1)
-      return FAIL("%s:%d: #fractal_box: '%s' is a material, not a mixing model: it takes 1 material (gprMax fails "
+      return fail(err, errlen,
+                  "%s:%d: #fractal_box: '%s' is a material, not a mixing model: it takes 1 material (gprMax fails "
                   "with %d)",
                   P, b->line, b->mix, b->nbins);
     b->single = gprmax_number(k);
     return 0;
   }
   if (b->nbins == 1)
-    return FAIL("%s:%d: #fractal_box: must be used with more than one material from the mixing model", P, b->line);
+    return fail(err, errlen, "%s:%d: #fractal_box: must be used with more than one material from the mixing model", P,
+                b->line);
   if (m->kind == MIX_LIST && b->nbins > m->nnames)
-    return FAIL("%s:%d: #fractal_box: too many materials/bins requested compared to materials in mixing model", P,
+    return fail(err, errlen,
+                "%s:%d: #fractal_box: too many materials/bins requested compared to materials in mixing model", P,
                 b->line);
   if (m->kind == MIX_PEPLINSKI) return peplinski(s, m, b->nbins, b->line, err, errlen);
   if (m->kind == MIX_RANGE) {
@@ -451,7 +463,8 @@ static int prebuild_box(gs_scene *s, gs_fractal_set *f, fr_box *b, char *err, si
   }
   for (int q = 0; q < b->nbins; ++q) {
     const int k = gs_find_material(s, m->names[q]);
-    if (k < 0) return FAIL("%s:%d: #material_list %s: material %s does not exist", P, m->line, m->id, m->names[q]);
+    if (k < 0)
+      return fail(err, errlen, "%s:%d: #material_list %s: material %s does not exist", P, m->line, m->id, m->names[q]);
     push_matid(m, k);
   }
   return 0;
@@ -462,6 +475,10 @@ static gs_fsurface *new_surface(fr_box *t) {
   gs_fsurface *x = &t->surf[t->nsurf++];
   memset(x, 0, sizeof *x);
   return x;
+}
+
+static int axis_name(int a) {
+  return 'x' + a;
 }
 
 static const char *side_name(int axis, int plus) {
@@ -486,7 +503,8 @@ static int add_roughness(const gs_scene *s, fr_box *t, const fr_mod *m, char *er
   const int a = m->axis, plus = face_of(t, m);
   const int64_t n[3] = {s->nx, s->ny, s->nz};
   if (plus < 0)
-    return FAIL("%s:%d: #add_surface_roughness: can only be used on the external surfaces of a fractal box", s->path,
+    return fail(err, errlen,
+                "%s:%d: #add_surface_roughness: can only be used on the external surfaces of a fractal box", s->path,
                 m->line);
   int64_t lower[3], upper[3], range[2], bound = m->limc[plus ? 1 : 0];
   memcpy(lower, m->lo, sizeof lower);
@@ -497,26 +515,26 @@ static int add_roughness(const gs_scene *s, fr_box *t, const fr_mod *m, char *er
     upper[a] = m->limc[1], range[0] = bound, range[1] = upper[a];
   for (int k = 0; k < 3; ++k)
     if (lower[k] < t->lo[k])
-      return FAIL("%s:%d: #add_surface_roughness: would exceed the lower coordinates of the fractal box", s->path,
-                  m->line);
+      return fail(err, errlen, "%s:%d: #add_surface_roughness: would exceed the lower coordinates of the fractal box",
+                  s->path, m->line);
   for (int k = 0; k < 3; ++k)
     if (upper[k] > t->hi[k])
-      return FAIL("%s:%d: #add_surface_roughness: would exceed the upper coordinates of the fractal box", s->path,
-                  m->line);
+      return fail(err, errlen, "%s:%d: #add_surface_roughness: would exceed the upper coordinates of the fractal box",
+                  s->path, m->line);
   if (bound < 0 || bound > n[a])
-    return FAIL("%s:%d: #add_surface_roughness: %c-coordinate %g is not within the model domain", s->path, m->line,
-                "xyz"[a], m -> lim[plus ? 1 : 0]);
+    return fail(err, errlen, "%s:%d: #add_surface_roughness: %c-coordinate %g is not within the model domain", s->path,
+                m->line, axis_name(a), m->lim[plus ? 1 : 0]);
   for (int q = 0; q < t->nsurf; ++q)
     if (t->surf[q].axis == a && t->surf[q].plus == plus)
-      return FAIL("%s:%d: #add_surface_roughness: has already been used on the %s surface", s->path, m->line,
-                  side_name(a, plus));
+      return fail(err, errlen, "%s:%d: #add_surface_roughness: has already been used on the %s surface", s->path,
+                  m->line, side_name(a, plus));
   int64_t d[2];
   face_dims(m, d);
   float *h = malloc(sizeof *h * (size_t)(d[0] * d[1]));
   gs_status st = h ? gs_fractal_surface(d, m->dim, m->w, m->seed, range[0], range[1], h) : GS_ERR_NOMEM;
   if (st != GS_OK) {
     free(h);
-    return FAIL("%s:%d: #add_surface_roughness: %s", s->path, m->line,
+    return fail(err, errlen, "%s:%d: #add_surface_roughness: %s", s->path, m->line,
                 st == GS_ERR_NOMEM ? "out of memory" : "the surface is flat (gprMax divides by its zero range)");
   }
   gs_fsurface *x = new_surface(t);
@@ -534,10 +552,12 @@ static int debye_material(gs_scene *s, const char *cmd, int line, const char *na
   if (k < 0) k = add_debye(s, name, eri, 0, deltaer, tau, line);
   const int e = gs_scene_dispersion_of(s, k);
   if (e < 0 || s->disps[e].kind != GS_DISP_DEBYE)
-    return FAIL("%s:%d: #%s: material '%s' is not a Debye material (gprMax fails on it)", s->path, line, cmd, name);
+    return fail(err, errlen, "%s:%d: #%s: material '%s' is not a Debye material (gprMax fails on it)", s->path, line,
+                cmd, name);
   for (int q = 0; q < s->disps[e].npoles; ++q)
     if (s->disps[e].tau[q] < s->dt)
-      return FAIL("%s:%d: #%s: requires the time step for the model to be less than the relaxation time required "
+      return fail(err, errlen,
+                  "%s:%d: #%s: requires the time step for the model to be less than the relaxation time required "
                   "to model %s",
                   s->path, line, cmd, name);
   return 0;
@@ -547,17 +567,18 @@ static int debye_material(gs_scene *s, const char *cmd, int line, const char *na
 static int add_water(gs_scene *s, fr_box *t, const fr_mod *m, char *err, size_t errlen) {
   const int plus = face_of(t, m);
   if (plus < 0)
-    return FAIL("%s:%d: #add_surface_water: can only be used on the external surfaces of a fractal box", s->path,
-                m->line);
+    return fail(err, errlen, "%s:%d: #add_surface_water: can only be used on the external surfaces of a fractal box",
+                s->path, m->line);
   gs_fsurface *x = NULL;
   for (int q = 0; q < t->nsurf && !x; ++q)
     if (t->surf[q].axis == m->axis && t->surf[q].plus == plus) x = &t->surf[q];
   if (!x)
-    return FAIL("%s:%d: #add_surface_water: specified surface %s does not have a rough surface applied", s->path,
-                m->line, side_name(m->axis, plus));
+    return fail(err, errlen, "%s:%d: #add_surface_water: specified surface %s does not have a rough surface applied",
+                s->path, m->line, side_name(m->axis, plus));
   x->filldepth = m->fill;
   if (x->filldepth < x->range[0] || x->filldepth > x->range[1])
-    return FAIL("%s:%d: #add_surface_water: requires a value for the depth of water that lies with the range of the "
+    return fail(err, errlen,
+                "%s:%d: #add_surface_water: requires a value for the depth of water that lies with the range of the "
                 "requested surface roughness",
                 s->path, m->line);
   double eri, er, tau, sig;
@@ -570,12 +591,19 @@ static int add_grass(gs_scene *s, fr_box *t, const fr_mod *m, char *err, size_t 
   const int a = m->axis, plus = face_of(t, m);
   const int64_t n[3] = {s->nx, s->ny, s->nz};
   if (plus == 0)
-    return FAIL("%s:%d: #add_grass: grass can only be specified on surfaces in the positive axis direction", s->path,
+    return fail(err, errlen,
+                "%s:%d: #add_grass: grass can only be specified on surfaces in the positive axis direction", s->path,
                 m->line);
-  if (plus < 0) return FAIL("%s:%d: #add_grass: must specify external surfaces on a fractal box", s->path, m->line);
+  if (plus < 0)
+    return fail(err, errlen, "%s:%d: #add_grass: must specify external surfaces on a fractal box", s->path, m->line);
   if (m->limc[1] < 0 || m->limc[1] > n[a])
-    return FAIL("%s:%d: #add_grass: %c-coordinate %g is not within the model domain", s->path, m->line, "xyz"[a],
-                m -> lim[1]);
+    return fail(err, errlen, "%s:%d: #add_grass: %c-coordinate %g is not within the model domain", s->path, m->line,
+                axis_name(a), m->lim[1]);
+  for (int k = 0; k < 3; ++k) /* gprMax does not check this, and then reads its mask outside the box */
+    if (k != a && (m->lo[k] < t->lo[k] || m->hi[k] > t->hi[k]))
+      return fail(err, errlen,
+                  "%s:%d: #add_grass: the face reaches past the fractal box (gprMax then indexes outside its mask)",
+                  s->path, m->line);
   int64_t d[2];
   face_dims(m, d);
   gs_grass *g = gs_xcalloc(1, sizeof *g);
@@ -593,7 +621,7 @@ static int add_grass(gs_scene *s, fr_box *t, const fr_mod *m, char *err, size_t 
     free(h);
     gs_grass_free(g);
     free(g);
-    return FAIL("%s:%d: #add_grass: %s", s->path, m->line, why);
+    return fail(err, errlen, "%s:%d: #add_grass: %s", s->path, m->line, why);
   }
   /* Properties of grass from gprMax (http://dx.doi.org/10.1007/BF00902994) */
   return debye_material(s, "add_grass", m->line, "grass", 12.7174, 18.5087 - 12.7174, 1.0793e-11, err, errlen);
@@ -649,18 +677,20 @@ static int second_pass(gs_scene *s, gs_fractal_set *f, double host_bytes, char *
     fr_box *b = &f->boxes[k];
     const mix_model *m = find_model(f, b->mix);
     if (b->nsurf == 0 && b->nbins == 1)
-      return FAIL("%s:%d: #fractal_box: is being used with a single material and no modifications, therefore please "
+      return fail(err, errlen,
+                  "%s:%d: #fractal_box: is being used with a single material and no modifications, therefore please "
                   "use a #box command instead",
                   s->path, b->line);
     b->fb.material = m ? m->matid : &b->single;
     b->fb.nmaterial = m ? m->nmatid : 1;
     if (volume_cells(b) * 27 > host_bytes && host_bytes > 0) /* FFT, field, bins, materials, mask */
-      return FAIL("%s:%d: #fractal_box: its fractal (%.3g cells) needs more host memory than this rank has", s->path,
+      return fail(err, errlen,
+                  "%s:%d: #fractal_box: its fractal (%.3g cells) needs more host memory than this rank has", s->path,
                   b->line, volume_cells(b));
     gs_fbox_cells c;
     char why[200] = "";
     gs_status st = gs_fbox_build(&b->fb, b->surf, b->nsurf, n, &c, why, sizeof why);
-    if (st != GS_OK) return FAIL("%s:%d: #fractal_box: %s", s->path, b->line, why);
+    if (st != GS_OK) return fail(err, errlen, "%s:%d: #fractal_box: %s", s->path, b->line, why);
     gs_obj3_fractal *o = &f->built[k];
     memcpy(o->start, c.start, sizeof o->start);
     memcpy(o->size, c.size, sizeof o->size);
