@@ -45,22 +45,15 @@ int gs_view_materials(const gs_geometry3 *g, const uint8_t *used, int *order, ui
  * {:g} (which C's %g matches for finite values and inf). */
 static gs_status write_materials(const char *path, const gs_geometry3 *g, const int *order, int n, char *err,
                                  size_t errlen) {
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    snprintf(err, errlen, "%s: %s", path, strerror(errno));
-    return GS_ERR_IO;
-  }
+  gs_tmpfile t; /* written under a temporary name and renamed: never half a list */
+  gs_status st = gs_tmpfile_open(&t, path, err, errlen);
+  if (st != GS_OK) return st;
   int bad = 0;
-  for (int k = 0; k < n; ++k) {
+  for (int k = 0; k < n && !bad; ++k) {
     const gs_mat3 *m = &g->mat[order[k]];
-    bad |= fprintf(f, "#material: %g %g %g %g %s\n", m->er, m->se, m->mr, m->sm, m->name) < 0;
+    bad = fprintf(t.fp, "#material: %g %g %g %g %s\n", m->er, m->se, m->mr, m->sm, m->name) < 0;
   }
-  bad |= fclose(f) != 0;
-  if (bad) {
-    snprintf(err, errlen, "%s: write failed", path);
-    return GS_ERR_IO;
-  }
-  return GS_OK;
+  return gs_tmpfile_commit(&t, bad, 0, err, errlen);
 }
 
 /* The box's arrays in gprMax's layout ([..][x][y][z], z fastest), numbered

@@ -7,10 +7,17 @@
 #include "fdtd_cmd.h"
 #include "scene.h"
 
-/* Collective over c (which must hold one rank): runs o->runs runs of 3D
- * scene sc into outdir (made), writing MODEL.h5 (MODELn.h5) and
- * receivers.csv (receivers_runNNN.csv) as the 2D engine does. Returns a
- * GS_EXIT_* status; refuses, before any work, what 3D models do not take yet. */
+/* Collective over c: runs o->runs runs of 3D scene sc into outdir (made,
+ * with gs_fdtd_make_outdir, once the first run is set up: a scene refused
+ * before leaves no folder), writing MODEL.h5 (MODELn.h5) and receivers.csv
+ * (receivers_runNNN.csv) as the 2D engine does. Returns a GS_EXIT_* status;
+ * refuses, before any work, what 3D models do not take yet. */
 int gs_fdtd3_run(const gs_comm *c, const gs_backend *b, const gs_fdtd_opts *o, const gs_scene *sc, const char *outdir);
+
+/* Collective over c: rank 0 makes the output folder outdir (and outdir/snapshots
+ * when snapshots is set); 0, or 1 on every rank after one line on rank 0 (the
+ * folder and the system's reason). Called once a model's first run is set up
+ * (fdtd_cmd.c). */
+int gs_fdtd_make_outdir(const gs_comm *c, const char *outdir, int snapshots);
 
 #endif
