@@ -522,11 +522,13 @@ static void helper_reason(const char *path, int status, int late, double limit, 
     snprintf(err, errlen, "%s: not read within %.0f s: refused (a corrupt file can make the HDF5 library loop)", path,
              limit);
   else if (WIFSIGNALED(status))
-    snprintf(err, errlen, "%s: the HDF5 library failed on it (signal %d, or its memory bound): refused as corrupt",
-             path, WTERMSIG(status));
-  else
-    snprintf(err, errlen, "%s: refused as corrupt (its reader ended with status %d without an answer)", path,
-             WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    snprintf(err, errlen,
+             "%s: the HDF5 library failed on it (signal %d; a crash or its memory bound): refused as corrupt", path,
+             WTERMSIG(status));
+  else /* a sanitizer's report ends it with a status */
+    snprintf(err, errlen,
+             "%s: the HDF5 library failed on it (exit status %d; a crash or its memory bound): refused as corrupt",
+             path, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
 void gs_gpr_geomobj_in_free(gs_gpr_geomobj_in *g) {
