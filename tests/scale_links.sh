@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # scale over inputs that cannot all be read (the reliability issue): a dangling link and a link
 # loop named *.png are each one failure in the summary (named once, with the reason) while the
-# rest are scaled, exit status 1; with --recursive, a link back to a folder above (a cycle) is
-# named once and not followed, links to other folders are. On 1 and 2 ranks.
+# rest are scaled, exit status 1 (also a dangling link given itself); with --recursive, a link
+# back to a folder above (a cycle) is named once and not followed, links to other folders are.
+# On 1 and 2 ranks.
 set -u
 w=${GS_WORK:?}/scale_links; rm -rf "$w"; mkdir -p "$w/in/sub" "$w/in/other"
 mk=${GS_MKPNG:?}; bin=${GS_BIN:?}
@@ -32,5 +33,11 @@ scale "4 done, 0 skipped, 3 failed" 1 --recursive
 [ "$(grep -c . <<<"$(ls -R "$w/out")")" -gt 0 ] && [ -f "$w/out/sub/side/c.png" ] && [ -f "$w/out/other/c.png" ] ||
   { echo "FAIL: --recursive: the other folder through a link not scaled"; fail=1; }
 scale "4 done, 0 skipped, 3 failed" 2 --recursive
+# a dangling link given itself is one failure too; a name that is not there a usage error (2)
+rm -rf "$w/out"
+all=$("$bin" scale --backend "${GS_BACKEND:-cpu}" -d 2 -o "$w/out" "$w/in/a.png" "$w/in/dangling.png" 2>&1); rc=$?
+[ "$rc" = 1 ] && grep -q "1 done, 0 skipped, 1 failed" <<<"$all" || { echo "FAIL: a dangling link given: rc=$rc: $all"; fail=1; }
+all=$("$bin" scale --backend "${GS_BACKEND:-cpu}" -d 2 -o "$w/out2" "$w/in/a.png" "$w/in/none.png" 2>&1); rc=$?
+[ "$rc" = 2 ] && [ ! -e "$w/out2" ] || { echo "FAIL: a missing input: rc=$rc: $all"; fail=1; }
 echo "scale_links: $([ $fail = 0 ] && echo ok || echo FAILED)"
 exit $fail

@@ -136,6 +136,8 @@ static int check_layout(reader *r, const char *name, hid_t dcpl) {
     char fname[64] = "";
     H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)k, &flags, &nelm, NULL, sizeof fname, fname, &conf);
     fname[sizeof fname - 1] = '\0';
+    for (char *c = fname; *c; ++c) /* a name stored in the file: printable only */
+      if (*c < 0x20 || *c > 0x7e) *c = '?';
     deflates += id == H5Z_FILTER_DEFLATE;
     if ((id != H5Z_FILTER_DEFLATE && id != H5Z_FILTER_SHUFFLE && id != H5Z_FILTER_FLETCHER32) || deflates > 1)
       return refuse(r, GS_ERR_FORMAT, "'%s' uses filter %d%s%s%s: only deflate (once), shuffle and fletcher32 are read",

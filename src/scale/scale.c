@@ -295,8 +295,16 @@ static int plan_build(plan *p, int argc, char **argv, char *err, size_t errlen) 
   const gs_scale_opts *o = p->o;
   for (int i = 0; i < argc; ++i) {
     struct stat sb;
-    if (stat(argv[i], &sb) != 0) {
-      snprintf(err, errlen, "%s: %s", argv[i], strerror(errno));
+    const int e = stat(argv[i], &sb) != 0 ? errno : 0;
+    if (e && lstat(argv[i], &sb) == 0 && S_ISLNK(sb.st_mode)) { /* a dangling link fails as an input */
+      const char *base = strrchr(argv[i], '/');
+      char *out = join(o->outdir, base ? base + 1 : argv[i]);
+      plan_add(p, argv[i], out);
+      free(out);
+      continue;
+    }
+    if (e) { /* a name that is not there: a usage error */
+      snprintf(err, errlen, "%s: %s", argv[i], strerror(e));
       return -1;
     }
     if (S_ISDIR(sb.st_mode)) {
