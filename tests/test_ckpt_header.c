@@ -52,7 +52,10 @@ int main(int argc, char **argv) {
   MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, c.world);
   gs_fdtd_sim_advance(&m, 20);
   int64_t prev = -1;
-  gs_ckpt_save(&m, &c, dims, dir, &prev);
+  if (gs_ckpt_save(&m, &c, dims, dir, &prev, err, sizeof err) != GS_OK) {
+    fprintf(stderr, "checkpoint: %s\n", err);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
   uint64_t want[3], got[3], sum[3];
   gs_fdtd_sim_checksum(&m, sum);
   MPI_Allreduce(sum, want, 3, MPI_UINT64_T, MPI_SUM, c.world);

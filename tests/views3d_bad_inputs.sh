@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Bad 3D output commands and unwritable outputs (#geometry_view, #geometry_objects_write,
-# #snapshot): each is refused with exit status 2 and one line on stderr naming the input and the
-# reason.
+# #snapshot): each bad command is refused with exit status 2 and one line on stderr naming the
+# input and the reason; an output that cannot be written is one line and exit status 1.
 set -u
 bin=${GS_BIN:?}
 work=${GS_WORK:?}/views3d_bad_inputs
@@ -29,7 +29,7 @@ model fstep '#geometry_view: 0 0 0 0.02 0.02 0.02 0.002 0.002 0.002 v f'
 refused "fstep.in:7: #geometry_view: type f needs the model's own discretisation" -- \
   "$bin" fdtd "${cpu[@]}" "$work/fstep.in" -o "$work/o"
 model fvti '#geometry_view: 0 0 0 0.02 0.02 0.02 0.001 0.001 0.001 v.vti f'
-refused "v.vti: not written: a fine \(f\) geometry view is .vtkhdf" -- \
+refused "fvti.in:7: #geometry_view: 'v.vti': a fine \(f\) geometry view is .vtkhdf" -- \
   "$bin" fdtd "${cpu[@]}" "$work/fvti.in" -o "$work/o"
 model flat '#geometry_objects_write: 0.005 0.005 0.005 0.010 0.005 0.010 g'
 refused "flat.in:7: #geometry_objects_write: the lower coordinates should be less than the upper" -- \
@@ -44,13 +44,24 @@ printf '#domain: 0.1 0.1 0.002\n#dx_dy_dz: 0.002 0.002 0.002\n#time_window: 5\n#
   >"$work/two_d.in"
 refused "two_d.in:4: #geometry_objects_write: only in 3D models here" -- \
   "$bin" fdtd "${cpu[@]}" "$work/two_d.in" -o "$work/o"
-# An output that cannot be written: a folder where the file goes.
+# An output that cannot be written: a folder where the file goes. One line naming it and the
+# system's reason, exit status 1 (an output that failed, as on a full disk: the reliability issue).
+unwritable() { # unwritable PATTERN -- command...: exit 1, one stderr line matching PATTERN
+  local pat=$1; shift 2
+  local err rc
+  err=$(timeout 60 "$@" 2>&1 >/dev/null); rc=$?
+  checks=$((checks + 1))
+  if [ "$rc" != 1 ] || [ "$(printf '%s\n' "$err" | grep -c .)" != 1 ] || ! grep -qE -- "$pat" <<<"$err"; then
+    echo "FAIL: '$*' -> rc=$rc (want 1):"; echo "$err" | sed 's/^/    /'
+    fail=$((fail + 1))
+  fi
+}
 model blocked '#geometry_view: 0 0 0 0.02 0.02 0.02 0.001 0.001 0.001 v n' '#geometry_objects_write: 0 0 0 0.01 0.01 0.01 g'
 mkdir -p "$work/b/v.vtkhdf"
-refused "geometry output: .*v.vtkhdf" -- "$bin" fdtd "${cpu[@]}" "$work/blocked.in" -o "$work/b"
+unwritable "geometry output: .*v.vtkhdf" -- "$bin" fdtd "${cpu[@]}" "$work/blocked.in" -o "$work/b"
 mkdir -p "$work/c/g_materials.txt"
 model blocked2 '#geometry_objects_write: 0 0 0 0.01 0.01 0.01 g'
-refused "geometry output: .*g_materials.txt: Is a directory" -- "$bin" fdtd "${cpu[@]}" "$work/blocked2.in" -o "$work/c"
+unwritable "geometry output: .*g_materials.txt: Is a directory" -- "$bin" fdtd "${cpu[@]}" "$work/blocked2.in" -o "$work/c"
 # A snapshot that cannot be written is reported on one line; the run and the other outputs go on
 # (exit 1, as in 2D).
 model snapblock '#snapshot: 0 0 0 0.02 0.02 0.02 0.002 0.002 0.002 2 s.vtkhdf' \

@@ -24,6 +24,7 @@
 #include "fdtd3d_dist.h"
 #include "fdtd_opts.h"
 #include "log.h"
+#include "workbound.h"
 
 const gs_bench_opts gs_bench_defaults = {.mib = 1024, .reps = 20, .size = "8192x8192", .pml = -1, .disp_fraction = -1};
 
@@ -44,6 +45,26 @@ const gs_opt gs_bench_opt_table[] = {
     {NULL,    0, 0,             0,                              NULL,   0, 0,       NULL},
 };
 // clang-format on
+
+/* Refuses (one line on rank 0, the same decision on every rank) a benchmark whose options would
+ * take more than GS_BENCH_MAX_SECONDS at the fastest this backend could go (docs/usage.md, "Limits
+ * on a job's length"). 1 or 0. */
+static int bench_too_long(const gs_run *run, const char *what, double least_seconds) {
+  char why[128];
+  if (!gs_work_too_long(least_seconds, GS_BENCH_MAX_SECONDS, why, sizeof why)) return 0;
+  if (run->comm.rank == 0)
+    gs_log_error("bench %s: these options %s: fewer --steps or --reps, or a smaller --grid or --size", what, why);
+  return 1;
+}
+
+/* The least seconds of bench fdtd: steps over cells (per rank with --weak) on every rank, and
+ * with several ranks the one-rank reference of one rank's grid (weak) or the whole (strong). */
+static double fdtd_least_seconds(const gs_run *run, const gs_bench_opts *o, double cells, double passes) {
+  const int n = run->comm.size, gpu = run->backend->is_gpu;
+  const double steps = passes * (double)(GS_BENCH_WARMUP + o->steps);
+  if (n == 1) return gs_work_least_seconds(cells, steps, 1, gpu);
+  return gs_work_least_seconds(cells * (o->weak ? n : 1), steps, n, gpu) + gs_work_least_seconds(cells, steps, 1, gpu);
+}
 
 static int cmp_float(const void *a, const void *b) {
   float x = *(const float *)a, y = *(const float *)b;
@@ -117,6 +138,9 @@ static int bench_scale(gs_run *run, const gs_bench_opts *o) {
     if (err[0]) gs_log_error("bench scale: --size %d MiB: %s", (int)o->mib, err);
     return GS_EXIT_USAGE;
   }
+  /* four kernels of (reps + 2) runs, each reading and writing the buffer */
+  if (bench_too_long(run, "scale", gs_copy_least_seconds(8.0 * (double)(o->reps + 2) * (double)bytes, b->is_gpu)))
+    return GS_EXIT_USAGE;
   uint8_t *h = b->host_alloc(bytes);
   uint64_t x = 0x2545F4914F6CDD1Dull + (uint64_t)run->comm.rank;
   for (size_t i = 0; i < bytes; i += 8) {
@@ -586,6 +610,8 @@ static int bench_fdtd(gs_run *run, const gs_bench_opts *o) {
       if (run->comm.rank == 0) gs_log_error("bench fdtd: --grid '%s': 3D grids are 32 to 100000 cells a side", o->size);
       return GS_EXIT_USAGE;
     }
+    if (bench_too_long(run, "fdtd", fdtd_least_seconds(run, o, (double)g3[0] * (double)g3[1] * (double)g3[2], 1)))
+      return GS_EXIT_USAGE;
     return gs_bench_fdtd3(run, o, g3[0], g3[1], g3[2]);
   }
   if (gs_parse_size2(o->size, &w, &h) != 0 || w < 32 || h < 32) {
@@ -598,6 +624,10 @@ static int bench_fdtd(gs_run *run, const gs_bench_opts *o) {
   }
   const int whole[2] = {1, 1};
   if (grid_refused(run, "fdtd", w, h, whole, (int)(GS_BENCH_WARMUP + o->steps))) return GS_EXIT_USAGE;
+  /* one rank times every path: one step a launch, on chip, fused passes of 2..GS_FDTD_FUSE_MAX */
+  if (bench_too_long(run, "fdtd",
+                     fdtd_least_seconds(run, o, (double)w * (double)h, run->comm.size > 1 ? 1 : 1 + GS_FDTD_FUSE_MAX)))
+    return GS_EXIT_USAGE;
   if (run->comm.size > 1) return bench_fdtd_ranks(run, o, w, h);
   return bench_fdtd_one(run, o, w, h);
 }

@@ -16,6 +16,7 @@
 #include "fdtd3d_traffic.h"
 #include "fdtd_opts.h"
 #include "log.h"
+#include "workbound.h"
 
 /* The copy the floor is measured with: 1 GiB on a GPU (far past its
  * caches), 64 MiB on the CPU backend (its smoke tests). */
@@ -352,6 +353,14 @@ int gs_bench_fdtd3_scene(gs_run *run, const gs_bench_opts *o, const char *path) 
     return GS_EXIT_USAGE;
   }
   if (o->steps) sc.iterations = o->steps;
+  char why[128];
+  const double cells = (double)sc.nx * (double)sc.ny * (double)sc.nz;
+  if (gs_work_too_long(gs_work_least_seconds(cells, 2.0 * (double)sc.iterations, 1, b->is_gpu), GS_BENCH_MAX_SECONDS,
+                       why, sizeof why)) { /* timed once, and once untimed on a GPU */
+    gs_log_error("bench fdtd: %s: %lld steps %s: fewer --steps", path, (long long)sc.iterations, why);
+    gs_scene_free(&sc);
+    return GS_EXIT_USAGE;
+  }
   const int64_t warm = b->is_gpu ? (sc.iterations < GS_BENCH_WARMUP ? sc.iterations : GS_BENCH_WARMUP) : 0;
   char header[1700], before[96] = "";
   if (warm) snprintf(before, sizeof before, " after a model built and run %lld steps, untimed", (long long)warm);

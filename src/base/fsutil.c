@@ -37,7 +37,7 @@ gs_status gs_tmpfile_open(gs_tmpfile *t, const char *path, char *err, size_t err
   snprintf(t->tmp, len, "%s.tmp-%ld", path, (long)getpid());
   t->fp = fopen(t->tmp, "wb");
   if (!t->fp) {
-    snprintf(err, errlen, "%s: %s", t->tmp, strerror(errno));
+    snprintf(err, errlen, "writing %s: %s", path, strerror(errno));
     free(t->tmp);
     free(t->path);
     return GS_ERR_IO;
@@ -47,12 +47,16 @@ gs_status gs_tmpfile_open(gs_tmpfile *t, const char *path, char *err, size_t err
 }
 
 gs_status gs_tmpfile_commit(gs_tmpfile *t, int failed, int sync, char *err, size_t errlen) {
-  int bad = failed || ferror(t->fp) != 0 || fflush(t->fp) != 0;
-  if (!bad && sync) bad = fsync(fileno(t->fp)) != 0;
-  bad |= fclose(t->fp) != 0;
+  int e = errno; /* a caller's failed write said why there */
+  int bad = fflush(t->fp) != 0;
+  if (bad) e = errno; /* what is still buffered fails again, with the system's reason */
+  bad |= failed || ferror(t->fp) != 0;
+  if (!bad && sync && fsync(fileno(t->fp)) != 0) bad = 1, e = errno;
+  if (fclose(t->fp) != 0 && !bad) bad = 1, e = errno;
+  if (!bad && rename(t->tmp, t->path) != 0) bad = 1, e = errno;
   gs_status st = GS_OK;
-  if (bad || rename(t->tmp, t->path) != 0) {
-    snprintf(err, errlen, "writing %s: %s", t->path, errno ? strerror(errno) : "failed");
+  if (bad) {
+    snprintf(err, errlen, "writing %s: %s", t->path, strerror(e ? e : EIO));
     unlink(t->tmp);
     st = GS_ERR_IO;
   }

@@ -40,11 +40,13 @@ typedef struct gs_tmpfile {
   char *tmp, *path;
 } gs_tmpfile;
 
-/* Opens the temporary file for writing ("wb"). */
+/* Opens the temporary file for writing ("wb"); GS_OK, or GS_ERR_IO with
+ * "writing PATH: reason" (the final name, the system's reason) in err. */
 gs_status gs_tmpfile_open(gs_tmpfile *t, const char *path, char *err, size_t errlen);
 /* Flushes (fsync when sync is set), closes and renames into place; on any
- * failure, or when failed is set by the caller, removes the temporary file.
- * Frees the names either way. */
+ * failure, or when failed is set by the caller (after a failed write, errno
+ * still its reason), removes the temporary file and returns GS_ERR_IO with
+ * "writing PATH: reason" in err. Frees the names either way. */
 gs_status gs_tmpfile_commit(gs_tmpfile *t, int failed, int sync, char *err, size_t errlen);
 
 #endif

@@ -762,30 +762,50 @@ gs_status gs_ckpt_load(gs_fdtd_sim *m, const gs_comm *c, const char *dir, gs_ckp
 
 /* ------------------------------------------------------ saving, removing */
 
-void gs_ckpt_save(gs_fdtd_sim *m, const gs_comm *c, const int dims[2], const char *dir, int64_t *prev) {
-  char path[1400], err[1024];
+/* Collective: the worst status of the ranks, with the lowest failing rank's reason in every
+ * rank's err. */
+static gs_status ck_agree(gs_status st, MPI_Comm comm, char *err, size_t errlen) {
+  int rank, size;
+  GS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  GS_MPI_CHECK(MPI_Comm_size(comm, &size));
+  int me = st != GS_OK ? rank : size, first = size;
+  GS_MPI_CHECK(MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, comm));
+  if (first == size) return GS_OK;
+  GS_MPI_CHECK(MPI_Bcast(err, (int)errlen, MPI_CHAR, first, comm));
+  err[errlen - 1] = '\0';
+  return st != GS_OK ? st : GS_ERR_IO;
+}
+
+gs_status gs_ckpt_save(gs_fdtd_sim *m, const gs_comm *c, const int dims[2], const char *dir, int64_t *prev, char *err,
+                       size_t errlen) {
+  char path[1400], mpath[1400];
   if (c->size == 1) {
     snprintf(path, sizeof path, "%s/checkpoint.gsck", dir);
-    if (gs_fdtd_checkpoint_write(m, path, err, sizeof err) != GS_OK) gs_fatal("checkpoint", err, __FILE__, __LINE__);
-    return;
+    return gs_fdtd_checkpoint_write(m, path, err, errlen); /* a failure keeps the previous one */
   }
   ck_rank_path(path, sizeof path, dir, m->step, c->rank);
-  if (gs_fdtd_checkpoint_write(m, path, err, sizeof err) != GS_OK) gs_fatal("checkpoint", err, __FILE__, __LINE__);
-  GS_MPI_CHECK(MPI_Barrier(c->world)); /* every rank's file is in place */
-  if (c->rank == 0) {
-    snprintf(path, sizeof path, "%s/checkpoint.manifest", dir);
+  gs_status st = ck_agree(gs_fdtd_checkpoint_write(m, path, err, errlen), c->world, err, errlen);
+  if (st == GS_OK && c->rank == 0) { /* every rank's file is in place: the set is committed by its manifest */
+    snprintf(mpath, sizeof mpath, "%s/checkpoint.manifest", dir);
     gs_tmpfile t;
-    if (gs_tmpfile_open(&t, path, err, sizeof err) != GS_OK) gs_fatal("checkpoint manifest", err, __FILE__, __LINE__);
-    fprintf(t.fp, "gpustencil checkpoint manifest 1\nranks %d\ndecomp %dx%d\nstep %lld\nscene %016" PRIx64 "\n",
-            c->size, dims[0], dims[1], (long long)m->step, m->sc->hash);
-    if (gs_tmpfile_commit(&t, 0, 1, err, sizeof err) != GS_OK) gs_fatal("checkpoint manifest", err, __FILE__, __LINE__);
+    st = gs_tmpfile_open(&t, mpath, err, errlen);
+    if (st == GS_OK) {
+      fprintf(t.fp, "gpustencil checkpoint manifest 1\nranks %d\ndecomp %dx%d\nstep %lld\nscene %016" PRIx64 "\n",
+              c->size, dims[0], dims[1], (long long)m->step, m->sc->hash);
+      st = gs_tmpfile_commit(&t, 0, 1, err, errlen);
+    }
   }
-  GS_MPI_CHECK(MPI_Barrier(c->world)); /* the new set is committed: drop the old one */
-  if (*prev >= 0) {
+  st = ck_agree(st, c->world, err, errlen);
+  if (st != GS_OK) { /* the previous set (and its manifest) stays whole; this step's files go */
+    if (*prev != m->step) unlink(path);
+    return st;
+  }
+  if (*prev >= 0) { /* the new set is committed: drop the old one */
     ck_rank_path(path, sizeof path, dir, *prev, c->rank);
     unlink(path);
   }
   *prev = m->step;
+  return GS_OK;
 }
 
 /* Whether name is a checkpoint file (sets 1: checkpoint.gsck, the manifest,
@@ -1044,10 +1064,10 @@ gs_status gs_ckpt3_write_part(gs_fdtd3_sim *m, const gs_ckpt3_place *at, const c
   return gs_tmpfile_commit(&t, bad, 1, err, errlen);
 }
 
-void gs_ckpt3_save(gs_fdtd3_sim *m, const char *dir) {
-  char path[1400], err[1024];
+gs_status gs_ckpt3_save(gs_fdtd3_sim *m, const char *dir, char *err, size_t errlen) {
+  char path[1400];
   snprintf(path, sizeof path, "%s/checkpoint.gsck", dir);
-  if (gs_ckpt3_write(m, path, err, sizeof err) != GS_OK) gs_fatal("checkpoint", err, __FILE__, __LINE__);
+  return gs_ckpt3_write(m, path, err, errlen);
 }
 
 /* Reads and checks the header bytes of fp (magic, version, size, CRC) into

@@ -21,9 +21,12 @@ typedef struct gs_ckpt_old {
 
 /* Collective: writes this step's checkpoint into dir (DIR/checkpoint.gsck on
  * one rank; a file per rank and DIR/checkpoint.manifest on several), then
- * removes this run's previous set (step *prev), and sets *prev. Fatal on
- * failure. */
-void gs_ckpt_save(gs_fdtd_sim *m, const gs_comm *c, const int dims[2], const char *dir, int64_t *prev);
+ * removes this run's previous set (step *prev), and sets *prev. GS_OK, or on
+ * every rank GS_ERR_IO (a full disk, a folder in the file's place) with the
+ * lowest failing rank's one line (naming the file, the system's reason) in
+ * every rank's err; the previous checkpoint then stays whole. */
+gs_status gs_ckpt_save(gs_fdtd_sim *m, const gs_comm *c, const int dims[2], const char *dir, int64_t *prev, char *err,
+                       size_t errlen);
 /* Collective: removes the checkpoint of a completed run, every checkpoint
  * file in dir (its own set at step, an older set a kill left, the one a
  * restart read there, temporaries). */
@@ -64,8 +67,9 @@ gs_status gs_ckpt3_write_part(gs_fdtd3_sim *m, const gs_ckpt3_place *at, const c
  * section's name and length checked before anything is read into the
  * model, then the data's CRC. GS_OK, or one line naming path in err. */
 gs_status gs_ckpt3_read(gs_fdtd3_sim *m, const gs_ckpt3_place *at, const char *path, char *err, size_t errlen);
-/* gs_ckpt3_write to DIR/checkpoint.gsck; fatal on failure (as 2D). */
-void gs_ckpt3_save(gs_fdtd3_sim *m, const char *dir);
+/* gs_ckpt3_write to DIR/checkpoint.gsck; GS_OK or GS_ERR_IO with one line in err (the
+ * previous checkpoint then stays). */
+gs_status gs_ckpt3_save(gs_fdtd3_sim *m, const char *dir, char *err, size_t errlen);
 /* Restores m (built, at step 0) from DIR/checkpoint.gsck: header, scene,
  * grid, run and every section's name and length checked before anything is
  * read into the model, then the data's CRC. GS_OK, or one line in err. */
@@ -78,8 +82,10 @@ struct gs_fdtd3_ranks;
 /* Collective: this step's checkpoint into dir: one rank (rk NULL)
  * DIR/checkpoint.gsck; several a file per rank, then DIR/checkpoint.manifest
  * (ranks, split, step, scene), then every other checkpoint in dir removed.
- * Fatal on failure (as 2D). */
-void gs_ckpt3_save_set(gs_fdtd3_sim *m, const struct gs_fdtd3_ranks *rk, const char *dir);
+ * GS_OK, or on every rank GS_ERR_IO with the lowest failing rank's line in
+ * every rank's err (as 2D); the previous checkpoint then stays whole. */
+gs_status gs_ckpt3_save_set(gs_fdtd3_sim *m, const struct gs_fdtd3_ranks *rk, const char *dir, char *err,
+                            size_t errlen);
 /* Collective: restores m (built, at step 0) from the checkpoint in dir
  * written by the same rank count and split (rk NULL: one rank). GS_OK on
  * every rank, or an error on every rank with one line (naming the file and

@@ -28,15 +28,17 @@ static void manifest_path(char *buf, size_t n, const char *dir) {
   snprintf(buf, n, "%.900s/checkpoint.manifest", dir);
 }
 
-/* Rank 0: DIR/checkpoint.manifest of the set at m's step; fatal on failure. */
-static void write_manifest(const gs_fdtd3_sim *m, const gs_fdtd3_ranks *rk, const char *dir) {
-  char path[1400], err[1024];
+/* Rank 0: DIR/checkpoint.manifest of the set at m's step; GS_OK or GS_ERR_IO with err. */
+static gs_status write_manifest(const gs_fdtd3_sim *m, const gs_fdtd3_ranks *rk, const char *dir, char *err,
+                                size_t errlen) {
+  char path[1400];
   manifest_path(path, sizeof path, dir);
   gs_tmpfile t;
-  if (gs_tmpfile_open(&t, path, err, sizeof err) != GS_OK) gs_fatal("checkpoint manifest", err, __FILE__, __LINE__);
+  gs_status st = gs_tmpfile_open(&t, path, err, errlen);
+  if (st != GS_OK) return st;
   fprintf(t.fp, GS_CKPT3_MANIFEST_MAGIC " 1\nranks %d\ndecomp %dx%dx%d\nstep %lld\nscene %016" PRIx64 "\n", rk->size,
           rk->dims[0], rk->dims[1], rk->dims[2], (long long)m->step, m->sc->hash);
-  if (gs_tmpfile_commit(&t, 0, 1, err, sizeof err) != GS_OK) gs_fatal("checkpoint manifest", err, __FILE__, __LINE__);
+  return gs_tmpfile_commit(&t, 0, 1, err, errlen);
 }
 
 /* Rank 0, after the set at step is committed: removes every other
@@ -58,21 +60,22 @@ static void remove_others(const char *dir, int64_t step) {
   closedir(d);
 }
 
-void gs_ckpt3_save_set(gs_fdtd3_sim *m, const gs_fdtd3_ranks *rk, const char *dir) {
-  if (!rk) {
-    gs_ckpt3_save(m, dir);
-    return;
-  }
-  char path[1400], err[1024];
+gs_status gs_ckpt3_save_set(gs_fdtd3_sim *m, const gs_fdtd3_ranks *rk, const char *dir, char *err, size_t errlen) {
+  if (!rk) return gs_ckpt3_save(m, dir, err, errlen);
+  char path[1400];
   const gs_ckpt3_place at = {rk->rank, {rk->dims[0], rk->dims[1], rk->dims[2]}, -1};
   gs_ckpt_rank_path(path, sizeof path, dir, m->step, rk->rank);
-  if (gs_ckpt3_write_part(m, &at, path, err, sizeof err) != GS_OK) gs_fatal("checkpoint", err, __FILE__, __LINE__);
-  GS_MPI_CHECK(MPI_Barrier(rk->comm)); /* every rank's file is in place */
-  if (rk->rank == 0) {
-    write_manifest(m, rk, dir);
-    remove_others(dir, m->step); /* only now: a kill before this leaves the previous set committed */
+  /* every rank's file in place, then the manifest commits the set */
+  gs_status st = gs_fdtd3_dist_agree(gs_ckpt3_write_part(m, &at, path, err, errlen), rk->comm, err, errlen);
+  if (st == GS_OK && rk->rank == 0) st = write_manifest(m, rk, dir, err, errlen);
+  st = gs_fdtd3_dist_agree(st, rk->comm, err, errlen);
+  if (st != GS_OK) { /* the previous set stays committed; this step's files go */
+    unlink(path);
+    return st;
   }
+  if (rk->rank == 0) remove_others(dir, m->step); /* only now: a kill before this leaves the previous set committed */
   GS_MPI_CHECK(MPI_Barrier(rk->comm));
+  return GS_OK;
 }
 
 /* The manifest's text at path (at most 511 bytes, else *longer) into text. */

@@ -24,6 +24,17 @@ static const char *const field_names[6] = {"Ex", "Ey", "Ez", "Hx", "Hy", "Hz"};
 
 /* ---- HDF5 files --------------------------------------------------------- */
 
+/* Before main, before any HDF5 call (H5T_NATIVE_* alone starts the library, and H5dont_atexit
+ * must come first): no clean-up by libhdf5 at exit. That clean-up closes whatever is still open,
+ * and a file whose H5Fclose failed on a full disk stayed open: closing it again at exit crashed
+ * the library (SIGSEGV in H5F__close_cb after the right message, status 139; or "infinite loop
+ * closing library"). Every path here closes its files once, or abandons and unlinks them after a
+ * failure, so nothing needs that clean-up. geomobj_read.c does the same (whichever runs second
+ * gets a harmless failure). */
+__attribute__((constructor)) static void h5_no_atexit(void) {
+  (void)H5dont_atexit();
+}
+
 /* One HDF5 output being written: its temporary file and the first failure. */
 typedef struct h5out {
   const char *path; /* the final name, for messages */
@@ -1237,132 +1248,4 @@ gs_status gs_gpr_write_geometry_object(const char *path, const gs_gpr_geomobj *g
            put_dset(&o, o.file, "rigidH", H5T_STD_I8LE, H5T_NATIVE_INT8, 4, dh, g->rigidH) ||
            put_dset(&o, o.file, "ID", H5T_STD_U32LE, H5T_NATIVE_UINT32, 4, di, g->id));
   return h5_close(&o);
-}
-
-/* ---- reading a geometry objects file ----------------------------------------- */
-
-/* Dataset name of rank `rank`: its dims in dims; NULL (o->st set) when
- * missing or of another rank. */
-static hid_t open_dset(h5out *o, const char *name, int rank, hsize_t dims[4]) {
-  hid_t d = H5Dopen2(o->file, name, H5P_DEFAULT);
-  if (d < 0) {
-    snprintf(o->err, o->errlen, "%s: no dataset '%s' (not a gprMax geometry objects file)", o->path, name);
-    o->st = GS_ERR_FORMAT;
-    return -1;
-  }
-  hid_t sp = H5Dget_space(d);
-  int r = sp < 0 ? -1 : H5Sget_simple_extent_ndims(sp);
-  if (r == rank) H5Sget_simple_extent_dims(sp, dims, NULL);
-  if (sp >= 0) H5Sclose(sp);
-  if (r != rank) {
-    snprintf(o->err, o->errlen, "%s: dataset '%s' has %d dimensions, gprMax writes %d", o->path, name, r, rank);
-    o->st = GS_ERR_FORMAT;
-    H5Dclose(d);
-    return -1;
-  }
-  return d;
-}
-
-/* Reads dataset name of the given dims (converted to mtype) into a new array. */
-static void *read_dset(h5out *o, const char *name, int rank, const hsize_t *want, hid_t mtype, size_t esize) {
-  hsize_t dims[4] = {0, 0, 0, 0};
-  hid_t d = open_dset(o, name, rank, dims);
-  if (d < 0) return NULL;
-  size_t n = 1;
-  for (int a = 0; a < rank; ++a) {
-    if (want && dims[a] != want[a]) {
-      snprintf(o->err, o->errlen, "%s: dataset '%s' does not have the shape data's implies", o->path, name);
-      o->st = GS_ERR_FORMAT;
-    }
-    n *= (size_t)dims[a];
-  }
-  void *buf = o->st == GS_OK ? malloc(n * esize + 1) : NULL;
-  if (o->st == GS_OK && !buf) {
-    snprintf(o->err, o->errlen, "%s: out of memory reading '%s'", o->path, name);
-    o->st = GS_ERR_NOMEM;
-  }
-  if (buf && H5Dread(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
-    FAIL(o, "H5Dread");
-    o->st = GS_ERR_FORMAT;
-  }
-  H5Dclose(d);
-  if (o->st != GS_OK) {
-    free(buf);
-    return NULL;
-  }
-  return buf;
-}
-
-static void read_geomobj(h5out *o, int64_t max_cells, gs_gpr_geomobj_in *g) {
-  hid_t a = H5Aopen(o->file, "dx_dy_dz", H5P_DEFAULT);
-  hid_t sp = a < 0 ? -1 : H5Aget_space(a);
-  if (a < 0 || sp < 0 || H5Sget_simple_extent_npoints(sp) != 3 || H5Aread(a, H5T_NATIVE_DOUBLE, g->dxdydz) < 0) {
-    snprintf(o->err, o->errlen, "%s: no attribute dx_dy_dz of three numbers", o->path);
-    o->st = GS_ERR_FORMAT;
-  }
-  if (sp >= 0) H5Sclose(sp);
-  if (a >= 0) H5Aclose(a);
-  hsize_t dims[4] = {0, 0, 0, 0};
-  hid_t d = o->st == GS_OK ? open_dset(o, "data", 3, dims) : -1;
-  if (d < 0) return;
-  H5Dclose(d);
-  double cells = (double)dims[0] * (double)dims[1] * (double)dims[2];
-  if (cells < 1 || cells > (double)max_cells) {
-    snprintf(o->err, o->errlen,
-             "%s: data holds %.0f cells: 1 to %lld here (8 times the model's, and as many as the rank's share of "
-             "host memory can read at %d bytes a cell)",
-             o->path, cells, (long long)max_cells, GS_GEOMOBJ_READ_BYTES_PER_CELL);
-    o->st = GS_ERR_FORMAT;
-    return;
-  }
-  for (int k = 0; k < 3; ++k)
-    g->size[k] = (int64_t)dims[k];
-  g->data = read_dset(o, "data", 3, dims, H5T_NATIVE_INT16, sizeof(int16_t));
-  if (o->st != GS_OK || H5Lexists(o->file, "rigidE", H5P_DEFAULT) <= 0 ||
-      H5Lexists(o->file, "rigidH", H5P_DEFAULT) <= 0 || H5Lexists(o->file, "ID", H5P_DEFAULT) <= 0)
-    return; /* gprMax then builds voxels from data alone */
-  const hsize_t we[4] = {12, dims[0], dims[1], dims[2]}, wh[4] = {6, dims[0], dims[1], dims[2]};
-  const hsize_t wi[4] = {6, dims[0] + 1, dims[1] + 1, dims[2] + 1};
-  int8_t *e = read_dset(o, "rigidE", 4, we, H5T_NATIVE_INT8, 1);
-  int8_t *h = e ? read_dset(o, "rigidH", 4, wh, H5T_NATIVE_INT8, 1) : NULL;
-  g->id = h ? read_dset(o, "ID", 4, wi, H5T_NATIVE_UINT32, sizeof(uint32_t)) : NULL;
-  size_t n = (size_t)(dims[0] * dims[1] * dims[2]);
-  g->rigid = g->id ? malloc(18 * n) : NULL;
-  if (g->rigid) {
-    memcpy(g->rigid, e, 12 * n);
-    memcpy(g->rigid + 12 * n, h, 6 * n);
-  } else if (g->id) {
-    snprintf(o->err, o->errlen, "%s: out of memory", o->path);
-    o->st = GS_ERR_NOMEM;
-  }
-  free(e);
-  free(h);
-}
-
-void gs_gpr_geomobj_in_free(gs_gpr_geomobj_in *g) {
-  free(g->data);
-  free(g->rigid);
-  free(g->id);
-  memset(g, 0, sizeof *g);
-}
-
-gs_status gs_gpr_read_geometry_object(const char *path, int64_t max_cells, gs_gpr_geomobj_in *g, char *err,
-                                      size_t errlen) {
-  memset(g, 0, sizeof *g);
-  h5out o = {.path = path, .file = -1, .err = err, .errlen = errlen};
-  if (H5Eget_auto2(H5E_DEFAULT, &o.old_func, &o.old_data) < 0 || H5Eset_auto2(H5E_DEFAULT, NULL, NULL) < 0) {
-    FAIL(&o, "H5Eset_auto2");
-    return o.st;
-  }
-  o.restore = 1;
-  o.file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (o.file < 0) {
-    snprintf(err, errlen, "%s: %s", path, access(path, R_OK) ? strerror(errno) : "not an HDF5 file");
-    o.st = GS_ERR_FORMAT;
-  } else {
-    read_geomobj(&o, max_cells, g);
-  }
-  gs_status st = h5_close(&o);
-  if (st != GS_OK) gs_gpr_geomobj_in_free(g);
-  return st;
 }

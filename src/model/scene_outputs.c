@@ -123,6 +123,16 @@ int gs_cmd_geometry_view(gs_parser *p, const gs_command_call *c) {
   if (g.fine && p->s->mode == GS_MODE_3D && (g.step[0] != 1 || g.step[1] != 1 || g.step[2] != 1))
     return gs_perr(p, "#geometry_view: type f needs the model's own discretisation (steps of one cell), as gprMax");
   if (output_file(p, c, c->arg[9], ".vtkhdf", g.file, sizeof g.file)) return -1;
+  /* what the writers take, refused here, before anything is made (gprmax_out.h) */
+  const char *ext = strrchr(g.file, '.');
+  if (!strcmp(ext, ".h5")) return gs_perr(p, "#geometry_view: '%s': a geometry view is .vtkhdf or .vti", g.file);
+  const int fine3 = g.fine && p->s->mode == GS_MODE_3D; /* 2D writes the cells of either type */
+  if (fine3 && strcmp(ext, ".vtkhdf"))
+    return gs_perr(p, "#geometry_view: '%s': a fine (f) geometry view is .vtkhdf", g.file);
+  const double cells = (double)g.size[0] * (double)g.size[1] * (double)g.size[2];
+  if (fine3 && ((double)(g.size[0] + 1) * (double)(g.size[1] + 1) * (double)(g.size[2] + 1) >= 2147483647.0 ||
+                6.0 * cells >= 2147483647.0))
+    return gs_perr(p, "#geometry_view: a fine view of 2^31 points or more (gprMax's int32 connectivity)");
   g.line = p->line;
   if (p->s->nviews >= 100) return gs_perr(p, "#geometry_view: more than 100 views");
   GROW(p->s->views, p->s->nviews);

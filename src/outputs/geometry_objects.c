@@ -61,23 +61,16 @@ static int write_dispersion(FILE *f, const gs_scene *sc, int k, const char *name
  * material followed by its dispersion. */
 static gs_status write_materials(const char *path, const gs_scene *sc, const gs_geometry3 *g, const int *order, int n,
                                  char *err, size_t errlen) {
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    snprintf(err, errlen, "%s: %s", path, strerror(errno));
-    return GS_ERR_IO;
-  }
+  gs_tmpfile t; /* written under a temporary name and renamed: never half a list */
+  gs_status st = gs_tmpfile_open(&t, path, err, errlen);
+  if (st != GS_OK) return st;
   int bad = 0;
-  for (int k = 0; k < n; ++k) {
+  for (int k = 0; k < n && !bad; ++k) {
     const gs_mat3 *m = &g->mat[order[k]];
-    bad |= fprintf(f, "#material: %g %g %g %g %s\n", m->er, m->se, m->mr, m->sm, m->name) < 0;
-    bad |= write_dispersion(f, sc, order[k], m->name);
+    bad = fprintf(t.fp, "#material: %g %g %g %g %s\n", m->er, m->se, m->mr, m->sm, m->name) < 0;
+    bad |= write_dispersion(t.fp, sc, order[k], m->name);
   }
-  bad |= fclose(f) != 0;
-  if (bad) {
-    snprintf(err, errlen, "%s: write failed", path);
-    return GS_ERR_IO;
-  }
-  return GS_OK;
+  return gs_tmpfile_commit(&t, bad, 0, err, errlen);
 }
 
 /* The box's arrays in gprMax's layout ([..][x][y][z], z fastest), numbered

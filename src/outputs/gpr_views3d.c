@@ -473,7 +473,8 @@ int64_t gs_gpr3_next_snapshot(const gs_scene *sc, int64_t after) {
   return next;
 }
 
-int gs_gpr3_snapshots_due(gs_fdtd3_sim *m, const gs_fdtd3_ranks *sp, const char *dir, const char *model, int runs) {
+int gs_gpr3_snapshots_due(gs_fdtd3_sim *m, const gs_fdtd3_ranks *sp, const char *dir, const char *model, int runs,
+                          int say) {
   const gs_scene *sc = m->sc;
   const int root = !sp || sp->rank == 0;
   int failed = 0;
@@ -495,7 +496,7 @@ int gs_gpr3_snapshots_due(gs_fdtd3_sim *m, const gs_fdtd3_ranks *sp, const char 
       st = sp ? gs_gpr3_take_snapshot_split(m, sp, &sc->snaps[k], path, err, sizeof err)
               : gs_gpr3_take_snapshot(m, &sc->snaps[k], path, err, sizeof err);
     if (st == GS_OK) continue;
-    if (root) gs_log_error("fdtd: snapshot: %s", err);
+    if (root && say && !failed) gs_log_error("fdtd: snapshot: %s", err);
     ++failed;
   }
   return failed;

@@ -44,9 +44,10 @@ int64_t gs_gpr3_next_snapshot(const gs_scene *sc, int64_t after);
 /* Every #snapshot due now (m->step = iteration - 1) into
  * dir/MODEL_snaps (MODELn_snaps with several runs, as gprMax); sp: the split
  * over ranks (collective, rank 0 writes), or NULL on one rank. Returns how
- * many failed (the same on every rank), each reported on one line (rank 0). */
+ * many failed (the same on every rank); the first is said on one line (rank
+ * 0) when say is set (a caller that said a failure before passes 0). */
 int gs_gpr3_snapshots_due(gs_fdtd3_sim *m, const struct gs_fdtd3_ranks *sp, const char *dir, const char *model,
-                          int runs);
+                          int runs, int say);
 /* Host bytes the largest snapshot, geometry view or geometry objects file
  * needs beside the model, plus the arrays of the files read (added to
  * gs_fdtd3_memory_need's host figure). */

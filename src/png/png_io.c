@@ -626,7 +626,7 @@ gs_status gs_png_writer_open(const char *final_path, const gs_png_format *fmt, g
     free(w->tmp_path);
     w->tmp_path = NULL;
     gs_png_writer_abort(w);
-    snprintf(err, errlen, "cannot create a temporary file: %s", strerror(e));
+    snprintf(err, errlen, "writing %s: %s", final_path, strerror(e));
     return GS_ERR_IO;
   }
   setvbuf(w->fp, NULL, _IOFBF, 1 << 20);
@@ -651,7 +651,7 @@ gs_status gs_png_writer_open(const char *final_path, const gs_png_format *fmt, g
   static const char sw[] = "Software\0gpustencil " GS_VERSION;
   bad |= put_chunk(w->fp, "tEXt", (const uint8_t *)sw, sizeof sw - 1);
   if (bad) {
-    snprintf(err, errlen, "write %s: %s", w->tmp_path, strerror(errno));
+    snprintf(err, errlen, "writing %s: %s", w->final_path, strerror(errno));
     gs_png_writer_abort(w);
     return GS_ERR_IO;
   }
@@ -664,7 +664,7 @@ gs_status gs_png_writer_idat(gs_png_writer *w, const uint8_t *data, size_t len, 
   while (len) {
     size_t n = len > max_chunk ? max_chunk : len;
     if (put_chunk(w->fp, "IDAT", data, n)) {
-      snprintf(err, errlen, "write %s: %s", w->tmp_path, strerror(errno));
+      snprintf(err, errlen, "writing %s: %s", w->final_path, strerror(errno));
       return GS_ERR_IO;
     }
     data += n;
@@ -678,11 +678,11 @@ gs_status gs_png_writer_finish(gs_png_writer *w, uint32_t adler, int overwrite, 
   be32(a, adler);
   gs_status st = GS_OK;
   if (put_chunk(w->fp, "IDAT", a, 4) || put_chunk(w->fp, "IEND", NULL, 0) || fflush(w->fp) != 0) {
-    snprintf(err, errlen, "write %s: %s", w->tmp_path, strerror(errno));
+    snprintf(err, errlen, "writing %s: %s", w->final_path, strerror(errno));
     st = GS_ERR_IO;
   }
   if (fclose(w->fp) != 0 && st == GS_OK) {
-    snprintf(err, errlen, "close %s: %s", w->tmp_path, strerror(errno));
+    snprintf(err, errlen, "writing %s: %s", w->final_path, strerror(errno));
     st = GS_ERR_IO;
   }
   w->fp = NULL;

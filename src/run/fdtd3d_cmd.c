@@ -144,10 +144,11 @@ static int local_lines(const gs_fdtd3_sim *m, gs_fdtd3_line_record **tl, float *
 }
 
 /* MODEL.h5 and receivers.csv of run r from hist ([step][receiver][6], every
- * receiver of the scene) and the ntl lines' outputs tl. */
+ * receiver of the scene) and the ntl lines' outputs tl; 1 (the reason in err) when they could
+ * not be written. */
 static int save(const gs_scene *sc, const gs_fdtd3_sim *m, const float *hist, const gs_fdtd3_line_record *tl, int ntl,
-                const char *outdir, int64_t r, int64_t runs) {
-  char model[512], hp[1700], cp[1300], err[1024];
+                const char *outdir, int64_t r, int64_t runs, char *err, size_t errlen) {
+  char model[512], hp[1700], cp[1300];
   model_name(sc->path, model, sizeof model);
   if (runs > 1) {
     snprintf(hp, sizeof hp, "%s/%s%lld.h5", outdir, model, (long long)r + 1);
@@ -157,10 +158,8 @@ static int save(const gs_scene *sc, const gs_fdtd3_sim *m, const float *hist, co
     snprintf(cp, sizeof cp, "%s/receivers.csv", outdir);
   }
   if (!sc->nrx && !ntl) return 0;
-  int bad = gs_rx3_write_h5(sc, hist, m->step, (int)r, tl, ntl, hp, err, sizeof err) != GS_OK ||
-            (sc->nrx && gs_rx3_write_csv(sc, hist, m->step, cp, err, sizeof err) != GS_OK);
-  if (bad) gs_log_error("fdtd: %s", err);
-  return bad;
+  return gs_rx3_write_h5(sc, hist, m->step, (int)r, tl, ntl, hp, err, errlen) != GS_OK ||
+         (sc->nrx && gs_rx3_write_csv(sc, hist, m->step, cp, err, errlen) != GS_OK);
 }
 
 /* What a run needs besides its model. */
@@ -174,14 +173,25 @@ typedef struct run3 {
   gs_fdtd3_slice slice;
   int64_t r, first_step, saved; /* the run, where it started, its last checkpoint's step (-1: none) */
   double steps;                 /* stepped by this job (a restart's run counts from its checkpoint) */
-  int status;                   /* GS_EXIT_OK, or GS_EXIT_PARTIAL after a failed snapshot */
+  int status;                   /* GS_EXIT_OK, or GS_EXIT_PARTIAL after a failed output */
   int snaps_off;                /* a snapshot failed: no more are tried (a full disk says it once) */
   int shared;                   /* the survey's runs shared out over groups: a line a run, no progress bar */
   gs_fdtd3_geometry_cache geo;  /* the geometry, built for the group's first run */
   const char *resume;           /* the checkpoint folder the next run continues from, or NULL */
   int started;                  /* a run has started in this job (the folder cleaned of killed runs) */
   gs_fdtd_scenes *scenes;       /* each run's scene where the input's #python blocks differ per run, or NULL */
+  int output_said;              /* an output failed and was said: later failures are not said again */
+  int outdir_made;              /* the output folder exists (made once the first run is set up) */
 } run3;
+
+/* An output that could not be written, known on every rank: the status becomes partial (exit 1)
+ * and rank 0 says err, the job's first such failure only (a full disk fails every later output
+ * too; the first is what to fix). */
+static void output_failed(run3 *x, const char *what, const char *err) {
+  if (x->c->rank == 0 && !x->output_said) gs_log_error("fdtd: %s%s", what, err);
+  x->output_said = 1;
+  x->status = GS_EXIT_PARTIAL;
+}
 
 /* A survey's finished runs are marked in DIR/.survey/ (one empty file a run, made after the
  * run's files and the removal of its checkpoints), so that --restart DIR -n N keeps them. */
@@ -229,33 +239,52 @@ static void take_snapshot(run3 *x, gs_fdtd3_sim *m) {
     snprintf(path, sizeof path, "%s/snapshots/%s_%08lld.png", x->outdir, name, (long long)m->step);
   const gs_status st = x->rk ? gs_fdtd3_slice_png_split(m, x->rk, &x->slice, path, err, sizeof err)
                              : gs_fdtd3_slice_png(m, &x->slice, path, err, sizeof err);
-  if (st != GS_OK) {
-    if (x->c->rank == 0) /* the same status on every rank */
-      gs_log_error("fdtd: snapshot: %s (no more snapshots in this job)", err);
-    x->status = GS_EXIT_PARTIAL;
+  if (st != GS_OK) { /* the same status on every rank */
+    output_failed(x, "snapshot: ", err);
     x->snaps_off = 1;
   }
 }
 
+/* #snapshot files due now (gprMax's): a failure is said (the job's first) and the run goes on, partial. */
+static void gpr_snapshots(run3 *x, gs_fdtd3_sim *m) {
+  if (gs_gpr3_snapshots_due(m, x->rk, x->outdir, x->model, (int)x->o->runs, !x->output_said)) {
+    x->output_said = 1;
+    x->status = GS_EXIT_PARTIAL;
+  }
+}
+
+/* Collective: a checkpoint now; 0, or 1 when it could not be written (said; the job ends with
+ * status 1, its previous checkpoint whole). */
+static int checkpoint(run3 *x, gs_fdtd3_sim *m) {
+  char err[1024] = "";
+  if (gs_ckpt3_save_set(m, x->rk, x->outdir, err, sizeof err) == GS_OK) return 0;
+  output_failed(x, "checkpoint: ", err);
+  return 1;
+}
+
 /* Steps to the end, or to --stop-after, with the snapshots, checkpoints
- * and progress on the way; 1 when stopped early. */
+ * and progress on the way; 1 when stopped early, 2 when a checkpoint
+ * failed (the job ends). */
 static int step_run(run3 *x, gs_fdtd3_sim *m, double *secs) {
   const int64_t iterations = x->sc->iterations;
   int show = (x->o->progress || isatty(2)) && x->c->rank == 0 && !x->shared, stopped = 0;
   gs_progress *prog = show ? gs_progress_create("fdtd", iterations, "steps") : NULL;
   double cells = (double)x->sc->nx * (double)x->sc->ny * (double)x->sc->nz, t0 = now_s();
   /* #snapshot files (gprMax's): a failure is reported and the run goes on, partial. */
-  if (gs_gpr3_snapshots_due(m, x->rk, x->outdir, x->model, (int)x->o->runs)) x->status = GS_EXIT_PARTIAL;
+  gpr_snapshots(x, m);
   while (m->step < iterations && !stopped) {
     gs_fdtd3_sim_advance(m, next_event(x, m->step) - m->step);
-    if (gs_gpr3_snapshots_due(m, x->rk, x->outdir, x->model, (int)x->o->runs)) x->status = GS_EXIT_PARTIAL;
+    gpr_snapshots(x, m);
     if (prog) {
       gs_fdtd3_sim_sync(m);
       gs_progress_update(prog, m->step, (double)(m->step - x->first_step) * cells * 1e-6);
     }
     if (x->sc->snapshot_every && m->step % x->sc->snapshot_every == 0) take_snapshot(x, m);
     if (x->o->checkpoint_every && m->step % x->o->checkpoint_every == 0 && m->step < iterations) {
-      gs_ckpt3_save_set(m, x->rk, x->outdir);
+      if (checkpoint(x, m)) {
+        stopped = 2;
+        break;
+      }
       x->saved = m->step;
     }
     stopped = x->o->stop_after && m->step - x->first_step >= x->o->stop_after && m->step < iterations;
@@ -264,8 +293,8 @@ static int step_run(run3 *x, gs_fdtd3_sim *m, double *secs) {
   *secs += now_s() - t0;
   x->steps += (double)(m->step - x->first_step);
   if (prog) gs_progress_end(prog);
-  if (stopped) {
-    if (x->saved != m->step) gs_ckpt3_save_set(m, x->rk, x->outdir);
+  if (stopped == 1) {
+    if (x->saved != m->step && checkpoint(x, m)) return 2;
     if (x->c->rank == 0)
       printf("fdtd: stopped after step %lld of %lld%s; continue with --restart %s%s\n", (long long)m->step,
              (long long)iterations, x->o->runs > 1 ? " of a survey's run" : "", x->outdir,
@@ -279,13 +308,6 @@ static int step_run(run3 *x, gs_fdtd3_sim *m, double *secs) {
 static int run_model(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs, int *stopped) {
   gs_fdtd3_sim m;
   char err[1024];
-  const gs_status views =
-      x->rk ? gs_gpr3_geometry_outputs_split(x->sc, x->rk, (int)x->r, (int)x->o->runs, x->outdir, err, sizeof err)
-            : gs_gpr3_geometry_outputs(x->sc, (int)x->r, (int)x->o->runs, x->outdir, err, sizeof err);
-  if (views != GS_OK) {
-    if (x->c->rank == 0) gs_log_error("fdtd: geometry output: %s", err); /* agreed over the ranks */
-    return GS_EXIT_USAGE;
-  }
   if (gs_fdtd3_sim_init_cached(&m, x->sc, b, (int)x->r, x->rk, &x->geo, err, sizeof err) != GS_OK) {
     if (x->c->rank == 0) gs_log_error("fdtd: %s", err); /* the same reason on every rank */
     return GS_EXIT_USAGE;
@@ -298,22 +320,37 @@ static int run_model(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs
     }
     if (x->c->rank == 0) printf("fdtd: restarting at step %lld from %s\n", (long long)m.step, x->resume);
   }
-  /* What killed runs left in the folder, once the run is known to start (a
-   * refused one keeps the checkpoint that was there). */
+  /* The output folder once the first run is known to start (a refused scene leaves none), then
+   * what killed runs left there (a refused one keeps the checkpoint that was there). */
+  const int made = x->outdir_made ? 0 : gs_fdtd_make_outdir(x->c, x->outdir, x->sc->snapshot_every != 0, x->scenes);
+  if (made) {
+    gs_fdtd3_sim_free(&m);
+    return made == 2 ? GS_EXIT_USAGE : GS_EXIT_PARTIAL;
+  }
+  x->outdir_made = 1;
   if (!x->started) gs_ckpt_clean(x->c, x->outdir, x->o->restart);
   x->started = 1;
+  const gs_status views =
+      x->rk ? gs_gpr3_geometry_outputs_split(x->sc, x->rk, (int)x->r, (int)x->o->runs, x->outdir, err, sizeof err)
+            : gs_gpr3_geometry_outputs(x->sc, (int)x->r, (int)x->o->runs, x->outdir, err, sizeof err);
+  if (views != GS_OK) { /* agreed over the ranks; a file that cannot be written ends the job with status 1 */
+    output_failed(x, "geometry output: ", err);
+    gs_fdtd3_sim_free(&m);
+    return views == GS_ERR_IO ? GS_EXIT_PARTIAL : GS_EXIT_USAGE;
+  }
   x->first_step = m.step;
   x->saved = -1;
   *stopped = step_run(x, &m, secs);
   if (*stopped) {
     gs_fdtd3_sim_free(&m);
-    return x->status;
+    return x->status; /* partial after a failed checkpoint */
   }
   float *hist = x->rk ? gs_fdtd3_dist_receivers(&m) : m.rx_hist, *vi; /* every receiver and line, on rank 0 */
   gs_fdtd3_line_record *tl;
   const int ntl = x->rk ? gs_fdtd3_dist_lines(&m, &tl, &vi) : local_lines(&m, &tl, &vi);
-  int status =
-      x->c->rank == 0 && save(x->sc, &m, hist, tl, ntl, x->outdir, x->r, x->o->runs) ? GS_EXIT_PARTIAL : x->status;
+  if (x->c->rank == 0 && save(x->sc, &m, hist, tl, ntl, x->outdir, x->r, x->o->runs, err, sizeof err))
+    output_failed(x, "", err);
+  int status = x->status;
   free(tl);
   free(vi);
   if (x->rk) {

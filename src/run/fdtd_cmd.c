@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -22,6 +23,7 @@
 #include "progress.h"
 #include "rx_output.h"
 #include "snapshot.h"
+#include "workbound.h"
 
 static double now_s(void) {
   struct timespec ts;
@@ -84,6 +86,8 @@ typedef struct fdtd_job {
   uint64_t sum[3];             /* the last run's checksum (rank 0) */
   int status;                  /* GS_EXIT_* */
   int snaps_off;               /* a snapshot failed to be written: no more are tried (a full disk says it once) */
+  int output_said;             /* an output failed and was said: later failures are not said again */
+  int outdir_made;             /* the output folder exists (made once the first run is set up) */
 } fdtd_job;
 
 /* The checkpoints of one run. */
@@ -115,10 +119,45 @@ static int check_positions(const fdtd_job *j) {
   return 0;
 }
 
+/* An output that could not be written (a full disk, a folder in its place), known on every rank:
+ * the job's status becomes partial (exit 1) and rank 0 says err, the job's first such failure
+ * only (a full disk fails every later output too; the first is what to fix). */
+static void output_failed(fdtd_job *j, const char *what, const char *err) {
+  if (j->root && !j->output_said) gs_log_error("fdtd: %s%s", what, err);
+  j->output_said = 1;
+  j->status = GS_EXIT_PARTIAL;
+}
+
+/* Refuses a job whose steps would run for good or for days (docs/usage.md, "Limits on a job's
+ * length"): more than GS_IDLE_MAX_STEPS steps with no source (the fields stay zero), or more than
+ * GS_FDTD_MAX_SECONDS at the fastest this backend could step. The steps of this job: --stop-after's
+ * when given (a long model goes on with --restart), every run's. 1 (said on rank 0) or 0. */
+static int too_long(const fdtd_job *j) {
+  const gs_scene *sc = &j->sc;
+  const double iterations = (double)sc->iterations, after = (double)j->o->stop_after;
+  const double steps = after > 0 && after < iterations ? after : iterations * (double)j->runs;
+  const double cells = (double)sc->nx * (double)sc->ny * (sc->mode == GS_MODE_3D ? (double)sc->nz : 1.0);
+  const int sources = sc->nsources + sc->nsrc3 + sc->npws;
+  char why[256] = "", took[128];
+  if (!sources && steps > GS_IDLE_MAX_STEPS)
+    snprintf(why, sizeof why, "%.0f steps with no source (the fields stay zero): at most %.0f", steps,
+             GS_IDLE_MAX_STEPS);
+  else if (gs_work_too_long(gs_work_least_seconds(cells, steps, j->c->size, j->backend->is_gpu), GS_FDTD_MAX_SECONDS,
+                            took, sizeof took))
+    snprintf(why, sizeof why, "%.0f steps of %.0f cells on %d rank(s) %s: fewer steps, or --stop-after and --restart",
+             steps, cells, j->c->size, took);
+  if (why[0] && j->root) gs_log_error("fdtd: %s: %s", j->scene_path, why);
+  return why[0] != 0;
+}
+
 /* Loads run r's scene with the options' overrides (fdtd_scene.h); 0, or 1 on
  * every rank (said once; nothing to free). */
 static int load_scene(fdtd_job *j, int64_t r) {
   if (gs_fdtd_scene_load(&j->scenes, j->c, r, &j->sc) != 0) return 1;
+  if (r == 0 && too_long(j)) { /* the job's length, known from run 1 */
+    gs_scene_free(&j->sc);
+    return 1;
+  }
   if (j->sc.mode != GS_MODE_3D && check_positions(j)) {
     gs_scene_free(&j->sc);
     return 1;
@@ -140,9 +179,28 @@ static void split_domain(fdtd_job *j) {
   GS_MPI_CHECK(MPI_Allgather(mypart, 4, MPI_INT64_T, j->parts, 4, MPI_INT64_T, c->world));
 }
 
-/* The output folder, -o or the scene's name without .in plus _out, made
- * (with snapshots/ where wanted) by rank 0; 0, or 1 on every rank. */
-static int make_outdir(fdtd_job *j) {
+/* Whether a part of outdir that exists is not a folder (a file named by -o): it could never be
+ * made; 1 with "PATH: Not a directory" in err, or 0. */
+static int outdir_blocked(const char *outdir, char *err, size_t errlen) {
+  char *d = gs_xstrdup(outdir);
+  int blocked = 0;
+  for (size_t i = 1, n = strlen(d); i <= n && !blocked; ++i) {
+    if (d[i] != '/' && d[i] != '\0') continue;
+    const char keep = d[i];
+    d[i] = '\0';
+    struct stat sb;
+    blocked = stat(d, &sb) == 0 && !S_ISDIR(sb.st_mode);
+    d[i] = keep;
+  }
+  free(d);
+  if (blocked) snprintf(err, errlen, "%s: %s", outdir, strerror(ENOTDIR));
+  return blocked;
+}
+
+/* The output folder's name, -o or the scene's name without .in plus _out (nothing is made yet: a
+ * scene refused later leaves no folder); 0, or 1 on every rank when an output would overwrite one
+ * of the scene's inputs. */
+static int pick_outdir(fdtd_job *j) {
   if (j->o->outdir) {
     snprintf(j->outdir, sizeof j->outdir, "%s", j->o->outdir);
   } else if (j->sc.output_dir[0]) { /* gprMax's #output_dir */
@@ -156,21 +214,26 @@ static int make_outdir(fdtd_job *j) {
   }
   /* an output written over one of the files the scene read would lose it (gprMax's layout: -o the scene's folder) */
   char err[2600];
-  int bad = gs_scene_check_inputs(&j->sc, j->runs, j->outdir, err, sizeof err) != 0;
+  int bad = gs_scene_check_inputs(&j->sc, j->runs, j->outdir, err, sizeof err) != 0 ||
+            outdir_blocked(j->outdir, err, sizeof err);
   if (gs_comm_agree(bad, j->c->world)) {
     if (j->root) gs_log_error("fdtd: %s", bad ? err : "an output would overwrite an input file (on another rank)");
     return 1;
   }
-  if (j->root) {
-    bad = gs_mkdirs(j->outdir, 1) != 0;
-    if (bad) gs_log_error("fdtd: %s: %s", j->outdir, strerror(errno));
-    if (!bad && j->sc.snapshot_every) {
-      char sd[1200];
-      snprintf(sd, sizeof sd, "%s/snapshots", j->outdir);
-      gs_mkdirs(sd, 1);
-    }
+  return 0;
+}
+
+int gs_fdtd_make_outdir(const gs_comm *c, const char *outdir, int snapshots, gs_fdtd_scenes *scenes) {
+  int bad = 0;
+  if (c->rank == 0) {
+    char sd[1200];
+    snprintf(sd, sizeof sd, "%.1100s/snapshots", outdir);
+    const char *failed = gs_mkdirs(outdir, 1) != 0 ? outdir : snapshots && gs_mkdirs(sd, 1) != 0 ? sd : NULL;
+    bad = failed != NULL;
+    if (bad) gs_log_error("fdtd: %s: %s", failed, strerror(errno));
   }
-  return gs_comm_agree(bad, j->c->world) || gs_fdtd_scenes_outdir(&j->scenes, j->c, j->outdir);
+  if (gs_comm_agree(bad, c->world)) return 1;
+  return scenes ? gs_fdtd_scenes_outdir(scenes, c, outdir) : 0;
 }
 
 /* Rank 0: one line on the scene and the run, the materials with #messages. */
@@ -274,7 +337,10 @@ static int64_t next_event(const fdtd_job *j, int64_t step, int64_t first_step, i
  * failure makes the job's status partial and ends its snapshots. */
 static void snapshot_done(fdtd_job *j, gs_status st, const char *path, const char *err) {
   if (!gs_comm_agree(st != GS_OK, j->c->world)) return;
-  if (j->root) gs_log_error("fdtd: snapshot %s: %s (no more snapshots in this job)", path, err);
+  char what[1400];
+  snprintf(what, sizeof what, "snapshot %.1300s: ", path);
+  if (j->root && !j->output_said) gs_log_error("fdtd: %s%s (no more snapshots in this job)", what, err);
+  j->output_said = 1;
   j->status = GS_EXIT_PARTIAL;
   j->snaps_off = 1;
 }
@@ -312,14 +378,32 @@ static void take_gpr_snapshots(fdtd_job *j, gs_fdtd_sim *m, int64_t r) {
     else
       snprintf(dir, sizeof dir, "%s/%s_snaps", j->outdir, model);
     snprintf(path, sizeof path, "%s/%s", dir, j->sc.snaps[k].file);
-    if (j->root && gs_mkdirs(dir, 1) != 0) gs_log_error("fdtd: %s: %s", dir, strerror(errno));
+    const int bad = j->root && gs_mkdirs(dir, 1) != 0; /* said as the snapshot's failure */
+    if (bad) snprintf(err, sizeof err, "%.1000s: %s", dir, strerror(errno));
+    if (gs_comm_agree(bad, j->c->world)) {
+      snapshot_done(j, GS_ERR_IO, path, err);
+      continue;
+    }
     snapshot_done(j, gs_gpr_take_snapshot(m, j->c, &j->sc.snaps[k], path, err, sizeof err), path, err);
   }
 }
 
+/* Collective: a checkpoint of run r now; 0, or 1 when it could not be written (said, the job's
+ * status partial: the job ends, its previous checkpoint whole). */
+static int checkpoint(fdtd_job *j, gs_fdtd_sim *m, run_ckpt *ck) {
+  char err[1024] = "";
+  if (gs_ckpt_save(m, j->c, j->dims, j->outdir, &ck->prev, err, sizeof err) != GS_OK) {
+    output_failed(j, "checkpoint: ", err);
+    return 1;
+  }
+  gs_ckpt_drop(j->c, j->outdir, &ck->drop);
+  return 0;
+}
+
 /* Steps run r to the end of the time window, or until --stop-after, with
- * the snapshots, checkpoints and progress due on the way. Returns 1 when
- * it stopped early; *secs: the time the steps took (between barriers). */
+ * the snapshots, checkpoints and progress due on the way. Returns 0 at the
+ * end, 1 when it stopped early, 2 when a checkpoint failed (the job ends);
+ * *secs: the time the steps took (between barriers). */
 static int step_run(fdtd_job *j, gs_fdtd_sim *m, int64_t r, run_ckpt *ck, double *secs) {
   const gs_fdtd_opts *o = j->o;
   const int64_t iterations = j->sc.iterations;
@@ -334,9 +418,9 @@ static int step_run(fdtd_job *j, gs_fdtd_sim *m, int64_t r, run_ckpt *ck, double
     gs_fdtd_sim_advance(m, next_event(j, m->step, first_step, prog != NULL) - m->step);
     if (j->sc.snapshot_every && m->step % j->sc.snapshot_every == 0) take_snapshot(j, m, r);
     take_gpr_snapshots(j, m, r);
-    if (o->checkpoint_every && m->step % o->checkpoint_every == 0 && m->step < iterations) {
-      gs_ckpt_save(m, j->c, j->dims, j->outdir, &ck->prev);
-      gs_ckpt_drop(j->c, j->outdir, &ck->drop);
+    if (o->checkpoint_every && m->step % o->checkpoint_every == 0 && m->step < iterations && checkpoint(j, m, ck)) {
+      stopped = 2;
+      break;
     }
     if (prog && (m->step & 63) == 0) {
       gs_fdtd_sim_sync(m);
@@ -356,8 +440,8 @@ static int step_run(fdtd_job *j, gs_fdtd_sim *m, int64_t r, run_ckpt *ck, double
 
 /* --stop-after ended the run: a checkpoint of where it stands (unless one
  * was just written), and how to go on. */
-static void stop_run(const fdtd_job *j, gs_fdtd_sim *m, run_ckpt *ck) {
-  if (ck->prev != m->step) gs_ckpt_save(m, j->c, j->dims, j->outdir, &ck->prev);
+static void stop_run(fdtd_job *j, gs_fdtd_sim *m, run_ckpt *ck) {
+  if (ck->prev != m->step && checkpoint(j, m, ck)) return;
   gs_ckpt_drop(j->c, j->outdir, &ck->drop);
   if (j->root)
     printf("fdtd: stopped after step %lld of %lld; continue with --restart %s\n", (long long)m->step,
@@ -379,10 +463,8 @@ static void save_receivers(fdtd_job *j, const float *rx, int64_t steps, int64_t 
     snprintf(hp, sizeof hp, "%s/%s.h5", j->outdir, model);
   }
   if (gs_rx_write_csv(&j->sc, rx, steps, rp, err, sizeof err) != GS_OK ||
-      gs_rx_write_h5(&j->sc, rx, steps, (int)r, hp, err, sizeof err) != GS_OK) {
-    gs_log_error("fdtd: %s", err);
-    j->status = GS_EXIT_PARTIAL;
-  }
+      gs_rx_write_h5(&j->sc, rx, steps, (int)r, hp, err, sizeof err) != GS_OK)
+    output_failed(j, "", err); /* rank 0's status; finish_run agrees it */
   if (j->bscan)
     for (int64_t s = 0; s < j->sc.iterations; ++s)
       j->bscan[(size_t)r * (size_t)j->sc.iterations + (size_t)s] = rx[3 * (size_t)s];
@@ -394,6 +476,7 @@ static void finish_run(fdtd_job *j, gs_fdtd_sim *m, int64_t r, run_ckpt *ck) {
   float *rx = j->sc.nrx ? gather_receivers(m, j->c, j->parts, (int)r) : NULL;
   if (j->root && j->sc.nrx) save_receivers(j, rx, m->step, r);
   free(rx);
+  j->status = gs_comm_agree(j->status, j->c->world); /* the next run on every rank, or on none */
   uint64_t local[3];
   gs_fdtd_sim_checksum(m, local);
   GS_MPI_CHECK(MPI_Reduce(local, j->sum, 3, MPI_UINT64_T, MPI_SUM, 0, j->c->world));
@@ -416,18 +499,28 @@ static int run_once(fdtd_job *j, int64_t r) {
     j->status = GS_EXIT_USAGE;
     return 1;
   }
-  /* What killed runs left in the folder, once the run is known to start (a
-   * refused one keeps the checkpoint that was there). */
+  /* The output folder once the first run is known to start (a refused scene leaves none), then
+   * what killed runs left there (a refused one keeps the checkpoint that was there). */
+  const int made = j->outdir_made ? 0 : gs_fdtd_make_outdir(j->c, j->outdir, j->sc.snapshot_every != 0, &j->scenes);
+  if (made) {
+    gs_fdtd_sim_free(&m);
+    j->status = made == 2 ? GS_EXIT_USAGE : GS_EXIT_PARTIAL;
+    return 1;
+  }
+  j->outdir_made = 1;
   if (r == 0) gs_ckpt_clean(j->c, j->outdir, j->o->restart);
   const int64_t first_step = m.step;
-  char err[1024];
-  if (j->root && gs_gpr_write_views(&j->sc, (int)r, (int)j->runs, j->outdir, err, sizeof err) != GS_OK) {
-    gs_log_error("fdtd: geometry view: %s", err);
-    j->status = GS_EXIT_PARTIAL;
+  char err[1024] = "";
+  int bad = j->root && gs_gpr_write_views(&j->sc, (int)r, (int)j->runs, j->outdir, err, sizeof err) != GS_OK;
+  if (gs_comm_agree(bad, j->c->world)) { /* the job ends: a full disk or an unwritable folder */
+    output_failed(j, "geometry view: ", err);
+    gs_fdtd_sim_free(&m);
+    return 1;
   }
   double secs;
-  if (step_run(j, &m, r, &ck, &secs)) {
-    stop_run(j, &m, &ck);
+  const int how = step_run(j, &m, r, &ck, &secs);
+  if (how) {
+    if (how == 1) stop_run(j, &m, &ck);
     gs_fdtd_sim_free(&m);
     j->runs = r + 1;
     free(j->bscan); /* no B-scan of a job cut short */
@@ -475,11 +568,9 @@ static void run_all(fdtd_job *j) {
   if (j->root && j->bscan && j->status == GS_EXIT_OK) {
     char bp[1300], err[1024];
     snprintf(bp, sizeof bp, "%s/bscan.png", j->outdir);
-    if (gs_fdtd_write_bscan(j->bscan, j->runs, sc->iterations, bp, err, sizeof err) != GS_OK) {
-      gs_log_error("fdtd: %s", err);
-      j->status = GS_EXIT_PARTIAL;
-    }
+    if (gs_fdtd_write_bscan(j->bscan, j->runs, sc->iterations, bp, err, sizeof err) != GS_OK) output_failed(j, "", err);
   }
+  j->status = gs_comm_agree(j->status, j->c->world); /* rank 0's B-scan: every rank's status */
 }
 
 int gs_fdtd_run(const gs_comm *c, const gs_backend *backend, const gs_fdtd_opts *o, int argc, char **argv) {
@@ -509,7 +600,7 @@ int gs_fdtd_run(const gs_comm *c, const gs_backend *backend, const gs_fdtd_opts 
     return GS_EXIT_USAGE;
   }
   if (job.sc.mode == GS_MODE_3D) { /* the 3D engine (src/run/fdtd3d_cmd.c) */
-    int st = make_outdir(&job) != 0 ? GS_EXIT_USAGE : gs_fdtd3_run(c, backend, o, &job.sc, job.outdir, &job.scenes);
+    int st = pick_outdir(&job) != 0 ? GS_EXIT_USAGE : gs_fdtd3_run(c, backend, o, &job.sc, job.outdir, &job.scenes);
     gs_scene_free(&job.sc);
     gs_fdtd_scenes_free(&job.scenes);
     return st;
@@ -535,7 +626,7 @@ int gs_fdtd_run(const gs_comm *c, const gs_backend *backend, const gs_fdtd_opts 
     return GS_EXIT_USAGE;
   }
   split_domain(&job);
-  if (make_outdir(&job) != 0) {
+  if (pick_outdir(&job) != 0) {
     job.status = GS_EXIT_USAGE;
   } else {
     print_scene(&job);

@@ -89,13 +89,15 @@ static void processed_path(const gs_fdtd_scenes *f, int64_t r, char *out, size_t
     snprintf(out, n, "%s/%.*s_processed.in", f->outdir, len, base);
 }
 
-/* Rank 0: run r's processed file from the text in hand; 1 after one line. */
+/* Rank 0: run r's processed file from the text in hand; 0, or after one line 2 (it would
+ * overwrite an input file) or 1 (it could not be written). */
 static int write_processed(const gs_fdtd_scenes *f, int64_t r) {
   char path[1400], err[1600];
   processed_path(f, r, path, sizeof path);
-  if (gs_scene_text_write(f->text, path, err, sizeof err) != GS_OK) {
+  const gs_status st = gs_scene_text_write(f->text, path, err, sizeof err);
+  if (st != GS_OK) {
     gs_log_error("fdtd: --write-processed: %s", err);
-    return 1;
+    return st == GS_ERR_USAGE ? 2 : 1; /* over an input file: refused; else an output that failed */
   }
   printf("fdtd: wrote %s (the input after its #python blocks and #include_file commands)\n", path);
   fflush(stdout);

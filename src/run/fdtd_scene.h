@@ -45,8 +45,9 @@ int gs_fdtd_scene_load(gs_fdtd_scenes *f, const gs_comm *c, int64_t r, gs_scene 
 
 /* Collective over c->world: the output folder is made; with --write-processed
  * rank 0 writes the processed file of the text in hand (of every run when the
- * file has no #python blocks), and later loads write theirs. 0, or 1 on every
- * rank after one line. */
+ * file has no #python blocks), and later loads write theirs. 0, or on every
+ * rank after one line 2 (a processed file would overwrite an input) or 1 (it
+ * could not be written). */
 int gs_fdtd_scenes_outdir(gs_fdtd_scenes *f, const gs_comm *c, const char *outdir);
 
 #endif

@@ -121,7 +121,25 @@ typedef struct plan {
   item *items;
   size_t n, cap;
   int64_t skipped;
+  int64_t failed; /* what the walk could not read (said on one line each) */
 } plan;
+
+/* A folder being walked and the folders above it (device and inode): a link back to one of them
+ * is a cycle. */
+typedef struct walk_dir {
+  dev_t dev;
+  ino_t ino;
+  const char *path;
+  const struct walk_dir *up;
+} walk_dir;
+
+/* Rank 0: what the walk cannot read, said on one line ("PATH: reason", as a failed image) and
+ * counted as a failure in the summary; the rest goes on. */
+static void walk_failed(plan *p, const char *path, const char *why) {
+  fprintf(stderr, "%s: %s\n", path, why);
+  fflush(stderr);
+  p->failed++;
+}
 
 static void plan_add(plan *p, const char *in, const char *out) {
   if (p->n == p->cap) {
@@ -149,14 +167,58 @@ static char *join(const char *a, const char *b) {
   return s;
 }
 
-/* Adds the PNG files under dir (sorted by name); rel is the path below the
- * input folder. Returns 0 or writes err. */
-static int walk(plan *p, const char *dir, const char *rel, char *err, size_t errlen) {
+static int walk(plan *p, const walk_dir *at, const char *rel, char *err, size_t errlen);
+
+/* One entry of a folder being walked: a PNG file (or what is named like one: a FIFO, a dangling
+ * link, a file that cannot be read fails as an input, with its reason), a folder to walk with
+ * --recursive (a link back to a folder above is a cycle: named, not followed), or nothing. */
+static int walk_entry(plan *p, const walk_dir *at, const char *name, const char *path, const char *r, char *err,
+                      size_t errlen) {
   const gs_scale_opts *o = p->o;
-  DIR *d = opendir(dir);
+  struct stat sb;
+  if (stat(path, &sb) != 0) {
+    const int e = errno;
+    if (has_png_ext(name)) {
+      char *out = join(o->outdir, r);
+      plan_add(p, path, out); /* fails when opened, with the reason */
+      free(out);
+    } else if (o->recursive && lstat(path, &sb) == 0 && !S_ISLNK(sb.st_mode)) {
+      walk_failed(p, path, strerror(e)); /* perhaps a folder: it cannot be walked */
+    }
+    return 0;
+  }
+  if (S_ISDIR(sb.st_mode)) {
+    if (!o->recursive) return 0;
+    for (const walk_dir *d = at; d; d = d->up)
+      if (d->dev == sb.st_dev && d->ino == sb.st_ino) {
+        char why[1200];
+        snprintf(why, sizeof why, "a link back to %.1100s (a cycle): not followed", d->path);
+        walk_failed(p, path, why);
+        return 0;
+      }
+    const walk_dir sub = {sb.st_dev, sb.st_ino, path, at};
+    return walk(p, &sub, r, err, errlen);
+  }
+  if (has_png_ext(name)) { /* a FIFO or device named *.png fails as an input, with its reason */
+    char *out = join(o->outdir, r);
+    plan_add(p, path, out);
+    free(out);
+  }
+  return 0;
+}
+
+/* Adds the PNG files under folder at (sorted by name); rel is the path below the input folder.
+ * Returns 0, or -1 with err when the input folder itself cannot be read (a folder below it that
+ * cannot is one failure). */
+static int walk(plan *p, const walk_dir *at, const char *rel, char *err, size_t errlen) {
+  DIR *d = opendir(at->path);
   if (!d) {
-    snprintf(err, errlen, "%s: %s", dir, strerror(errno));
-    return -1;
+    if (!at->up) {
+      snprintf(err, errlen, "%s: %s", at->path, strerror(errno));
+      return -1;
+    }
+    walk_failed(p, at->path, strerror(errno));
+    return 0;
   }
   char **names = NULL;
   size_t n = 0, cap = 0;
@@ -174,19 +236,9 @@ static int walk(plan *p, const char *dir, const char *rel, char *err, size_t err
   if (n) qsort(names, n, sizeof *names, cmp_str);
   int rc = 0;
   for (size_t i = 0; i < n && rc == 0; ++i) {
-    char *path = join(dir, names[i]);
+    char *path = join(at->path, names[i]);
     char *r = *rel ? join(rel, names[i]) : gs_xstrdup(names[i]);
-    struct stat sb;
-    if (stat(path, &sb) != 0) {
-      snprintf(err, errlen, "%s: %s", path, strerror(errno));
-      rc = -1;
-    } else if (S_ISDIR(sb.st_mode)) {
-      if (o->recursive) rc = walk(p, path, r, err, errlen);
-    } else if (has_png_ext(names[i])) { /* a FIFO or device named *.png fails as an input, with its reason */
-      char *out = join(o->outdir, r);
-      plan_add(p, path, out);
-      free(out);
-    }
+    rc = walk_entry(p, at, names[i], path, r, err, errlen);
     free(path);
     free(r);
   }
@@ -243,12 +295,21 @@ static int plan_build(plan *p, int argc, char **argv, char *err, size_t errlen) 
   const gs_scale_opts *o = p->o;
   for (int i = 0; i < argc; ++i) {
     struct stat sb;
-    if (stat(argv[i], &sb) != 0) {
-      snprintf(err, errlen, "%s: %s", argv[i], strerror(errno));
+    const int e = stat(argv[i], &sb) != 0 ? errno : 0;
+    if (e && lstat(argv[i], &sb) == 0 && S_ISLNK(sb.st_mode)) { /* a dangling link fails as an input */
+      const char *base = strrchr(argv[i], '/');
+      char *out = join(o->outdir, base ? base + 1 : argv[i]);
+      plan_add(p, argv[i], out);
+      free(out);
+      continue;
+    }
+    if (e) { /* a name that is not there: a usage error */
+      snprintf(err, errlen, "%s: %s", argv[i], strerror(e));
       return -1;
     }
     if (S_ISDIR(sb.st_mode)) {
-      if (walk(p, argv[i], "", err, errlen)) return -1;
+      const walk_dir top = {sb.st_dev, sb.st_ino, argv[i], NULL};
+      if (walk(p, &top, "", err, errlen)) return -1;
     } else if (S_ISREG(sb.st_mode)) {
       const char *base = strrchr(argv[i], '/');
       char *out = join(o->outdir, base ? base + 1 : argv[i]);
@@ -259,7 +320,7 @@ static int plan_build(plan *p, int argc, char **argv, char *err, size_t errlen) 
       return -1;
     }
   }
-  if (p->n == 0) {
+  if (p->n == 0 && !p->failed) {
     snprintf(err, errlen, "no PNG files found in the inputs%s", o->recursive ? "" : " (folders: try --recursive)");
     return -1;
   }
@@ -317,7 +378,7 @@ static int plan_build(plan *p, int argc, char **argv, char *err, size_t errlen) 
 /* Rank 0 builds, everybody receives; returns 0 or 1 (error printed). */
 static int plan_share(plan *p, const gs_comm *c, int argc, char **argv) {
   char err[1024] = "";
-  int64_t meta[3] = {0, 0, 0}; /* status, bytes, skipped */
+  int64_t meta[4] = {0, 0, 0, 0}; /* status, bytes, skipped, failed */
   char *buf = NULL;
   if (c->rank == 0) {
     meta[0] = plan_build(p, argc, argv, err, sizeof err) ? 1 : 0;
@@ -327,6 +388,7 @@ static int plan_share(plan *p, const gs_comm *c, int argc, char **argv) {
       bytes += strlen(p->items[i].in) + strlen(p->items[i].out) + 2;
     meta[1] = (int64_t)bytes;
     meta[2] = p->skipped;
+    meta[3] = p->failed;
     buf = gs_xmalloc(bytes + 1);
     char *w = buf;
     for (size_t i = 0; i < p->n; ++i) {
@@ -334,7 +396,7 @@ static int plan_share(plan *p, const gs_comm *c, int argc, char **argv) {
       w = stpcpy(w, p->items[i].out) + 1;
     }
   }
-  GS_MPI_CHECK(MPI_Bcast(meta, 3, MPI_INT64_T, 0, c->world));
+  GS_MPI_CHECK(MPI_Bcast(meta, 4, MPI_INT64_T, 0, c->world));
   if (meta[0]) {
     free(buf);
     return 1;
@@ -346,6 +408,7 @@ static int plan_share(plan *p, const gs_comm *c, int argc, char **argv) {
   GS_MPI_CHECK(MPI_Bcast(buf, (int)meta[1], MPI_CHAR, 0, c->world));
   if (c->rank != 0) {
     p->skipped = meta[2];
+    p->failed = meta[3];
     for (const char *r = buf; r < buf + meta[1];) {
       const char *out = r + strlen(r) + 1;
       plan_add(p, r, out);
@@ -880,6 +943,7 @@ static double report_summary(const gs_comm *c, const pool *pl, const plan *p, do
   double local[5] = {(double)pl->done, (double)pl->failed, pl->pixels, pl->sample_bytes, pl->file_bytes}, total[5];
   GS_MPI_CHECK(MPI_Reduce(local, total, 5, MPI_DOUBLE, MPI_SUM, 0, c->world));
   GS_MPI_CHECK(MPI_Bcast(total, 5, MPI_DOUBLE, 0, c->world));
+  total[1] += (double)p->failed; /* what the walk could not read (rank 0's, shared with the plan) */
   if (c->rank == 0) {
     printf("scale: %.0f done, %" PRId64 " skipped, %.0f failed in %.2f s on %d rank(s) x %d thread(s): "
            "%.1f MP/s, %.1f MB/s of samples, %.1f MB/s of PNG input (%s level %d)\n",
