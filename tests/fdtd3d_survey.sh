@@ -18,6 +18,11 @@ for n in 2 3; do
   same one "farm$n" $files
   grep -q "shared out over $n groups of 1 rank" "$w/farm$n.log" || f "farm$n: no groups line"
   [ "$(grep -c '^fdtd: run [123] of 3 done' "$w/farm$n.log")" = 3 ] || f "farm$n: not a line per run"
+  # each group counts its own runs: with 2 groups, group 1 has runs 1 and 3
+  if [ "$n" = 2 ]; then
+    grep -Eq '^fdtd: run 3 of 3 done in [0-9.]+ s \([0-9.]+ s with its set-up\); group 1: 2 of its 2 runs, about 0 s left$' \
+      "$w/farm$n.log" || f "farm$n: no progress line for run 3: $(grep 'run 3 of' "$w/farm$n.log")"
+  fi
 done
 if [ "$max" -ge 4 ]; then
   run groups2 4 "${scene[@]}" --ranks-per-run 2
