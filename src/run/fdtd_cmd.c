@@ -65,7 +65,10 @@ static float *gather_receivers(const gs_fdtd_sim *m, const gs_comm *c, const int
 
 /* One invocation of the command: what its runs share. */
 typedef struct fdtd_job {
-  const gs_comm *c;
+  const gs_comm *c;      /* the ranks that run this job's runs: all, or a survey's group */
+  const gs_comm *world;  /* all the ranks */
+  int64_t first, stride; /* the runs of this group: first, first + stride, ... (0, 1: all of them) */
+  int stopped;           /* --stop-after or a failure ended the runs early */
   const gs_backend *backend;
   const gs_fdtd_opts *o;
   const char *scene_path;
@@ -239,7 +242,7 @@ int gs_fdtd_make_outdir(const gs_comm *c, const char *outdir, int snapshots, gs_
 /* Rank 0: one line on the scene and the run, the materials with #messages. */
 static void print_scene(const fdtd_job *j) {
   const gs_scene *sc = &j->sc;
-  if (!j->root) return;
+  if (j->world->rank != 0) return;
   printf("fdtd: %s%s%s: %lld x %lld cells of %g x %g m, dt %.6g s (stability %g), %lld iterations, %d material(s), "
          "%d source(s), %d receiver(s), PML %d/%d/%d/%d, backend %s, %d run(s)\n",
          sc->title[0] ? "'" : "", sc->title[0] ? sc->title : j->scene_path, sc->title[0] ? "'" : "", (long long)sc->nx,
@@ -522,6 +525,7 @@ static int run_once(fdtd_job *j, int64_t r) {
   if (how) {
     if (how == 1) stop_run(j, &m, &ck);
     gs_fdtd_sim_free(&m);
+    j->stopped = 1;
     j->runs = r + 1;
     free(j->bscan); /* no B-scan of a job cut short */
     j->bscan = NULL;
@@ -531,12 +535,41 @@ static int run_once(fdtd_job *j, int64_t r) {
   j->t_total += secs;
   finish_run(j, &m, r, &ck);
   gs_fdtd_sim_free(&m);
-  if (j->root && r + 1 == j->runs) {
-    printf("checksum Ez=%016" PRIx64 " Hx=%016" PRIx64 " Hy=%016" PRIx64 "\n", j->sum[0], j->sum[1], j->sum[2]);
-    printf("fdtd: %.0f steps in %.3f s on %d rank(s): %.1f Mcells/s\n", j->total_steps, j->t_total, j->c->size,
-           j->t_total > 0 ? j->total_steps * j->cells / j->t_total * 1e-6 : 0.0);
-  }
   return 0;
+}
+
+/* The job's last lines on rank 0 of all the ranks: the last run's checksum (from the group that
+ * ran it), the steps of every group and the slowest group's seconds. Collective over j->world. */
+static void report(const fdtd_job *j) {
+  const int leader = j->root, last = leader && (j->runs - 1 - j->first) % j->stride == 0;
+  double mine[2] = {leader ? j->total_steps : 0, j->t_total}, all[2];
+  uint64_t sum[3] = {0, 0, 0}, got[3];
+  if (last) memcpy(sum, j->sum, sizeof sum);
+  const MPI_Comm w = j->world->world;
+  GS_MPI_CHECK(MPI_Reduce(&mine[0], &all[0], 1, MPI_DOUBLE, MPI_SUM, 0, w));
+  GS_MPI_CHECK(MPI_Reduce(&mine[1], &all[1], 1, MPI_DOUBLE, MPI_MAX, 0, w));
+  GS_MPI_CHECK(MPI_Reduce(sum, got, 3, MPI_UINT64_T, MPI_SUM, 0, w));
+  if (j->world->rank != 0) return;
+  printf("checksum Ez=%016" PRIx64 " Hx=%016" PRIx64 " Hy=%016" PRIx64 "\n", got[0], got[1], got[2]);
+  printf("fdtd: %.0f steps in %.3f s on %d rank(s): %.1f Mcells/s\n", all[0], all[1], j->world->size,
+         all[1] > 0 ? all[0] * j->cells / all[1] * 1e-6 : 0.0);
+}
+
+/* A survey shared over groups: every run's B-scan column to rank 0 of all the ranks, from the
+ * leader of the group that ran it (run r: group r mod stride, whose leader is rank
+ * (r mod stride) * group size). Collective over j->world. */
+static void gather_bscan(fdtd_job *j) {
+  const int64_t n = j->sc.iterations;
+  const int me = j->world->rank;
+  for (int64_t r = 0; r < j->runs; ++r) {
+    const int owner = (int)(r % j->stride) * j->c->size;
+    if (owner == 0) continue;
+    float *col = j->bscan ? j->bscan + (size_t)r * (size_t)n : NULL;
+    if (me == owner)
+      GS_MPI_CHECK(MPI_Send(col, (int)n, MPI_FLOAT, 0, 7, j->world->world));
+    else if (me == 0)
+      GS_MPI_CHECK(MPI_Recv(col, (int)n, MPI_FLOAT, owner, 7, j->world->world, MPI_STATUS_IGNORE));
+  }
 }
 
 /* The runs one after the other, then the B-scan over them. */
@@ -553,9 +586,12 @@ static int memory_refused(fdtd_job *j) {
 static void run_all(fdtd_job *j) {
   const gs_scene *sc = &j->sc;
   j->depth = gs_fdtd_agree_depth(sc, j->backend, &j->part, j->spread.depth, j->cart);
-  if (memory_refused(j)) return;
+  if (gs_comm_agree(memory_refused(j), j->world->world)) { /* said by the group that found it */
+    j->status = GS_EXIT_USAGE;
+    return;
+  }
   if (j->root && j->runs > 1 && sc->nrx) j->bscan = gs_xcalloc((size_t)j->runs * (size_t)sc->iterations, sizeof(float));
-  for (int64_t r = 0; r < j->runs && j->status == GS_EXIT_OK; ++r) {
+  for (int64_t r = j->first; r < j->runs && j->status == GS_EXIT_OK; r += j->stride) {
     if (r > 0 && j->scenes.per_run) { /* the input's #python blocks give each run its scene */
       gs_scene_free(&j->sc);
       if (load_scene(j, r) != 0) {
@@ -563,19 +599,74 @@ static void run_all(fdtd_job *j) {
         break;
       }
     }
-    if (run_once(j, r)) break;
+    if (run_once(j, r)) {
+      j->stopped = 1;
+      break;
+    }
   }
-  if (j->root && j->bscan && j->status == GS_EXIT_OK) {
+  j->status = gs_comm_agree(j->status, j->world->world); /* every group's runs done, or the job ends */
+  if (j->status == GS_EXIT_OK && j->stride > 1 && sc->nrx) gather_bscan(j);
+  if (j->world->rank == 0 && j->bscan && j->status == GS_EXIT_OK) {
     char bp[1300], err[1024];
     snprintf(bp, sizeof bp, "%s/bscan.png", j->outdir);
     if (gs_fdtd_write_bscan(j->bscan, j->runs, sc->iterations, bp, err, sizeof err) != GS_OK) output_failed(j, "", err);
   }
-  j->status = gs_comm_agree(j->status, j->c->world); /* rank 0's B-scan: every rank's status */
+  j->status = gs_comm_agree(j->status, j->world->world); /* rank 0's B-scan: every rank's status */
+  j->stopped = gs_comm_agree(j->stopped, j->world->world);
+  if (j->status == GS_EXIT_OK && !j->stopped) report(j);
+}
+
+/* Ranks a run of a 2D survey: --ranks-per-run, or one where a rank holds the whole model and no
+ * option asks for a split or for the runs in turn (--decomp, checkpoints, --stop-after), else
+ * all. -1 after one line on rank 0. Collective over j->c. */
+static int group_size(const fdtd_job *j) {
+  const gs_comm *c = j->c;
+  const gs_fdtd_opts *o = j->o;
+  if (o->ranks_per_run) {
+    if (o->ranks_per_run <= c->size && c->size % o->ranks_per_run == 0) return (int)o->ranks_per_run;
+    if (j->root)
+      gs_log_error("fdtd: %s: --ranks-per-run %lld does not divide the %d ranks into groups", j->scene_path,
+                   (long long)o->ranks_per_run, c->size);
+    return -1;
+  }
+  if (j->runs < 2 || c->size == 1 || o->restart || o->stop_after || o->checkpoint_every || o->spread.decomp)
+    return c->size;
+  const int whole[2] = {1, 1}, at[2] = {0, 0};
+  const gs_fdtd_part all = gs_fdtd_part_of(&j->sc, whole, at);
+  char err[512];
+  const gs_fdtd_memory need = gs_fdtd_memory_need(&j->sc, &all, 1, j->runs);
+  return gs_fdtd_memory_check(c, j->backend, need, err, sizeof err) == GS_OK ? 1 : c->size;
+}
+
+/* The 2D job on the ranks of j->c (all, or a group of per_run ranks): the split, the output
+ * folder's name, the runs. */
+static void run_2d(fdtd_job *j, int per_run) {
+  if (gs_fdtd_decomp(j->o->spread.decomp, j->c->size, j->sc.nx, j->sc.ny, j->dims) != 0) {
+    if (j->world->rank == 0)
+      gs_log_error("fdtd: --decomp '%s' is not PXxPY with PX * PY = %d ranks", j->o->spread.decomp, j->c->size);
+    j->status = GS_EXIT_USAGE;
+    return;
+  }
+  split_domain(j);
+  if (pick_outdir(j) != 0) {
+    j->status = GS_EXIT_USAGE;
+  } else {
+    print_scene(j);
+    if (j->stride > 1 && j->world->rank == 0)
+      printf("fdtd: the runs shared out over %lld groups of %d rank(s)\n", (long long)j->stride, per_run);
+    run_all(j);
+  }
+  free(j->bscan);
+  free(j->parts);
+  MPI_Comm_free(&j->cart);
 }
 
 int gs_fdtd_run(const gs_comm *c, const gs_backend *backend, const gs_fdtd_opts *o, int argc, char **argv) {
   (void)argc;
   fdtd_job job = {.c = c,
+                  .world = c,
+                  .first = 0,
+                  .stride = 1,
                   .backend = backend,
                   .o = o,
                   .scene_path = argv[0],
@@ -611,30 +702,31 @@ int gs_fdtd_run(const gs_comm *c, const gs_backend *backend, const gs_fdtd_opts 
     gs_scene_free(&job.sc);
     return GS_EXIT_USAGE;
   }
-  if (o->ranks_per_run && o->ranks_per_run != c->size) {
+  const int per_run = group_size(&job);
+  if (per_run > 0 && per_run < c->size && (o->stop_after || o->checkpoint_every)) {
     if (job.root)
-      gs_log_error("fdtd: %s: a 2D model's runs go one after the other over all ranks (--ranks-per-run "
-                   "is for 3D models)",
-                   job.scene_path);
-    gs_scene_free(&job.sc);
-    return GS_EXIT_USAGE;
-  }
-  if (gs_fdtd_decomp(o->spread.decomp, c->size, job.sc.nx, job.sc.ny, job.dims) != 0) {
-    if (job.root) gs_log_error("fdtd: --decomp '%s' is not PXxPY with PX * PY = %d ranks", o->spread.decomp, c->size);
+      gs_log_error("fdtd: %s: --stop-after and --checkpoint-every need the runs one after the other "
+                   "(--ranks-per-run %d)",
+                   job.scene_path, c->size);
     gs_scene_free(&job.sc);
     gs_fdtd_scenes_free(&job.scenes);
     return GS_EXIT_USAGE;
   }
-  split_domain(&job);
-  if (pick_outdir(&job) != 0) {
-    job.status = GS_EXIT_USAGE;
-  } else {
-    print_scene(&job);
-    run_all(&job);
+  if (per_run <= 0) {
+    gs_scene_free(&job.sc);
+    gs_fdtd_scenes_free(&job.scenes);
+    return GS_EXIT_USAGE;
   }
-  free(job.bscan);
-  free(job.parts);
-  MPI_Comm_free(&job.cart);
+  gs_comm group;
+  if (per_run < c->size) { /* the runs shared out: group g runs g, g + groups, ... */
+    gs_comm_split(c, c->rank / per_run, &group);
+    job.c = &group;
+    job.root = group.rank == 0;
+    job.first = c->rank / per_run;
+    job.stride = c->size / per_run;
+  }
+  run_2d(&job, per_run);
+  if (per_run < c->size) gs_comm_free(&group);
   fflush(stdout);
   gs_scene_free(&job.sc);
   gs_fdtd_scenes_free(&job.scenes);

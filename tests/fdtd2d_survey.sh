@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# A 2D survey's runs shared out over groups of ranks (--ranks-per-run, or one rank a run by
+# default) give one rank's files byte for byte: gprMax's 8-trace TMx B-scan with two stepped
+# receivers, -n 6 on 1, 2 and 3 ranks, groups of 1 and 2, and the runs split over all the ranks;
+# the B-scan picture assembled from every group's runs; a refusal of groups with checkpoints.
+# usage: fdtd2d_survey.sh (GS_BIN, GS_SOURCE_DIR, GS_MPIEXEC, GS_WORK; GS_BACKEND cpu or cuda)
+set -u
+source "$(dirname "${BASH_SOURCE[0]}")/ranks3_lib.sh" fdtd2d_survey "${1:-all}"
+scene=("$src/tests/data/gprmax/bscan_tmx/bscan_tmx.in" -n 6)
+files="bscan.png"
+for r in 1 2 3 4 5 6; do files="$files bscan_tmx$r.h5 receivers_run00$r.csv"; done
+run one 1 "${scene[@]}"
+for n in 2 3; do
+  [ "$n" -le "$max" ] || continue
+  run "farm$n" "$n" "${scene[@]}"
+  same one "farm$n" $files
+  grep -q "shared out over $n groups of 1 rank" "$w/farm$n.log" || f "farm$n: no groups line"
+  [ "$(grep -c '^fdtd: run [1-6] of 6 done' "$w/farm$n.log")" = 6 ] || f "farm$n: not a line per run"
+  [ "$(grep -c '^checksum' "$w/farm$n.log")" = 1 ] || f "farm$n: not one checksum line"
+done
+if [ "$max" -ge 4 ]; then
+  run groups2 4 "${scene[@]}" --ranks-per-run 2
+  same one groups2 $files
+  grep -q "shared out over 2 groups of 2 rank" "$w/groups2.log" || f "groups2: no groups line"
+fi
+run whole2 2 "${scene[@]}" --ranks-per-run 2
+same one whole2 $files
+grep -q "shared out" "$w/whole2.log" && f "whole2: the runs were shared out"
+refuse() { # NAME RANKS MESSAGE ARGS...
+  local name=$1 n=$2 msg=$3; shift 3
+  timeout -k 5 60 "$mpi" -np "$n" --oversubscribe "$bin" fdtd --backend "$b" "$@" -o "$w/$name" > "$w/$name.log" 2>&1
+  local st=$?
+  [ "$st" = 2 ] || f "$name: exit $st, expected 2"
+  [ "$(grep -c "$msg" "$w/$name.log")" = 1 ] || f "$name: expected one line '$msg': $(head -3 "$w/$name.log")"
+  [ -e "$w/$name" ] && f "$name: a refused job left its folder"
+}
+refuse odd 2 "does not divide the 2 ranks" "${scene[@]}" --ranks-per-run 3
+refuse ckpt 2 "need the runs one after the other" "${scene[@]}" --ranks-per-run 1 --checkpoint-every 20
+[ $fail = 0 ] && echo "fdtd2d_survey: ok"
+exit $fail
