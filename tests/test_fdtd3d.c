@@ -9,8 +9,15 @@
  *                          materials, CPML on all faces (different
  *                          thicknesses, one face 0 in a variant), a source,
  *                          receivers, magnetic materials in a variant, and
- *                          a grid without CPML (the fused kernel's).
- *                          Skips (77) without a GPU. */
+ *                          a grid without CPML (the fused kernel's), CPML-heavy
+ *                          grids (10 cells a face; slabs past the middle).
+ *                          GS_FDTD3_PML picks the CPML boxes' form (fdtd3d.cu).
+ *                          Skips (77) without a GPU.
+ *        test_fdtd3d emu   (the build test_fdtd3d_emu, tests/emu) the GPU
+ *                          step's one-pass CPML kernel (kernels/fdtd3d_pml.cu)
+ *                          emulated on the CPU against the CPU twin, bit for
+ *                          bit: CPML on every face (uneven), thin, wide and
+ *                          slab-only grids, magnetic H, two regions. */
 #include <math.h>
 #include <string.h>
 
@@ -361,6 +368,85 @@ static void test_split(void) {
   model_free(&b);
 }
 
+/* a (the CPU twin) and b after steps steps of the same model: every buffer
+ * bit-identical, the fields finite and not all 0; what: b's kind. */
+static void same_bits(const char *name, const char *what, model *a, model *b, int64_t steps) {
+  const int k = first_difference(a, b);
+  double peak = 0;
+  int finite = 1;
+  for (int c = 0; c < 6; ++c)
+    for (int64_t o = 0; o < a->count; ++o) {
+      float v = a->f[steps % 2][c][o];
+      finite = finite && isfinite(v);
+      if (fabs(v) > peak) peak = fabs(v);
+    }
+  printf("%s: %lldx%lldx%lld, %d slabs, %s H, %lld steps: %s (peak field %.3g)\n", name, (long long)a->nx,
+         (long long)a->ny, (long long)a->nz, a->nslab, a->magnetic ? "magnetic" : "free-space", (long long)steps,
+         k < 0 ? what : "DIFFER", peak);
+  CHECKF(k < 0, "%s: buffer %d differs", name, k);
+  CHECKF(finite && peak > 0, "%s: fields not finite or all 0", name);
+}
+
+#ifdef GS_FDTD3_EMU
+int gs_fdtd3_pml_emu(const gs_fdtd3_step_args *a, const gs_fdtd3_region *box, int n, gs_fdtd3_region fused,
+                     void *stream);
+
+/* The GPU step with the one-pass CPML form (fdtd3d.cu, GS_FDTD3_PML=march):
+ * per region the fused box first (its CPU twin stands in for the fused
+ * kernel, which stores the same H and E), then the other boxes of the
+ * region in one pass, the kernel's own source emulated. */
+static int step_emu(const gs_fdtd3_step_args *a, const gs_fdtd3_region *r, int n, void *stream) {
+  for (int q = 0; q < n; ++q) {
+    gs_fdtd3_region part[7];
+    const int np = gs_fdtd3_split(a, r[q], part);
+    int e = gs_fdtd3_pass_ref(a, part[0], part[0], 1, stream);
+    if (!e) e = gs_fdtd3_pass_ref(a, part[0], part[0], 0, stream);
+    if (!e) e = gs_fdtd3_pml_emu(a, part + 1, np - 1, part[0], stream);
+    if (e) return e;
+  }
+  return 0;
+}
+
+/* The same over two regions, halves in k (a part's core on a rank: the
+ * E of a node next to the other half recomputes its H). */
+static int step_emu_halves(const gs_fdtd3_step_args *a, const gs_fdtd3_region *r, int n, void *stream) {
+  gs_fdtd3_region half[2] = {r[0], r[0]};
+  half[0].k1 = half[1].k0 = (r[0].k0 + r[0].k1) / 2;
+  (void)n;
+  return step_emu(a, half, 2, stream);
+}
+
+static void cpu_vs_emu(const char *name, int64_t nx, int64_t ny, int64_t nz, const int th[6], int magnetic,
+                       int64_t steps, gs_fdtd3_step_fn step) {
+  model h, g;
+  make_model(&h, nx, ny, nz, th, magnetic, steps);
+  make_model(&g, nx, ny, nz, th, magnetic, steps);
+  run(&h, steps, gs_fdtd3_step_ref, gs_fdtd3_inject_ref, gs_fdtd3_sample_ref, NULL);
+  CHECK(run(&g, steps, step, gs_fdtd3_inject_ref, gs_fdtd3_sample_ref, NULL) == 0);
+  same_bits(name, "CPU twin and emulated one-pass CPML bit-identical", &h, &g, steps);
+  model_free(&h);
+  model_free(&g);
+}
+
+static int emu_tests(void) {
+  const int all[6] = {4, 3, 5, 6, 2, 3}, open_y0[6] = {4, 0, 5, 6, 2, 3}, none[6] = {0};
+  const int thin[6] = {3, 2, 2, 4, 3, 2}, thick[6] = {3, 3, 3, 3, 3, 3}, z_only[6] = {0, 0, 5, 0, 0, 4};
+  cpu_vs_emu("cpml", 40, 36, 30, all, 0, 40, step_emu);
+  cpu_vs_emu("cpml+magnetic (one box)", 40, 36, 30, open_y0, 1, 30, step_emu);
+  cpu_vs_emu("cpml, two regions", 40, 36, 30, all, 0, 30, step_emu_halves);
+  cpu_vs_emu("cpml+magnetic, two regions", 24, 20, 26, all, 1, 20, step_emu_halves);
+  cpu_vs_emu("cpml, wide", 100, 23, 21, all, 0, 30, step_emu);
+  cpu_vs_emu("cpml, 31 wide", 31, 40, 19, all, 0, 30, step_emu);
+  cpu_vs_emu("cpml, thin in x (fused box 1 wide)", 9, 30, 20, thin, 0, 40, step_emu);
+  cpu_vs_emu("cpml thicker than half the grid (no fused box)", 6, 7, 8, thick, 0, 60, step_emu);
+  cpu_vs_emu("z slabs only", 37, 29, 25, z_only, 0, 30, step_emu);
+  cpu_vs_emu("no cpml (the outer layer)", 33, 20, 18, none, 0, 30, step_emu);
+  const int ten[6] = {10, 10, 10, 10, 10, 10};
+  cpu_vs_emu("cpml-heavy, 10 cells", 29, 26, 24, ten, 0, 20, step_emu);
+  return gs_test_done("test_fdtd3d emu");
+}
+#endif
+
 #ifdef GS_HAVE_CUDA
 #define CU(call)                                                                                                       \
   do {                                                                                                                 \
@@ -409,20 +495,7 @@ static void cpu_vs_gpu(const char *name, int64_t nx, int64_t ny, int64_t nz, con
   CU(cudaStreamSynchronize(s));
   CU(cudaStreamDestroy(s));
   from_device(&d, &g);
-  int k = first_difference(&h, &g);
-  double peak = 0;
-  int finite = 1;
-  for (int c = 0; c < 6; ++c)
-    for (int64_t o = 0; o < h.count; ++o) {
-      float v = h.f[steps % 2][c][o];
-      finite = finite && isfinite(v);
-      if (fabs(v) > peak) peak = fabs(v);
-    }
-  printf("%s: %lldx%lldx%lld, %d slabs, %s H, %lld steps: %s (peak field %.3g)\n", name, (long long)nx, (long long)ny,
-         (long long)nz, h.nslab, magnetic ? "magnetic" : "free-space", (long long)steps,
-         k < 0 ? "CPU and GPU bit-identical" : "DIFFER", peak);
-  CHECKF(k < 0, "%s: buffer %d differs", name, k);
-  CHECKF(finite && peak > 0, "%s: fields not finite or all 0", name);
+  same_bits(name, "CPU and GPU bit-identical", &h, &g, steps);
   model_free(&h);
   model_free(&g);
 }
@@ -440,11 +513,20 @@ static int gpu_tests(void) {
   /* Rows exactly one pitch long (the staged kernel's last column past the row) and deep in k. */
   cpu_vs_gpu("no cpml, 63 wide", 63, 17, 70, none, 0, 80);
   cpu_vs_gpu("cpml, 31 wide", 31, 40, 19, all, 0, 80);
+  /* CPML-heavy: gprMax's 10 cells on every face of a small grid (most nodes in the slabs), and
+   * slabs thicker than half the grid (no fused box: every node in the CPML kernels). */
+  const int ten[6] = {10, 10, 10, 10, 10, 10}, thick[6] = {3, 3, 3, 3, 3, 3};
+  cpu_vs_gpu("cpml-heavy, 10 cells", 45, 38, 33, ten, 0, 120);
+  cpu_vs_gpu("cpml-heavy+magnetic", 45, 38, 33, ten, 1, 80);
+  cpu_vs_gpu("cpml thicker than half the grid", 6, 7, 8, thick, 0, 80);
   return gs_test_done("test_fdtd3d gpu");
 }
 #endif
 
 int main(int argc, char **argv) {
+#ifdef GS_FDTD3_EMU
+  if (argc > 1 && strcmp(argv[1], "emu") == 0) return emu_tests();
+#endif
   if (argc > 1 && strcmp(argv[1], "gpu") == 0) {
 #ifdef GS_HAVE_CUDA
     return gpu_tests();
