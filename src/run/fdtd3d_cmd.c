@@ -20,6 +20,7 @@
 #include "log.h"
 #include "progress.h"
 #include "rx_output.h"
+#include "survey.h"
 
 static double now_s(void) {
   struct timespec t;
@@ -193,29 +194,6 @@ static void output_failed(run3 *x, const char *what, const char *err) {
   x->status = GS_EXIT_PARTIAL;
 }
 
-/* A survey's finished runs are marked in DIR/.survey/ (one empty file a run, made after the
- * run's files and the removal of its checkpoints), so that --restart DIR -n N keeps them. */
-static void survey_mark(const char *dir, int64_t r, char *path, size_t n) {
-  snprintf(path, n, "%.1000s/.survey/run%06lld.done", dir, (long long)r + 1);
-}
-
-static int survey_finished(const char *dir, int64_t r) {
-  char path[1100];
-  survey_mark(dir, r, path, sizeof path);
-  return access(path, F_OK) == 0;
-}
-
-/* Rank 0: marks run r of the survey in dir as finished; a failure is one line and a partial status. */
-static int survey_mark_finished(const char *dir, int64_t r) {
-  char path[1100], folder[1100];
-  snprintf(folder, sizeof folder, "%.1000s/.survey", dir);
-  survey_mark(dir, r, path, sizeof path);
-  FILE *f = gs_mkdirs(folder, 1) == 0 ? fopen(path, "w") : NULL;
-  if (f && fclose(f) == 0) return GS_EXIT_OK;
-  gs_log_error("fdtd: %s: %s", path, strerror(errno));
-  return GS_EXIT_PARTIAL;
-}
-
 /* The next step where something happens: a progress update (every 64
  * steps), a PNG or gprMax snapshot, a checkpoint, --stop-after, the end. */
 static int64_t next_event(const run3 *x, int64_t step) {
@@ -360,7 +338,7 @@ static int run_model(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs
   gs_fdtd3_sim_checksum(&m, sum);
   gs_fdtd3_sim_free(&m);
   gs_ckpt_remove(x->c, x->outdir, -1); /* the run is complete: its checkpoints (and a restart's here) go */
-  if (x->o->runs > 1 && x->c->rank == 0 && survey_mark_finished(x->outdir, x->r) != GS_EXIT_OK)
+  if (x->o->runs > 1 && x->c->rank == 0 && gs_survey_mark(x->outdir, x->r, NULL, 0) != 0)
     status = status > GS_EXIT_PARTIAL ? status : GS_EXIT_PARTIAL;
   if (x->rk) status = gs_comm_agree(status, x->c->world);
   return status;
@@ -415,19 +393,11 @@ typedef struct group_totals {
   int64_t last;       /* that run (-1: none) */
 } group_totals;
 
-/* Whether a checkpoint (one rank's file or a set's manifest) is in dir; agreed over g. */
-static int checkpoint_in(const gs_comm *g, const char *dir) {
-  char a[1100], b[1100];
-  snprintf(a, sizeof a, "%.1000s/checkpoint.gsck", dir);
-  snprintf(b, sizeof b, "%.1000s/checkpoint.manifest", dir);
-  return gs_comm_agree(g->rank == 0 && (access(a, F_OK) == 0 || access(b, F_OK) == 0), g->world);
-}
-
 /* A restarted survey: whether run x->r finished before (its files are kept untouched, a line
  * says so); agreed over the group. */
 static int skip_finished(const run3 *x) {
   if (!x->o->restart || x->o->runs < 2) return 0;
-  if (!gs_comm_agree(x->c->rank == 0 && survey_finished(x->outdir, x->r), x->c->world)) return 0;
+  if (!gs_survey_finished(x->c, x->outdir, x->r)) return 0;
   if (x->c->rank == 0)
     printf("fdtd: run %lld of %lld finished before: its files are kept\n", (long long)x->r + 1, (long long)x->o->runs);
   return 1;
@@ -480,7 +450,7 @@ static int run_group(const gs_comm *g, const gs_backend *b, const gs_fdtd_opts *
       --clock.mine;
       continue;
     }
-    x.resume = !resumed && o->restart && (o->runs == 1 || checkpoint_in(g, o->restart)) ? o->restart : NULL;
+    x.resume = !resumed && o->restart && (o->runs == 1 || gs_survey_checkpoint_in(g, o->restart)) ? o->restart : NULL;
     resumed = resumed || o->restart;
     const double before = t->secs, wall = now_s();
     status = run_once(b, &x, t->sum, &t->secs, &stopped);
