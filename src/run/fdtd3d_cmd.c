@@ -476,8 +476,11 @@ static int group_size(const gs_comm *c, const gs_backend *b, const gs_fdtd_opts 
                    (long long)o->ranks_per_run, c->size);
     return -1;
   }
-  if (o->runs < 2 || c->size == 1 || o->restart || o->stop_after || o->checkpoint_every || o->spread.decomp)
-    return c->size; /* what asks for the runs one after the other, or for a split */
+  /* what asks for the runs one after the other, or for a split (a restart from a checkpoint
+   * continues its run as it was split; one without, of a survey shared out, skips finished runs) */
+  const int from_checkpoint = o->restart && gs_survey_checkpoint_in(c, o->restart);
+  if (o->runs < 2 || c->size == 1 || from_checkpoint || o->stop_after || o->checkpoint_every || o->spread.decomp)
+    return c->size;
   char why[1024];
   return gs_comm_agree(short_of_memory(c, b, sc, NULL, why, sizeof why), c->world) ? c->size : 1;
 }

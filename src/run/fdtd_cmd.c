@@ -661,7 +661,10 @@ static int group_size(const fdtd_job *j) {
                    (long long)o->ranks_per_run, c->size);
     return -1;
   }
-  if (j->runs < 2 || c->size == 1 || o->restart || o->stop_after || o->checkpoint_every || o->spread.decomp)
+  /* a restart from a checkpoint continues its run as it was split; one without (a survey shared out
+   * over groups, which write none) just skips the finished runs */
+  const int from_checkpoint = o->restart && gs_survey_checkpoint_in(c, o->restart);
+  if (j->runs < 2 || c->size == 1 || from_checkpoint || o->stop_after || o->checkpoint_every || o->spread.decomp)
     return c->size;
   const int whole[2] = {1, 1}, at[2] = {0, 0};
   const gs_fdtd_part all = gs_fdtd_part_of(&j->sc, whole, at);
