@@ -403,23 +403,6 @@ static int skip_finished(const run3 *x) {
   return 1;
 }
 
-/* A group's progress over its share of a survey's runs. */
-typedef struct survey_clock {
-  int64_t mine, done; /* the group's runs still to run when it started (finished ones left out), run since */
-  double t0;          /* when the group started */
-} survey_clock;
-
-/* The line of a finished run of a shared survey: its solve and wall seconds, and the group's
- * progress with the time its other runs will take at the pace so far. */
-static void say_run_done(survey_clock *k, const run3 *x, int64_t group, double solve, double wall) {
-  ++k->done;
-  const double left = (now_s() - k->t0) / (double)k->done * (double)(k->mine - k->done);
-  printf("fdtd: run %lld of %lld done in %.3f s (%.3f s with its set-up); group %lld: %lld of its %lld runs, "
-         "about %.0f s left\n",
-         (long long)x->r + 1, (long long)x->o->runs, solve, wall, (long long)group + 1, (long long)k->done,
-         (long long)k->mine, left);
-}
-
 /* The runs first, first + stride, ... of the survey on the ranks of g (all
  * ranks, stride 1: one run after the other; or a survey's group); a line per
  * finished run when the runs are shared out. Returns a GS_EXIT_* status. */
@@ -444,10 +427,10 @@ static int run_group(const gs_comm *g, const gs_backend *b, const gs_fdtd_opts *
            gs_halo_transport_name(x.rk->transport),
            gs_fdtd3_dist_overlap_possible(sc) ? "behind the interior" : "between the H and E passes");
   int status = GS_EXIT_OK, stopped = 0, resumed = 0;
-  survey_clock clock = {.mine = (o->runs - first + stride - 1) / stride, .t0 = now_s()};
+  gs_survey_clock clock = gs_survey_clock_start(first, stride, o->runs);
   for (x.r = first; x.r < o->runs && status == GS_EXIT_OK && !stopped; x.r += stride) {
     if (skip_finished(&x)) {
-      --clock.mine;
+      gs_survey_clock_skip(&clock);
       continue;
     }
     x.resume = !resumed && o->restart && (o->runs == 1 || gs_survey_checkpoint_in(g, o->restart)) ? o->restart : NULL;
@@ -456,7 +439,7 @@ static int run_group(const gs_comm *g, const gs_backend *b, const gs_fdtd_opts *
     status = run_once(b, &x, t->sum, &t->secs, &stopped);
     t->last = x.r;
     if (stride > 1 && g->rank == 0 && status == GS_EXIT_OK)
-      say_run_done(&clock, &x, first, t->secs - before, now_s() - wall);
+      gs_survey_clock_done(&clock, x.r, o->runs, t->secs - before, now_s() - wall);
     fflush(stdout);
   }
   t->steps = x.steps;
