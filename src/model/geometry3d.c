@@ -242,14 +242,20 @@ static gs_status paint_box(b3 *b, const gs_obj3 *o) {
   return GS_OK;
 }
 
+/* The corners s, f of an edge or a plate (`what`, checked as box_points does)
+ * and the one axis on which they differ (an edge: differ 1) or agree (a
+ * plate: differ 0); -1 with the reason in b's err otherwise. */
+static int single_axis_points(b3 *b, const gs_obj3 *o, const char *what, int differ, int64_t *s, int64_t *f) {
+  if (box_points(b, o, what, s, f) != GS_OK) return -1;
+  const int axis = gs_corners_single_axis(s, f, differ);
+  if (axis < 0) fail(b, "#%s: the %s is not specified correctly", what, what);
+  return axis;
+}
+
 static gs_status paint_edge(b3 *b, const gs_obj3 *o) {
   int64_t s[3], f[3];
-  gs_status st = box_points(b, o, "edge", s, f);
-  if (st != GS_OK) return st;
-  int axis = -1, ndiff = 0;
-  for (int a = 0; a < 3; ++a)
-    if (s[a] != f[a]) axis = a, ++ndiff;
-  if (ndiff != 1) return fail(b, "#edge: the edge is not specified correctly");
+  const int axis = single_axis_points(b, o, "edge", 1, s, f);
+  if (axis < 0) return GS_ERR_FORMAT;
   int64_t p[3] = {s[0], s[1], s[2]};
   for (p[axis] = s[axis]; p[axis] < f[axis]; ++p[axis])
     edge(b, axis, p[0], p[1], p[2], o->material);
@@ -258,12 +264,8 @@ static gs_status paint_edge(b3 *b, const gs_obj3 *o) {
 
 static gs_status paint_plate(b3 *b, const gs_obj3 *o) {
   int64_t s[3], f[3];
-  gs_status st = box_points(b, o, "plate", s, f);
-  if (st != GS_OK) return st;
-  int normal = -1, nequal = 0;
-  for (int a = 0; a < 3; ++a)
-    if (s[a] == f[a]) normal = a, ++nequal;
-  if (nequal != 1) return fail(b, "#plate: the plate is not specified correctly");
+  const int normal = single_axis_points(b, o, "plate", 0, s, f);
+  if (normal < 0) return GS_ERR_FORMAT;
   int u = normal == 0 ? 1 : 0, w = normal == 2 ? 1 : 2; /* gprMax's loop order: u outer, w inner */
   int64_t p[3] = {s[0], s[1], s[2]};
   for (p[u] = s[u]; p[u] < f[u]; ++p[u])

@@ -72,6 +72,12 @@ int gs_find_material(const gs_scene *s, const char *name);
  * -1 with the reason when a coordinate is out of range or, with inside, outside
  * [0, n] on its axis. */
 int gs_point_cells(gs_parser *p, const double xyz[3], int64_t cell[3], int inside, const char *what);
+/* Two corners v[0..2], v[3..5] of an object's box in file cells, checked as
+ * gprMax checks them: inside [0, n], the first not above the second on any
+ * axis, not the same point (refused as "#name: " then same_point, gprMax's
+ * words for it differ between commands); -1 with the reason. */
+int gs_corner_cells(gs_parser *p, const gs_command_call *c, const double v[6], int64_t lo[3], int64_t hi[3],
+                    const char *same_point);
 /* The trailing dielectric-smoothing flag of an object (y or n; absent: y). */
 int gs_parse_averaging(gs_parser *p, const gs_command_call *c, int at, int *flag);
 void gs_scene_add_object(gs_scene *s, const gs_object *o);
