@@ -20,8 +20,6 @@
 #include "log.h"
 #include "scene_internal.h"
 
-#define GROWF(arr, n) ((arr) = gs_xrealloc((arr), sizeof *(arr) * (size_t)((n) + 1)))
-
 enum { MIX_PEPLINSKI, MIX_RANGE, MIX_LIST };
 enum { MOD_ROUGH, MOD_WATER, MOD_GRASS };
 
@@ -95,7 +93,7 @@ static int new_model(gs_parser *p, const gs_command_call *c, int kind, mix_model
 
 static void add_model(gs_parser *p, const mix_model *m) {
   gs_fractal_set *f = set_of(p->s);
-  GROWF(f->models, f->nmodels);
+  GS_SCENE_GROW(f->models, f->nmodels);
   f->models[f->nmodels++] = *m;
 }
 
@@ -206,7 +204,7 @@ int gs_cmd_fractal_box(gs_parser *p, const gs_command_call *c) {
   b.obj = s->nobjs3;
   s->objs3[s->nobjs3++] = o;
   gs_fractal_set *f = set_of(s);
-  GROWF(f->boxes, f->nboxes);
+  GS_SCENE_GROW(f->boxes, f->nboxes);
   f->boxes[f->nboxes++] = b;
   return 0;
 }
@@ -230,7 +228,7 @@ static int new_mod(gs_parser *p, const gs_command_call *c, int kind, fr_mod *m) 
 
 static void add_mod(gs_parser *p, const fr_mod *m) {
   gs_fractal_set *f = set_of(p->s);
-  GROWF(f->mods, f->nmods);
+  GS_SCENE_GROW(f->mods, f->nmods);
   f->mods[f->nmods++] = *m;
 }
 
