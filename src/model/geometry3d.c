@@ -248,62 +248,65 @@ static gs_status centre_cells(b3 *b, const gs_obj3 *o, const double d[3], int64_
   return GS_OK;
 }
 
-/* build_sphere (fused as gprMax's build: ((A dx2 + B dy2) + C dz2)). */
-static gs_status paint_sphere(b3 *b, const gs_obj3 *o) {
-  int64_t c[3];
-  const double d[3] = {b->g->dx, b->g->dy, b->g->dz};
-  gs_status st = centre_cells(b, o, d, c);
-  if (st != GS_OK) return st;
-  float r = (float)o->v[3], fd[3] = {(float)d[0], (float)d[1], (float)d[2]};
-  int64_t lo[3], hi[3];
-  for (int a = 0; a < 3; ++a) {
-    float at = (float)c[a] * fd[a];
-    lo[a] = round_int(rv_f(at - r, fd[a])) - 1;
-    hi[a] = round_int(rv_f(at + r, fd[a])) + 1;
-    clip(b, a, &lo[a], &hi[a]);
-  }
-  double d2[3];
-  for (int a = 0; a < 3; ++a)
-    d2[a] = (double)(fd[a] * fd[a]);
-  int avg = averages(b, o);
-  for (int64_t i = lo[0]; i < hi[0]; ++i)
-    for (int64_t j = lo[1]; j < hi[1]; ++j)
-      for (int64_t k = lo[2]; k < hi[2]; ++k) {
-        double A = ((double)i + 0.5) - (double)c[0], B = ((double)j + 0.5) - (double)c[1];
-        double C = ((double)k + 0.5) - (double)c[2];
-        double s = fma(C * C, d2[2], fma(A * A, d2[0], (B * B) * d2[1]));
-        if (sqrt(s) <= (double)r) voxel(b, i, j, k, o->material, avg);
-      }
-  return GS_OK;
-}
-
-static gs_status paint_ellipsoid(b3 *b, const gs_obj3 *o) {
-  int64_t c[3];
+/* The centre cells c of a sphere or an ellipsoid (semi-axes r) and the
+ * cells [lo, hi) of its bounding box clipped to the cells held, in gprMax's
+ * float arithmetic; d2: each cell size squared (in float). */
+static gs_status centred_box(b3 *b, const gs_obj3 *o, const float r[3], int64_t c[3], int64_t lo[3], int64_t hi[3],
+                             double d2[3]) {
   const double d[3] = {b->g->dx, b->g->dy, b->g->dz};
   gs_status st = centre_cells(b, o, d, c);
   if (st != GS_OK) return st;
   float fd[3] = {(float)d[0], (float)d[1], (float)d[2]};
-  float rr[3] = {(float)o->v[3], (float)o->v[4], (float)o->v[5]};
-  int64_t lo[3], hi[3];
-  double d2[3], r2[3];
   for (int a = 0; a < 3; ++a) {
     float at = (float)c[a] * fd[a];
-    lo[a] = round_int(rv_f(at - rr[a], fd[a])) - 1;
-    hi[a] = round_int(rv_f(at + rr[a], fd[a])) + 1;
+    lo[a] = round_int(rv_f(at - r[a], fd[a])) - 1;
+    hi[a] = round_int(rv_f(at + r[a], fd[a])) + 1;
     clip(b, a, &lo[a], &hi[a]);
     d2[a] = (double)(fd[a] * fd[a]);
-    r2[a] = (double)(rr[a] * rr[a]);
-    if (r2[a] == 0) return fail(b, "#ellipsoid: a semi-axis is zero");
   }
+  return GS_OK;
+}
+
+/* The voxels of the cells in [lo, hi) whose centre lies inside a sphere of
+ * radius r (r2 NULL; fused as gprMax's build_sphere: ((A dx2 + B dy2) + C
+ * dz2)) or inside an ellipsoid of squared semi-axes r2. */
+static void fill_centred(b3 *b, const gs_obj3 *o, const int64_t c[3], const int64_t lo[3], const int64_t hi[3],
+                         const double d2[3], float r, const double *r2) {
   int avg = averages(b, o);
   for (int64_t i = lo[0]; i < hi[0]; ++i)
     for (int64_t j = lo[1]; j < hi[1]; ++j)
       for (int64_t k = lo[2]; k < hi[2]; ++k) {
         double A = ((double)i + 0.5) - (double)c[0], B = ((double)j + 0.5) - (double)c[1];
         double C = ((double)k + 0.5) - (double)c[2];
-        double s = (A * A * d2[0]) / r2[0] + (B * B * d2[1]) / r2[1] + (C * C * d2[2]) / r2[2];
-        if (s <= 1) voxel(b, i, j, k, o->material, avg);
+        int in = r2 ? (A * A * d2[0]) / r2[0] + (B * B * d2[1]) / r2[1] + (C * C * d2[2]) / r2[2] <= 1
+                    : sqrt(fma(C * C, d2[2], fma(A * A, d2[0], (B * B) * d2[1]))) <= (double)r;
+        if (in) voxel(b, i, j, k, o->material, avg);
       }
+}
+
+/* build_sphere. */
+static gs_status paint_sphere(b3 *b, const gs_obj3 *o) {
+  const float r = (float)o->v[3], rr[3] = {r, r, r};
+  int64_t c[3], lo[3], hi[3];
+  double d2[3];
+  gs_status st = centred_box(b, o, rr, c, lo, hi, d2);
+  if (st != GS_OK) return st;
+  fill_centred(b, o, c, lo, hi, d2, r, NULL);
+  return GS_OK;
+}
+
+/* build_ellipsoid. */
+static gs_status paint_ellipsoid(b3 *b, const gs_obj3 *o) {
+  const float rr[3] = {(float)o->v[3], (float)o->v[4], (float)o->v[5]};
+  int64_t c[3], lo[3], hi[3];
+  double d2[3], r2[3];
+  gs_status st = centred_box(b, o, rr, c, lo, hi, d2);
+  if (st != GS_OK) return st;
+  for (int a = 0; a < 3; ++a) {
+    r2[a] = (double)(rr[a] * rr[a]);
+    if (r2[a] == 0) return fail(b, "#ellipsoid: a semi-axis is zero");
+  }
+  fill_centred(b, o, c, lo, hi, d2, 0, r2);
   return GS_OK;
 }
 
