@@ -1,5 +1,5 @@
-/* Helpers shared by the FDTD sources (the 2D engine, its checkpoints, the 2D driver and its pictures);
- * not an interface. */
+/* Helpers shared by the FDTD sources (the 2D engine's fdtd.c, fdtd_step.c and fdtd_dist.c, its
+ * checkpoints, the 2D driver and its pictures); not an interface. */
 #ifndef GS_FDTD_INTERNAL_H
 #define GS_FDTD_INTERNAL_H
 
@@ -30,5 +30,33 @@ void gs_fdtd_horipml_r(const gs_scene *sc, double sigma, double kappa, double al
 static inline int gs_region_empty(gs_fdtd_region r) {
   return r.i1 <= r.i0 || r.j1 <= r.j0;
 }
+
+/* The owned nodes, grown by e layers on the sides with a neighbour. */
+static inline gs_fdtd_region gs_fdtd_grown_box(const gs_fdtd_sim *m, int e) {
+  gs_fdtd_region r = {m->grid.own.i0 - e * m->dist.nb[0], m->grid.own.i1 + e * m->dist.nb[1],
+                      m->grid.own.j0 - e * m->dist.nb[2], m->grid.own.j1 + e * m->dist.nb[3]};
+  return r;
+}
+
+/* The owned nodes less the ring of depth layers along the sides with a
+ * neighbour: nodes that neither read ghosts nor are sent (may be empty). */
+static inline gs_fdtd_region gs_fdtd_interior_box(const gs_fdtd_sim *m) {
+  gs_fdtd_region r = gs_fdtd_grown_box(m, -m->dist.depth);
+  return gs_region_meet(r, gs_fdtd_grown_box(m, 0));
+}
+
+/* Makes buffer set k the current one (fields.v points at it). */
+static inline void gs_fdtd_make_current(gs_fdtd_sim *m, int k) {
+  m->fields.cur = k;
+  m->fields.v.ez = m->fields.buf[k][0];
+  m->fields.v.hx = m->fields.buf[k][1];
+  m->fields.v.hy = m->fields.buf[k][2];
+}
+
+/* GPUSTENCIL_FUSE's choice for a scene on backend b: steps a fused pass,
+ * 0: single steps (fdtd.c). */
+int gs_fdtd_fuse_wanted(const gs_scene *sc, const gs_backend *b);
+/* Forgets the captured CUDA graph (the deep-halo cycle starts anew; fdtd_step.c). */
+void gs_fdtd_drop_graph(gs_fdtd_sim *m);
 
 #endif
