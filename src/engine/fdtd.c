@@ -30,6 +30,14 @@ double gs_fdtd_cfs_profile(const gs_cfs_param *p, double depth, double max) {
   return p->min + (max - p->min) * pow(d, p->order);
 }
 
+double gs_fdtd_cfs_value(const gs_cfs_param *p, int64_t q, int half, int64_t t, double max) {
+  if (p->order == 0) return max;
+  /* gprMax's linspace(0, t + 0.5, 2 t + 2) / t: index n holds (n / 2) / t, exactly n / 2 divided */
+  const double x = (p->reverse ? (double)(t - q) - 0.5 * half : (double)q + 0.5 * half) / (double)t;
+  const double v = p->order == 2 ? x * x : pow(x, p->order);
+  return v * (max - p->min) + p->min;
+}
+
 /* gprMax computes the HORIPML coefficients with numpy arrays: a constant
  * CFS profile is a float32 array, a polynomial one float64 (linspace). Under
  * numpy 1.24's value-based promotion a Python scalar takes the array's type,
@@ -59,25 +67,43 @@ static np_val np_profile(const gs_cfs_param *p, double v) {
   return p->order == 0 ? (np_val){(float)v, NP_F32} : (np_val){v, NP_F64};
 }
 
-/* gprMax's HORIPML (first order) in the kernels' form (kernels/fdtd_node.h):
- * field += c (k d + psi), then psi = b psi + a d, with d the field
- * difference and psi = RB Phi d_cell, so that k = RA - 1, b = RE and
- * a = -RB RF, where tmp = 2 e0 kappa + dt (alpha kappa + sigma), RA = (2 e0 +
- * dt alpha) / tmp, RB = 2 e0 kappa / tmp, RE = (2 e0 kappa - dt (alpha kappa +
- * sigma)) / tmp, RF = 2 sigma dt / (kappa tmp), each expression associated
- * left to right as written in gprMax and typed as numpy types it (np_op);
- * the results are stored in float32 arrays. */
-void gs_fdtd_horipml_r(const gs_scene *sc, double sigma, double kappa, double alpha, float r[4]) {
+/* gprMax's PML coefficients of one CFS term at one depth (pml.py,
+ * calculate_update_coeffs), each expression associated left to right as
+ * written in gprMax and typed as numpy types it (np_op); the results are
+ * stored in float32 arrays. HORIPML: tmp = 2 e0 kappa + dt (alpha kappa +
+ * sigma), RA = (2 e0 + dt alpha) / tmp, RB = 2 e0 kappa / tmp, RE = (2 e0
+ * kappa - dt (alpha kappa + sigma)) / tmp, RF = 2 sigma dt / (kappa tmp).
+ * MRIPML: tmp = 2 e0 + dt alpha, RA = kappa + dt sigma / tmp, RB = 2 e0 /
+ * tmp, RE = (2 e0 - dt alpha) / tmp, RF = 2 sigma dt / tmp. */
+void gs_fdtd_pml_r(const gs_scene *sc, const gs_cfs *cfs, int mripml, double sigma, double kappa, double alpha,
+                   float r[4]) {
   np_val e2 = {2 * GS_EPS0, NP_SCALAR}, dt = {sc->dt, NP_SCALAR}, two = {2, NP_SCALAR};
-  np_val s = np_profile(&sc->cfs_sigma, sigma), k = np_profile(&sc->cfs_kappa, kappa);
-  np_val a = np_profile(&sc->cfs_alpha, alpha);
+  np_val s = np_profile(&cfs->sigma, sigma), k = np_profile(&cfs->kappa, kappa);
+  np_val a = np_profile(&cfs->alpha, alpha);
+  np_val two_s_dt = np_op(np_op(two, '*', s), '*', dt);
+  if (mripml) {
+    np_val tmp = np_op(e2, '+', np_op(dt, '*', a));
+    r[0] = (float)np_op(k, '+', np_op(np_op(dt, '*', s), '/', tmp)).v;
+    r[1] = (float)np_op(e2, '/', tmp).v;
+    r[2] = (float)np_op(np_op(e2, '-', np_op(dt, '*', a)), '/', tmp).v;
+    r[3] = (float)np_op(two_s_dt, '/', tmp).v;
+    return;
+  }
   np_val e2k = np_op(e2, '*', k);
   np_val loss = np_op(dt, '*', np_op(np_op(a, '*', k), '+', s));
   np_val tmp = np_op(e2k, '+', loss);
   r[0] = (float)np_op(np_op(e2, '+', np_op(dt, '*', a)), '/', tmp).v;
   r[1] = (float)np_op(e2k, '/', tmp).v;
   r[2] = (float)np_op(np_op(e2k, '-', loss), '/', tmp).v;
-  r[3] = (float)np_op(np_op(np_op(two, '*', s), '*', dt), '/', np_op(k, '*', tmp)).v;
+  r[3] = (float)np_op(two_s_dt, '/', np_op(k, '*', tmp)).v;
+}
+
+/* gprMax's HORIPML (first order) in the kernels' form (kernels/fdtd_node.h):
+ * field += c (k d + psi), then psi = b psi + a d, with d the field
+ * difference and psi = RB Phi d_cell, so that k = RA - 1, b = RE and
+ * a = -RB RF (gs_fdtd_pml_r's RA, RB, RE, RF of the scene's CFS term). */
+void gs_fdtd_horipml_r(const gs_scene *sc, double sigma, double kappa, double alpha, float r[4]) {
+  gs_fdtd_pml_r(sc, &sc->cfs[0], 0, sigma, kappa, alpha, r);
 }
 
 void gs_fdtd_horipml(const gs_scene *sc, double sigma, double kappa, double alpha, float *b, float *a, float *k) {
@@ -96,9 +122,10 @@ static void pml_profiles(const gs_scene *sc, double sigma_max, int64_t n, int lo
       double depth = lower ? ((double)n - (double)k - 0.5 * half) / (double)n : ((double)k + 0.5 * half) / (double)n;
       if (depth < 0) depth = 0;
       if (depth > 1) depth = 1;
-      double sigma = gs_fdtd_cfs_profile(&sc->cfs_sigma, depth, sigma_max);
-      double kappa = gs_fdtd_cfs_profile(&sc->cfs_kappa, depth, sc->cfs_kappa.max);
-      double alpha = gs_fdtd_cfs_profile(&sc->cfs_alpha, depth, sc->cfs_alpha.max);
+      const gs_cfs *cfs = &sc->cfs[0];
+      double sigma = gs_fdtd_cfs_profile(&cfs->sigma, depth, sigma_max);
+      double kappa = gs_fdtd_cfs_profile(&cfs->kappa, depth, cfs->kappa.max);
+      double alpha = gs_fdtd_cfs_profile(&cfs->alpha, depth, cfs->alpha.max);
       float *base = out + (size_t)half * 3 * (size_t)nodes;
       gs_fdtd_horipml(sc, sigma, kappa, alpha, &base[k], &base[nodes + k], &base[2 * nodes + k]);
     }
@@ -264,7 +291,8 @@ static float *slab_part_profiles(const gs_scene *sc, const gs_fdtd_slab *p, int 
   int64_t gnodes = p->hi - p->lo, nodes = hi - lo;
   float *gprof = gs_xmalloc(6 * (size_t)gnodes * sizeof(float));
   /* gprMax: one sigma_max for every slab, fixed by the first one built. */
-  double sigma_max = sc->cfs_sigma.max >= 0 ? sc->cfs_sigma.max : gs_geometry_sigma_max(sc);
+  /* gprMax computes sigma max where none is given (None) and where it is 0 */
+  double sigma_max = sc->cfs[0].sigma.max > 0 ? sc->cfs[0].sigma.max : gs_geometry_sigma_max(sc);
   pml_profiles(sc, sigma_max, n, lower, gnodes, gprof);
   float *prof = gs_xmalloc(6 * (size_t)nodes * sizeof(float));
   for (int c = 0; c < 6; ++c)

@@ -26,6 +26,17 @@ void gs_fdtd_horipml(const gs_scene *sc, double sigma, double kappa, double alph
 /* gprMax's first-order HORIPML coefficients RA, RB, RE, RF (float32) of one
  * depth (the 3D engine uses them as they are: gprMax's own form). */
 void gs_fdtd_horipml_r(const gs_scene *sc, double sigma, double kappa, double alpha, float r[4]);
+/* gprMax's coefficients RA, RB, RE, RF (float32) of CFS term cfs at one
+ * depth where its profiles read sigma, kappa, alpha: HORIPML's formulas, or
+ * MRIPML's (mripml 1), as gprMax evaluates them (float32 where it does). */
+void gs_fdtd_pml_r(const gs_scene *sc, const gs_cfs *cfs, int mripml, double sigma, double kappa, double alpha,
+                   float r[4]);
+/* A CFS parameter's value at depth index q (0 at the inner face) of a slab t
+ * cells thick, for E (half 0) or H (half 1), from gprMax's own arrays
+ * (CFS.calculate_values): x = q / t or (q + 1/2) / t, a reversed profile
+ * taking the value at index t - q (E) or t - 1 - q (H), then
+ * x^order (max - min) + min, x^2 as x x (numpy squares); constant: max. */
+double gs_fdtd_cfs_value(const gs_cfs_param *p, int64_t q, int half, int64_t t, double max);
 
 static inline int gs_region_empty(gs_fdtd_region r) {
   return r.i1 <= r.i0 || r.j1 <= r.j0;

@@ -243,7 +243,7 @@ static const scene_command commands[] = {
     {"end_python", 0, MAX_ARGS, 0, NULL, GRID_NOT_NEEDED, gs_cmd_refuse_python},
     {"include_file", 0, MAX_ARGS, 0, NULL, GRID_NOT_NEEDED, gs_cmd_refuse_include},
     {"source_timing", 1, 1, 0, "gprmax3 or gprmax4", GRID_NOT_NEEDED, gs_cmd_source_timing},
-    {"pml_formulation", 1, 1, 0, "HORIPML", GRID_NOT_NEEDED, gs_cmd_pml_formulation},
+    {"pml_formulation", 1, 1, 0, "HORIPML or MRIPML", GRID_NOT_NEEDED, gs_cmd_pml_formulation},
     {"num_threads", 1, 1, 0, "a thread count", GRID_NOT_NEEDED, gs_cmd_num_threads},
     {"omp_threads", 1, 1, 0, "a thread count", GRID_NOT_NEEDED, gs_cmd_num_threads}, /* gprMax 4's name */
     {"output_dir", 1, 1, 0, "a folder", GRID_NOT_NEEDED, gs_cmd_output_dir},
@@ -392,15 +392,20 @@ static int parse_text(parser *p, const gs_scene_text *t) {
   return 0;
 }
 
+void gs_scene_default_cfs(gs_scene *s) {
+  /* gprMax's CFS: alpha constant 0, kappa constant 1, sigma quartic from 0 to a computed maximum; HORIPML */
+  s->cfs[0] = (gs_cfs){{0, 0, 0, 0}, {0, 0, 1, 1}, {4, 0, 0, -1}};
+  s->ncfs = 1;
+  s->pml_formulation = GS_PML_HORIPML;
+}
+
 static void set_defaults(gs_scene *s, const char *path) {
   memset(s, 0, sizeof *s);
   snprintf(s->path, sizeof s->path, "%.1023s", path); /* (an include file's path may be longer) */
   s->stability = 1.0;
   s->messages = 1;
   s->pml[0] = s->pml[1] = s->pml[2] = s->pml[3] = 10;
-  s->cfs_alpha = (gs_cfs_param){0, 0, 0, 0};
-  s->cfs_kappa = (gs_cfs_param){0, 0, 1, 1};
-  s->cfs_sigma = (gs_cfs_param){4, 0, 0, -1};
+  gs_scene_default_cfs(s);
   s->hash = 0xCBF29CE484222325ull;
   s->materials = gs_xcalloc(2, sizeof *s->materials);
   s->materials[0] = (gs_material){.name = "free_space", .er = 1, .mr = 1};
@@ -420,6 +425,22 @@ static double courant_dt(const gs_scene *s) {
   char *point = strchr(digits, '.');
   if (point && strlen(point) > 28) point[28] = '\0';
   return strtod(digits, NULL) * s->stability;
+}
+
+/* gprMax's test when it builds a PML slab: the kappa minimums of the CFS
+ * terms must add up to at least 1 (one term: its own at least 1). */
+static gs_status check_kappa(const parser *p, char *err, size_t errlen) {
+  const gs_scene *s = p->s;
+  int slabs = 0;
+  for (int k = 0; k < 6; ++k)
+    slabs |= p->pml6[k] > 0;
+  double sum = 0;
+  for (int k = 0; k < s->ncfs; ++k)
+    sum += s->cfs[k].kappa.min;
+  if (!slabs || !p->npml_cfs || sum >= 1) return GS_OK;
+  snprintf(err, errlen, "%s:%d: #pml_cfs: the kappa minimum%s %g; it must be at least 1", p->cfs_file, p->cfs_line,
+           s->ncfs > 1 ? "s (the #pml_cfs terms') add up to" : " is", sum);
+  return GS_ERR_FORMAT;
 }
 
 /* What needs the whole file: required commands, the time step, the PML's fit. */
@@ -447,6 +468,7 @@ static gs_status finish_scene(const parser *p, const char *path, char *err, size
         snprintf(err, errlen, "%s: #pml_cells: %d cells leave no interior along %c", path, s->pml6[k], "xyz"[k % 3]);
         return GS_ERR_FORMAT;
       }
+  if (check_kappa(p, err, errlen) != GS_OK) return GS_ERR_FORMAT;
   double steps = p->tw_is_iterations ? p->tw : ceil(p->tw / s->dt) + 1;
   if (!(steps <= GS_SCENE_MAX_ITERATIONS)) {
     snprintf(err, errlen, "%s: #time_window: %.3g iterations of %g s is more than 2^40", path, steps, s->dt);
@@ -616,9 +638,7 @@ void gs_scene_synthetic(gs_scene *s, int64_t nx, int64_t ny, int64_t iterations)
   s->dt = courant_dt(s);
   s->iterations = iterations;
   s->pml[0] = s->pml[1] = s->pml[2] = s->pml[3] = 10;
-  s->cfs_alpha = (gs_cfs_param){0, 0, 0, 0};
-  s->cfs_kappa = (gs_cfs_param){0, 0, 1, 1};
-  s->cfs_sigma = (gs_cfs_param){4, 0, 0, -1};
+  gs_scene_default_cfs(s);
   s->materials = gs_xcalloc(3, sizeof *s->materials);
   s->materials[0] = (gs_material){.name = "free_space", .er = 1, .mr = 1};
   s->materials[1] = (gs_material){.name = "pec", .er = 1, .mr = 1, .pec = 1};

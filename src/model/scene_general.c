@@ -112,9 +112,11 @@ static int load_map(parser *p, gs_object *o, const char *file) {
 }
 
 static int parse_profile(parser *p, char **t, gs_cfs_param *out, int allow_none) {
-  static const char *const orders[] = {"constant", "linear", "quadratic", "cubic", "quartic", "quintic", "sextic"};
+  /* gprMax 4's scaling names (its code takes septic and octic too, beyond those its manual lists) */
+  static const char *const orders[] = {"constant", "linear", "quadratic", "cubic", "quartic",
+                                       "quintic",  "sextic", "septic",    "octic"};
   out->order = -1;
-  for (int k = 0; k < 7; ++k)
+  for (int k = 0; k < (int)(sizeof orders / sizeof *orders); ++k)
     if (strcmp(t[0], orders[k]) == 0) out->order = k;
   if (out->order < 0) return gs_perr(p, "#pml_cfs: unknown scaling '%s'", t[0]);
   if (strcmp(t[1], "forward") && strcmp(t[1], "reverse"))
@@ -438,13 +440,23 @@ int gs_cmd_pml_cells(parser *p, const command_call *c) {
   return 0;
 }
 
+/* Each #pml_cfs is one CFS term (gprMax's first replaces its default one);
+ * two make a second-order PML, in 3D models only here; gprMax refuses a
+ * third. The kappa minimums are checked once all are read (finish_scene). */
 int gs_cmd_pml_cfs(parser *p, const command_call *c) {
   gs_scene *s = p->s;
-  if (p->has_pml_cfs++) return gs_perr(p, "#pml_cfs: only a first-order CFS PML (one #pml_cfs) is supported");
-  if (parse_profile(p, c->arg, &s->cfs_alpha, 0) || parse_profile(p, c->arg + 4, &s->cfs_kappa, 0) ||
-      parse_profile(p, c->arg + 8, &s->cfs_sigma, 1))
+  if (p->npml_cfs == GS_SCENE_MAX_CFS)
+    return gs_perr(p, "#pml_cfs: given %d times; gprMax takes at most %d (a second-order PML)", p->npml_cfs + 1,
+                   GS_SCENE_MAX_CFS);
+  if (p->npml_cfs && p->have_domain && s->mode != GS_MODE_3D)
+    return gs_perr(p, "#pml_cfs: a second #pml_cfs (a second-order PML) is supported in 3D models only");
+  gs_cfs *cfs = &s->cfs[p->npml_cfs];
+  if (parse_profile(p, c->arg, &cfs->alpha, 0) || parse_profile(p, c->arg + 4, &cfs->kappa, 0) ||
+      parse_profile(p, c->arg + 8, &cfs->sigma, 1))
     return -1;
-  if (s->cfs_kappa.min < 1) return gs_perr(p, "#pml_cfs: kappa must be >= 1");
+  p->cfs_file = p->file;
+  p->cfs_line = p->line;
+  s->ncfs = ++p->npml_cfs;
   return 0;
 }
 
@@ -490,8 +502,12 @@ int gs_cmd_refuse_include(parser *p, const command_call *c) {
 
 /* gprMax's PML formulations: HORIPML (its default) is the one here. */
 int gs_cmd_pml_formulation(parser *p, const command_call *c) {
-  if (strcmp(c->arg[0], "HORIPML"))
-    return gs_perr(p, "#pml_formulation: '%s': only HORIPML (gprMax's default) is implemented", c->arg[0]);
+  const int mr = !strcmp(c->arg[0], "MRIPML");
+  if (!mr && strcmp(c->arg[0], "HORIPML"))
+    return gs_perr(p, "#pml_formulation: '%s' is not HORIPML or MRIPML", c->arg[0]);
+  if (mr && p->have_domain && p->s->mode != GS_MODE_3D)
+    return gs_perr(p, "#pml_formulation: MRIPML is supported in 3D models only");
+  p->s->pml_formulation = mr ? GS_PML_MRIPML : GS_PML_HORIPML;
   return 0;
 }
 

@@ -35,7 +35,9 @@ typedef struct gs_parser {
   double domain[3], tw;
   int tw_is_iterations;
   char base_dir[1024];
-  int has_pml_cfs;
+  int npml_cfs;         /* #pml_cfs commands read */
+  const char *cfs_file; /* where the last one stands (the kappa check) */
+  int cfs_line;
   double d[3];       /* cell size along the file's x, y, z */
   int64_t n[3];      /* cells along the file's x, y, z */
   int pml6[6];       /* #pml_cells: x- y- z- x+ y+ z+ */
