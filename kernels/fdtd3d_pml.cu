@@ -10,7 +10,10 @@
 // row, the chunk's first plane). Every expression is fdtd3d_node.h's
 // (gs_fdtd3_h_store, gs_fdtd3_e_store), so the bits are those of the two
 // one-thread-per-node passes (fdtd3d.cu's h_kernel, e_kernel) and of the
-// CPU twin. What it saves over those: the second pass (every node's E, H
+// CPU twin, in every CPML form (gprMax's #pml_formulation HORIPML or MRIPML,
+// one or two #pml_cfs terms: the kernel is built once per form, as the box
+// kernels are, and its node expressions take the form as a constant; no
+// form falls back to the two passes). What it saves over those: the second pass (every node's E, H
 // and materials read again, H written then read back, a second launch) and
 // thin boxes' idle lanes (a tile as wide as an x slab). Launched through
 // gs_launch (launch.cuh) and with dynamic shared memory, so tests/emu
@@ -48,15 +51,18 @@ extern __shared__ float pml_smem[];
 #endif
 
 // The new H component c (0 x, 1 y, 2 z) of node (i, j, k), which no thread
-// of the tile holds: stored by the fused kernel, else recomputed (own = 0:
-// its psi left to its owner).
+// of the tile holds: stored by the fused kernel, else recomputed in CPML
+// form Form (own = 0: its psi left to its owner).
+template <int Form>
 __device__ __forceinline__ float pml_lower(const gs_fdtd3_step_args &a, const gs_fdtd3_region &f, int c, int64_t i,
                                            int64_t j, int64_t k) {
   if (i >= f.i0 && i < f.i1 && j >= f.j0 && j < f.j1 && k >= f.k0 && k < f.k1) {
     const int64_t o = gs_fdtd3_at(&a, i, j, k);
     return c == 0 ? a.hx_out[o] : c == 1 ? a.hy_out[o] : a.hz_out[o];
   }
-  return c == 0 ? gs_fdtd3_hx(&a, i, j, k, 0) : c == 1 ? gs_fdtd3_hy(&a, i, j, k, 0) : gs_fdtd3_hz(&a, i, j, k, 0);
+  return c == 0   ? gs_fdtd3_hx(&a, i, j, k, 0, Form)
+         : c == 1 ? gs_fdtd3_hy(&a, i, j, k, 0, Form)
+                  : gs_fdtd3_hz(&a, i, j, k, 0, Form);
 }
 
 // Shared memory: two sets (alternate planes: one barrier a plane) of the
@@ -65,7 +71,8 @@ __device__ __forceinline__ float &pml_h(int set, int c, int tid) {
   return pml_smem[(set * 3 + c) * kPmlThreads + tid];
 }
 
-template <bool Poles>
+// Poles: the fused poles too; Form: the CPML form (GS_FDTD3_HORIPML1 ..).
+template <bool Poles, int Form>
 __global__ void __launch_bounds__(kPmlThreads) pml_kernel(const gs_fdtd3_step_args a, const PmlPlan p) {
   unsigned blk = blockIdx.x, z = 0;
   while (z + 1 < (unsigned)p.n && blk >= p.b[z + 1].first)
@@ -82,7 +89,7 @@ __global__ void __launch_bounds__(kPmlThreads) pml_kernel(const gs_fdtd3_step_ar
   int set = 0;
   for (int64_t k = k0; k < k1; ++k, set ^= 1) {
     float h[3] = {0.0f, 0.0f, 0.0f};
-    if (on) gs_fdtd3_h_store(&a, i, j, k, h);
+    if (on) gs_fdtd3_h_store(&a, i, j, k, h, Form);
     for (int c = 0; c < 3; ++c)
       pml_h(set, c, tid) = h[c];
     __syncthreads();
@@ -90,18 +97,18 @@ __global__ void __launch_bounds__(kPmlThreads) pml_kernel(const gs_fdtd3_step_ar
       // The H one node lower that each updated E component reads (gs_fdtd3_e_store's lo).
       float lo[6] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
       if (gs_fdtd3_ex_ok(&a, i, j, k)) {
-        lo[0] = ly > 0 ? pml_h(set, 2, tid - tw) : pml_lower(a, p.fused, 2, i, j - 1, k);
-        lo[1] = k > k0 ? hy_km : pml_lower(a, p.fused, 1, i, j, k - 1);
+        lo[0] = ly > 0 ? pml_h(set, 2, tid - tw) : pml_lower<Form>(a, p.fused, 2, i, j - 1, k);
+        lo[1] = k > k0 ? hy_km : pml_lower<Form>(a, p.fused, 1, i, j, k - 1);
       }
       if (gs_fdtd3_ey_ok(&a, i, j, k)) {
-        lo[2] = k > k0 ? hx_km : pml_lower(a, p.fused, 0, i, j, k - 1);
-        lo[3] = lx > 0 ? pml_h(set, 2, tid - 1) : pml_lower(a, p.fused, 2, i - 1, j, k);
+        lo[2] = k > k0 ? hx_km : pml_lower<Form>(a, p.fused, 0, i, j, k - 1);
+        lo[3] = lx > 0 ? pml_h(set, 2, tid - 1) : pml_lower<Form>(a, p.fused, 2, i - 1, j, k);
       }
       if (gs_fdtd3_ez_ok(&a, i, j, k)) {
-        lo[4] = lx > 0 ? pml_h(set, 1, tid - 1) : pml_lower(a, p.fused, 1, i - 1, j, k);
-        lo[5] = ly > 0 ? pml_h(set, 0, tid - tw) : pml_lower(a, p.fused, 0, i, j - 1, k);
+        lo[4] = lx > 0 ? pml_h(set, 1, tid - 1) : pml_lower<Form>(a, p.fused, 1, i - 1, j, k);
+        lo[5] = ly > 0 ? pml_h(set, 0, tid - tw) : pml_lower<Form>(a, p.fused, 0, i, j - 1, k);
       }
-      gs_fdtd3_e_store(&a, i, j, k, h, lo, Poles);
+      gs_fdtd3_e_store(&a, i, j, k, h, lo, Poles, Form);
     }
     hx_km = h[0];
     hy_km = h[1];
@@ -162,23 +169,47 @@ unsigned pml_plan(const gs_fdtd3_region *box, int n, gs_fdtd3_region fused, int6
   return blocks;
 }
 
-template <bool Poles> int pml_launch(const gs_fdtd3_step_args *a, const PmlPlan &p, unsigned blocks, cudaStream_t s) {
-  const unsigned smem = 2 * 3 * kPmlThreads * sizeof(float);
-  return (int)gs_launch::plain(pml_kernel<Poles>, dim3(blocks), dim3(kPmlThreads), smem, s, *a, p);
-}
+constexpr unsigned kPmlSmem = 2 * 3 * kPmlThreads * sizeof(float);
 
-// Resident blocks of the kernel on the whole device (asked once).
-int64_t pml_resident() {
+// Resident blocks of pml_kernel<Poles, Form> on the whole device (asked
+// once per kernel: the forms' registers differ).
+template <bool Poles, int Form> int64_t pml_resident() {
   static int64_t n = 0;
   if (!n) {
     int dev = 0, sms = 0, per = 0;
     if (cudaGetDevice(&dev) == cudaSuccess && cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == 0 &&
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, pml_kernel<false>, kPmlThreads,
-                                                      2 * 3 * kPmlThreads * sizeof(float)) == cudaSuccess)
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, pml_kernel<Poles, Form>, kPmlThreads, kPmlSmem) ==
+            cudaSuccess)
       n = (int64_t)sms * (per > 0 ? per : 1);
     if (n <= 0) n = 132 * 4; // an H200's, should the queries fail
   }
   return n;
+}
+
+// The plan (pml_plan, chunks from this kernel's residency) and the launch.
+template <bool Poles, int Form>
+int pml_launch(const gs_fdtd3_step_args *a, const gs_fdtd3_region *box, int n, gs_fdtd3_region fused, int64_t chunk,
+               cudaStream_t s) {
+  PmlPlan p;
+  const unsigned blocks = pml_plan(box, n, fused, 2 * pml_resident<Poles, Form>(), chunk, &p);
+  if (!blocks) return 0;
+  return (int)gs_launch::plain(pml_kernel<Poles, Form>, dim3(blocks), dim3(kPmlThreads), kPmlSmem, s, *a, p);
+}
+
+// pml_launch of a's CPML form (a->pml_form).
+template <bool Poles>
+int pml_launch_form(const gs_fdtd3_step_args *a, const gs_fdtd3_region *box, int n, gs_fdtd3_region fused,
+                    int64_t chunk, cudaStream_t s) {
+  switch (a->pml_form) {
+  case GS_FDTD3_HORIPML2:
+    return pml_launch<Poles, GS_FDTD3_HORIPML2>(a, box, n, fused, chunk, s);
+  case GS_FDTD3_MRIPML1:
+    return pml_launch<Poles, GS_FDTD3_MRIPML1>(a, box, n, fused, chunk, s);
+  case GS_FDTD3_MRIPML2:
+    return pml_launch<Poles, GS_FDTD3_MRIPML2>(a, box, n, fused, chunk, s);
+  default:
+    return pml_launch<Poles, GS_FDTD3_HORIPML1>(a, box, n, fused, chunk, s);
+  }
 }
 
 } // namespace
@@ -191,9 +222,7 @@ extern "C" int gs_fdtd3_pml_cuda(const gs_fdtd3_step_args *a, const gs_fdtd3_reg
     chunk = env ? atoll(env) : 0;
     if (chunk < 0) chunk = 0;
   }
-  PmlPlan p;
-  const unsigned blocks = pml_plan(box, n, fused, 2 * pml_resident(), chunk, &p);
-  if (!blocks) return 0;
   cudaStream_t s = (cudaStream_t)stream;
-  return gs_fdtd3_has_poles(a) ? pml_launch<true>(a, p, blocks, s) : pml_launch<false>(a, p, blocks, s);
+  return gs_fdtd3_has_poles(a) ? pml_launch_form<true>(a, box, n, fused, chunk, s)
+                               : pml_launch_form<false>(a, box, n, fused, chunk, s);
 }

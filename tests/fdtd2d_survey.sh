@@ -36,5 +36,36 @@ refuse() { # NAME RANKS MESSAGE ARGS...
 }
 refuse odd 2 "does not divide the 2 ranks" "${scene[@]}" --ranks-per-run 3
 refuse ckpt 2 "need the runs one after the other" "${scene[@]}" --ranks-per-run 1 --checkpoint-every 20
+
+# Resume: a survey stopped by --stop-after again and again (and killed with -9 at random points),
+# continued with --restart DIR -n 6 until it ends: the files of the unbroken survey, bscan.png
+# included (its columns of finished runs kept in their markers), byte for byte; a run's files,
+# once marked finished, never written again (same inode and mtime).
+ck=("${scene[@]}" --checkpoint-every 100)
+stamps() { for r in 1 2 3 4 5 6; do [ -f "$w/resume/.survey/run00000$r.done" ] &&
+  stat -c "%i %Y %n" "$w/resume/bscan_tmx$r.h5" "$w/resume/receivers_run00$r.csv"; done; }
+"$bin" fdtd --backend "$b" "${ck[@]}" --stop-after 450 -o "$w/resume" > "$w/resume.log" 2>&1 || f "resume: stop"
+grep -q "of a survey's run; continue with --restart $w/resume and the same -n" "$w/resume.log" ||
+  f "resume: no stop line: $(tail -2 "$w/resume.log")"
+for try in $(seq 1 30); do
+  before=$(stamps)
+  if [ $((try % 3)) = 0 ]; then
+    "$bin" fdtd --backend "$b" "${ck[@]}" --restart "$w/resume" -o "$w/resume" > "$w/resume$try.log" 2>&1 &
+    pid=$!
+    sleep "0.0$((RANDOM % 9 + 1))"
+    kill -9 "$pid" 2> /dev/null
+    wait "$pid"
+  else
+    "$bin" fdtd --backend "$b" "${ck[@]}" --stop-after 450 --restart "$w/resume" -o "$w/resume" \
+      > "$w/resume$try.log" 2>&1 || f "resume: try $try: $(tail -2 "$w/resume$try.log")"
+  fi
+  now=$(stamps)
+  [ "${now:0:${#before}}" = "$before" ] || f "resume: a finished run's files were written again (try $try)"
+  [ -f "$w/resume/.survey/run000006.done" ] && break
+done
+grep -q "run 1 of 6 finished before: its files are kept" "$w"/resume[0-9]*.log || f "resume: no kept line"
+"$bin" fdtd --backend "$b" "${ck[@]}" --restart "$w/resume" -o "$w/resume" > "$w/resume-end.log" 2>&1 ||
+  f "resume: last restart: $(tail -2 "$w/resume-end.log")"
+for x in $files; do cmp -s "$w/one/$x" "$w/resume/$x" || f "resume: $x differs"; done
 [ $fail = 0 ] && echo "fdtd2d_survey: ok"
 exit $fail

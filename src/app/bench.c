@@ -43,7 +43,7 @@ const gs_opt gs_bench_opt_table[] = {
     {"dispersive-fraction", 0, GS_OPT_DOUBLE, offsetof(gs_bench_opts, disp_fraction), "F", 0, 1,
      "bench fdtd, 3D grid: the soil fills the lower F of the domain in z (default 0.5)"},
     {"pml-form", 0, GS_OPT_STRING, offsetof(gs_bench_opts, pml_form), "FORM", 0, 0,
-     "bench fdtd, 3D: the CPML boxes' GPU form: boxes (two passes), march (one) or both, each timed (one rank)"},
+     "bench fdtd, 3D: the CPML boxes' GPU form: boxes (two passes), march (one, every CPML form) or both, each timed (one rank)"},
     {NULL,    0, 0,             0,                              NULL,   0, 0,       NULL},
 };
 // clang-format on

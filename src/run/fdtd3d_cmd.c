@@ -20,6 +20,7 @@
 #include "log.h"
 #include "progress.h"
 #include "rx_output.h"
+#include "survey.h"
 
 static double now_s(void) {
   struct timespec t;
@@ -193,29 +194,6 @@ static void output_failed(run3 *x, const char *what, const char *err) {
   x->status = GS_EXIT_PARTIAL;
 }
 
-/* A survey's finished runs are marked in DIR/.survey/ (one empty file a run, made after the
- * run's files and the removal of its checkpoints), so that --restart DIR -n N keeps them. */
-static void survey_mark(const char *dir, int64_t r, char *path, size_t n) {
-  snprintf(path, n, "%.1000s/.survey/run%06lld.done", dir, (long long)r + 1);
-}
-
-static int survey_finished(const char *dir, int64_t r) {
-  char path[1100];
-  survey_mark(dir, r, path, sizeof path);
-  return access(path, F_OK) == 0;
-}
-
-/* Rank 0: marks run r of the survey in dir as finished; a failure is one line and a partial status. */
-static int survey_mark_finished(const char *dir, int64_t r) {
-  char path[1100], folder[1100];
-  snprintf(folder, sizeof folder, "%.1000s/.survey", dir);
-  survey_mark(dir, r, path, sizeof path);
-  FILE *f = gs_mkdirs(folder, 1) == 0 ? fopen(path, "w") : NULL;
-  if (f && fclose(f) == 0) return GS_EXIT_OK;
-  gs_log_error("fdtd: %s: %s", path, strerror(errno));
-  return GS_EXIT_PARTIAL;
-}
-
 /* The next step where something happens: a progress update (every 64
  * steps), a PNG or gprMax snapshot, a checkpoint, --stop-after, the end. */
 static int64_t next_event(const run3 *x, int64_t step) {
@@ -357,10 +335,11 @@ static int run_model(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs
     free(hist);
     status = gs_comm_agree(status, x->c->world); /* the next run on every rank, or on none */
   }
-  gs_fdtd3_sim_checksum(&m, sum);
+  /* only the survey's last run's checksum is printed: it reads every field back (200 MB at 8 M cells) */
+  if (x->r == x->o->runs - 1) gs_fdtd3_sim_checksum(&m, sum);
   gs_fdtd3_sim_free(&m);
   gs_ckpt_remove(x->c, x->outdir, -1); /* the run is complete: its checkpoints (and a restart's here) go */
-  if (x->o->runs > 1 && x->c->rank == 0 && survey_mark_finished(x->outdir, x->r) != GS_EXIT_OK)
+  if (x->o->runs > 1 && x->c->rank == 0 && gs_survey_mark(x->outdir, x->r, NULL, 0) != 0)
     status = status > GS_EXIT_PARTIAL ? status : GS_EXIT_PARTIAL;
   if (x->rk) status = gs_comm_agree(status, x->c->world);
   return status;
@@ -415,39 +394,14 @@ typedef struct group_totals {
   int64_t last;       /* that run (-1: none) */
 } group_totals;
 
-/* Whether a checkpoint (one rank's file or a set's manifest) is in dir; agreed over g. */
-static int checkpoint_in(const gs_comm *g, const char *dir) {
-  char a[1100], b[1100];
-  snprintf(a, sizeof a, "%.1000s/checkpoint.gsck", dir);
-  snprintf(b, sizeof b, "%.1000s/checkpoint.manifest", dir);
-  return gs_comm_agree(g->rank == 0 && (access(a, F_OK) == 0 || access(b, F_OK) == 0), g->world);
-}
-
 /* A restarted survey: whether run x->r finished before (its files are kept untouched, a line
  * says so); agreed over the group. */
 static int skip_finished(const run3 *x) {
   if (!x->o->restart || x->o->runs < 2) return 0;
-  if (!gs_comm_agree(x->c->rank == 0 && survey_finished(x->outdir, x->r), x->c->world)) return 0;
+  if (!gs_survey_finished(x->c, x->outdir, x->r)) return 0;
   if (x->c->rank == 0)
     printf("fdtd: run %lld of %lld finished before: its files are kept\n", (long long)x->r + 1, (long long)x->o->runs);
   return 1;
-}
-
-/* A group's progress over its share of a survey's runs. */
-typedef struct survey_clock {
-  int64_t mine, done; /* the group's runs still to run when it started (finished ones left out), run since */
-  double t0;          /* when the group started */
-} survey_clock;
-
-/* The line of a finished run of a shared survey: its solve and wall seconds, and the group's
- * progress with the time its other runs will take at the pace so far. */
-static void say_run_done(survey_clock *k, const run3 *x, int64_t group, double solve, double wall) {
-  ++k->done;
-  const double left = (now_s() - k->t0) / (double)k->done * (double)(k->mine - k->done);
-  printf("fdtd: run %lld of %lld done in %.3f s (%.3f s with its set-up); group %lld: %lld of its %lld runs, "
-         "about %.0f s left\n",
-         (long long)x->r + 1, (long long)x->o->runs, solve, wall, (long long)group + 1, (long long)k->done,
-         (long long)k->mine, left);
 }
 
 /* The runs first, first + stride, ... of the survey on the ranks of g (all
@@ -474,19 +428,19 @@ static int run_group(const gs_comm *g, const gs_backend *b, const gs_fdtd_opts *
            gs_halo_transport_name(x.rk->transport),
            gs_fdtd3_dist_overlap_possible(sc) ? "behind the interior" : "between the H and E passes");
   int status = GS_EXIT_OK, stopped = 0, resumed = 0;
-  survey_clock clock = {.mine = (o->runs - first + stride - 1) / stride, .t0 = now_s()};
+  gs_survey_clock clock = gs_survey_clock_start(first, stride, o->runs);
   for (x.r = first; x.r < o->runs && status == GS_EXIT_OK && !stopped; x.r += stride) {
     if (skip_finished(&x)) {
-      --clock.mine;
+      gs_survey_clock_skip(&clock);
       continue;
     }
-    x.resume = !resumed && o->restart && (o->runs == 1 || checkpoint_in(g, o->restart)) ? o->restart : NULL;
+    x.resume = !resumed && o->restart && (o->runs == 1 || gs_survey_checkpoint_in(g, o->restart)) ? o->restart : NULL;
     resumed = resumed || o->restart;
     const double before = t->secs, wall = now_s();
     status = run_once(b, &x, t->sum, &t->secs, &stopped);
     t->last = x.r;
     if (stride > 1 && g->rank == 0 && status == GS_EXIT_OK)
-      say_run_done(&clock, &x, first, t->secs - before, now_s() - wall);
+      gs_survey_clock_done(&clock, x.r, o->runs, t->secs - before, now_s() - wall);
     fflush(stdout);
   }
   t->steps = x.steps;
@@ -506,8 +460,11 @@ static int group_size(const gs_comm *c, const gs_backend *b, const gs_fdtd_opts 
                    (long long)o->ranks_per_run, c->size);
     return -1;
   }
-  if (o->runs < 2 || c->size == 1 || o->restart || o->stop_after || o->checkpoint_every || o->spread.decomp)
-    return c->size; /* what asks for the runs one after the other, or for a split */
+  /* what asks for the runs one after the other, or for a split (a restart from a checkpoint
+   * continues its run as it was split; one without, of a survey shared out, skips finished runs) */
+  const int from_checkpoint = o->restart && gs_survey_checkpoint_in(c, o->restart);
+  if (o->runs < 2 || c->size == 1 || from_checkpoint || o->stop_after || o->checkpoint_every || o->spread.decomp)
+    return c->size;
   char why[1024];
   return gs_comm_agree(short_of_memory(c, b, sc, NULL, why, sizeof why), c->world) ? c->size : 1;
 }
@@ -521,9 +478,10 @@ static void report(const gs_comm *c, const gs_fdtd_opts *o, const gs_scene *sc, 
   GS_MPI_CHECK(MPI_Reduce(&mine[0], &all[0], 1, MPI_DOUBLE, MPI_SUM, 0, c->world));
   GS_MPI_CHECK(MPI_Reduce(&mine[1], &all[1], 1, MPI_DOUBLE, MPI_MAX, 0, c->world));
   GS_MPI_CHECK(MPI_Reduce(sum, last, 2, MPI_UINT64_T, MPI_SUM, 0, c->world));
+  const int ran = gs_comm_agree(leader && t->last == o->runs - 1, c->world); /* resumed: it may have run before */
   if (c->rank != 0) return;
   const double updates = (double)sc->nx * (double)sc->ny * (double)sc->nz * all[0];
-  printf("checksum E=%016" PRIx64 " H=%016" PRIx64 "\n", last[0], last[1]);
+  if (ran) printf("checksum E=%016" PRIx64 " H=%016" PRIx64 "\n", last[0], last[1]);
   printf("fdtd: %.0f steps in %.3f s on %d rank(s): %.1f Mcells/s\n", all[0], all[1], c->size,
          all[1] > 0 ? updates / all[1] * 1e-6 : 0.0);
 }

@@ -23,6 +23,7 @@
 #include "progress.h"
 #include "rx_output.h"
 #include "snapshot.h"
+#include "survey.h"
 #include "workbound.h"
 
 static double now_s(void) {
@@ -69,6 +70,9 @@ typedef struct fdtd_job {
   const gs_comm *world;  /* all the ranks */
   int64_t first, stride; /* the runs of this group: first, first + stride, ... (0, 1: all of them) */
   int stopped;           /* --stop-after or a failure ended the runs early */
+  const char *resume;    /* the checkpoint folder the next run continues from, or NULL */
+  int started;           /* a run has started in this job (the folder cleaned of killed runs) */
+  int ran_last;          /* this group ran the survey's last run in this job (its checksum is the job's) */
   const gs_backend *backend;
   const gs_fdtd_opts *o;
   const char *scene_path;
@@ -301,7 +305,7 @@ static int open_run(const fdtd_job *j, int r, gs_fdtd_sim *m) {
 /* --restart: the run goes on from the checkpoint in that folder. 0, or 1 on
  * every rank (the reason said once). */
 static int restart_run(const fdtd_job *j, gs_fdtd_sim *m, run_ckpt *ck) {
-  const char *dir = j->o->restart;
+  const char *dir = j->resume;
   char err[1024];
   err[0] = '\0';
   gs_ckpt_old got;
@@ -447,8 +451,9 @@ static void stop_run(fdtd_job *j, gs_fdtd_sim *m, run_ckpt *ck) {
   if (ck->prev != m->step && checkpoint(j, m, ck)) return;
   gs_ckpt_drop(j->c, j->outdir, &ck->drop);
   if (j->root)
-    printf("fdtd: stopped after step %lld of %lld; continue with --restart %s\n", (long long)m->step,
-           (long long)j->sc.iterations, j->outdir);
+    printf("fdtd: stopped after step %lld of %lld%s; continue with --restart %s%s\n", (long long)m->step,
+           (long long)j->sc.iterations, j->o->runs > 1 ? " of a survey's run" : "", j->outdir,
+           j->o->runs > 1 ? " and the same -n" : "");
 }
 
 /* Rank 0: run r's receivers (rx: [receiver][step][Ez, Hx, Hy], steps long)
@@ -483,9 +488,30 @@ static void finish_run(fdtd_job *j, gs_fdtd_sim *m, int64_t r, run_ckpt *ck) {
   uint64_t local[3];
   gs_fdtd_sim_checksum(m, local);
   GS_MPI_CHECK(MPI_Reduce(local, j->sum, 3, MPI_UINT64_T, MPI_SUM, 0, j->c->world));
-  if (j->root && j->runs > 1) printf("fdtd: run %lld of %lld done\n", (long long)r + 1, (long long)j->runs);
+  if (j->root && j->runs > 1 && j->stride == 1)
+    printf("fdtd: run %lld of %lld done\n", (long long)r + 1, (long long)j->runs);
   gs_ckpt_remove(j->c, j->outdir, ck->prev);
   gs_ckpt_drop(j->c, j->outdir, &ck->drop);
+  /* the survey's marker once the run's files are whole and its checkpoints gone */
+  float *col = j->bscan ? j->bscan + (size_t)r * (size_t)j->sc.iterations : NULL;
+  if (j->runs > 1 && j->root && j->status == GS_EXIT_OK &&
+      gs_survey_mark(j->outdir, r, col, col ? (size_t)j->sc.iterations : 0) != 0)
+    j->status = GS_EXIT_PARTIAL;
+  j->status = gs_comm_agree(j->status, j->c->world);
+  j->ran_last = r == j->runs - 1;
+}
+
+/* A resumed survey (--restart DIR with -n): whether run r finished before, its files kept
+ * untouched and its B-scan column read from its marker; agreed over the group. */
+static int finished_before(fdtd_job *j, int64_t r) {
+  if (!j->o->restart || j->o->runs < 2 || !gs_survey_finished(j->c, j->outdir, r)) return 0;
+  const size_t n = (size_t)j->sc.iterations;
+  if (j->root && j->bscan && gs_survey_column(j->outdir, r, j->bscan + (size_t)r * n, n) != 0)
+    j->status = GS_EXIT_USAGE;
+  j->status = gs_comm_agree(j->status, j->c->world);
+  if (j->root && j->status == GS_EXIT_OK)
+    printf("fdtd: run %lld of %lld finished before: its files are kept\n", (long long)r + 1, (long long)j->runs);
+  return 1;
 }
 
 /* Run r, from --restart's checkpoint if given. 0 to go on with the next
@@ -497,7 +523,7 @@ static int run_once(fdtd_job *j, int64_t r) {
     j->status = GS_EXIT_USAGE;
     return 1;
   }
-  if (j->o->restart && restart_run(j, &m, &ck) != 0) {
+  if (j->resume && restart_run(j, &m, &ck) != 0) {
     gs_fdtd_sim_free(&m);
     j->status = GS_EXIT_USAGE;
     return 1;
@@ -511,7 +537,8 @@ static int run_once(fdtd_job *j, int64_t r) {
     return 1;
   }
   j->outdir_made = 1;
-  if (r == 0) gs_ckpt_clean(j->c, j->outdir, j->o->restart);
+  if (!j->started) gs_ckpt_clean(j->c, j->outdir, j->o->restart);
+  j->started = 1;
   const int64_t first_step = m.step;
   char err[1024] = "";
   int bad = j->root && gs_gpr_write_views(&j->sc, (int)r, (int)j->runs, j->outdir, err, sizeof err) != GS_OK;
@@ -541,7 +568,7 @@ static int run_once(fdtd_job *j, int64_t r) {
 /* The job's last lines on rank 0 of all the ranks: the last run's checksum (from the group that
  * ran it), the steps of every group and the slowest group's seconds. Collective over j->world. */
 static void report(const fdtd_job *j) {
-  const int leader = j->root, last = leader && (j->runs - 1 - j->first) % j->stride == 0;
+  const int leader = j->root, last = leader && j->ran_last;
   double mine[2] = {leader ? j->total_steps : 0, j->t_total}, all[2];
   uint64_t sum[3] = {0, 0, 0}, got[3];
   if (last) memcpy(sum, j->sum, sizeof sum);
@@ -549,8 +576,9 @@ static void report(const fdtd_job *j) {
   GS_MPI_CHECK(MPI_Reduce(&mine[0], &all[0], 1, MPI_DOUBLE, MPI_SUM, 0, w));
   GS_MPI_CHECK(MPI_Reduce(&mine[1], &all[1], 1, MPI_DOUBLE, MPI_MAX, 0, w));
   GS_MPI_CHECK(MPI_Reduce(sum, got, 3, MPI_UINT64_T, MPI_SUM, 0, w));
+  const int ran = gs_comm_agree(last, w); /* a resumed survey's last run may have finished before */
   if (j->world->rank != 0) return;
-  printf("checksum Ez=%016" PRIx64 " Hx=%016" PRIx64 " Hy=%016" PRIx64 "\n", got[0], got[1], got[2]);
+  if (ran) printf("checksum Ez=%016" PRIx64 " Hx=%016" PRIx64 " Hy=%016" PRIx64 "\n", got[0], got[1], got[2]);
   printf("fdtd: %.0f steps in %.3f s on %d rank(s): %.1f Mcells/s\n", all[0], all[1], j->world->size,
          all[1] > 0 ? all[0] * j->cells / all[1] * 1e-6 : 0.0);
 }
@@ -591,7 +619,16 @@ static void run_all(fdtd_job *j) {
     return;
   }
   if (j->root && j->runs > 1 && sc->nrx) j->bscan = gs_xcalloc((size_t)j->runs * (size_t)sc->iterations, sizeof(float));
+  int resumed = 0;
+  gs_survey_clock clock = gs_survey_clock_start(j->first, j->stride, j->runs);
   for (int64_t r = j->first; r < j->runs && j->status == GS_EXIT_OK; r += j->stride) {
+    if (finished_before(j, r)) {
+      gs_survey_clock_skip(&clock);
+      continue;
+    }
+    const char *dir = j->o->restart;
+    j->resume = !resumed && dir && (j->runs == 1 || gs_survey_checkpoint_in(j->c, dir)) ? dir : NULL;
+    resumed = dir != NULL;
     if (r > 0 && j->scenes.per_run) { /* the input's #python blocks give each run its scene */
       gs_scene_free(&j->sc);
       if (load_scene(j, r) != 0) {
@@ -599,10 +636,12 @@ static void run_all(fdtd_job *j) {
         break;
       }
     }
+    const double solve = j->t_total, wall = now_s();
     if (run_once(j, r)) {
       j->stopped = 1;
       break;
     }
+    if (j->stride > 1 && j->root) gs_survey_clock_done(&clock, r, j->runs, j->t_total - solve, now_s() - wall);
   }
   j->status = gs_comm_agree(j->status, j->world->world); /* every group's runs done, or the job ends */
   if (j->status == GS_EXIT_OK && j->stride > 1 && sc->nrx) gather_bscan(j);
@@ -629,7 +668,10 @@ static int group_size(const fdtd_job *j) {
                    (long long)o->ranks_per_run, c->size);
     return -1;
   }
-  if (j->runs < 2 || c->size == 1 || o->restart || o->stop_after || o->checkpoint_every || o->spread.decomp)
+  /* a restart from a checkpoint continues its run as it was split; one without (a survey shared out
+   * over groups, which write none) just skips the finished runs */
+  const int from_checkpoint = o->restart && gs_survey_checkpoint_in(c, o->restart);
+  if (j->runs < 2 || c->size == 1 || from_checkpoint || o->stop_after || o->checkpoint_every || o->spread.decomp)
     return c->size;
   const int whole[2] = {1, 1}, at[2] = {0, 0};
   const gs_fdtd_part all = gs_fdtd_part_of(&j->sc, whole, at);
@@ -695,12 +737,6 @@ int gs_fdtd_run(const gs_comm *c, const gs_backend *backend, const gs_fdtd_opts 
     gs_scene_free(&job.sc);
     gs_fdtd_scenes_free(&job.scenes);
     return st;
-  }
-  if (o->restart && o->runs > 1) {
-    if (job.root)
-      gs_log_error("fdtd: %s: --restart continues one run of a 2D model; it does not combine with -n", job.scene_path);
-    gs_scene_free(&job.sc);
-    return GS_EXIT_USAGE;
   }
   const int per_run = group_size(&job);
   if (per_run > 0 && per_run < c->size && (o->stop_after || o->checkpoint_every)) {

@@ -1,0 +1,42 @@
+/* A survey's bookkeeping in its output folder (docs/fdtd.md, "Surveys"): a finished run is
+ * marked by DIR/.survey/runNNNNNN.done, written (through a temporary name) after the run's
+ * files and the removal of its checkpoints, so that --restart DIR -n N keeps the run's files
+ * untouched. A 2D survey's marker holds the run's B-scan column (the first receiver's trace,
+ * float32), which the B-scan picture of the resumed survey needs. */
+#ifndef GS_SURVEY_H
+#define GS_SURVEY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "comm.h"
+
+/* Whether run r (0-based) of the survey in dir is marked finished; agreed over g (rank 0 looks). */
+int gs_survey_finished(const gs_comm *g, const char *dir, int64_t r);
+
+/* Rank 0: marks run r finished, the marker holding n floats of col (n 0: an empty marker).
+ * 0, or 1 after one line naming the marker and the system's reason. */
+int gs_survey_mark(const char *dir, int64_t r, const float *col, size_t n);
+
+/* Rank 0: the n floats a finished run's marker holds, into col; 0, or 1 after one line (a marker
+ * of another length: written by another model or by hand). */
+int gs_survey_column(const char *dir, int64_t r, float *col, size_t n);
+
+/* Whether a checkpoint (one rank's file or a set's manifest) is in dir; agreed over g. */
+int gs_survey_checkpoint_in(const gs_comm *g, const char *dir);
+
+/* A group's progress over its share of a survey's runs (first, first + stride, ...). */
+typedef struct gs_survey_clock {
+  int64_t group;      /* 0-based */
+  int64_t mine, done; /* the group's runs still to run (finished ones taken off), run since */
+  double t0;          /* when the group started, seconds */
+} gs_survey_clock;
+
+gs_survey_clock gs_survey_clock_start(int64_t first, int64_t stride, int64_t runs);
+/* A run that finished before (a resumed survey): one run fewer to do. */
+void gs_survey_clock_skip(gs_survey_clock *k);
+/* The line of run r's end: its solve and wall seconds, and the group's runs done with the time
+ * its other runs will take at the pace so far. */
+void gs_survey_clock_done(gs_survey_clock *k, int64_t r, int64_t runs, double solve, double wall);
+
+#endif
