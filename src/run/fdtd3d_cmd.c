@@ -286,6 +286,7 @@ static int step_run(run3 *x, gs_fdtd3_sim *m, double *secs) {
 static int run_model(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs, int *stopped) {
   gs_fdtd3_sim m;
   char err[1024];
+  double mark[5] = {now_s()}; /* GPUSTENCIL_DEBUG: where a survey's run spends its time (phases) */
   if (gs_fdtd3_sim_init_cached(&m, x->sc, b, (int)x->r, x->rk, &x->geo, err, sizeof err) != GS_OK) {
     if (x->c->rank == 0) gs_log_error("fdtd: %s", err); /* the same reason on every rank */
     return GS_EXIT_USAGE;
@@ -318,7 +319,9 @@ static int run_model(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs
   }
   x->first_step = m.step;
   x->saved = -1;
+  mark[1] = now_s();
   *stopped = step_run(x, &m, secs);
+  mark[2] = now_s();
   if (*stopped) {
     gs_fdtd3_sim_free(&m);
     return x->status; /* partial after a failed checkpoint */
@@ -337,10 +340,16 @@ static int run_model(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs
   }
   /* only the survey's last run's checksum is printed: it reads every field back (200 MB at 8 M cells) */
   if (x->r == x->o->runs - 1) gs_fdtd3_sim_checksum(&m, sum);
+  mark[3] = now_s();
   gs_fdtd3_sim_free(&m);
   gs_ckpt_remove(x->c, x->outdir, -1); /* the run is complete: its checkpoints (and a restart's here) go */
   if (x->o->runs > 1 && x->c->rank == 0 && gs_survey_mark(x->outdir, x->r, NULL, 0) != 0)
     status = status > GS_EXIT_PARTIAL ? status : GS_EXIT_PARTIAL;
+  mark[4] = now_s();
+  if (getenv("GPUSTENCIL_DEBUG") && x->c->rank == 0)
+    printf("fdtd: run %lld: built and outputs set up in %.3f s, stepped in %.3f s, saved in %.3f s, freed and "
+           "marked in %.3f s\n",
+           (long long)x->r + 1, mark[1] - mark[0], mark[2] - mark[1], mark[3] - mark[2], mark[4] - mark[3]);
   if (x->rk) status = gs_comm_agree(status, x->c->world);
   return status;
 }
