@@ -462,18 +462,8 @@ static int run_group(const gs_comm *g, const gs_backend *b, const gs_fdtd_opts *
  * (--decomp, checkpoints, --stop-after), else all (the runs one after the
  * other, each split); -1 after one line on rank 0. Collective. */
 static int group_size(const gs_comm *c, const gs_backend *b, const gs_fdtd_opts *o, const gs_scene *sc) {
-  if (o->ranks_per_run) {
-    if (o->ranks_per_run <= c->size && c->size % o->ranks_per_run == 0) return (int)o->ranks_per_run;
-    if (c->rank == 0)
-      gs_log_error("fdtd: %s: --ranks-per-run %lld does not divide the %d ranks into groups", sc->path,
-                   (long long)o->ranks_per_run, c->size);
-    return -1;
-  }
-  /* what asks for the runs one after the other, or for a split (a restart from a checkpoint
-   * continues its run as it was split; one without, of a survey shared out, skips finished runs) */
-  const int from_checkpoint = o->restart && gs_survey_checkpoint_in(c, o->restart);
-  if (o->runs < 2 || c->size == 1 || from_checkpoint || o->stop_after || o->checkpoint_every || o->spread.decomp)
-    return c->size;
+  const int rule = gs_survey_group_rule(c, o, sc->path, o->runs);
+  if (rule) return rule;
   char why[1024];
   return gs_comm_agree(short_of_memory(c, b, sc, NULL, why, sizeof why), c->world) ? c->size : 1;
 }

@@ -659,20 +659,9 @@ static void run_all(fdtd_job *j) {
  * option asks for a split or for the runs in turn (--decomp, checkpoints, --stop-after), else
  * all. -1 after one line on rank 0. Collective over j->c. */
 static int group_size(const fdtd_job *j) {
+  const int rule = gs_survey_group_rule(j->c, j->o, j->scene_path, j->runs);
+  if (rule) return rule;
   const gs_comm *c = j->c;
-  const gs_fdtd_opts *o = j->o;
-  if (o->ranks_per_run) {
-    if (o->ranks_per_run <= c->size && c->size % o->ranks_per_run == 0) return (int)o->ranks_per_run;
-    if (j->root)
-      gs_log_error("fdtd: %s: --ranks-per-run %lld does not divide the %d ranks into groups", j->scene_path,
-                   (long long)o->ranks_per_run, c->size);
-    return -1;
-  }
-  /* a restart from a checkpoint continues its run as it was split; one without (a survey shared out
-   * over groups, which write none) just skips the finished runs */
-  const int from_checkpoint = o->restart && gs_survey_checkpoint_in(c, o->restart);
-  if (j->runs < 2 || c->size == 1 || from_checkpoint || o->stop_after || o->checkpoint_every || o->spread.decomp)
-    return c->size;
   const int whole[2] = {1, 1}, at[2] = {0, 0};
   const gs_fdtd_part all = gs_fdtd_part_of(&j->sc, whole, at);
   char err[512];
