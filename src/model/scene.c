@@ -539,7 +539,9 @@ static int add_rx(parser *p, const double xyz[3], const char *name, unsigned out
   return 0;
 }
 
-/* #rx: x y z [name output ...] (gprMax 4: outputs separated by blanks). */
+/* #rx: x y z [name output ...] (gprMax 4: outputs separated by blanks, any
+ * number of them, repeats allowed). gprMax 3 and 4 refuse 0, 1, 2 or 4
+ * parameters ("has an incorrect number of parameters"): a name needs outputs. */
 static int cmd_rx(parser *p, const command_call *c) {
   double xyz[3];
   if (c->nargs == 4) return gs_perr(p, "#rx: expected x y z [name output ...]: a name needs at least one output");
@@ -723,7 +725,7 @@ static const scene_command commands[] = {
     {"material", 5, 5, 0, "er sigma mu_r sigma_m name", GRID_NOT_NEEDED, cmd_material},
     {"waveform", 4, 4, 0, "type amplitude frequency name", GRID_NOT_NEEDED, cmd_waveform},
     {"hertzian_dipole", 5, 7, 0, "z x y z waveform [delay remove]", GRID_AFTER_COUNT, cmd_hertzian_dipole},
-    {"rx", 3, 12, 0, "x y z [name output ...]", GRID_AS_SYNTAX, cmd_rx},
+    {"rx", 3, MAX_ARGS, 0, "x y z [name output ...]", GRID_AS_SYNTAX, cmd_rx},
     {"rx_array", 9, 9, 0, "x1 y1 z1 x2 y2 z2 dx dy dz", GRID_BEFORE_COUNT, cmd_rx_array},
     {"box", 7, 10, 0, "x1 y1 z1 x2 y2 z2 material [y|n]", GRID_BEFORE_COUNT, gs_cmd_box},
     {"cylinder", 8, 11, 0, "x1 y1 z1 x2 y2 z2 r material [y|n]", GRID_BEFORE_COUNT, gs_cmd_cylinder},
