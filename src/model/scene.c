@@ -873,12 +873,69 @@ static int parse_group(const char *line, size_t len) {
   return single_use(name) ? 1 : 2;
 }
 
+/* Whether the line is a command of gprMax 2 that gprMax 3 and 4 dropped (the
+ * names gprMax 3's tools/inputfile_old2new.py converts; gprMax 3 and 4 refuse
+ * them as invalid commands): its name in name, else 0. gprMax 2 reused some
+ * names (#hertzian_dipole, #box, #snapshot) with other parameters, so a file
+ * is recognised by these before any line is read. */
+static int gprmax2_command(const char *line, size_t len, char name[64]) {
+  static const char *const old[] = {"abc_mixing_parameters",
+                                    "abc_order",
+                                    "abc_stability_factors",
+                                    "abc_type",
+                                    "analysis",
+                                    "bowtie",
+                                    "cylinder_new",
+                                    "cylindrical_segment",
+                                    "dx_dy",
+                                    "end_analysis",
+                                    "geometry_file",
+                                    "geometry_vtk",
+                                    "huygens_surface",
+                                    "line_source",
+                                    "media_file",
+                                    "medium",
+                                    "nips_number",
+                                    "num_of_procs",
+                                    "number_of_media",
+                                    "plane_wave",
+                                    "pml_layers",
+                                    "rx_box",
+                                    "thin_wire",
+                                    "tx",
+                                    "tx_steps",
+                                    "wedge",
+                                    "x_segment",
+                                    "y_segment"};
+  if (len < 2 || line[0] != '#' || line[1] == '#') return 0;
+  size_t n = 0;
+  while (n + 1 < len && n < 63 && line[n + 1] != ':') {
+    name[n] = line[n + 1];
+    ++n;
+  }
+  name[n] = '\0';
+  if (n + 1 >= len || line[n + 1] != ':') return 0;
+  for (size_t k = 0; k < sizeof old / sizeof old[0]; ++k)
+    if (!strcmp(name, old[k])) return 1;
+  return 0;
+}
+
 /* The expanded input's commands in parse_group's order; each error names the
  * file and line the command came from (scene_text.c). */
 static int parse_text(parser *p, const gs_scene_text *t) {
-  char line[4096];
+  char line[4096], name[64];
   for (size_t k = 0; k < t->n; ++k) /* the scene's hash: its commands in file order */
     p->s->hash = fnv1a(p->s->hash, t->text + t->lines[k].at, (size_t)t->lines[k].len + 1);
+  for (size_t k = 0; k < t->n; ++k) /* a gprMax 2 file: refused by name at its first such line */
+    if (gprmax2_command(t->text + t->lines[k].at, t->lines[k].len, name)) {
+      p->file = t->files[t->lines[k].file].path;
+      p->line = t->lines[k].line;
+      p->out = t->lines[k].out;
+      return gs_perr(p,
+                     "#%s: gprMax 2's syntax, which gprMax 3 and 4 do not read either (gprMax 3's "
+                     "tools/inputfile_old2new.py converts such a file)",
+                     name);
+    }
   for (int group = 0; group < 3; ++group)
     for (size_t k = 0; k < t->n; ++k) {
       const gs_text_line *l = &t->lines[k];
