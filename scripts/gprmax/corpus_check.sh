@@ -72,7 +72,7 @@ stage_reads() { # FILE RUNDIR
   [ -n "${h5:-}" ] && [ -n "${mat:-}" ] && [ ! -e "$dir/$h5" ] || return 0
   name=${h5%_read.h5}
   [ "$name" != "$h5" ] || return 0
-  writer=$(grep -l "^#geometry_objects_write:.* $name[[:space:]]*\$" "$dir"/*.in 2> /dev/null |
+  writer=$(grep -l "^#geometry_objects_write:.* ${name}[[:space:]]*\$" "$dir"/*.in 2> /dev/null |
            while IFS= read -r w; do grep -q '^#geometry_objects_read:' "$w" || echo "$w"; done | head -1)
   [ -n "$writer" ] || return 0
   cp -r "$dir" "$run/stage" || return 0
