@@ -33,3 +33,30 @@ gs_launch() {
   echo "gpustencil $1: finished $(date -Is) with exit status $rc"
   return $rc
 }
+
+# The fdtd job of fdtd.sbatch and survey.sbatch: SCENE [fdtd options]. Adds -o SCENE_out when no
+# -o is given, --checkpoint-every from GS_CHECKPOINT_EVERY, and --restart when the output folder
+# holds a checkpoint or a survey's markers (a resubmitted or requeued job goes on).
+gs_fdtd_job() {
+  local scene=$1
+  shift
+  local args=("$@") outdir="" prev="" a
+  for a in "$@"; do
+    case $a in --output=*) outdir=${a#--output=} ;; esac
+    case $prev in -o | --output) outdir=$a ;; esac
+    prev=$a
+  done
+  if [ -z "$outdir" ]; then
+    outdir=$(basename "$scene" .in)_out
+    args+=(-o "$outdir")
+  fi
+  if [ -n "${GS_CHECKPOINT_EVERY:-}" ]; then
+    args+=(--checkpoint-every "$GS_CHECKPOINT_EVERY")
+  fi
+  if [ -f "$outdir/checkpoint.gsck" ] || [ -f "$outdir/checkpoint.manifest" ] || [ -d "$outdir/.survey" ]; then
+    echo "restarting from the checkpoint in $outdir"
+    args+=(--restart "$outdir")
+  fi
+  gs_header fdtd
+  gs_launch fdtd --backend "${GS_BACKEND:-auto}" "$scene" "${args[@]}"
+}

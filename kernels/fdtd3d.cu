@@ -53,19 +53,34 @@ __device__ __forceinline__ bool box_node(const Boxes &b, int64_t &i, int64_t &j,
   return i < r.i1 && j < r.j1;
 }
 
-// New H of every node of the boxes (two passes: the E pass reads it).
+// New H of every node of the boxes (two passes: the E pass reads it); Form:
+// the CPML form (one kernel per form: the first-order HORIPML one is the
+// plain code, the others' terms and registers do not reach it).
+template <int Form>
 __global__ void __launch_bounds__(32 * kNodeRows) h_kernel(const gs_fdtd3_step_args a, const Boxes b) {
   int64_t i, j, k;
-  if (box_node(b, i, j, k)) gs_fdtd3_h_node(&a, i, j, k);
+  if (box_node(b, i, j, k)) gs_fdtd3_h_node(&a, i, j, k, Form);
 }
 
 // New E of every node of the boxes; r: the caller's region, whose new H is
 // all stored by now (fused kernel and h_kernel); Poles: the fused poles too.
-template <bool Poles>
+template <bool Poles, int Form>
 __global__ void __launch_bounds__(32 * kNodeRows)
     e_kernel(const gs_fdtd3_step_args a, const Boxes b, const gs_fdtd3_region r) {
   int64_t i, j, k;
-  if (box_node(b, i, j, k)) gs_fdtd3_e_node(&a, r, i, j, k, Poles);
+  if (box_node(b, i, j, k)) gs_fdtd3_e_node(&a, r, i, j, k, Poles, Form);
+}
+
+// The box kernels of form Form: H (h), or E with or without poles.
+template <int Form>
+void launch_box_form(const gs_fdtd3_step_args *a, const Boxes &b, gs_fdtd3_region r, bool h, unsigned blocks,
+                     cudaStream_t s) {
+  if (h)
+    h_kernel<Form><<<blocks, dim3(32, kNodeRows), 0, s>>>(*a, b);
+  else if (gs_fdtd3_has_poles(a))
+    e_kernel<true, Form><<<blocks, dim3(32, kNodeRows), 0, s>>>(*a, b, r);
+  else
+    e_kernel<false, Form><<<blocks, dim3(32, kNodeRows), 0, s>>>(*a, b, r);
 }
 
 // The register-prefetch fused kernel (the fallback, and the "regs" variant): a block of 32 x kRows threads takes a tile
@@ -501,12 +516,19 @@ int launch_box_kernel(const gs_fdtd3_step_args *a, const gs_fdtd3_region *box, i
     ++b.n;
   }
   if (!blocks) return 0;
-  if (h)
-    h_kernel<<<blocks, dim3(32, kNodeRows), 0, s>>>(*a, b);
-  else if (gs_fdtd3_has_poles(a))
-    e_kernel<true><<<blocks, dim3(32, kNodeRows), 0, s>>>(*a, b, r);
-  else
-    e_kernel<false><<<blocks, dim3(32, kNodeRows), 0, s>>>(*a, b, r);
+  switch (a->pml_form) {
+  case GS_FDTD3_HORIPML2:
+    launch_box_form<GS_FDTD3_HORIPML2>(a, b, r, h, blocks, s);
+    break;
+  case GS_FDTD3_MRIPML1:
+    launch_box_form<GS_FDTD3_MRIPML1>(a, b, r, h, blocks, s);
+    break;
+  case GS_FDTD3_MRIPML2:
+    launch_box_form<GS_FDTD3_MRIPML2>(a, b, r, h, blocks, s);
+    break;
+  default:
+    launch_box_form<GS_FDTD3_HORIPML1>(a, b, r, h, blocks, s);
+  }
   return (int)cudaGetLastError();
 }
 

@@ -30,7 +30,11 @@
  * (gprMax's: x0, y0, z0, xmax, ymax, zmax): with d = difference / cell size,
  * field = fmaf(+-src, fmaf(RA - 1, d, RB Phi), field) and the new
  * Phi = fmaf(RE, Phi, -(RF d)) (the field takes the old Phi; src is the
- * node material's srce or srcm, the sign that of the term).
+ * node material's srce or srcm, the sign that of the term). gprMax's other
+ * forms (HORIPML with two CFS terms, MRIPML with one or two) take the same
+ * places with their own expressions (fdtd3d_node.h, gs_fdtd3_pml_term),
+ * selected by pml_form; the GPU's one-thread-per-node kernels are built
+ * once per form, so the first-order HORIPML code is what it was.
  * The sums are contracted as gprMax's compiled update contracts them
  * (docs/gprmax-rules.md, "Fused multiply-adds"):
  *   E = fmaf(-cm, dm, fmaf(CA, E, cp dp)), H = fmaf(cp, dp, fmaf(DA, H, -(cm dm)))
@@ -98,7 +102,28 @@ typedef struct gs_fdtd3_slab {
   const float *psi_e_in[2], *psi_h_in[2];
   float *psi_e_out[2], *psi_h_out[2];
   int64_t sa, sb; /* psi strides (above) */
+  /* The other forms (gs_fdtd3_step_args.pml_form > 0): per depth q,
+   * GS_FDTD3_PML_K float32 coefficients at ke + q K (E) and kh + q K (H)
+   * (gs_fdtd3_pml_coefs), ra1e .. rfh unused; with two CFS terms each psi
+   * array holds the second term's Phi psi2 elements after the first's. */
+  const float *ke, *kh;
+  int64_t psi2;
 } gs_fdtd3_slab;
+
+/* The CPML's forms (gprMax's #pml_formulation and its count of #pml_cfs
+ * terms): HORIPML of first order (gprMax's default, the slab's ra1e ..
+ * profiles) and the others (the slab's ke, kh tables). */
+enum { GS_FDTD3_HORIPML1 = 0, GS_FDTD3_HORIPML2, GS_FDTD3_MRIPML1, GS_FDTD3_MRIPML2, GS_FDTD3_PML_FORMS };
+#define GS_FDTD3_PML_K 9 /* coefficients a depth in the other forms */
+
+/* The K coefficients of one depth in form (not HORIPML1) from gprMax's
+ * float32 RA, RB, RE, RF of its CFS terms (r[term][0..3]), as gprMax's
+ * compiled update derives them in float32 (RA0 RA1 - 1 fused):
+ *   HORIPML2: RA0 RA1 - 1, RA1 RB0, RB1, RA0, RB0, RF1, RE1, RF0, RE0
+ *   MRIPML1:  IRA = 1 / RA0, IRA - 1, (IRA RB0) RF0, RE0
+ *   MRIPML2:  IRA = 1 / (RA0 + RA1), IRA - 1, RB0, RB1, IRA RF0, IRA RF1, RE0, RE1
+ * (unused places 0). */
+void gs_fdtd3_pml_coefs(int form, const float r[2][4], float out[GS_FDTD3_PML_K]);
 
 /* Dispersive (Debye, Lorentz, Drude) coefficients of one material and pole:
  * c0 = e0 exp(q dt/2), c1 = exp(q dt), c2 = zt, gprMax's
@@ -152,6 +177,7 @@ typedef struct gs_fdtd3_step_args {
   const gs_fdtd3_hcoef *hcoef;
   int nslab;
   gs_fdtd3_slab slab[6];
+  int pml_form; /* GS_FDTD3_HORIPML1 .. (every slab's) */
   /* The nodes the arrays hold (a part of a model split over ranks: its
    * owned nodes, ghost layers and the columns that align its rows); the
    * fused kernel reads zeros outside. All zero: the whole grid (one rank). */

@@ -106,6 +106,79 @@ GS_HD3 float gs_fdtd3_cpml(const gs_fdtd3_step_args *a, int e, int comp, int64_t
   return f;
 }
 
+/* One slab's correction of the field value f in the forms beyond first-order
+ * HORIPML (pf, fdtd3d_kernels.h), as gprMax's compiled order2_* and MRIPML
+ * updates evaluate them (their fused multiply-adds, read from its build and
+ * checked against its functions on random data): d the difference over the
+ * cell size, c the signed srce or srcm, k the depth's coefficients
+ * (gs_fdtd3_pml_coefs), p0 and p1 the old Phi of the CFS terms (p1 unused
+ * with one term); *n0, *n1 the new Phi. The field takes the old Phi.
+ *   HORIPML2: f + c fmaf(RB1, p1, fmaf(RA01, d, (RA1 RB0) p0)),
+ *             n1 = fmaf(RE1, p1, -(RF1 fmaf(RA0, d, RB0 p0))), n0 = fmaf(RE0, p0, -(RF0 d));
+ *   MRIPML1:  f + c fmaf(IRA - 1, d, -(IRA p0)), n0 = fmaf(-RC0, p0, fmaf(RE0, p0, RC0 d));
+ *   MRIPML2:  psi = fmaf(RB0, p0, RB1 p1), f + c fmaf(IRA - 1, d, -(IRA psi)),
+ *             n_m = fmaf(RE_m, p_m, RC_m (d - psi)).
+ * (f + c x is fmaf(c, x, f) throughout.) */
+GS_HD3 float gs_fdtd3_pml_term(int pf, const float *k, float d, float c, float f, float p0, float p1, float *n0,
+                               float *n1) {
+  if (pf == GS_FDTD3_HORIPML2) {
+    *n1 = fmaf(k[6], p1, -(k[5] * fmaf(k[3], d, k[4] * p0)));
+    *n0 = fmaf(k[8], p0, -(k[7] * d));
+    return fmaf(c, fmaf(k[2], p1, fmaf(k[0], d, k[1] * p0)), f);
+  }
+  if (pf == GS_FDTD3_MRIPML1) {
+    *n0 = fmaf(-k[2], p0, fmaf(k[3], p0, k[2] * d));
+    *n1 = 0.0f;
+    return fmaf(c, fmaf(k[1], d, -(k[0] * p0)), f);
+  }
+  const float psi = fmaf(k[2], p0, k[3] * p1), e = d - psi; /* MRIPML2 */
+  *n0 = fmaf(k[6], p0, k[4] * e);
+  *n1 = fmaf(k[7], p1, k[5] * e);
+  return fmaf(c, fmaf(k[1], d, -(k[0] * psi)), f);
+}
+
+/* gs_fdtd3_cpml in the other forms (pf > 0): the same slabs, nodes and
+ * Phi places; each CFS term's Phi (the second psi2 elements after the
+ * first), the depth's coefficients from ke or kh. */
+GS_HD3 float gs_fdtd3_cpml_x(const gs_fdtd3_step_args *a, int pf, int e, int comp, int64_t i, int64_t j, int64_t k,
+                             float f, float sx, float sy, float sz, float raw_x, float raw_y, float raw_z, int own,
+                             unsigned mask) {
+  const int two = pf != GS_FDTD3_MRIPML1;
+  for (int s = 0; s < a->nslab; ++s) {
+    const gs_fdtd3_slab *p = &a->slab[s];
+    const int dir = p->dir;
+    if (!(mask >> s & 1u) || dir == comp) continue;
+    const int t = (int)p->t;
+    const int n = (int)(dir == 0 ? i : dir == 1 ? j : k), N = (int)(dir == 0 ? a->nx : dir == 1 ? a->ny : a->nz);
+    const int q = p->side ? n - (N - t) : (e ? t - n : t - 1 - n);
+    const int ia = (int)(dir == 0 ? j : i), ib = (int)(dir == 2 ? j : k);
+    const int na = (int)p->sa, nb = (int)p->sb;
+    const int slot = comp == (dir == 0 ? 1 : 0) ? 0 : 1;
+    const int64_t w = dir == 0 ? ((int64_t)ib * na + ia) * t + q : ((int64_t)q * nb + ib) * na + ia;
+    const float d = (dir == 0 ? raw_x : dir == 1 ? raw_y : raw_z) / p->d;
+    const float c = dir == 0 ? sx : dir == 1 ? sy : sz;
+    const float *in = e ? p->psi_e_in[slot] : p->psi_h_in[slot];
+    float *out = e ? p->psi_e_out[slot] : p->psi_h_out[slot];
+    const float p0 = in[w], p1 = two ? in[w + p->psi2] : 0.0f;
+    float n0, n1;
+    f = gs_fdtd3_pml_term(pf, (e ? p->ke : p->kh) + (int64_t)q * GS_FDTD3_PML_K, d, c, f, p0, p1, &n0, &n1);
+    if (e || own) {
+      out[w] = n0;
+      if (two) out[w + p->psi2] = n1;
+    }
+  }
+  return f;
+}
+
+/* The CPML corrections in form pf (a constant where the caller is built
+ * per form: the first-order HORIPML code is then gs_fdtd3_cpml alone). */
+GS_HD3 float gs_fdtd3_cpml_f(const gs_fdtd3_step_args *a, int pf, int e, int comp, int64_t i, int64_t j, int64_t k,
+                             float f, float sx, float sy, float sz, float raw_x, float raw_y, float raw_z, int own,
+                             unsigned mask) {
+  if (pf == GS_FDTD3_HORIPML1) return gs_fdtd3_cpml(a, e, comp, i, j, k, f, sx, sy, sz, raw_x, raw_y, raw_z, own, mask);
+  return gs_fdtd3_cpml_x(a, pf, e, comp, i, j, k, f, sx, sy, sz, raw_x, raw_y, raw_z, own, mask);
+}
+
 /* Where each component is updated (gprMax 4's ranges, fdtd3d_kernels.h). */
 GS_HD3 int gs_fdtd3_hx_ok(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k) {
   return i >= 1 && i <= a->nx && j < a->ny && k < a->nz;
@@ -127,7 +200,8 @@ GS_HD3 int gs_fdtd3_ez_ok(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int
 }
 
 /* New Hx, Hy, Hz at a node where they are updated; own: store H's psi. */
-GS_HD3 float gs_fdtd3_hx_m(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own, unsigned mask) {
+GS_HD3 float gs_fdtd3_hx_m(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own, unsigned mask,
+                           int pf) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
   const float dy = a->ez[o + a->pitch] - a->ez[o], dz = a->ey[o + a->plane] - a->ey[o];
   float h, src = a->srcm;
@@ -138,11 +212,12 @@ GS_HD3 float gs_fdtd3_hx_m(const gs_fdtd3_step_args *a, int64_t i, int64_t j, in
   } else {
     h = gs_fdtd3_hsum1(a->hx[o], a->dby, dy, a->dbz, dz);
   }
-  if (a->nslab) h = gs_fdtd3_cpml(a, 0, 0, i, j, k, h, 0, -src, src, 0, dy, dz, own, mask);
+  if (a->nslab) h = gs_fdtd3_cpml_f(a, pf, 0, 0, i, j, k, h, 0, -src, src, 0, dy, dz, own, mask);
   return h;
 }
 
-GS_HD3 float gs_fdtd3_hy_m(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own, unsigned mask) {
+GS_HD3 float gs_fdtd3_hy_m(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own, unsigned mask,
+                           int pf) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
   const float dz = a->ex[o + a->plane] - a->ex[o], dx = a->ez[o + 1] - a->ez[o];
   float h, src = a->srcm;
@@ -153,11 +228,12 @@ GS_HD3 float gs_fdtd3_hy_m(const gs_fdtd3_step_args *a, int64_t i, int64_t j, in
   } else {
     h = gs_fdtd3_hsum1(a->hy[o], a->dbz, dz, a->dbx, dx);
   }
-  if (a->nslab) h = gs_fdtd3_cpml(a, 0, 1, i, j, k, h, src, 0, -src, dx, 0, dz, own, mask);
+  if (a->nslab) h = gs_fdtd3_cpml_f(a, pf, 0, 1, i, j, k, h, src, 0, -src, dx, 0, dz, own, mask);
   return h;
 }
 
-GS_HD3 float gs_fdtd3_hz_m(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own, unsigned mask) {
+GS_HD3 float gs_fdtd3_hz_m(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own, unsigned mask,
+                           int pf) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
   const float dx = a->ey[o + 1] - a->ey[o], dy = a->ex[o + a->pitch] - a->ex[o];
   float h, src = a->srcm;
@@ -168,19 +244,19 @@ GS_HD3 float gs_fdtd3_hz_m(const gs_fdtd3_step_args *a, int64_t i, int64_t j, in
   } else {
     h = gs_fdtd3_hsum1(a->hz[o], a->dbx, dx, a->dby, dy);
   }
-  if (a->nslab) h = gs_fdtd3_cpml(a, 0, 2, i, j, k, h, -src, src, 0, dx, dy, 0, own, mask);
+  if (a->nslab) h = gs_fdtd3_cpml_f(a, pf, 0, 2, i, j, k, h, -src, src, 0, dx, dy, 0, own, mask);
   return h;
 }
 
 /* The same, working out the node's slabs (a neighbour's H recomputed). */
-GS_HD3 float gs_fdtd3_hx(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own) {
-  return gs_fdtd3_hx_m(a, i, j, k, own, a->nslab ? gs_fdtd3_slab_mask(a, 0, i, j, k) : 0u);
+GS_HD3 float gs_fdtd3_hx(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own, int pf) {
+  return gs_fdtd3_hx_m(a, i, j, k, own, a->nslab ? gs_fdtd3_slab_mask(a, 0, i, j, k) : 0u, pf);
 }
-GS_HD3 float gs_fdtd3_hy(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own) {
-  return gs_fdtd3_hy_m(a, i, j, k, own, a->nslab ? gs_fdtd3_slab_mask(a, 0, i, j, k) : 0u);
+GS_HD3 float gs_fdtd3_hy(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own, int pf) {
+  return gs_fdtd3_hy_m(a, i, j, k, own, a->nslab ? gs_fdtd3_slab_mask(a, 0, i, j, k) : 0u, pf);
 }
-GS_HD3 float gs_fdtd3_hz(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own) {
-  return gs_fdtd3_hz_m(a, i, j, k, own, a->nslab ? gs_fdtd3_slab_mask(a, 0, i, j, k) : 0u);
+GS_HD3 float gs_fdtd3_hz(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own, int pf) {
+  return gs_fdtd3_hz_m(a, i, j, k, own, a->nslab ? gs_fdtd3_slab_mask(a, 0, i, j, k) : 0u, pf);
 }
 
 /* Dispersive poles (fdtd3d_kernels.h's gs_fdtd3_poles; fdtd3d_disp.h): gprMax
@@ -307,66 +383,68 @@ GS_HD3 void gs_fdtd3_e_fused3(const gs_fdtd3_step_args *a, int64_t o, const int 
  * b B from the final value too (the fused form; b = 0: the separate
  * passes, B after the sources). */
 GS_HD3 float gs_fdtd3_ex_p(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, float hz, float hz_jm,
-                           float hy, float hy_km, unsigned mask, float *t, float phi, int b) {
+                           float hy, float hy_km, unsigned mask, float *t, float phi, int b, int pf) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
   const int mat = a->mex[o];
   const gs_fdtd3_coef c = a->coef[mat];
   const float dy = hz - hz_jm, dz = hy - hy_km;
   float f = gs_fdtd3_esum(c.ca, a->ex[o], c.cby, dy, c.cbz, dz);
   if (t) f = fmaf(-c.src, phi, f);
-  if (a->nslab) f = gs_fdtd3_cpml(a, 1, 0, i, j, k, f, 0, c.src, -c.src, 0, dy, dz, 1, mask);
+  if (a->nslab) f = gs_fdtd3_cpml_f(a, pf, 1, 0, i, j, k, f, 0, c.src, -c.src, 0, dy, dz, 1, mask);
   if (t) gs_fdtd3_pole_update(&a->poles, mat, t, a->ex[o], f, b);
   return f;
 }
 
 GS_HD3 float gs_fdtd3_ey_p(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, float hx, float hx_km,
-                           float hz, float hz_im, unsigned mask, float *t, float phi, int b) {
+                           float hz, float hz_im, unsigned mask, float *t, float phi, int b, int pf) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
   const int mat = a->mey[o];
   const gs_fdtd3_coef c = a->coef[mat];
   const float dz = hx - hx_km, dx = hz - hz_im;
   float f = gs_fdtd3_esum(c.ca, a->ey[o], c.cbz, dz, c.cbx, dx);
   if (t) f = fmaf(-c.src, phi, f);
-  if (a->nslab) f = gs_fdtd3_cpml(a, 1, 1, i, j, k, f, -c.src, 0, c.src, dx, 0, dz, 1, mask);
+  if (a->nslab) f = gs_fdtd3_cpml_f(a, pf, 1, 1, i, j, k, f, -c.src, 0, c.src, dx, 0, dz, 1, mask);
   if (t) gs_fdtd3_pole_update(&a->poles, mat, t, a->ey[o], f, b);
   return f;
 }
 
 GS_HD3 float gs_fdtd3_ez_p(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, float hy, float hy_im,
-                           float hx, float hx_jm, unsigned mask, float *t, float phi, int b) {
+                           float hx, float hx_jm, unsigned mask, float *t, float phi, int b, int pf) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
   const int mat = a->mez[o];
   const gs_fdtd3_coef c = a->coef[mat];
   const float dx = hy - hy_im, dy = hx - hx_jm;
   float f = gs_fdtd3_esum(c.ca, a->ez[o], c.cbx, dx, c.cby, dy);
   if (t) f = fmaf(-c.src, phi, f);
-  if (a->nslab) f = gs_fdtd3_cpml(a, 1, 2, i, j, k, f, c.src, -c.src, 0, dx, dy, 0, 1, mask);
+  if (a->nslab) f = gs_fdtd3_cpml_f(a, pf, 1, 2, i, j, k, f, c.src, -c.src, 0, dx, dy, 0, 1, mask);
   if (t) gs_fdtd3_pole_update(&a->poles, mat, t, a->ez[o], f, b);
   return f;
 }
 
 /* The plain update alone (no pole state touched): a node's E again after
- * a source changed H (fdtd3d_src_node.h), which the separate passes redo. */
+ * a source changed H (fdtd3d_src_node.h), which the separate passes redo
+ * (the CPML form read from a: these few nodes need no kernel per form). */
 GS_HD3 float gs_fdtd3_ex(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, float hz, float hz_jm, float hy,
                          float hy_km, unsigned mask) {
-  return gs_fdtd3_ex_p(a, i, j, k, hz, hz_jm, hy, hy_km, mask, 0, 0.0f, 0);
+  return gs_fdtd3_ex_p(a, i, j, k, hz, hz_jm, hy, hy_km, mask, 0, 0.0f, 0, a->pml_form);
 }
 GS_HD3 float gs_fdtd3_ey(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, float hx, float hx_km, float hz,
                          float hz_im, unsigned mask) {
-  return gs_fdtd3_ey_p(a, i, j, k, hx, hx_km, hz, hz_im, mask, 0, 0.0f, 0);
+  return gs_fdtd3_ey_p(a, i, j, k, hx, hx_km, hz, hz_im, mask, 0, 0.0f, 0, a->pml_form);
 }
 GS_HD3 float gs_fdtd3_ez(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, float hy, float hy_im, float hx,
                          float hx_jm, unsigned mask) {
-  return gs_fdtd3_ez_p(a, i, j, k, hy, hy_im, hx, hx_jm, mask, 0, 0.0f, 0);
+  return gs_fdtd3_ez_p(a, i, j, k, hy, hy_im, hx, hx_jm, mask, 0, 0.0f, 0, a->pml_form);
 }
 
-/* New H of node (i, j, k), stored (its owner: psi stored too). */
-GS_HD3 void gs_fdtd3_h_node(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k) {
+/* New H of node (i, j, k), stored (its owner: psi stored too); pf: the
+ * CPML form (a->pml_form, a constant where the caller is built per form). */
+GS_HD3 void gs_fdtd3_h_node(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int pf) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
   const unsigned mh = a->nslab ? gs_fdtd3_slab_mask(a, 0, i, j, k) : 0u;
-  if (gs_fdtd3_hx_ok(a, i, j, k)) a->hx_out[o] = gs_fdtd3_hx_m(a, i, j, k, 1, mh);
-  if (gs_fdtd3_hy_ok(a, i, j, k)) a->hy_out[o] = gs_fdtd3_hy_m(a, i, j, k, 1, mh);
-  if (gs_fdtd3_hz_ok(a, i, j, k)) a->hz_out[o] = gs_fdtd3_hz_m(a, i, j, k, 1, mh);
+  if (gs_fdtd3_hx_ok(a, i, j, k)) a->hx_out[o] = gs_fdtd3_hx_m(a, i, j, k, 1, mh, pf);
+  if (gs_fdtd3_hy_ok(a, i, j, k)) a->hy_out[o] = gs_fdtd3_hy_m(a, i, j, k, 1, mh, pf);
+  if (gs_fdtd3_hz_ok(a, i, j, k)) a->hz_out[o] = gs_fdtd3_hz_m(a, i, j, k, 1, mh, pf);
 }
 
 /* Whether a has fused poles (gs_fdtd3_e_node's poles). */
@@ -377,9 +455,9 @@ GS_HD3 int gs_fdtd3_has_poles(const gs_fdtd3_step_args *a) {
 /* New E of node (i, j, k) of box r, once the new H of every node of r is
  * stored: reads the stored H of the neighbours in r and recomputes the
  * others' (the same bits either way); with poles (gs_fdtd3_has_poles), the
- * fused poles advanced. */
-GS_HD3 void gs_fdtd3_e_node(const gs_fdtd3_step_args *a, gs_fdtd3_region r, int64_t i, int64_t j, int64_t k,
-                            int poles) {
+ * fused poles advanced; pf as gs_fdtd3_h_node's. */
+GS_HD3 void gs_fdtd3_e_node(const gs_fdtd3_step_args *a, gs_fdtd3_region r, int64_t i, int64_t j, int64_t k, int poles,
+                            int pf) {
   const int64_t o = gs_fdtd3_at(a, i, j, k), P = a->pitch, S = a->plane;
   const unsigned me = a->nslab ? gs_fdtd3_slab_mask(a, 1, i, j, k) : 0u;
   float *t[3] = {0, 0, 0}, phi[3] = {0, 0, 0};
@@ -388,19 +466,19 @@ GS_HD3 void gs_fdtd3_e_node(const gs_fdtd3_step_args *a, gs_fdtd3_region r, int6
     gs_fdtd3_poles3(a, o, mat, t, phi);
   }
   if (gs_fdtd3_ex_ok(a, i, j, k)) {
-    const float hz_jm = j - 1 >= r.j0 ? a->hz_out[o - P] : gs_fdtd3_hz(a, i, j - 1, k, 0);
-    const float hy_km = k - 1 >= r.k0 ? a->hy_out[o - S] : gs_fdtd3_hy(a, i, j, k - 1, 0);
-    a->ex_out[o] = gs_fdtd3_ex_p(a, i, j, k, a->hz_out[o], hz_jm, a->hy_out[o], hy_km, me, t[0], phi[0], 1);
+    const float hz_jm = j - 1 >= r.j0 ? a->hz_out[o - P] : gs_fdtd3_hz(a, i, j - 1, k, 0, pf);
+    const float hy_km = k - 1 >= r.k0 ? a->hy_out[o - S] : gs_fdtd3_hy(a, i, j, k - 1, 0, pf);
+    a->ex_out[o] = gs_fdtd3_ex_p(a, i, j, k, a->hz_out[o], hz_jm, a->hy_out[o], hy_km, me, t[0], phi[0], 1, pf);
   }
   if (gs_fdtd3_ey_ok(a, i, j, k)) {
-    const float hx_km = k - 1 >= r.k0 ? a->hx_out[o - S] : gs_fdtd3_hx(a, i, j, k - 1, 0);
-    const float hz_im = i - 1 >= r.i0 ? a->hz_out[o - 1] : gs_fdtd3_hz(a, i - 1, j, k, 0);
-    a->ey_out[o] = gs_fdtd3_ey_p(a, i, j, k, a->hx_out[o], hx_km, a->hz_out[o], hz_im, me, t[1], phi[1], 1);
+    const float hx_km = k - 1 >= r.k0 ? a->hx_out[o - S] : gs_fdtd3_hx(a, i, j, k - 1, 0, pf);
+    const float hz_im = i - 1 >= r.i0 ? a->hz_out[o - 1] : gs_fdtd3_hz(a, i - 1, j, k, 0, pf);
+    a->ey_out[o] = gs_fdtd3_ey_p(a, i, j, k, a->hx_out[o], hx_km, a->hz_out[o], hz_im, me, t[1], phi[1], 1, pf);
   }
   if (gs_fdtd3_ez_ok(a, i, j, k)) {
-    const float hy_im = i - 1 >= r.i0 ? a->hy_out[o - 1] : gs_fdtd3_hy(a, i - 1, j, k, 0);
-    const float hx_jm = j - 1 >= r.j0 ? a->hx_out[o - P] : gs_fdtd3_hx(a, i, j - 1, k, 0);
-    a->ez_out[o] = gs_fdtd3_ez_p(a, i, j, k, a->hy_out[o], hy_im, a->hx_out[o], hx_jm, me, t[2], phi[2], 1);
+    const float hy_im = i - 1 >= r.i0 ? a->hy_out[o - 1] : gs_fdtd3_hy(a, i - 1, j, k, 0, pf);
+    const float hx_jm = j - 1 >= r.j0 ? a->hx_out[o - P] : gs_fdtd3_hx(a, i, j - 1, k, 0, pf);
+    a->ez_out[o] = gs_fdtd3_ez_p(a, i, j, k, a->hy_out[o], hy_im, a->hx_out[o], hx_jm, me, t[2], phi[2], 1, pf);
   }
 }
 

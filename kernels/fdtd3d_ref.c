@@ -42,21 +42,55 @@ int gs_fdtd3_split(const gs_fdtd3_step_args *a, gs_fdtd3_region r, gs_fdtd3_regi
   return n;
 }
 
-/* New H of every node of r, then new E (fdtd3d_node.h). */
+/* New H of every node of r, then new E (fdtd3d_node.h). The loops are
+ * written twice: first-order HORIPML (gprMax's default: its CPML code as a
+ * constant) and the other forms (the form read once per node). */
 GS_FMA_CLONES static void h_pass(const gs_fdtd3_step_args *a, gs_fdtd3_region r) {
+  const int pf = a->pml_form;
   for (int64_t k = r.k0; k < r.k1; ++k)
     for (int64_t j = r.j0; j < r.j1; ++j)
-      for (int64_t i = r.i0; i < r.i1; ++i)
-        gs_fdtd3_h_node(a, i, j, k);
+      if (pf == GS_FDTD3_HORIPML1)
+        for (int64_t i = r.i0; i < r.i1; ++i)
+          gs_fdtd3_h_node(a, i, j, k, GS_FDTD3_HORIPML1);
+      else
+        for (int64_t i = r.i0; i < r.i1; ++i)
+          gs_fdtd3_h_node(a, i, j, k, pf);
 }
 
 /* (stored: whose new H is stored; poles: gs_fdtd3_has_poles) */
 GS_FMA_CLONES static void e_pass(const gs_fdtd3_step_args *a, gs_fdtd3_region r, gs_fdtd3_region stored) {
-  const int poles = gs_fdtd3_has_poles(a);
+  const int poles = gs_fdtd3_has_poles(a), pf = a->pml_form;
   for (int64_t k = r.k0; k < r.k1; ++k)
     for (int64_t j = r.j0; j < r.j1; ++j)
-      for (int64_t i = r.i0; i < r.i1; ++i)
-        gs_fdtd3_e_node(a, stored, i, j, k, poles);
+      if (pf == GS_FDTD3_HORIPML1)
+        for (int64_t i = r.i0; i < r.i1; ++i)
+          gs_fdtd3_e_node(a, stored, i, j, k, poles, GS_FDTD3_HORIPML1);
+      else
+        for (int64_t i = r.i0; i < r.i1; ++i)
+          gs_fdtd3_e_node(a, stored, i, j, k, poles, pf);
+}
+
+void gs_fdtd3_pml_coefs(int form, const float r[2][4], float out[GS_FDTD3_PML_K]) {
+  for (int q = 0; q < GS_FDTD3_PML_K; ++q)
+    out[q] = 0.0f;
+  const float ra0 = r[0][0], rb0 = r[0][1], re0 = r[0][2], rf0 = r[0][3];
+  if (form == GS_FDTD3_HORIPML2) {
+    const float ra1 = r[1][0], rb1 = r[1][1], re1 = r[1][2], rf1 = r[1][3];
+    const float k[GS_FDTD3_PML_K] = {fmaf(ra0, ra1, -1.0f), ra1 * rb0, rb1, ra0, rb0, rf1, re1, rf0, re0};
+    for (int q = 0; q < GS_FDTD3_PML_K; ++q)
+      out[q] = k[q];
+  } else if (form == GS_FDTD3_MRIPML1) {
+    const float ira = 1.0f / ra0;
+    out[0] = ira;
+    out[1] = ira - 1.0f;
+    out[2] = ira * rb0 * rf0;
+    out[3] = re0;
+  } else if (form == GS_FDTD3_MRIPML2) {
+    const float ira = 1.0f / (ra0 + r[1][0]);
+    const float k[8] = {ira, ira - 1.0f, rb0, r[1][1], ira * rf0, ira * r[1][3], re0, r[1][2]};
+    for (int q = 0; q < 8; ++q)
+      out[q] = k[q];
+  }
 }
 
 int gs_fdtd3_step_ref(const gs_fdtd3_step_args *args, const gs_fdtd3_region *r, int n, void *stream) {

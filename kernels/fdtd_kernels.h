@@ -115,7 +115,7 @@ int gs_fdtd_sample_cuda(gs_fdtd_view v, const int64_t *off, int n, float *out, i
  * B, set[1]: B to A, CPML psi alike) and injects the sources as
  * gs_fdtd_inject into the new Ez: the bits of those launches in a row. The
  * arrays must hold the whole grid (oi = oj = 0). The GPU keeps every field on
- * chip (in shared memory, one tile a block: kernels/fdtd_run.cu; or a
+ * chip (in shared memory, one tile a block: kernels/fdtd_run_tiles.cu; or a
  * thread's column of Ez, and Hx, in registers: fdtd_run_cols.cu), one
  * grid-wide barrier a step;
  * the buffer sets hold the state of the last step at the end (set[(steps -

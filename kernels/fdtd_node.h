@@ -19,7 +19,7 @@
 #endif
 
 /* A value another thread block may have written since this SM last read it
- * (a neighbour's psi in kernels/fdtd_run.cu: L1 is not coherent between
+ * (a neighbour's psi in kernels/fdtd_run_tiles.cu: L1 is not coherent between
  * SMs): read from L2. Plain loads elsewhere. */
 #ifdef __CUDA_ARCH__
 #define GS_READ_SHARED(p) __ldcg(p)

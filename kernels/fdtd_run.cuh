@@ -1,8 +1,8 @@
-// What the two forms of the on-chip 2D FDTD run share (kernels/fdtd_run.cu:
+// What the two forms of the on-chip 2D FDTD run share (kernels/fdtd_run_tiles.cu:
 // tiles in shared memory, any scene; kernels/fdtd_run_cols.cu: columns in
 // registers, scenes with free-space H): the grid barrier, the slab maps'
-// lookup, and the columns form's plan and launch, which fdtd_run.cu's entry
-// points try first.
+// lookup, and the columns form's plan and launch, which the entry points
+// (kernels/fdtd_run.cu) try first.
 #ifndef GS_FDTD_RUN_CUH
 #define GS_FDTD_RUN_CUH
 

@@ -1,5 +1,5 @@
 // 2D FDTD on chip, the columns form (small grids on one rank): the grid
-// kept on chip for the whole launch as in kernels/fdtd_run.cu, but a thread
+// kept on chip for the whole launch as in kernels/fdtd_run_tiles.cu, but a thread
 // holds kRows nodes of one column in registers (Ez and Hx) instead of the
 // block reading every value from shared memory. The tiles form spends a
 // step on shared-memory traffic (about 16 loads and stores a node) and

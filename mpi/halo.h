@@ -1,6 +1,6 @@
 /* Halo exchange between neighbouring ranks: boxes of double-buffered float
  * arrays go from the rank that owns them into its neighbours' ghost layers.
- * Knows nothing of physics: the caller (src/engine/fdtd.c) says which boxes.
+ * Knows nothing of physics: the caller (src/engine/fdtd_dist.c) says which boxes.
  *
  * One transport per neighbour, chosen at creation:
  *   ipc       same node, GPUs that can reach each other (or the same GPU):

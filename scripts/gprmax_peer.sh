@@ -37,23 +37,11 @@
 # $OUT/peer_logs.tar.gz (every run's log, the receivers' .h5 files of both codes).
 selftest=0
 [ "${1:-}" = --selftest ] && selftest=1
-if [ $selftest = 1 ]; then
-  set -uo pipefail
-  here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-  out=${OUT:-$here/gpu-out}
-  mkdir -p "$out"
-  cd "$here" || exit 1
-else
-  # shellcheck source=gpu_prologue.sh
-  source "$(dirname "${BASH_SOURCE[0]}")/gpu_prologue.sh"
-fi
-t_start=$(date +%s)
+# shellcheck source=peer_common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/peer_common.sh"
+peer_start $selftest
 W=${GS_PEER_WORK:-/tmp/gs_peer}
-py=""
-for p in ${GS_PYTHON:-} python3 /usr/bin/python3; do
-  if "$p" -c "import h5py, numpy" > /dev/null 2>&1; then py=$p; break; fi
-done
-[ -n "$py" ] || echo "gprmax_peer: no python3 with numpy and h5py (set GS_PYTHON): no receivers compared"
+peer_python gprmax_peer
 bundle=${GS_PEER_BUNDLE:-.carry/gprmax-gpu}
 gpu=${GS_PEER_GPU:-0}
 dx=${GS_PEER_DX:-0.002}
@@ -63,8 +51,6 @@ scenes=${GS_PEER_SCENES-gpr_debye gpr_lorentz gpr_drude gpr_magnetic}
 rm -rf "$W/models" "$W/gs" "$W/gx" "$W/logs"
 mkdir -p "$W/models" "$W/gs" "$W/gx" "$W/logs"
 exec > >(tee "$out/peer.txt") 2>&1
-elapsed() { echo $(($(date +%s) - t_start)); }
-log() { echo "== [$(elapsed) s] $*"; }
 
 # ---- the models: $W/models/NAME.in, in the order they run
 models=()
@@ -88,40 +74,15 @@ if [ $selftest = 1 ]; then
   done
 else
   for s in $scenes; do
-    sed "s/^#dx_dy_dz:.*/#dx_dy_dz: $dx $dx $dx/" "inputs/bench/$s.in" > "$W/models/$s.in" || exit 1
+    peer_scene "inputs/bench/$s.in" "$W/models/$s.in" "$dx" || exit 1
     models+=("$s")
   done
   for n in $cubes; do cube_model "$n"; done
 fi
 log "models: ${models[*]} (our scenes with cells of $dx m)"
 
-# ---- builds: gpustencil for sm_90 and gprMax's bundle, side by side
-gx() { # the bundle's driver, its results and logs under $W (not in $OUT: few files come back; the runs: below)
-  env -u OUT GX_OUTDIR="$W/gx" GX_GPU="$gpu" bash "$bundle/run.sh" --gpu "$gpu" "$@"
-}
-if [ $selftest = 1 ]; then
-  bin=${GS_BIN:-build/gpustencil}
-  backend=(--backend cpu)
-  [ -x "$bin" ] || { echo "selftest: no $bin (cmake --build build --target gpustencil)"; exit 1; }
-else
-  bin=build-gpu/gpustencil
-  backend=()
-  nvidia-smi -L
-  [ -f "$bundle/run.sh" ] || { echo "no gprMax bundle at $bundle (copy ../shared/peers/gprmax-gpu there, carried)"; exit 1; }
-  # One after the other: the bundle's pycuda build failed (a compile error) beside ours on 16 cores.
-  log "build: gprMax 4 + pycuda (the bundle), then gpustencil (sm_90)"
-  if ! gx --build-only > "$W/logs/gx_build.log" 2>&1; then
-    tail -30 "$W/logs/gx_build.log"
-    cp /tmp/gx_work/logs/*.log "$out/" 2> /dev/null
-    echo "gprMax bundle build failed"
-    exit 1
-  fi
-  log "gprMax bundle built"
-  (cmake -S . -B build-gpu -DCMAKE_CUDA_ARCHITECTURES=90 > "$W/logs/cmake.log" 2>&1 &&
-    cmake --build build-gpu -j "$(nproc)" --target gpustencil > "$W/logs/build.log" 2>&1) ||
-    { grep -E "error" "$W/logs/build.log" "$W/logs/cmake.log" | head; echo "gpustencil build failed"; exit 1; }
-  log "gpustencil built"
-fi
+# ---- builds: gprMax's bundle, then gpustencil for sm_90 (peer_common.sh)
+peer_build $selftest
 
 # ---- ours: fdtd MODEL.in (the receivers' .h5, "N steps in T s"), then bench fdtd MODEL.in
 for m in "${models[@]}"; do
@@ -151,8 +112,7 @@ else
   log "gprMax: ${models[*]} (GX_BUDGET_S=$((left - 40)), stopped after $left s)"
   paths=()
   for m in "${models[@]}"; do paths+=("$W/models/$m.in"); done
-  timeout -k 5 "$left" env -u OUT GX_OUTDIR="$W/gx" GX_GPU="$gpu" GX_BUDGET_S=$((left - 40)) \
-    bash "$bundle/run.sh" --gpu "$gpu" "${paths[@]}" > "$W/logs/gx_runs.log" 2>&1
+  GX_BUDGET_S=$((left - 40)) gx_within "$left" "${paths[@]}" > "$W/logs/gx_runs.log" 2>&1
   grep -a -E "^RESULT|solve time|^  grid" "$W/logs/gx_runs.log" | sed 's/^/  /'
 fi
 
@@ -164,12 +124,9 @@ gx_seconds() { # gprMax's solve seconds of model $1 from the driver's RESULT blo
   echo "${v:--}"
 }
 agreement() { # the worst component's dB of our receivers against gprMax's, or - with the reason in the log
-  local ours="$W/gs/$1/$1.h5" ref
+  local ref
   ref=$(find "$W/gx" -path "$W/gx/$1_gpu*/$1.h5" | head -1) # the driver's run folder (GPU as it names it)
-  if [ ! -f "$ours" ] || [ -z "$ref" ]; then echo "-"; return; fi
-  "$py" scripts/gprmax/cmp.py --limit 0 --name "$1" "$ours" "$ref" > "$W/logs/cmp_$1.log" 2>&1
-  sed -n "s/^$1: worst \(-*[0-9.inf]*\) dB (\(.*\))\$/\1 \2/p" "$W/logs/cmp_$1.log" | tr ' ' '_' | sed 's/_/ /' |
-    sed 's/^-inf .*/identical/' | head -1
+  peer_agreement "$1" "$W/gs/$1/$1.h5" "$ref" "$W/logs/cmp_$1.log"
 }
 csv="$out/peer.csv"
 incomplete=0
@@ -197,7 +154,6 @@ for m in "${models[@]}"; do
 done
 echo "(ratio: gprMax's solver seconds over ours; agree dB: 20 log10 max|ours - gprMax| / the component's peak,"
 echo " the worst receiver component; Mcells/s, B/cell, of floor: bench fdtd MODEL.in, a second run of ours)"
-find "$W/logs" "$W/gs" "$W/gx" /tmp/gx_work/logs -maxdepth 2 \( -name '*.log' -o -name '*.h5' -o -name '*.csv' \) \
-  -size -20M 2>/dev/null | tar -czf "$out/peer_logs.tar.gz" -T - 2>/dev/null
+peer_pack "$out/peer_logs.tar.gz"
 log "done; $out/peer.txt, $out/peer.csv, $out/peer_logs.tar.gz"
 [ "$incomplete" = 0 ] || { echo "gprmax_peer: some models lack a time of either code (or agree worse than -60 dB in --selftest)"; exit 1; }

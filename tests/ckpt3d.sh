@@ -3,8 +3,8 @@
 # (once, twice, in its own folder or from another) gives the checksum line, receivers.csv and
 # MODEL.h5 of an unbroken run, byte for byte (small_3d: soil, a sphere, a PEC cylinder, six CPML
 # faces, two receivers; a magnetic scene with uneven CPML and two runs; a small scene with Debye
-# poles, a transmission line, voltage sources and a magnetic dipole). Refused with exit 2
-# and one line naming the file: a 3D checkpoint given to a 2D scene and the reverse, another scene,
+# poles, a transmission line, voltage sources and a magnetic dipole; a second-order MRIPML).
+# Refused with exit 2 and one line naming the file: a 3D checkpoint given to a 2D scene and the reverse, another scene,
 # another iteration count, about 12 header bytes flipped (the CRC covers all),, a section's name or length changed with
 # the header CRC made to hold, a data byte flipped, a truncated file, a missing one. A completed
 # run leaves no checkpoint; temporaries a killed run left are removed.
@@ -68,6 +68,12 @@ run "$w/state.in" -o "$w/state-full" > "$w/state-full.log" 2>&1 || f "state unbr
 run "$w/state.in" -o "$w/state" --stop-after 123 > /dev/null 2>&1
 run "$w/state.in" -o "$w/state" --restart "$w/state" > "$w/state.log" 2>&1 || f "state restart: $(tail -2 "$w/state.log")"
 same "$w/state-full" "$w/state" "poles and sources: stop 123, restart" receivers.csv state.h5
+# A second-order MRIPML (two CFS terms: each psi array holds both terms' Phi): stopped, restarted, the same.
+mr2=$src/tests/data/gprmax/mripml2_3d/mripml2_3d.in
+run "$mr2" -o "$w/mr2-full" > "$w/mr2-full.log" 2>&1 || f "MRIPML2 unbroken: $(tail -2 "$w/mr2-full.log")"
+run "$mr2" -o "$w/mr2" --stop-after 201 > /dev/null 2>&1
+run "$mr2" -o "$w/mr2" --restart "$w/mr2" > "$w/mr2.log" 2>&1 || f "MRIPML2 restart: $(tail -2 "$w/mr2.log")"
+same "$w/mr2-full" "$w/mr2" "MRIPML, two CFS terms: stop 201, restart" receivers.csv mripml2_3d.h5
 # The most state a checkpoint takes: the same scene with 20 transmission lines (the cap), so
 # that fields, six CPML slabs, receivers, poles and 20 lines fill 134 sections.
 cp "$w/state.in" "$w/lines20.in"

@@ -153,6 +153,15 @@ scene3 cfs.in "#pml_cfs: constant forward -1 0 constant forward 1 1 quadratic fo
   "cfs.in:8: #pml_cfs: the minimum and maximum scaling values must be >= 0 \\('-1 0'\\)"
 scene3 cfs2.in "#pml_cfs: constant forward 0 0 constant forward 1 1 quadratic forward 0 -2\n" \
   "cfs2.in:8: #pml_cfs: the minimum and maximum scaling values must be >= 0"
+# A third #pml_cfs (gprMax takes two: a second-order PML), an unknown scaling or formulation, a
+# kappa minimum sum below 1 (two terms may each be below 1).
+cfs='#pml_cfs: constant forward 0 0 constant forward 1 1 quadratic forward 0 None\n'
+scene3 cfs3.in "$cfs$cfs$cfs" "cfs3.in:10: #pml_cfs: given 3 times; gprMax takes at most 2"
+scene3 cfs4.in "#pml_cfs: constant forward 0 0 constant forward 1 1 nonic forward 0 None\n" \
+  "cfs4.in:8: #pml_cfs: unknown scaling 'nonic'"
+scene3 cfs5.in "#pml_formulation: RIPML\n" "cfs5.in:8: #pml_formulation: 'RIPML' is not HORIPML or MRIPML"
+scene3 cfs6.in "${cfs/1 1 quadratic/0.5 1 quadratic}${cfs/1 1 quadratic/0.25 1 quadratic}" \
+  "cfs6.in:9: #pml_cfs: the kappa minimums \\(the #pml_cfs terms'\\) add up to 0.75; it must be at least 1"
 # Values whose update factors overflow float32: a 1e-300 Ohm line would give NaN fields, a source
 # of 1e-44 Ohms all-zero ones, a Debye pole of 1e-300 s and a nearly collisionless Drude pole
 # (omega 1e9, alpha 1e-11: w / q overflows) NaN; a Lorentz pole as extreme.

@@ -147,6 +147,25 @@ grep -q "restarting from the checkpoint" "$w"/fdtd-rest-*.out || f "resubmitted 
 GS_LAUNCHER=mpirun OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
   job scale-mpirun --ntasks-per-node=$ntasks --cpus-per-task=1 "$src/jobs/scale.sbatch" "$w/scans" "$w/scaled2" --divisor 3
 diff -r "$w/scaled" "$w/scaled2" > /dev/null || f "mpirun outputs differ from srun's"
+# A survey over 2 tasks (one run a task; a 2D B-scan): one rank's files, byte for byte; then
+# requeued after its markers of runs 2 and 4 and their files were removed (a job killed midway):
+# the resubmission keeps the other runs' files (same inode and mtime) and ends with the same files.
+"$bin" fdtd --backend cpu "$src/tests/data/gprmax/bscan_tmx/bscan_tmx.in" -n 4 -o "$w/sv1" > "$w/sv1.log" 2>&1 ||
+  f "survey reference: $(tail -2 "$w/sv1.log")"
+if [ "$ntasks" -ge 2 ]; then
+  job survey --nodes=1 --ntasks-per-node=2 --cpus-per-task=1 "$src/jobs/survey.sbatch" \
+    "$src/tests/data/gprmax/bscan_tmx/bscan_tmx.in" -n 4 -o "$w/sv2"
+  grep -q "shared out over 2 groups of 1 rank" "$w"/survey-*.out || f "survey: runs not shared out: $(cat "$w"/survey-*.out)"
+  sv=(bscan.png bscan_tmx1.h5 bscan_tmx2.h5 bscan_tmx3.h5 bscan_tmx4.h5 receivers_run001.csv receivers_run004.csv)
+  for x in "${sv[@]}"; do cmp -s "$w/sv1/$x" "$w/sv2/$x" || f "survey: $x differs from one rank's"; done
+  rm -f "$w/sv2/.survey/run000002.done" "$w/sv2/.survey/run000004.done" "$w/sv2/bscan_tmx2.h5" "$w/sv2/bscan_tmx4.h5"
+  kept=$(stat -c "%i %Y" "$w/sv2/bscan_tmx1.h5" "$w/sv2/bscan_tmx3.h5")
+  job survey-again --nodes=1 --ntasks-per-node=2 --cpus-per-task=1 "$src/jobs/survey.sbatch" \
+    "$src/tests/data/gprmax/bscan_tmx/bscan_tmx.in" -n 4 -o "$w/sv2"
+  grep -q "restarting from the checkpoint in $w/sv2" "$w"/survey-again-*.out || f "survey: the resubmission did not resume"
+  [ "$(stat -c "%i %Y" "$w/sv2/bscan_tmx1.h5" "$w/sv2/bscan_tmx3.h5")" = "$kept" ] || f "survey: finished runs rewritten"
+  for x in "${sv[@]}"; do cmp -s "$w/sv1/$x" "$w/sv2/$x" || f "survey (resumed): $x differs from one rank's"; done
+fi
 # A bad argument fails the job with the program's one-line message.
 out=$(timeout 120 sbatch --wait -J bad -o "$w/bad-%j.out" --ntasks-per-node=1 --cpus-per-task=1 "$src/jobs/scale.sbatch" "$w/scans" "$w/x" --divisor 0 2>&1); rc=$?
 [ $rc != 0 ] && grep -q "divisor" "$w"/bad-*.out || f "bad job: rc $rc, $(cat "$w"/bad-*.out)"

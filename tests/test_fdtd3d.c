@@ -9,7 +9,9 @@
  *                          materials, CPML on all faces (different
  *                          thicknesses, one face 0 in a variant), a source,
  *                          receivers, magnetic materials in a variant, and
- *                          a grid without CPML (the fused kernel's).
+ *                          a grid without CPML (the fused kernel's); the
+ *                          CPML in each of its forms (HORIPML of first and
+ *                          second order, MRIPML of first and second).
  *                          Skips (77) without a GPU. */
 #include <math.h>
 #include <string.h>
@@ -34,12 +36,18 @@ typedef struct model {
   gs_fdtd3_hcoef *hcoef;
   float dbx, dby, dbz, srcm;
   int magnetic, nslab, dir[6], side[6];
+  int form; /* the CPML's (GS_FDTD3_HORIPML1 ..) */
   int64_t t[6], psin[6];
   float *prof[6][8], *psi[2][6][4];
   int nsrc, nrx;
   int64_t steps, slots, *soff, *roff;
   float *sval, *ring;
 } model;
+
+/* Whether CPML form f has two CFS terms (two Phi a place). */
+static int two_terms(int f) {
+  return f == GS_FDTD3_HORIPML2 || f == GS_FDTD3_MRIPML2;
+}
 
 /* Every buffer of m with its size in bytes; returns how many. */
 static int buffers(model *m, void **p[NBUF], size_t sz[NBUF]) {
@@ -55,8 +63,8 @@ static int buffers(model *m, void **p[NBUF], size_t sz[NBUF]) {
   p[n] = (void **)&m->coef, sz[n++] = GS_FDTD3_MAX_MATERIALS * sizeof(gs_fdtd3_coef);
   p[n] = (void **)&m->hcoef, sz[n++] = GS_FDTD3_MAX_MATERIALS * sizeof(gs_fdtd3_hcoef);
   for (int q = 0; q < m->nslab; ++q) {
-    for (int w = 0; w < 8; ++w)
-      p[n] = (void **)&m->prof[q][w], sz[n++] = (size_t)m->t[q] * sizeof(float);
+    for (int w = 0; w < (m->form ? 2 : 8); ++w) /* the other forms: K coefficients a depth, E then H */
+      p[n] = (void **)&m->prof[q][w], sz[n++] = (size_t)m->t[q] * (m->form ? GS_FDTD3_PML_K : 1) * sizeof(float);
     for (int s = 0; s < 2; ++s)
       for (int w = 0; w < 4; ++w)
         p[n] = (void **)&m->psi[s][q][w], sz[n++] = (size_t)m->psin[q] * sizeof(float);
@@ -78,7 +86,7 @@ static void model_alloc(model *m) {
   gs_fdtd3_layout(m->nx, m->ny, m->nz, &m->pitch, &m->plane, &m->count);
   for (int q = 0; q < m->nslab; ++q) {
     int64_t N[3] = {m->nx, m->ny, m->nz}, d = m->dir[q];
-    m->psin[q] = m->t[q] * N[d == 0 ? 1 : 0] * N[d == 2 ? 1 : 2];
+    m->psin[q] = m->t[q] * N[d == 0 ? 1 : 0] * N[d == 2 ? 1 : 2] * (two_terms(m->form) ? 2 : 1);
   }
   int n = buffers(m, p, sz);
   for (int k = 0; k < n; ++k)
@@ -107,6 +115,7 @@ static gs_fdtd3_step_args args_of(const model *m, int s) {
   a.pitch = m->pitch, a.plane = m->plane, a.nx = m->nx, a.ny = m->ny, a.nz = m->nz;
   a.dbx = m->dbx, a.dby = m->dby, a.dbz = m->dbz, a.srcm = m->srcm;
   a.nslab = m->nslab;
+  a.pml_form = m->form;
   for (int q = 0; q < m->nslab; ++q) {
     gs_fdtd3_slab *p = &a.slab[q];
     p->dir = m->dir[q], p->side = m->side[q], p->t = m->t[q];
@@ -114,6 +123,8 @@ static gs_fdtd3_step_args args_of(const model *m, int s) {
     p->d = m->dir[q] == 0 ? 1.0f : m->dir[q] == 1 ? 1 / 1.1f : 1 / 0.9f;      /* cb = src / d (random_materials) */
     p->ra1e = m->prof[q][0], p->rbe = m->prof[q][1], p->ree = m->prof[q][2], p->rfe = m->prof[q][3];
     p->ra1h = m->prof[q][4], p->rbh = m->prof[q][5], p->reh = m->prof[q][6], p->rfh = m->prof[q][7];
+    if (m->form) p->ke = m->prof[q][0], p->kh = m->prof[q][1], p->ra1e = p->ra1h = NULL;
+    p->psi2 = two_terms(m->form) ? m->psin[q] / 2 : 0;
     for (int w = 0; w < 2; ++w) {
       p->psi_e_in[w] = m->psi[s][q][w], p->psi_e_out[w] = m->psi[!s][q][w];
       p->psi_h_in[w] = m->psi[s][q][2 + w], p->psi_h_out[w] = m->psi[!s][q][2 + w];
@@ -174,8 +185,26 @@ static void set_slabs(model *m, const int th[6]) {
     }
 }
 
+/* Plausible RA, RB, RE, RF of the CFS terms of one depth in form f (RA
+ * below 1 in HORIPML, from 1 in MRIPML), as the K coefficients. */
+static void random_coefs(int f, float out[GS_FDTD3_PML_K]) {
+  float r[2][4];
+  for (int c = 0; c < 2; ++c) {
+    const float re = (float)(0.6 + 0.4 * urand());
+    r[c][0] = f >= GS_FDTD3_MRIPML1 ? (float)(1 + 0.5 * urand()) : (float)(1 - 0.2 * urand());
+    r[c][1] = (float)(0.8 + 0.2 * urand());
+    r[c][2] = re;
+    r[c][3] = (1 - re) * (float)(0.5 + urand());
+  }
+  gs_fdtd3_pml_coefs(f, (const float(*)[4])r, out);
+}
+
 static void random_profiles(model *m) {
-  for (int q = 0; q < m->nslab; ++q)
+  for (int q = 0; q < m->nslab && m->form; ++q)
+    for (int64_t d = 0; d < m->t[q]; ++d)
+      for (int h = 0; h < 2; ++h)
+        random_coefs(m->form, m->prof[q][h] + d * GS_FDTD3_PML_K);
+  for (int q = 0; q < m->nslab && !m->form; ++q)
     for (int64_t d = 0; d < m->t[q]; ++d)
       for (int h = 0; h < 2; ++h) {
         float re = (float)(0.6 + 0.4 * urand()); /* RA - 1, RB, RE, RF of a plausible profile */
@@ -311,10 +340,11 @@ static void test_mode(int te) {
 
 /* A model with random materials, CPML slabs th (x0 y0 z0 xmax ymax zmax),
  * a source and three receivers (host memory, fields 0). */
-static void make_model(model *m, int64_t nx, int64_t ny, int64_t nz, const int th[6], int magnetic, int64_t steps) {
+static void make_model(model *m, int64_t nx, int64_t ny, int64_t nz, const int th[6], int magnetic, int form,
+                       int64_t steps) {
   memset(m, 0, sizeof *m);
-  rng_state = 88172645463325252ull ^ (uint64_t)(nx * 1000003 + 7 * magnetic + th[1]);
-  m->nx = nx, m->ny = ny, m->nz = nz, m->magnetic = magnetic;
+  rng_state = 88172645463325252ull ^ (uint64_t)(nx * 1000003 + 7 * magnetic + th[1] + 11 * form);
+  m->nx = nx, m->ny = ny, m->nz = nz, m->magnetic = magnetic, m->form = form;
   set_slabs(m, th);
   m->nsrc = 1, m->nrx = 3, m->steps = steps, m->slots = steps;
   model_alloc(m);
@@ -346,19 +376,29 @@ static int step_split(const gs_fdtd3_step_args *a, const gs_fdtd3_region *r, int
 }
 
 /* The CPU step over the boxes gs_fdtd3_split gives (two halves in k, each
- * split) has the bits of one step over the whole grid. */
+ * split) has the bits of one step over the whole grid, in each CPML form. */
 static void test_split(void) {
   const int th[6] = {4, 3, 5, 6, 2, 3};
-  model a, b;
-  make_model(&a, 40, 36, 30, th, 0, 60);
-  make_model(&b, 40, 36, 30, th, 0, 60);
-  run(&a, 60, gs_fdtd3_step_ref, gs_fdtd3_inject_ref, gs_fdtd3_sample_ref, NULL);
-  run(&b, 60, step_split, gs_fdtd3_inject_ref, gs_fdtd3_sample_ref, NULL);
-  int k = first_difference(&a, &b);
-  CHECKF(k < 0, "split regions: buffer %d differs", k);
-  printf("split regions: %s\n", k < 0 ? "same bits" : "DIFFER");
-  model_free(&a);
-  model_free(&b);
+  for (int f = 0; f < GS_FDTD3_PML_FORMS; ++f) {
+    model a, b;
+    make_model(&a, 40, 36, 30, th, 0, f, 60);
+    make_model(&b, 40, 36, 30, th, 0, f, 60);
+    run(&a, 60, gs_fdtd3_step_ref, gs_fdtd3_inject_ref, gs_fdtd3_sample_ref, NULL);
+    run(&b, 60, step_split, gs_fdtd3_inject_ref, gs_fdtd3_sample_ref, NULL);
+    int k = first_difference(&a, &b);
+    double peak = 0;
+    int finite = 1;
+    for (int c = 0; c < 6; ++c)
+      for (int64_t o = 0; o < a.count; ++o) {
+        finite = finite && isfinite(a.f[0][c][o]);
+        if (fabs(a.f[0][c][o]) > peak) peak = fabs(a.f[0][c][o]);
+      }
+    CHECKF(k < 0, "split regions, CPML form %d: buffer %d differs", f, k);
+    CHECKF(finite && peak > 0, "split regions, CPML form %d: fields not finite or all 0", f);
+    printf("split regions, CPML form %d: %s (peak field %.3g)\n", f, k < 0 ? "same bits" : "DIFFER", peak);
+    model_free(&a);
+    model_free(&b);
+  }
 }
 
 #ifdef GS_HAVE_CUDA
@@ -396,11 +436,11 @@ static void from_device(model *d, model *back) {
 }
 
 /* CPU and GPU after steps steps of one model: every buffer bit-identical. */
-static void cpu_vs_gpu(const char *name, int64_t nx, int64_t ny, int64_t nz, const int th[6], int magnetic,
+static void cpu_vs_gpu(const char *name, int64_t nx, int64_t ny, int64_t nz, const int th[6], int magnetic, int form,
                        int64_t steps) {
   model h, g, d;
-  make_model(&h, nx, ny, nz, th, magnetic, steps);
-  make_model(&g, nx, ny, nz, th, magnetic, steps);
+  make_model(&h, nx, ny, nz, th, magnetic, form, steps);
+  make_model(&g, nx, ny, nz, th, magnetic, form, steps);
   to_device(&g, &d);
   run(&h, steps, gs_fdtd3_step_ref, gs_fdtd3_inject_ref, gs_fdtd3_sample_ref, NULL);
   cudaStream_t s;
@@ -433,13 +473,18 @@ static int gpu_tests(void) {
     return GS_TEST_SKIP;
   }
   const int all[6] = {4, 3, 5, 6, 2, 3}, open_y0[6] = {4, 0, 5, 6, 2, 3}, none[6] = {0};
-  cpu_vs_gpu("cpml", 40, 36, 30, all, 0, 200);
-  cpu_vs_gpu("cpml+magnetic", 40, 36, 30, open_y0, 1, 200);
-  cpu_vs_gpu("no cpml", 70, 20, 40, none, 0, 200);
-  cpu_vs_gpu("cpml, wide", 100, 23, 21, all, 0, 120);
+  cpu_vs_gpu("cpml", 40, 36, 30, all, 0, 0, 200);
+  cpu_vs_gpu("cpml+magnetic", 40, 36, 30, open_y0, 1, 0, 200);
+  cpu_vs_gpu("no cpml", 70, 20, 40, none, 0, 0, 200);
+  cpu_vs_gpu("cpml, wide", 100, 23, 21, all, 0, 0, 120);
   /* Rows exactly one pitch long (the staged kernel's last column past the row) and deep in k. */
-  cpu_vs_gpu("no cpml, 63 wide", 63, 17, 70, none, 0, 80);
-  cpu_vs_gpu("cpml, 31 wide", 31, 40, 19, all, 0, 80);
+  cpu_vs_gpu("no cpml, 63 wide", 63, 17, 70, none, 0, 0, 80);
+  cpu_vs_gpu("cpml, 31 wide", 31, 40, 19, all, 0, 0, 80);
+  /* gprMax's other CPML forms (#pml_formulation, two #pml_cfs) */
+  cpu_vs_gpu("cpml HORIPML2", 40, 36, 30, all, 0, GS_FDTD3_HORIPML2, 200);
+  cpu_vs_gpu("cpml MRIPML1", 40, 36, 30, all, 0, GS_FDTD3_MRIPML1, 200);
+  cpu_vs_gpu("cpml MRIPML2", 40, 36, 30, all, 0, GS_FDTD3_MRIPML2, 200);
+  cpu_vs_gpu("cpml MRIPML2+magnetic", 40, 36, 30, open_y0, 1, GS_FDTD3_MRIPML2, 200);
   return gs_test_done("test_fdtd3d gpu");
 }
 #endif

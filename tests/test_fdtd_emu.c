@@ -3,7 +3,7 @@
  * emulated): a run through gs_fdtd_sim_advance in uneven pieces against
  * the CPU backend's single steps, bit for bit (fields, CPML auxiliaries,
  * receivers), with
- *   - the grid on chip (kernels/fdtd_run.cu, fdtd_run_cols.cu) in the form
+ *   - the grid on chip (kernels/fdtd_run_tiles.cu, fdtd_run_cols.cu) in the form
  *     GS_FDTD_RUN_FORM asks for (tiles, ez, regs; GS_EXPECT_FORM: the form
  *     that must run), or
  *   - with --fuse T, passes of T steps fused (kernels/fdtd_fuse.cu).

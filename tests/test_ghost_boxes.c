@@ -1,5 +1,5 @@
 /* The ghost boxes of a split run, through the public API on the CPU backend
- * (the box computation itself, ghost_boxes() in src/engine/fdtd.c, is static).
+ * (the box computation itself, ghost_boxes() in src/engine/fdtd_dist.c, is static).
  * Run under mpiexec with 4 ranks (fewer: the larger splits are left out):
  *  - every split of 2, 3 and 4 ranks (2x1 1x2 3x1 1x3 4x1 1x4 2x2), halo
  *    depths 1..5 and 8, with and without overlap, on a scene with CPML and

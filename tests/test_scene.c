@@ -142,7 +142,8 @@ static void good_defaults_and_seconds(void) {
   CHECK(s.nx == 50 && s.ny == 40 && s.stability == 0.5 && s.messages == 1 && s.title[0] == '\0');
   CHECK(fabs(s.dt - 0.5 * 0.002 / (299792458.0 * sqrt(2.0))) < 1e-24);
   CHECK(s.iterations == (int64_t)ceil(3e-9 / s.dt) + 1);
-  CHECK(s.pml[0] == 10 && s.pml[3] == 10 && s.cfs_sigma.order == 4 && s.cfs_sigma.max == -1);
+  CHECK(s.pml[0] == 10 && s.pml[3] == 10 && s.ncfs == 1 && s.cfs[0].sigma.order == 4 && s.cfs[0].sigma.max == -1);
+  CHECK(s.pml_formulation == GS_PML_HORIPML);
   CHECK(s.nmaterials == 2 && s.nsources == 0 && s.nrx == 0 && s.nobjects == 0 && s.snapshot_every == 0);
   gs_scene_free(&s);
 }
@@ -155,9 +156,28 @@ static void good_pml(void) {
                 &s))
     return;
   CHECK(s.pml[0] == 1 && s.pml[1] == 2 && s.pml[2] == 4 && s.pml[3] == 5);
-  CHECK(s.cfs_alpha.order == 0 && s.cfs_alpha.reverse == 0 && s.cfs_alpha.max == 0);
-  CHECK(s.cfs_kappa.order == 1 && s.cfs_kappa.reverse == 1 && s.cfs_kappa.min == 1 && s.cfs_kappa.max == 2);
-  CHECK(s.cfs_sigma.order == 4 && s.cfs_sigma.max == -1);
+  const gs_cfs *c = &s.cfs[0];
+  CHECK(s.ncfs == 1 && c->alpha.order == 0 && c->alpha.reverse == 0 && c->alpha.max == 0);
+  CHECK(c->kappa.order == 1 && c->kappa.reverse == 1 && c->kappa.min == 1 && c->kappa.max == 2);
+  CHECK(c->sigma.order == 4 && c->sigma.max == -1);
+  gs_scene_free(&s);
+}
+
+/* MRIPML and two #pml_cfs (a second-order PML) in a 3D model; the kappa
+ * minimums may be below 1 each when their sum is not. */
+static void good_pml_mripml2(void) {
+  gs_scene s;
+  if (!accepted("mripml2",
+                "#domain: 0.06 0.06 0.06\n#dx_dy_dz: 0.002 0.002 0.002\n#time_window: 10\n"
+                "#pml_formulation: MRIPML\n"
+                "#pml_cfs: quadratic reverse 0 0.15 quartic forward 0.5 12 septic forward 0 None\n"
+                "#pml_cfs: linear reverse 0.07 0.8 constant forward 0.5 0 octic forward 0 30\n",
+                &s))
+    return;
+  CHECK(s.mode == GS_MODE_3D && s.pml_formulation == GS_PML_MRIPML && s.ncfs == 2);
+  CHECK(s.cfs[0].alpha.order == 2 && s.cfs[0].alpha.reverse == 1 && s.cfs[0].sigma.order == 7);
+  CHECK(s.cfs[1].alpha.order == 1 && s.cfs[1].kappa.min == 0.5 && s.cfs[1].sigma.order == 8);
+  CHECK(s.cfs[1].sigma.max == 30 && s.cfs[0].sigma.max == -1);
   gs_scene_free(&s);
 }
 
@@ -305,6 +325,7 @@ int main(int argc, char **argv) {
   good_full_scene();
   good_defaults_and_seconds();
   good_pml();
+  good_pml_mripml2();
   good_material_map();
   refused_lines_and_files();
   refused_materials_and_waveforms();

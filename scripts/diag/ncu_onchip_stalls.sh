@@ -6,7 +6,7 @@
 # GS_DIAG_DOMAIN: the domain's x and y in metres at 1 mm cells (default "2 1"); GS_DIAG_CUTS: the
 # tiles form's cuts (GS_FDTD_RUN_CUT) to profile; GS_DIAG_PML: the CPML's cells; GS_DIAG_TUNING:
 # -D flags of the build (a CMake list, several separated by ";"); with GS_FDTD_RUN_PROBES there,
-# GS_DIAG_PROBES names the probes of run_kernel to profile (kernels/fdtd_run.cu); GS_DIAG_NCU_ARGS:
+# GS_DIAG_PROBES names the probes of run_kernel to profile (kernels/fdtd_run_tiles.cu); GS_DIAG_NCU_ARGS:
 # more ncu options (e.g. "--set full"; the SASS with its CUDA lines is kept as sass_cuda_*.csv).
 # GPU machine; outputs in $OUT (or ./gpu-out).
 source "$(dirname "${BASH_SOURCE[0]}")/../gpu_prologue.sh"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What a step of the 2D tiles form on chip is made of (kernels/fdtd_run.cu's diagnostic builds),
+# What a step of the 2D tiles form on chip is made of (kernels/fdtd_run_tiles.cu's diagnostic builds),
 # on the GPU machine, on scenes without CPML (1 mm cells, a source in the middle). Parts
 # (GS_PROBE_PARTS, default all):
 #   clock      a build with -DGS_FDTD_RUN_CLOCK (build-clock): each tile's cycles a step in its

@@ -3,7 +3,7 @@
 # -D flag, or several separated by ";", given to GPUSTENCIL_SCALE_TUNING) built in a folder of its
 # own with its bit test (test_fdtd_gpu: GPU against CPU on SCENE), then bench fdtd on each grid of
 # GRIDS for STEPS steps. Knobs: GS_FDTD_FUSE_MINB and GS_FDTD_FUSE_MINB_EDGE (kernels/fdtd_fuse.cu,
-# blocks per SM of the fused passes), GS_FDTD_RUN_PER_SM (kernels/fdtd_run.cu, blocks per SM of
+# blocks per SM of the fused passes), GS_FDTD_RUN_PER_SM (kernels/fdtd_run_tiles.cuh, blocks per SM of
 # the grid on chip).
 # usage: VARIANTS="GS_FDTD_FUSE_MINB=2 GS_FDTD_FUSE_MINB=3" scripts/diag/tuning_variants.sh
 #        VARIANTS="GS_FDTD_RUN_PER_SM=1 GS_FDTD_RUN_PER_SM=2" SCENE=onchip/onchip \

@@ -132,9 +132,10 @@ static gs_status init_materials(gs_fdtd3_sim *m, const gs_geometry3 *g, char *er
   return GS_OK;
 }
 
-/* gprMax's sigma_max: from the first slab it builds (x0, y0, z0, xmax, ymax,
- * zmax), er and mr averaged over one plane of its cells, shared by all. */
-static double sigma_max(const gs_scene *sc, const gs_geometry3 *g) {
+/* gprMax's sigma_max of CFS term cfs: from the first slab it builds (x0,
+ * y0, z0, xmax, ymax, zmax), er and mr averaged over one plane of its
+ * cells, shared by all; each term with its own sigma order. */
+static double sigma_max(const gs_scene *sc, const gs_geometry3 *g, const gs_cfs *cfs) {
   const int64_t n[3] = {sc->nx, sc->ny, sc->nz};
   const double d[3] = {sc->dx, sc->dy, sc->dz};
   for (int s = 0; s < 6; ++s) {
@@ -152,39 +153,76 @@ static double sigma_max(const gs_scene *sc, const gs_geometry3 *g) {
       }
     er /= (double)(n[a] * n[b]);
     mr /= (double)(n[a] * n[b]);
-    return 0.8 * (sc->cfs_sigma.order + 1) / (sqrt(GS_MU0 / GS_EPS0) * d[dir] * sqrt(er * mr));
+    return 0.8 * (cfs->sigma.order + 1) / (sqrt(GS_MU0 / GS_EPS0) * d[dir] * sqrt(er * mr));
   }
   return 0;
 }
 
-/* One slab's eight profiles to the device: RA - 1, RB, RE, RF of E at depth
- * q / t, then the same of H at (q + 1/2) / t (gprMax's HORIPML form). */
-static float *slab_profiles(gs_fdtd3_sim *m, int64_t t, double smax) {
+/* The kernels' CPML form of scene sc (fdtd3d_kernels.h). */
+static int pml_form(const gs_scene *sc) {
+  if (sc->pml_formulation == GS_PML_MRIPML) return sc->ncfs > 1 ? GS_FDTD3_MRIPML2 : GS_FDTD3_MRIPML1;
+  return sc->ncfs > 1 ? GS_FDTD3_HORIPML2 : GS_FDTD3_HORIPML1;
+}
+
+/* gprMax's float32 RA, RB, RE, RF of each CFS term at depth q of a slab t
+ * cells thick, for E (half 0) or H (half 1); smax: each term's sigma max. */
+static void depth_coefs(const gs_scene *sc, const double *smax, int64_t q, int half, int64_t t, float r[2][4]) {
+  for (int c = 0; c < sc->ncfs; ++c) {
+    const gs_cfs *cfs = &sc->cfs[c];
+    double sigma = gs_fdtd_cfs_value(&cfs->sigma, q, half, t, smax[c]);
+    double kappa = gs_fdtd_cfs_value(&cfs->kappa, q, half, t, cfs->kappa.max);
+    double alpha = gs_fdtd_cfs_value(&cfs->alpha, q, half, t, cfs->alpha.max);
+    gs_fdtd_pml_r(sc, cfs, sc->pml_formulation == GS_PML_MRIPML, sigma, kappa, alpha, r[c]);
+  }
+}
+
+/* One slab's profiles to the device. First-order HORIPML: RA - 1, RB, RE,
+ * RF of E at depth q / t, then the same of H at (q + 1/2) / t (gprMax's
+ * form); the other forms: the K coefficients of each E depth, then of each
+ * H depth (gs_fdtd3_pml_coefs). *floats: how many. */
+static float *slab_profiles(gs_fdtd3_sim *m, int64_t t, const double *smax, size_t *floats) {
   const gs_scene *sc = m->sc;
-  float *h = gs_xmalloc(sizeof(float) * 8 * (size_t)t);
+  const int form = pml_form(sc);
+  const size_t per = form == GS_FDTD3_HORIPML1 ? 4 : GS_FDTD3_PML_K; /* floats a depth */
+  *floats = 2 * per * (size_t)t;
+  float *h = gs_xmalloc(sizeof(float) * *floats);
   for (int half = 0; half < 2; ++half)
     for (int64_t q = 0; q < t; ++q) {
-      double depth = ((double)q + 0.5 * half) / (double)t;
-      double sigma = gs_fdtd_cfs_profile(&sc->cfs_sigma, depth, smax);
-      double kappa = gs_fdtd_cfs_profile(&sc->cfs_kappa, depth, sc->cfs_kappa.max);
-      double alpha = gs_fdtd_cfs_profile(&sc->cfs_alpha, depth, sc->cfs_alpha.max);
-      float r[4], *base = h + (size_t)half * 4 * (size_t)t;
-      gs_fdtd_horipml_r(sc, sigma, kappa, alpha, r);
-      base[q] = r[0] - 1.0f; /* gprMax's RA01, float32 */
+      float r[2][4] = {{0}}, *base = h + (size_t)half * per * (size_t)t;
+      depth_coefs(sc, smax, q, half, t, r);
+      if (form != GS_FDTD3_HORIPML1) {
+        gs_fdtd3_pml_coefs(form, (const float(*)[4])r, base + (size_t)q * per);
+        continue;
+      }
+      base[q] = r[0][0] - 1.0f; /* gprMax's RA01, float32 */
       for (int c = 1; c < 4; ++c)
-        base[c * t + q] = r[c];
+        base[c * t + q] = r[0][c];
     }
-  float *dev = m->b->dev_alloc(sizeof(float) * 8 * (size_t)t);
-  m->b->copy_h2d(dev, h, sizeof(float) * 8 * (size_t)t, m->s);
+  float *dev = m->b->dev_alloc(sizeof(float) * *floats);
+  m->b->copy_h2d(dev, h, sizeof(float) * *floats, m->s);
   m->b->stream_sync(m->s);
   free(h);
   return dev;
 }
 
+/* A slab's profile pointers into prof (slab_profiles' layout). */
+static void slab_pointers(gs_fdtd3_slab *p, float *prof, int form) {
+  const int64_t t = p->t;
+  if (form != GS_FDTD3_HORIPML1) {
+    p->ke = prof, p->kh = prof + GS_FDTD3_PML_K * t;
+    return;
+  }
+  p->ra1e = prof, p->rbe = prof + t, p->ree = prof + 2 * t, p->rfe = prof + 3 * t;
+  p->ra1h = prof + 4 * t, p->rbh = prof + 5 * t, p->reh = prof + 6 * t, p->rfh = prof + 7 * t;
+}
+
 static void init_cpml(gs_fdtd3_sim *m, const gs_geometry3 *g) {
   const gs_scene *sc = m->sc;
   const int64_t n[3] = {sc->nx, sc->ny, sc->nz};
-  double smax = sc->cfs_sigma.max >= 0 ? sc->cfs_sigma.max : sigma_max(sc, g);
+  double smax[GS_SCENE_MAX_CFS]; /* gprMax computes it where none is given (None) and where it is 0 */
+  for (int c = 0; c < sc->ncfs; ++c)
+    smax[c] = sc->cfs[c].sigma.max > 0 ? sc->cfs[c].sigma.max : sigma_max(sc, g, &sc->cfs[c]);
+  m->pml_form = pml_form(sc);
   for (int s = 0; s < 6; ++s) {
     int dir = s % 3;
     int64_t t = sc->pml6[s];
@@ -195,17 +233,18 @@ static void init_cpml(gs_fdtd3_sim *m, const gs_geometry3 *g) {
     p->sa = (m->org[a] + m->len[a] < n[a] ? m->org[a] + m->len[a] : n[a]) - m->org[a];
     p->sb = (m->org[b] + m->len[b] < n[b] ? m->org[b] + m->len[b] : n[b]) - m->org[b];
     m->psi_bias[m->nslab] = (m->org[b] * p->sa + m->org[a]) * (dir == 0 ? t : 1);
-    size_t cells = (size_t)t * (size_t)p->sa * (size_t)p->sb;
+    size_t cells = (size_t)t * (size_t)p->sa * (size_t)p->sb, floats;
     p->dir = dir;
     p->side = s >= 3;
     p->t = t;
-    float *prof = m->prof[m->nslab] = slab_profiles(m, t, smax);
+    p->psi2 = sc->ncfs > 1 ? (int64_t)cells : 0; /* the second CFS term's Phi follow the first's */
+    float *prof = m->prof[m->nslab] = slab_profiles(m, t, smax, &floats);
     p->d = (float)(dir == 0 ? sc->dx : dir == 1 ? sc->dy : sc->dz);
-    p->ra1e = prof, p->rbe = prof + t, p->ree = prof + 2 * t, p->rfe = prof + 3 * t;
-    p->ra1h = prof + 4 * t, p->rbh = prof + 5 * t, p->reh = prof + 6 * t, p->rfh = prof + 7 * t;
+    slab_pointers(p, prof, m->pml_form);
+    m->psi_floats[m->nslab] = cells * (size_t)sc->ncfs;
     for (int set = 0; set < 2; ++set)
       for (int slot = 0; slot < 4; ++slot)
-        m->psi[m->nslab][set][slot] = device_zeros(m->b, sizeof(float) * cells, m->s);
+        m->psi[m->nslab][set][slot] = device_zeros(m->b, sizeof(float) * m->psi_floats[m->nslab], m->s);
     m->nslab++;
   }
 }
@@ -395,6 +434,7 @@ static gs_fdtd3_step_args step_args(gs_fdtd3_sim *m, int in) {
       .hmz = hm[2],
       .hcoef = m->hcoef,
       .nslab = m->nslab,
+      .pml_form = m->pml_form,
       .held = {m->org[0], m->org[0] + m->len[0], m->org[1], m->org[1] + m->len[1], m->org[2], m->org[2] + m->len[2]}};
   gs_fdtd3_disp_poles(m, &a);
   for (int s = 0; s < m->nslab; ++s) {
@@ -540,9 +580,8 @@ int gs_fdtd3_sim_state(gs_fdtd3_sim *m, gs_fdtd3_state *out) {
     snprintf(out[c].name, sizeof out[c].name, "field.%s", field[c]);
   for (int s = 0; s < m->nslab; ++s) {
     const gs_fdtd3_slab *p = &m->slab[s];
-    size_t cells = (size_t)p->t * (size_t)p->sa * (size_t)p->sb;
     for (int slot = 0; slot < 4; ++slot) {
-      out[n] = (gs_fdtd3_state){.dev = m->psi[s][m->cur][slot], .bytes = sizeof(float) * cells};
+      out[n] = (gs_fdtd3_state){.dev = m->psi[s][m->cur][slot], .bytes = sizeof(float) * m->psi_floats[s]};
       snprintf(out[n++].name, sizeof out[0].name, "cpml.%c%s.%s%d", "xyz"[p->dir], p -> side ? "max" : "min",
                slot < 2 ? "e" : "h", slot % 2);
     }
@@ -588,8 +627,8 @@ void gs_fdtd3_memory_need(const gs_scene *sc, double *device, double *host) {
     magnetic |= sc->materials[k].mr != 1 || sc->materials[k].sm != 0;
   double nodes = (double)count, pml = 0, steps = (double)sc->iterations;
   const double n[3] = {(double)sc->nx, (double)sc->ny, (double)sc->nz};
-  for (int s = 0; s < 6; ++s) /* four auxiliaries of t x n_a x n_b, two sets */
-    pml += 32.0 * sc->pml6[s] * n[(s % 3 + 1) % 3] * n[(s % 3 + 2) % 3];
+  for (int s = 0; s < 6; ++s) /* four auxiliaries of t x n_a x n_b per CFS term, two sets */
+    pml += 32.0 * sc->ncfs * sc->pml6[s] * n[(s % 3 + 1) % 3] * n[(s % 3 + 2) % 3];
   /* fields (two sets of six), E (and H) materials, CPML, source values, the receivers' ring */
   *device = 48.0 * nodes + (magnetic ? 6.0 : 3.0) * nodes + pml + 8.0 * steps * sc->nsources +
             24.0 * GS_RX3_CHUNK * sc->nrx + 16.0 * steps * sc->nsrc3 + /* the other sources' values, a line's series */

@@ -32,9 +32,11 @@ typedef struct gs_fdtd3_sim {
   uint8_t *mat_host[3]; /* host copies while the sources are set up (srce), then NULL */
   int nslab;
   gs_fdtd3_slab slab[6];
-  float *prof[6];      /* device: be ae ke bh ah kh of each slab */
-  float *psi[6][2][4]; /* device: [slab][set][E slot 0, E slot 1, H slot 0, H slot 1] */
-  int64_t psi_bias[6]; /* a part's slab pieces: the bias of their psi (as the fields', fdtd3d.h), 0 on one rank */
+  int pml_form;         /* the kernels' CPML form (GS_FDTD3_HORIPML1 ..) */
+  float *prof[6];       /* device: each slab's coefficient profiles (fdtd3d.c, slab_profiles) */
+  float *psi[6][2][4];  /* device: [slab][set][E slot 0, E slot 1, H slot 0, H slot 1] */
+  size_t psi_floats[6]; /* floats in each of a slab's psi arrays (t n_a n_b a CFS term) */
+  int64_t psi_bias[6];  /* a part's slab pieces: the bias of their psi (as the fields', fdtd3d.h), 0 on one rank */
   int nrx;
   int64_t *rx_off; /* device */
   float *rx_ring;  /* device: GS_RX3_CHUNK steps of [receiver][6] */

@@ -66,23 +66,20 @@ static c64 narrow(c128 z) {
 static c128 mul128(c128 a, c128 b) {
   return (c128){a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
 }
-/* numpy's complex division (Smith's method), in float for complex64. */
-static c64 div64(c64 n, c64 d) {
-  if (fabsf(d.re) >= fabsf(d.im)) {
-    const float rat = d.im / d.re, scl = 1.0f / (d.re + d.im * rat);
-    return (c64){(n.re + n.im * rat) * scl, (n.im - n.re * rat) * scl};
+/* numpy's complex division n / d (Smith's method) as a function `name` of
+ * complex type `cplx` whose parts are `real`, every step rounded to `real`
+ * (abs: its fabs): one recipe for both widths. */
+#define SMITH_DIVISION(name, cplx, real, abs)                                                                          \
+  static cplx name(cplx n, cplx d) {                                                                                   \
+    if (abs(d.re) >= abs(d.im)) {                                                                                      \
+      const real rat = d.im / d.re, scl = (real)1 / (d.re + d.im * rat);                                               \
+      return (cplx){(n.re + n.im * rat) * scl, (n.im - n.re * rat) * scl};                                             \
+    }                                                                                                                  \
+    const real rat = d.re / d.im, scl = (real)1 / (d.im + d.re * rat);                                                 \
+    return (cplx){(n.re * rat + n.im) * scl, (n.im * rat - n.re) * scl};                                               \
   }
-  const float rat = d.re / d.im, scl = 1.0f / (d.im + d.re * rat);
-  return (c64){(n.re * rat + n.im) * scl, (n.im * rat - n.re) * scl};
-}
-static c128 div128(c128 n, c128 d) {
-  if (fabs(d.re) >= fabs(d.im)) {
-    const double rat = d.im / d.re, scl = 1.0 / (d.re + d.im * rat);
-    return (c128){(n.re + n.im * rat) * scl, (n.im - n.re * rat) * scl};
-  }
-  const double rat = d.re / d.im, scl = 1.0 / (d.im + d.re * rat);
-  return (c128){(n.re * rat + n.im) * scl, (n.im * rat - n.re) * scl};
-}
+SMITH_DIVISION(div64, c64, float, fabsf)   /* complex64: in float */
+SMITH_DIVISION(div128, c128, double, fabs) /* complex128 */
 static c128 exp128(c128 z) {
   double complex r = cexp(CMPLX(z.re, z.im));
   return (c128){creal(r), cimag(r)};

@@ -12,8 +12,9 @@ gs_fdtd3_traffic gs_fdtd3_traffic_model(const gs_fdtd3_traffic_in *in) {
   t.cells = n[0] * n[1] * n[2];
   t.fields = GS_FDTD3_TRAFFIC_FIELDS * t.cells;
   t.materials = (double)(in->e_mat_bytes + in->h_mat_bytes) * t.cells;
+  const double terms = in->pml_terms > 1 ? in->pml_terms : 1;
   for (int s = 0; s < 6; ++s) /* a slab normal to axis s % 3: t x n_a x n_b cells */
-    t.cpml += GS_FDTD3_TRAFFIC_PSI * in->pml6[s] * n[(s % 3 + 1) % 3] * n[(s % 3 + 2) % 3];
+    t.cpml += GS_FDTD3_TRAFFIC_PSI * terms * in->pml6[s] * n[(s % 3 + 1) % 3] * n[(s % 3 + 2) % 3];
   t.poles = in->disp_nodes * (GS_FDTD3_TRAFFIC_POLE_FLOAT * in->disp_floats + in->disp_index_bytes) +
             (in->disp_nodes > 0 ? in->disp_map_bytes * t.cells : 0);
   t.sources = GS_FDTD3_TRAFFIC_DIPOLE * in->ndipoles + GS_FDTD3_TRAFFIC_SOURCE3 * in->nsources3;
@@ -46,6 +47,7 @@ static void pole_layout(const gs_scene *sc, gs_fdtd3_traffic_in *in) {
 gs_fdtd3_traffic_in gs_fdtd3_traffic_scene(const gs_scene *sc) {
   gs_fdtd3_traffic_in in = {.nx = sc->nx, .ny = sc->ny, .nz = sc->nz, .e_mat_bytes = 3};
   memcpy(in.pml6, sc->pml6, sizeof in.pml6);
+  in.pml_terms = sc->ncfs;
   for (int k = 0; k < sc->nmaterials; ++k)
     if (sc->materials[k].mr != 1 || sc->materials[k].sm != 0) in.h_mat_bytes = 3;
   pole_layout(sc, &in);

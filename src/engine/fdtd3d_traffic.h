@@ -11,7 +11,8 @@
  *              scenes only (3 more);
  *   CPML       on the slab cells only (t x n_a x n_b a face, corners counted
  *              in each slab, as the engine stores them): four psi arrays
- *              (E and H, two slots each), read and written: 32 bytes;
+ *              (E and H, two slots each), read and written: 32 bytes, per
+ *              CFS term (two with two #pml_cfs);
  *   poles      on the dispersive E nodes only (Ex, Ey, Ez counted apart, in
  *              gprMax's update range): the pole state read and written (8
  *              bytes a float) and the bytes that locate it; plus a map over
@@ -41,6 +42,7 @@
 typedef struct gs_fdtd3_traffic_in {
   int64_t nx, ny, nz;      /* cells */
   int pml6[6];             /* CPML cells, x- y- z- x+ y+ z+ */
+  int pml_terms;           /* CFS terms (#pml_cfs): 2 doubles the psi; 0 or 1: one */
   int e_mat_bytes;         /* material index bytes per cell, three E components together (3) */
   int h_mat_bytes;         /* the same for H: 3 in magnetic scenes, else 0 (free-space H, no array) */
   double disp_nodes;       /* dispersive E nodes, Ex, Ey, Ez counted apart */

@@ -336,7 +336,7 @@ double gs_geometry_sigma_max(const gs_scene *sc) {
   er /= (double)n;
   mr /= (double)n;
   double d = along_x ? sc->dx : sc->dy;
-  return 0.8 * (sc->cfs_sigma.order + 1) / (sqrt(GS_MU0 / GS_EPS0) * d * sqrt(er * mr));
+  return 0.8 * (sc->cfs[0].sigma.order + 1) / (sqrt(GS_MU0 / GS_EPS0) * d * sqrt(er * mr));
 }
 
 int gs_scene_material_at(const gs_scene *s, int64_t i, int64_t j) {

@@ -115,6 +115,19 @@ static inline int64_t gs_geometry3_node(const gs_geometry3 *g, int64_t i, int64_
   return (i - g->lo[0]) + (g->hi[0] - g->lo[0]) * ((j - g->lo[1]) + (g->hi[1] - g->lo[1]) * (k - g->lo[2]));
 }
 
+/* The axis (0-2) on which two corners' cells a and b differ (differ 1: an
+ * edge) or agree (differ 0: a plate or a face), where exactly one axis does;
+ * -1 otherwise. Shared by the 3D painting and the parser's checks. */
+static inline int gs_corners_single_axis(const int64_t a[3], const int64_t b[3], int differ) {
+  int n = 0, axis = -1;
+  for (int k = 0; k < 3; ++k)
+    if ((a[k] != b[k]) == differ) {
+      ++n;
+      axis = k;
+    }
+  return n == 1 ? axis : -1;
+}
+
 /* Paints the geometry commands onto the part of nodes [lo, hi) (clipped to
  * the model) and finds the part's first visits of compounds (g->visits). A
  * model split over ranks paints each part, merges every part's visits

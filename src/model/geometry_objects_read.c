@@ -12,8 +12,6 @@
 #include "gprmax_out.h"
 #include "scene_internal.h"
 
-#define GROW(arr, n) ((arr) = gs_xrealloc((arr), sizeof *(arr) * (size_t)((n) + 1)))
-
 /* A file named in the input: as given when it exists there, else in the
  * input file's folder (gprMax's rule). */
 static void input_path(const gs_parser *p, const char *name, char *out, size_t n) {
@@ -40,10 +38,10 @@ int gs_cmd_geometry_objects_read(gs_parser *p, const gs_command_call *c) {
   if (p->s->nobjs3 >= 1000000) return gs_perr(p, "#geometry_objects_read: more than 10^6 objects");
   r.obj = p->s->nobjs3;
   r.line = p->line;
-  GROW(p->s->objs3, p->s->nobjs3);
+  GS_SCENE_GROW(p->s->objs3, p->s->nobjs3);
   p->s->objs3[p->s->nobjs3++] =
       (gs_obj3){.type = GS_O3_ARRAY, .v = {(double)r.lo[0], (double)r.lo[1], (double)r.lo[2]}, .line = p->line};
-  GROW(p->s->geo_reads, p->s->ngeo_reads);
+  GS_SCENE_GROW(p->s->geo_reads, p->s->ngeo_reads);
   p->s->geo_reads[p->s->ngeo_reads++] = r;
   return 0;
 }
@@ -122,7 +120,7 @@ static int import_materials(gs_scene *s, const gs_geo_read *r, int *offset, char
     else if (s->nmaterials >= 200)
       bad = snprintf(err, errlen, "%s:%d: more than 200 materials", r->mat, lineno);
     else {
-      GROW(s->materials, s->nmaterials);
+      GS_SCENE_GROW(s->materials, s->nmaterials);
       s->materials[s->nmaterials++] = m;
     }
   }

@@ -186,12 +186,22 @@ enum { GS_MODE_TMZ, GS_MODE_TMX, GS_MODE_TMY, GS_MODE_3D };
 
 /* CFS-CPML parameter profile: value(d) = min + (max - min) * d^order with d
  * the depth into the PML (0 at its inner face, 1 at the wall; reversed:
- * 1 - d). max < 0 for sigma means "computed" (gprMax's default). */
+ * 1 - d); order 0 (constant): max. max < 0 for sigma means "computed"
+ * (gprMax's None; a sigma max of 0 is computed too). */
 typedef struct gs_cfs_param {
   int order;
   int reverse;
   double min, max;
 } gs_cfs_param;
+
+/* One CFS term of the PML (one #pml_cfs): its alpha, kappa and sigma profiles. */
+typedef struct gs_cfs {
+  gs_cfs_param alpha, kappa, sigma;
+} gs_cfs;
+
+/* gprMax's PML formulations (#pml_formulation). */
+enum { GS_PML_HORIPML, GS_PML_MRIPML };
+#define GS_SCENE_MAX_CFS 2 /* gprMax takes at most two #pml_cfs (a second-order PML) */
 
 typedef struct gs_scene {
   char path[1024];
@@ -208,8 +218,10 @@ typedef struct gs_scene {
   int nobjs3;
   int gprmax3_timing; /* sources evaluated at n dt (gprMax 3) instead of (n + 1/2) dt */
   int64_t iterations;
-  int pml[4]; /* cells at x-, y-, x+, y+ */
-  gs_cfs_param cfs_alpha, cfs_kappa, cfs_sigma;
+  int pml[4];                   /* cells at x-, y-, x+, y+ */
+  gs_cfs cfs[GS_SCENE_MAX_CFS]; /* the PML's CFS terms: gprMax's default one, or those of #pml_cfs */
+  int ncfs;                     /* 1 or 2 (2: second order; 3D models only) */
+  int pml_formulation;          /* GS_PML_ (MRIPML: 3D models only) */
   int messages;
   int64_t snapshot_every;               /* 0: none */
   int64_t src_di, src_dj, rx_di, rx_dj; /* cells moved per run */
@@ -319,6 +331,10 @@ int gs_scene_check_outputs(const gs_scene *s, int64_t runs, char *err, size_t er
  * (#command)" in err, or 0. Files are compared by folder (device and inode)
  * and name; a folder that does not exist yet holds no input. */
 int gs_scene_check_inputs(const gs_scene *s, int64_t runs, const char *outdir, char *err, size_t errlen);
+
+/* gprMax's default PML: HORIPML with one CFS term (alpha constant 0, kappa
+ * constant 1, sigma quartic from 0 to its computed maximum). */
+void gs_scene_default_cfs(gs_scene *s);
 
 /* A benchmark scene: nx x ny cells of 1 mm, soil in the lower half, 10-cell
  * CPML, a Ricker source and a receiver near the centre. */

@@ -20,8 +20,6 @@
 #include "log.h"
 #include "scene_internal.h"
 
-#define GROWF(arr, n) ((arr) = gs_xrealloc((arr), sizeof *(arr) * (size_t)((n) + 1)))
-
 enum { MIX_PEPLINSKI, MIX_RANGE, MIX_LIST };
 enum { MOD_ROUGH, MOD_WATER, MOD_GRASS };
 
@@ -95,7 +93,7 @@ static int new_model(gs_parser *p, const gs_command_call *c, int kind, mix_model
 
 static void add_model(gs_parser *p, const mix_model *m) {
   gs_fractal_set *f = set_of(p->s);
-  GROWF(f->models, f->nmodels);
+  GS_SCENE_GROW(f->models, f->nmodels);
   f->models[f->nmodels++] = *m;
 }
 
@@ -144,18 +142,10 @@ int gs_cmd_material_list(gs_parser *p, const gs_command_call *c) {
   return 0;
 }
 
-/* Two corners as gprMax checks an object's bounds: inside the domain, the
- * first not above the second on any axis, not the same point. */
+/* Two corners as gprMax checks an object's bounds (gs_corner_cells; gprMax
+ * words the same point as reversed corners here). */
 static int corners(gs_parser *p, const gs_command_call *c, const double v[6], int64_t lo[3], int64_t hi[3]) {
-  if (gs_point_cells(p, v, lo, 1, c->name) || gs_point_cells(p, v + 3, hi, 1, c->name)) return -1;
-  int equal = 1;
-  for (int k = 0; k < 3; ++k) {
-    if (lo[k] > hi[k])
-      return gs_perr(p, "#%s: the lower coordinates should be less than the upper coordinates", c->name);
-    equal &= lo[k] == hi[k];
-  }
-  if (equal) return gs_perr(p, "#%s: the lower coordinates should be less than the upper coordinates", c->name);
-  return 0;
+  return gs_corner_cells(p, c, v, lo, hi, "the lower coordinates should be less than the upper coordinates");
 }
 
 /* A seed as Python's int() reads it (digits, an optional +), for numpy: 0 .. 2^64 - 1. */
@@ -214,17 +204,15 @@ int gs_cmd_fractal_box(gs_parser *p, const gs_command_call *c) {
   b.obj = s->nobjs3;
   s->objs3[s->nobjs3++] = o;
   gs_fractal_set *f = set_of(s);
-  GROWF(f->boxes, f->nboxes);
+  GS_SCENE_GROW(f->boxes, f->nboxes);
   f->boxes[f->nboxes++] = b;
   return 0;
 }
 
 /* The face two corners describe: exactly one axis with equal cells. */
 static int face_axis(gs_parser *p, const gs_command_call *c, const fr_mod *m) {
-  int axis = -1, n = 0;
-  for (int k = 0; k < 3; ++k)
-    if (m->lo[k] == m->hi[k]) axis = k, ++n;
-  if (n != 1) return gs_perr(p, "#%s: dimensions are not specified correctly", c->name);
+  const int axis = gs_corners_single_axis(m->lo, m->hi, 0);
+  if (axis < 0) return gs_perr(p, "#%s: dimensions are not specified correctly", c->name);
   return axis;
 }
 
@@ -240,7 +228,7 @@ static int new_mod(gs_parser *p, const gs_command_call *c, int kind, fr_mod *m) 
 
 static void add_mod(gs_parser *p, const fr_mod *m) {
   gs_fractal_set *f = set_of(p->s);
-  GROWF(f->mods, f->nmods);
+  GS_SCENE_GROW(f->mods, f->nmods);
   f->mods[f->nmods++] = *m;
 }
 

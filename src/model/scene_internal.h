@@ -1,6 +1,11 @@
-/* What the scene parser's files share (scene.c: the command table, the grid,
- * materials, sources; scene_objects.c: the geometry commands; scene_outputs.c:
- * receivers, snapshots, geometry views). Not for use outside the parser. */
+/* What the scene parser's files share (scene.c: the command table, the
+ * parsing of lines, the checks every command uses, the finished scene;
+ * scene_general.c: the grid, time, materials, waveforms, 2D sources,
+ * receivers, the PML and the settings; scene_objects.c: the geometry
+ * commands; scene_outputs.c: snapshots, geometry views and the output files'
+ * names; scene_sources3d.c, scene_dispersion.c, scene_fractals.c,
+ * geometry_objects_read.c: the commands their names say). Not for use
+ * outside the parser. */
 #ifndef GS_SCENE_INTERNAL_H
 #define GS_SCENE_INTERNAL_H
 
@@ -30,7 +35,9 @@ typedef struct gs_parser {
   double domain[3], tw;
   int tw_is_iterations;
   char base_dir[1024];
-  int has_pml_cfs;
+  int npml_cfs;         /* #pml_cfs commands read */
+  const char *cfs_file; /* where the last one stands (the kappa check) */
+  int cfs_line;
   double d[3];       /* cell size along the file's x, y, z */
   int64_t n[3];      /* cells along the file's x, y, z */
   int pml6[6];       /* #pml_cells: x- y- z- x+ y+ z+ */
@@ -38,6 +45,9 @@ typedef struct gs_parser {
   unsigned once;     /* the single-use commands seen (bits: single_use() in scene.c) */
   double host_bytes; /* the host memory this rank may use; 0: the host's available */
 } gs_parser;
+
+/* Room for one more element at arr[n]: the array grows by one. */
+#define GS_SCENE_GROW(arr, n) ((arr) = gs_xrealloc((arr), sizeof *(arr) * (size_t)((n) + 1)))
 
 typedef struct gs_scene_command gs_scene_command;
 
@@ -68,10 +78,24 @@ int gs_check_source_times(gs_parser *p, const char *cmd, double start, double st
 int gs_parse_args(gs_parser *p, const gs_command_call *c, int first, int count, double *out);
 int gs_copy_name(gs_parser *p, char *dst, size_t size, const char *name, const char *what);
 int gs_find_material(const gs_scene *s, const char *name);
+/* gprMax's conversion of metres to cells of size d: the float64 quotient,
+ * rounded to the nearest whole number with exact halves toward zero. */
+int64_t gs_metres_to_cells(double metres, double d);
+/* Refuses (one line naming #what) metres more than 2^40 cells of d from the
+ * origin, before they are converted to a whole number of cells. */
+int gs_check_cells_in_range(gs_parser *p, double metres, double d, const char *what);
+/* Whether #domain and #dx_dy_dz have both been read (the grid is sized). */
+int gs_have_geometry(const gs_parser *p);
 /* The cell indices (file axes) of a point given in metres, gprMax's rounding;
  * -1 with the reason when a coordinate is out of range or, with inside, outside
  * [0, n] on its axis. */
 int gs_point_cells(gs_parser *p, const double xyz[3], int64_t cell[3], int inside, const char *what);
+/* Two corners v[0..2], v[3..5] of an object's box in file cells, checked as
+ * gprMax checks them: inside [0, n], the first not above the second on any
+ * axis, not the same point (refused as "#name: " then same_point, gprMax's
+ * words for it differ between commands); -1 with the reason. */
+int gs_corner_cells(gs_parser *p, const gs_command_call *c, const double v[6], int64_t lo[3], int64_t hi[3],
+                    const char *same_point);
 /* The trailing dielectric-smoothing flag of an object (y or n; absent: y). */
 int gs_parse_averaging(gs_parser *p, const gs_command_call *c, int at, int *flag);
 void gs_scene_add_object(gs_scene *s, const gs_object *o);
@@ -79,6 +103,31 @@ void gs_scene_add_object(gs_scene *s, const gs_object *o);
  * in the model's plane (its thin-axis index is 0). */
 void gs_frame_of(const gs_scene *s, const int64_t cell[3], int64_t *a, int64_t *b, int64_t *c);
 
+/* scene_general.c: gprMax's general commands. */
+int gs_cmd_title(gs_parser *p, const gs_command_call *c);
+int gs_cmd_messages(gs_parser *p, const gs_command_call *c);
+int gs_cmd_domain(gs_parser *p, const gs_command_call *c);
+int gs_cmd_dx_dy_dz(gs_parser *p, const gs_command_call *c);
+int gs_cmd_time_window(gs_parser *p, const gs_command_call *c);
+int gs_cmd_time_step_stability_factor(gs_parser *p, const gs_command_call *c);
+int gs_cmd_material(gs_parser *p, const gs_command_call *c);
+int gs_cmd_waveform(gs_parser *p, const gs_command_call *c);
+int gs_cmd_hertzian_dipole(gs_parser *p, const gs_command_call *c);
+int gs_cmd_rx(gs_parser *p, const gs_command_call *c);
+int gs_cmd_rx_array(gs_parser *p, const gs_command_call *c);
+int gs_cmd_material_map(gs_parser *p, const gs_command_call *c);
+int gs_cmd_pml_cells(gs_parser *p, const gs_command_call *c);
+int gs_cmd_pml_cfs(gs_parser *p, const gs_command_call *c);
+int gs_cmd_src_steps(gs_parser *p, const gs_command_call *c);
+int gs_cmd_rx_steps(gs_parser *p, const gs_command_call *c);
+int gs_cmd_snapshot_png(gs_parser *p, const gs_command_call *c);
+int gs_cmd_refuse_python(gs_parser *p, const gs_command_call *c);
+int gs_cmd_refuse_include(gs_parser *p, const gs_command_call *c);
+int gs_cmd_pml_formulation(gs_parser *p, const gs_command_call *c);
+int gs_cmd_num_threads(gs_parser *p, const gs_command_call *c);
+int gs_cmd_output_dir(gs_parser *p, const gs_command_call *c);
+int gs_cmd_source_timing(gs_parser *p, const gs_command_call *c);
+/* scene_objects.c: the geometry commands. */
 int gs_cmd_box(gs_parser *p, const gs_command_call *c);
 int gs_cmd_cylinder(gs_parser *p, const gs_command_call *c);
 int gs_cmd_edge(gs_parser *p, const gs_command_call *c);

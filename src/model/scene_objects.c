@@ -72,9 +72,8 @@ static int object_material_and_flag(gs_parser *p, const gs_command_call *c, int 
   return 0;
 }
 
-/* Two corners in file cells, checked as gprMax checks boxes: inside [0, n],
- * the first not above the second on any axis, not the same point. */
-static int corner_cells(gs_parser *p, const gs_command_call *c, const double v[6], int64_t lo[3], int64_t hi[3]) {
+int gs_corner_cells(gs_parser *p, const gs_command_call *c, const double v[6], int64_t lo[3], int64_t hi[3],
+                    const char *same_point) {
   if (gs_point_cells(p, v, lo, 1, c->name) || gs_point_cells(p, v + 3, hi, 1, c->name)) return -1;
   int equal = 1;
   for (int k = 0; k < 3; ++k) {
@@ -82,8 +81,13 @@ static int corner_cells(gs_parser *p, const gs_command_call *c, const double v[6
       return gs_perr(p, "#%s: the lower coordinates should be less than the upper coordinates", c->name);
     equal &= lo[k] == hi[k];
   }
-  if (equal) return gs_perr(p, "#%s: the two points are the same cell", c->name);
+  if (equal) return gs_perr(p, "#%s: %s", c->name, same_point);
   return 0;
+}
+
+/* An object's two corners (gs_corner_cells). */
+static int corner_cells(gs_parser *p, const gs_command_call *c, const double v[6], int64_t lo[3], int64_t hi[3]) {
+  return gs_corner_cells(p, c, v, lo, hi, "the two points are the same cell");
 }
 
 /* Whether cells [lo, hi) along the thin axis hold the model's one layer. */
@@ -142,18 +146,6 @@ int gs_cmd_cylinder(gs_parser *p, const gs_command_call *c) {
   return 0;
 }
 
-/* The axis (0-2) on which exactly the two points differ (edge) or agree
- * (plate), or -1. */
-static int odd_axis(const int64_t lo[3], const int64_t hi[3], int differ) {
-  int n = 0, axis = -1;
-  for (int k = 0; k < 3; ++k)
-    if ((lo[k] != hi[k]) == differ) {
-      ++n;
-      axis = k;
-    }
-  return n == 1 ? axis : -1;
-}
-
 /* #edge: pins the E component along the edge to the material; in 2D only an
  * edge along the thin axis touches the model's field (one node). */
 int gs_cmd_edge(gs_parser *p, const gs_command_call *c) {
@@ -163,7 +155,7 @@ int gs_cmd_edge(gs_parser *p, const gs_command_call *c) {
   gs_object o = {.type = GS_OBJ_EDGE};
   if (gs_parse_args(p, c, 0, 6, v) || corner_cells(p, c, v, lo, hi) || object_material(p, c, c->arg[6], &o.material))
     return -1;
-  int along = odd_axis(lo, hi, 1);
+  int along = gs_corners_single_axis(lo, hi, 1);
   if (along < 0) return gs_perr(p, "#edge: the two points must differ along exactly one axis");
   if (along != p->s->axis[2] || !spans_plane(p->s, lo, hi)) return 0;
   gs_frame_of(p->s, lo, &o.ci0, &o.cj0, &c0);
@@ -184,7 +176,7 @@ int gs_cmd_plate(gs_parser *p, const gs_command_call *c) {
   if (gs_parse_args(p, c, 0, 6, v) || corner_cells(p, c, v, lo, hi)) return -1;
   if (c->nargs > 7) return gs_perr(p, "#plate: anisotropic plates (several materials) are not supported");
   if (object_material(p, c, c->arg[6], &o.material)) return -1;
-  int normal = odd_axis(lo, hi, 0);
+  int normal = gs_corners_single_axis(lo, hi, 0);
   if (normal < 0) return gs_perr(p, "#plate: the two points must agree along exactly one axis");
   if (normal == p->s->axis[2] || !spans_plane(p->s, lo, hi)) return 0;
   gs_frame_of(p->s, lo, &o.ci0, &o.cj0, &c0);

@@ -11,8 +11,6 @@
 
 #include "scene_internal.h"
 
-#define GROW(arr, n) ((arr) = gs_xrealloc((arr), sizeof *(arr) * (size_t)((n) + 1)))
-
 /* gprMax's correction of a 3D snapshot's box (Snapshot.build): while the
  * last sampled node lo + step ceil((hi - lo) / step) passes hi, hi moves up
  * to it when it is in the grid; else the step of any axis longer than the
@@ -106,7 +104,7 @@ int gs_cmd_snapshot(gs_parser *p, const gs_command_call *c) {
   if (output_file(p, c, c->arg[10], ".vtkhdf", q.file, sizeof q.file)) return -1;
   q.line = p->line;
   if (p->s->nsnaps >= 1000) return gs_perr(p, "#snapshot: more than 1000 snapshots");
-  GROW(p->s->snaps, p->s->nsnaps);
+  GS_SCENE_GROW(p->s->snaps, p->s->nsnaps);
   p->s->snaps[p->s->nsnaps++] = q;
   return 0;
 }
@@ -135,7 +133,7 @@ int gs_cmd_geometry_view(gs_parser *p, const gs_command_call *c) {
     return gs_perr(p, "#geometry_view: a fine view of 2^31 points or more (gprMax's int32 connectivity)");
   g.line = p->line;
   if (p->s->nviews >= 100) return gs_perr(p, "#geometry_view: more than 100 views");
-  GROW(p->s->views, p->s->nviews);
+  GS_SCENE_GROW(p->s->views, p->s->nviews);
   p->s->views[p->s->nviews++] = g;
   return 0;
 }
@@ -159,7 +157,7 @@ int gs_cmd_geometry_objects_write(gs_parser *p, const gs_command_call *c) {
   snprintf(w.base, sizeof w.base, "%s", name);
   w.line = p->line;
   if (p->s->ngeo_writes >= 100) return gs_perr(p, "#geometry_objects_write: more than 100 files");
-  GROW(p->s->geo_writes, p->s->ngeo_writes);
+  GS_SCENE_GROW(p->s->geo_writes, p->s->ngeo_writes);
   p->s->geo_writes[p->s->ngeo_writes++] = w;
   return 0;
 }

@@ -337,7 +337,8 @@ static int run_model(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs
     free(hist);
     status = gs_comm_agree(status, x->c->world); /* the next run on every rank, or on none */
   }
-  gs_fdtd3_sim_checksum(&m, sum);
+  /* only the survey's last run's checksum is printed: it reads every field back (200 MB at 8 M cells) */
+  if (x->r == x->o->runs - 1) gs_fdtd3_sim_checksum(&m, sum);
   gs_fdtd3_sim_free(&m);
   gs_ckpt_remove(x->c, x->outdir, -1); /* the run is complete: its checkpoints (and a restart's here) go */
   if (x->o->runs > 1 && x->c->rank == 0 && gs_survey_mark(x->outdir, x->r, NULL, 0) != 0)
@@ -405,23 +406,6 @@ static int skip_finished(const run3 *x) {
   return 1;
 }
 
-/* A group's progress over its share of a survey's runs. */
-typedef struct survey_clock {
-  int64_t mine, done; /* the group's runs still to run when it started (finished ones left out), run since */
-  double t0;          /* when the group started */
-} survey_clock;
-
-/* The line of a finished run of a shared survey: its solve and wall seconds, and the group's
- * progress with the time its other runs will take at the pace so far. */
-static void say_run_done(survey_clock *k, const run3 *x, int64_t group, double solve, double wall) {
-  ++k->done;
-  const double left = (now_s() - k->t0) / (double)k->done * (double)(k->mine - k->done);
-  printf("fdtd: run %lld of %lld done in %.3f s (%.3f s with its set-up); group %lld: %lld of its %lld runs, "
-         "about %.0f s left\n",
-         (long long)x->r + 1, (long long)x->o->runs, solve, wall, (long long)group + 1, (long long)k->done,
-         (long long)k->mine, left);
-}
-
 /* The runs first, first + stride, ... of the survey on the ranks of g (all
  * ranks, stride 1: one run after the other; or a survey's group); a line per
  * finished run when the runs are shared out. Returns a GS_EXIT_* status. */
@@ -446,10 +430,10 @@ static int run_group(const gs_comm *g, const gs_backend *b, const gs_fdtd_opts *
            gs_halo_transport_name(x.rk->transport),
            gs_fdtd3_dist_overlap_possible(sc) ? "behind the interior" : "between the H and E passes");
   int status = GS_EXIT_OK, stopped = 0, resumed = 0;
-  survey_clock clock = {.mine = (o->runs - first + stride - 1) / stride, .t0 = now_s()};
+  gs_survey_clock clock = gs_survey_clock_start(first, stride, o->runs);
   for (x.r = first; x.r < o->runs && status == GS_EXIT_OK && !stopped; x.r += stride) {
     if (skip_finished(&x)) {
-      --clock.mine;
+      gs_survey_clock_skip(&clock);
       continue;
     }
     x.resume = !resumed && o->restart && (o->runs == 1 || gs_survey_checkpoint_in(g, o->restart)) ? o->restart : NULL;
@@ -458,7 +442,7 @@ static int run_group(const gs_comm *g, const gs_backend *b, const gs_fdtd_opts *
     status = run_once(b, &x, t->sum, &t->secs, &stopped);
     t->last = x.r;
     if (stride > 1 && g->rank == 0 && status == GS_EXIT_OK)
-      say_run_done(&clock, &x, first, t->secs - before, now_s() - wall);
+      gs_survey_clock_done(&clock, x.r, o->runs, t->secs - before, now_s() - wall);
     fflush(stdout);
   }
   t->steps = x.steps;
@@ -478,8 +462,11 @@ static int group_size(const gs_comm *c, const gs_backend *b, const gs_fdtd_opts 
                    (long long)o->ranks_per_run, c->size);
     return -1;
   }
-  if (o->runs < 2 || c->size == 1 || o->restart || o->stop_after || o->checkpoint_every || o->spread.decomp)
-    return c->size; /* what asks for the runs one after the other, or for a split */
+  /* what asks for the runs one after the other, or for a split (a restart from a checkpoint
+   * continues its run as it was split; one without, of a survey shared out, skips finished runs) */
+  const int from_checkpoint = o->restart && gs_survey_checkpoint_in(c, o->restart);
+  if (o->runs < 2 || c->size == 1 || from_checkpoint || o->stop_after || o->checkpoint_every || o->spread.decomp)
+    return c->size;
   char why[1024];
   return gs_comm_agree(short_of_memory(c, b, sc, NULL, why, sizeof why), c->world) ? c->size : 1;
 }
@@ -493,9 +480,10 @@ static void report(const gs_comm *c, const gs_fdtd_opts *o, const gs_scene *sc, 
   GS_MPI_CHECK(MPI_Reduce(&mine[0], &all[0], 1, MPI_DOUBLE, MPI_SUM, 0, c->world));
   GS_MPI_CHECK(MPI_Reduce(&mine[1], &all[1], 1, MPI_DOUBLE, MPI_MAX, 0, c->world));
   GS_MPI_CHECK(MPI_Reduce(sum, last, 2, MPI_UINT64_T, MPI_SUM, 0, c->world));
+  const int ran = gs_comm_agree(leader && t->last == o->runs - 1, c->world); /* resumed: it may have run before */
   if (c->rank != 0) return;
   const double updates = (double)sc->nx * (double)sc->ny * (double)sc->nz * all[0];
-  printf("checksum E=%016" PRIx64 " H=%016" PRIx64 "\n", last[0], last[1]);
+  if (ran) printf("checksum E=%016" PRIx64 " H=%016" PRIx64 "\n", last[0], last[1]);
   printf("fdtd: %.0f steps in %.3f s on %d rank(s): %.1f Mcells/s\n", all[0], all[1], c->size,
          all[1] > 0 ? updates / all[1] * 1e-6 : 0.0);
 }

@@ -488,7 +488,8 @@ static void finish_run(fdtd_job *j, gs_fdtd_sim *m, int64_t r, run_ckpt *ck) {
   uint64_t local[3];
   gs_fdtd_sim_checksum(m, local);
   GS_MPI_CHECK(MPI_Reduce(local, j->sum, 3, MPI_UINT64_T, MPI_SUM, 0, j->c->world));
-  if (j->root && j->runs > 1) printf("fdtd: run %lld of %lld done\n", (long long)r + 1, (long long)j->runs);
+  if (j->root && j->runs > 1 && j->stride == 1)
+    printf("fdtd: run %lld of %lld done\n", (long long)r + 1, (long long)j->runs);
   gs_ckpt_remove(j->c, j->outdir, ck->prev);
   gs_ckpt_drop(j->c, j->outdir, &ck->drop);
   /* the survey's marker once the run's files are whole and its checkpoints gone */
@@ -619,8 +620,12 @@ static void run_all(fdtd_job *j) {
   }
   if (j->root && j->runs > 1 && sc->nrx) j->bscan = gs_xcalloc((size_t)j->runs * (size_t)sc->iterations, sizeof(float));
   int resumed = 0;
+  gs_survey_clock clock = gs_survey_clock_start(j->first, j->stride, j->runs);
   for (int64_t r = j->first; r < j->runs && j->status == GS_EXIT_OK; r += j->stride) {
-    if (finished_before(j, r)) continue;
+    if (finished_before(j, r)) {
+      gs_survey_clock_skip(&clock);
+      continue;
+    }
     const char *dir = j->o->restart;
     j->resume = !resumed && dir && (j->runs == 1 || gs_survey_checkpoint_in(j->c, dir)) ? dir : NULL;
     resumed = dir != NULL;
@@ -631,10 +636,12 @@ static void run_all(fdtd_job *j) {
         break;
       }
     }
+    const double solve = j->t_total, wall = now_s();
     if (run_once(j, r)) {
       j->stopped = 1;
       break;
     }
+    if (j->stride > 1 && j->root) gs_survey_clock_done(&clock, r, j->runs, j->t_total - solve, now_s() - wall);
   }
   j->status = gs_comm_agree(j->status, j->world->world); /* every group's runs done, or the job ends */
   if (j->status == GS_EXIT_OK && j->stride > 1 && sc->nrx) gather_bscan(j);
@@ -661,7 +668,10 @@ static int group_size(const fdtd_job *j) {
                    (long long)o->ranks_per_run, c->size);
     return -1;
   }
-  if (j->runs < 2 || c->size == 1 || o->restart || o->stop_after || o->checkpoint_every || o->spread.decomp)
+  /* a restart from a checkpoint continues its run as it was split; one without (a survey shared out
+   * over groups, which write none) just skips the finished runs */
+  const int from_checkpoint = o->restart && gs_survey_checkpoint_in(c, o->restart);
+  if (j->runs < 2 || c->size == 1 || from_checkpoint || o->stop_after || o->checkpoint_every || o->spread.decomp)
     return c->size;
   const int whole[2] = {1, 1}, at[2] = {0, 0};
   const gs_fdtd_part all = gs_fdtd_part_of(&j->sc, whole, at);

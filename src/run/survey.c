@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fsutil.h"
@@ -54,4 +55,29 @@ int gs_survey_checkpoint_in(const gs_comm *g, const char *dir) {
   snprintf(a, sizeof a, "%.1000s/checkpoint.gsck", dir);
   snprintf(b, sizeof b, "%.1000s/checkpoint.manifest", dir);
   return gs_comm_agree(g->rank == 0 && (access(a, F_OK) == 0 || access(b, F_OK) == 0), g->world);
+}
+
+static double seconds_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+gs_survey_clock gs_survey_clock_start(int64_t first, int64_t stride, int64_t runs) {
+  gs_survey_clock k = {.group = first, .mine = (runs - first + stride - 1) / stride, .t0 = seconds_now()};
+  return k;
+}
+
+void gs_survey_clock_skip(gs_survey_clock *k) {
+  --k->mine;
+}
+
+void gs_survey_clock_done(gs_survey_clock *k, int64_t r, int64_t runs, double solve, double wall) {
+  ++k->done;
+  const double left = (seconds_now() - k->t0) / (double)k->done * (double)(k->mine - k->done);
+  printf(
+      "fdtd: run %lld of %lld done in %.3f s (%.3f s with its set-up); group %lld: %lld of its %lld runs, about %.0f "
+      "s left\n",
+      (long long)r + 1, (long long)runs, solve, wall, (long long)k->group + 1, (long long)k->done, (long long)k->mine,
+      left);
 }

@@ -25,4 +25,18 @@ int gs_survey_column(const char *dir, int64_t r, float *col, size_t n);
 /* Whether a checkpoint (one rank's file or a set's manifest) is in dir; agreed over g. */
 int gs_survey_checkpoint_in(const gs_comm *g, const char *dir);
 
+/* A group's progress over its share of a survey's runs (first, first + stride, ...). */
+typedef struct gs_survey_clock {
+  int64_t group;      /* 0-based */
+  int64_t mine, done; /* the group's runs still to run (finished ones taken off), run since */
+  double t0;          /* when the group started, seconds */
+} gs_survey_clock;
+
+gs_survey_clock gs_survey_clock_start(int64_t first, int64_t stride, int64_t runs);
+/* A run that finished before (a resumed survey): one run fewer to do. */
+void gs_survey_clock_skip(gs_survey_clock *k);
+/* The line of run r's end: its solve and wall seconds, and the group's runs done with the time
+ * its other runs will take at the pace so far. */
+void gs_survey_clock_done(gs_survey_clock *k, int64_t r, int64_t runs, double solve, double wall);
+
 #endif

@@ -1,5 +1,5 @@
 // A CUDA emulator for the CPU, enough for the on-chip FDTD kernels
-// (kernels/fdtd_run.cu, fdtd_run_cols.cu): this header stands in for the
+// (kernels/fdtd_run_tiles.cu, fdtd_run_cols.cu): this header stands in for the
 // toolkit's cuda_runtime.h when tests/emu compiles those files as C++ (so
 // the kernels' own source runs in CI, where there is no GPU). Each CUDA
 // thread of a launch runs as a fiber (emu.cpp); block and grid barriers,
