@@ -340,14 +340,18 @@ static int parse_line(parser *p, char *line) {
   char text[4096];
   snprintf(text, sizeof text, "%s", rest);
   char *args[MAX_ARGS];
-  int nargs = 0;
-  for (char *tok = strtok(rest, " \t"); tok && nargs < MAX_ARGS; tok = strtok(NULL, " \t"))
-    args[nargs++] = tok;
+  int nargs = 0, ntok = 0;
+  for (char *tok = strtok(rest, " \t"); tok; tok = strtok(NULL, " \t"), ++ntok)
+    if (nargs < MAX_ARGS) args[nargs++] = tok;
   command_call c = {.def = find_command(line + 1), .name = line + 1, .arg = args, .nargs = nargs, .text = text};
   if (!c.def) return gs_perr(p, "#%s: not supported (the gprMax commands gpustencil runs: docs/fdtd.md)", c.name);
   const unsigned once = single_use(c.name);
   if (p->once & once) return gs_perr(p, "#%s: given twice (a model takes one)", c.name);
   p->once |= once;
+  /* Parameters past MAX_ARGS are refused, not dropped; the entries without a
+   * syntax (#title's text, and the commands refused whatever they hold) take any. */
+  if (ntok > MAX_ARGS && c.def->syntax)
+    return gs_perr(p, "#%s: %d parameters: a command takes at most %d", c.name, ntok, MAX_ARGS);
   if (check_call(p, &c)) return -1;
   return c.def->handle(p, &c);
 }
