@@ -108,6 +108,8 @@ static int short_of_memory(const gs_comm *c, const gs_backend *b, const gs_scene
     dev = 0;
   }
   const double gib = 1024.0 * 1024.0 * 1024.0;
+  gs_log_debug("memory: rank needs %.3f GiB on the %s and %.3f GiB of host memory; it has %.3f and %.3f GiB", dev / gib,
+               b->is_gpu ? "GPU" : "host", host / gib, have_dev / gib, have_host / gib);
   const int short_dev = have_dev > 0 && dev > have_dev, bad = short_dev || (have_host > 0 && host > have_host);
   char who[64] = "the model";
   if (rk) snprintf(who, sizeof who, "rank %d's part of the model", c->rank);

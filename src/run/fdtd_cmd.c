@@ -247,11 +247,14 @@ int gs_fdtd_make_outdir(const gs_comm *c, const char *outdir, int snapshots, gs_
 static void print_scene(const fdtd_job *j) {
   const gs_scene *sc = &j->sc;
   if (j->world->rank != 0) return;
+  int nrx = 0; /* the #rx receivers, not the hidden helpers of a current output */
+  for (int k = 0; k < sc->nrx; ++k)
+    nrx += !sc->rxs[k].hidden;
   printf("fdtd: %s%s%s: %lld x %lld cells of %g x %g m, dt %.6g s (stability %g), %lld iterations, %d material(s), "
          "%d source(s), %d receiver(s), PML %d/%d/%d/%d, backend %s, %d run(s)\n",
          sc->title[0] ? "'" : "", sc->title[0] ? sc->title : j->scene_path, sc->title[0] ? "'" : "", (long long)sc->nx,
          (long long)sc->ny, sc->dx, sc->dy, sc->dt, sc->stability, (long long)sc->iterations, sc->nmaterials - 2,
-         sc->nsources, sc->nrx, sc->pml[0], sc->pml[1], sc->pml[2], sc->pml[3], j->backend->name, (int)j->runs);
+         sc->nsources, nrx, sc->pml[0], sc->pml[1], sc->pml[2], sc->pml[3], j->backend->name, (int)j->runs);
   if (sc->messages)
     for (int k = 2; k < sc->nmaterials; ++k)
       printf("  material %s: er %g, sigma %g S/m\n", sc->materials[k].name, sc->materials[k].er,
