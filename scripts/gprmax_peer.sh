@@ -94,7 +94,8 @@ peer_build $selftest
 
 # ---- ours: fdtd MODEL.in (the receivers' .h5, "N steps in T s"), then bench fdtd MODEL.in
 # gprMax 4's package and toolboxes as the bundle built them, for the #python blocks of GS_PEER_FILES
-gx_pythonpath=${GX_WORK:-/tmp/gx_work}/src/gprMax
+gx_src=${GX_WORK:-/tmp/gx_work}/src
+gx_pythonpath=$gx_src/gprMax:$gx_src/pycuda:$gx_src/pydeps
 for m in "${models[@]}"; do
   log "gpustencil: $m"
   PYTHONPATH="$gx_pythonpath${PYTHONPATH:+:$PYTHONPATH}" "$bin" fdtd "$W/models/$m.in" "${backend[@]}" -o "$W/gs/$m" \
