@@ -28,6 +28,10 @@
 #                   (default 0.002: 300 x 180 x 150 = 8.1 M cells, 1819 steps; 0.0015: 19.2 M cells,
 #                   2424 steps; 0.0012: 37.5 M cells). At most 0.0026: gprMax refuses a model whose
 #                   shortest wavelength (water's, at the pulse's 4.2 GHz) spans fewer than 3 cells
+#   GS_PEER_FILES   gprMax input files run as they stand by both codes (default none), e.g. the
+#                   bundle's .carry/gprmax-gpu/src/gprMax/examples/antenna_like_GSSI_1500_fs.in:
+#                   ours runs their #python blocks with the bundle's built gprMax 4 package and
+#                   toolboxes on PYTHONPATH, as a gprMax 4 user's python3 has them
 #   GS_PEER_BENCH   1 (default): also `bench fdtd MODEL.in` for each model; 0: not
 #   GS_PEER_BUDGET_S  seconds for the whole job (default 570): gprMax's runs get what is left
 #   GS_PEER_BUNDLE  gprMax's bundle (default .carry/gprmax-gpu); GS_PEER_WORK (default /tmp/gs_peer)
@@ -78,6 +82,10 @@ else
     models+=("$s")
   done
   for n in $cubes; do cube_model "$n"; done
+  for f in ${GS_PEER_FILES:-}; do
+    cp "$f" "$W/models/" || exit 1
+    models+=("$(basename "$f" .in)")
+  done
 fi
 log "models: ${models[*]} (our scenes with cells of $dx m)"
 
@@ -85,9 +93,13 @@ log "models: ${models[*]} (our scenes with cells of $dx m)"
 peer_build $selftest
 
 # ---- ours: fdtd MODEL.in (the receivers' .h5, "N steps in T s"), then bench fdtd MODEL.in
+# gprMax 4's package and toolboxes as the bundle built them, for the #python blocks of GS_PEER_FILES
+gx_src=${GX_WORK:-/tmp/gx_work}/src
+gx_pythonpath=$gx_src/gprMax:$gx_src/pycuda:$gx_src/pydeps
 for m in "${models[@]}"; do
   log "gpustencil: $m"
-  "$bin" fdtd "$W/models/$m.in" "${backend[@]}" -o "$W/gs/$m" > "$W/logs/gs_$m.log" 2>&1
+  PYTHONPATH="$gx_pythonpath${PYTHONPATH:+:$PYTHONPATH}" "$bin" fdtd "$W/models/$m.in" "${backend[@]}" -o "$W/gs/$m" \
+    > "$W/logs/gs_$m.log" 2>&1
   grep -E "^fdtd: .*(3D|steps in)" "$W/logs/gs_$m.log" | sed 's/^/  /'
   if [ "${GS_PEER_BENCH:-1}" = 1 ]; then
     steps=()

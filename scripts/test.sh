@@ -3,10 +3,10 @@
 # fdtd, gprmax, emu, slurm, lint, fuzz; gpu tests skip with 77 without a GPU), then the tests
 # that AddressSanitizer and UBSan add most to on a build with them (scripts/test_sanitized.sh).
 # usage: scripts/test.sh [--slow] [CTEST ARGS...]
-#   --slow (or GS_SLOW=1): the slow tier too, the CPU runs of gprMax's own 100^3-cell models
-#     (label slow: minutes each on 2 cores; their rules run in smaller models in every run, and
-#     the GPU check, scripts/gpu_check.sh, runs them with the gpu_gprmax_* twins). Run before a
-#     release.
+#   --slow (or GS_SLOW=1): the slow tier too (label slow: minutes each on 2 cores; their rules run
+#     in smaller tests in every run, and the GPU check, scripts/gpu_check.sh, runs them): the CPU
+#     runs of gprMax's own 100^3-cell models, three plane-wave groups over ranks, the emulator on
+#     the H200's cut of the largest on-chip grids (docs/design.md, Tests). Run before a release.
 #   CTEST ARGS go to the first ctest (e.g. -L unit, -L gpu, -R scale); a -LE of yours replaces
 #   the default -LE slow.
 # GS_SANITIZE=0 skips the sanitized run; GS_TEST_JOBS sets ctest's -j (default 2).

@@ -5,8 +5,9 @@
 # allocations can only be told from ours with full stack unwinding on every malloc, which made one
 # `gpustencil info` take 40 s. The libFuzzer targets (tests/fuzz, no MPI) check leaks instead, on
 # the scene parser and the PNG reader, where error paths allocate.
-# Tests labelled heavy (minutes of 2 cores in the plain build: two of the plane-wave groups over
-# ranks) are left out here; the lighter groups run the same code.
+# Tests labelled heavy (minutes of 2 cores each here: the plane-wave groups, the outputs and the
+# checkpoints of 3D models over many splits, the damaged-checkpoint series) are left out; lighter
+# tests run the same code (tests/CMakeLists.txt lists which).
 # Build folder: $GS_ASAN_BUILD_DIR (default ./build-asan). Extra arguments go to ctest.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -78,18 +78,18 @@ for n in 1 2; do
   ls "$w/ok" | grep -q '^checkpoint' && f "restart ($n): checkpoint files left after the run completed: $(ls "$w/ok")"
 done
 
-# (a) Header bytes flipped through the program: every 8th and the last 8 on 1 rank, every 24th
-# and the last 4 in rank 1's file on 2 (tests/test_ckpt_header.c flips every one in-process).
+# (a) Header bytes flipped through the program: every 20th and the last 4 on 1 rank, every 56th
+# and the last 2 in rank 1's file on 2 (tests/test_ckpt_header.c flips every one in-process).
 hdr=$(python3 -c "import sys; print(280 if open(sys.argv[1],'rb').read(8)==b'GSCKPT04' else 288)" "$good1")
 for ((k = 0; k < hdr; ++k)); do
-  [ $((k % 8)) = 0 ] || [ $k -ge $((hdr - 8)) ] || continue
+  [ $((k % 20)) = 0 ] || [ $k -ge $((hdr - 4)) ] || continue
   rm -rf "$w/d"; mkdir "$w/d"; cp "$good1" "$w/d/checkpoint.gsck"
   printf "$(printf '\\x%02x' $(( $(od -An -tu1 -j $k -N1 "$good1") ^ 0xff )))" |
     dd of="$w/d/checkpoint.gsck" bs=1 seek=$k conv=notrunc 2> /dev/null
   refuse 1 "$w/d" "header byte $k flipped" checkpoint.gsck
 done
 for ((k = 0; k < hdr; ++k)); do
-  [ $((k % 24)) = 0 ] || [ $k -ge $((hdr - 4)) ] || continue
+  [ $((k % 56)) = 0 ] || [ $k -ge $((hdr - 2)) ] || continue
   rm -rf "$w/d"; cp -r "$w/c2" "$w/d"
   printf "$(printf '\\x%02x' $(( $(od -An -tu1 -j $k -N1 "$good2") ^ 0xff )))" |
     dd of="$w/d/checkpoint.s200.r00001.gsck" bs=1 seek=$k conv=notrunc 2> /dev/null

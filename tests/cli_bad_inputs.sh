@@ -62,6 +62,10 @@ refused "sphere.in:5: #sphere: 1e\+20 is more than 2\^40 cells" -- "$bin" fdtd "
 { printf '#domain: 0.1 0.1 0.002\n#dx_dy_dz: 0.002 0.002 0.002\n#time_window: 10\n'
   for i in $(seq 0 2048); do echo "#waveform: ricker 1 1e9 w$i"; done; } >"$work/waves.in"
 refused "waves.in:2052: #waveform: more than 2048 waveforms" -- "$bin" fdtd "${cpu[@]}" "$work/waves.in" -o "$work/t2"
+# A command with more parameters than the parser holds is refused, not cut to the first 32.
+printf '#domain: 0.1 0.1 0.002\n#dx_dy_dz: 0.002 0.002 0.002\n#time_window: 10\n#rx: 0.05 0.05 0 r1%s\n' \
+  "$(printf ' Ez%.0s' {1..30})" >"$work/many.in"
+refused "many.in:4: #rx: 34 parameters: a command takes at most 32" -- "$bin" fdtd "${cpu[@]}" "$work/many.in" -o "$work/t2"
 touch "$work/a_file"
 refused "fdtd: .*a_file: Not a directory" -- "$bin" fdtd "${cpu[@]}" "$src/inputs/gpr.in" -o "$work/a_file"
 refused "scale: .*a_file: Not a directory" -- "$bin" scale "${cpu[@]}" -d 2 -o "$work/a_file" "$src/inputs/images"

@@ -10,14 +10,8 @@ scene=("$src/tests/data/gprmax/bscan_tmx/bscan_tmx.in" -n 6)
 files="bscan.png"
 for r in 1 2 3 4 5 6; do files="$files bscan_tmx$r.h5 receivers_run00$r.csv"; done
 run one 1 "${scene[@]}"
-for n in 2 3; do
-  [ "$n" -le "$max" ] || continue
-  run "farm$n" "$n" "${scene[@]}"
-  same one "farm$n" $files
-  grep -q "shared out over $n groups of 1 rank" "$w/farm$n.log" || f "farm$n: no groups line"
-  [ "$(grep -c '^fdtd: run [1-6] of 6 done' "$w/farm$n.log")" = 6 ] || f "farm$n: not a line per run"
-  [ "$(grep -c '^checksum' "$w/farm$n.log")" = 1 ] || f "farm$n: not one checksum line"
-done
+farms 6 "$files" "${scene[@]}"
+[ "$max" -lt 2 ] || [ "$(grep -c '^checksum' "$w/farm2.log")" = 1 ] || f "farm2: not one checksum line"
 if [ "$max" -ge 4 ]; then
   run groups2 4 "${scene[@]}" --ranks-per-run 2
   same one groups2 $files
@@ -26,16 +20,8 @@ fi
 run whole2 2 "${scene[@]}" --ranks-per-run 2
 same one whole2 $files
 grep -q "shared out" "$w/whole2.log" && f "whole2: the runs were shared out"
-refuse() { # NAME RANKS MESSAGE ARGS...
-  local name=$1 n=$2 msg=$3; shift 3
-  timeout -k 5 60 "$mpi" -np "$n" --oversubscribe "$bin" fdtd --backend "$b" "$@" -o "$w/$name" > "$w/$name.log" 2>&1
-  local st=$?
-  [ "$st" = 2 ] || f "$name: exit $st, expected 2"
-  [ "$(grep -c "$msg" "$w/$name.log")" = 1 ] || f "$name: expected one line '$msg': $(head -3 "$w/$name.log")"
-  [ -e "$w/$name" ] && f "$name: a refused job left its folder"
-}
-refuse odd 2 "does not divide the 2 ranks" "${scene[@]}" --ranks-per-run 3
-refuse ckpt 2 "need the runs one after the other" "${scene[@]}" --ranks-per-run 1 --checkpoint-every 20
+refuse_job odd 2 "does not divide the 2 ranks" "${scene[@]}" --ranks-per-run 3
+refuse_job ckpt 2 "need the runs one after the other" "${scene[@]}" --ranks-per-run 1 --checkpoint-every 20
 
 # Resume: a survey stopped by --stop-after again and again (and killed with -9 at random points),
 # continued with --restart DIR -n 6 until it ends: the files of the unbroken survey, bscan.png

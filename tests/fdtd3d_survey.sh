@@ -12,18 +12,12 @@ source "$(dirname "${BASH_SOURCE[0]}")/ranks3_lib.sh" fdtd3d_survey "${1:-all}"
 scene=("$src/tests/data/gprmax/sources_bscan/sources_bscan.in" -n 3 --steps 40)
 files="sources_bscan1.h5 sources_bscan2.h5 sources_bscan3.h5 receivers_run001.csv receivers_run002.csv receivers_run003.csv"
 run one 1 "${scene[@]}"
-for n in 2 3; do
-  [ "$n" -le "$max" ] || continue
-  run "farm$n" "$n" "${scene[@]}"
-  same one "farm$n" $files
-  grep -q "shared out over $n groups of 1 rank" "$w/farm$n.log" || f "farm$n: no groups line"
-  [ "$(grep -c '^fdtd: run [123] of 3 done' "$w/farm$n.log")" = 3 ] || f "farm$n: not a line per run"
-  # each group counts its own runs: with 2 groups, group 1 has runs 1 and 3
-  if [ "$n" = 2 ]; then
-    grep -Eq '^fdtd: run 3 of 3 done in [0-9.]+ s \([0-9.]+ s with its set-up\); group 1: 2 of its 2 runs, about 0 s left$' \
-      "$w/farm$n.log" || f "farm$n: no progress line for run 3: $(grep 'run 3 of' "$w/farm$n.log")"
-  fi
-done
+farms 3 "$files" "${scene[@]}"
+# each group counts its own runs: with 2 groups, group 1 has runs 1 and 3
+if [ "$max" -ge 2 ]; then
+  grep -Eq '^fdtd: run 3 of 3 done in [0-9.]+ s \([0-9.]+ s with its set-up\); group 1: 2 of its 2 runs, about 0 s left$' \
+    "$w/farm2.log" || f "farm2: no progress line for run 3: $(grep 'run 3 of' "$w/farm2.log")"
+fi
 if [ "$max" -ge 4 ]; then
   run groups2 4 "${scene[@]}" --ranks-per-run 2
   same one groups2 $files
@@ -31,15 +25,8 @@ if [ "$max" -ge 4 ]; then
 fi
 run whole2 2 "${scene[@]}" --ranks-per-run 2
 same one whole2 $files
-refuse() { # NAME RANKS MESSAGE ARGS...
-  local name=$1 n=$2 msg=$3; shift 3
-  timeout -k 5 60 "$mpi" -np "$n" --oversubscribe "$bin" fdtd --backend "$b" "$@" -o "$w/$name" > "$w/$name.log" 2>&1
-  local st=$?
-  [ "$st" = 2 ] || f "$name: exit $st, expected 2"
-  [ "$(grep -c "$msg" "$w/$name.log")" = 1 ] || f "$name: expected one line '$msg': $(head -3 "$w/$name.log")"
-}
-refuse odd 2 "does not divide the 2 ranks" "${scene[@]}" --ranks-per-run 3
-refuse ckpt 2 "need the runs one after the other" "${scene[@]}" --ranks-per-run 1 --checkpoint-every 20
+refuse_job odd 2 "does not divide the 2 ranks" "${scene[@]}" --ranks-per-run 3
+refuse_job ckpt 2 "need the runs one after the other" "${scene[@]}" --ranks-per-run 1 --checkpoint-every 20
 
 # Resume: a survey stopped by --stop-after, then killed (kill -9) at random points, continued
 # with --restart DIR -n 3 until it ends: the files of the unbroken survey, byte for byte, and a

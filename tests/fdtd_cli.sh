@@ -58,6 +58,11 @@ bad_scene nowave "nowave.in:4: .*waveform 'w' is not defined" "${base[@]}" "#her
 bad_scene nodomain "#domain is missing" "#dx_dy_dz: 0.002 0.002 0.002" "#time_window: 10"
 bad_scene outside "outside.in:4: #rx: .*outside" "${base[@]}" "#rx: 0.5 0.05 0"
 bad_scene number "number.in:3: #time_window: 'ten' is not a number" "#domain: 0.1 0.1 0.002" "#dx_dy_dz: 0.002 0.002 0.002" "#time_window: ten"
+# The header counts the #rx receivers, not the two hidden helpers that sample H for a current.
+printf '%s\n' "${base[@]}" "#waveform: ricker 1 1e9 w" "#hertzian_dipole: z 0.05 0.05 0 w" "#rx: 0.06 0.05 0 r1 Ez Iz" \
+  > "$w/current.in"
+out=$(run "$w/current.in" -o "$w/current" 2>&1) && grep -q " 1 source(s), 1 receiver(s), " <<<"$out" ||
+  f "header of a current receiver: $out"
 out=$(run "$w/missing.in" 2>&1); rc=$?
 [ $rc = 2 ] && grep -q "missing.in: No such file" <<<"$out" || f "missing scene ($rc): $out"
 # B-scan over 3 runs, snapshots, material map.

@@ -1,9 +1,9 @@
-# Shared by the tests of 3D models split over ranks (fdtd3d_ranks.sh, fdtd3d_ranks_pw.sh), sourced
+# Shared by the tests of models split over ranks and of surveys (fdtd3d_ranks*.sh, fdtd*_survey.sh), sourced
 # with the test's name and its group argument: `source ranks3_lib.sh NAME GROUP`. Reads GS_BIN,
 # GS_SOURCE_DIR, GS_MPIEXEC, GS_BACKEND (cuda: exits 77 without a GPU), GS_MAX_RANKS, GS_TRANSPORTS
 # (default mpi-host; on cuda also ipc, and mpi-cuda where Open MPI is CUDA-aware), GS_WORK. Sets
 # group, bin, src, mpi, b, max, transports, the work folder w and fail; defines want, f (a
-# failure), run, same and split (below).
+# failure), run, same, split, farms and refuse_job (below).
 group=${2:-all}
 want() { [ "$group" = all ] || [ "$group" = "$1" ]; }
 bin=${GS_BIN:?}; src=${GS_SOURCE_DIR:?}; mpi=${GS_MPIEXEC:?}; b=${GS_BACKEND:-cpu}; max=${GS_MAX_RANKS:-8}
@@ -37,4 +37,22 @@ split() { # SCENE_NAME FILES-LIST DECOMP ARGS...: each transport on DECOMP again
     same "$name-1" "$name-$d-$t" $files
     grep -q "decomposition $d" "$w/$name-$d-$t.log" || f "$name-$d-$t: header"
   done
+}
+farms() { # RUNS FILES-LIST ARGS...: a survey of RUNS runs on 2 and 3 ranks, one rank a group, against $w/one
+  local runs=$1 files=$2 n; shift 2
+  for n in 2 3; do
+    [ "$n" -le "$max" ] || continue
+    run "farm$n" "$n" "$@"
+    same one "farm$n" $files
+    grep -q "shared out over $n groups of 1 rank" "$w/farm$n.log" || f "farm$n: no groups line"
+    [ "$(grep -c "^fdtd: run [1-9] of $runs done" "$w/farm$n.log")" = "$runs" ] || f "farm$n: not a line per run"
+  done
+}
+refuse_job() { # NAME RANKS MESSAGE ARGS...: exit 2, the message once, no folder left
+  local name=$1 n=$2 msg=$3; shift 3
+  timeout -k 5 60 "$mpi" -np "$n" --oversubscribe "$bin" fdtd --backend "$b" "$@" -o "$w/$name" > "$w/$name.log" 2>&1
+  local st=$?
+  [ "$st" = 2 ] || f "$name: exit $st, expected 2"
+  [ "$(grep -c "$msg" "$w/$name.log")" = 1 ] || f "$name: expected one line '$msg': $(head -3 "$w/$name.log")"
+  [ -e "$w/$name" ] && f "$name: a refused job left its folder"
 }

@@ -1,4 +1,4 @@
-/* A 3D model's checkpoint (src/engine/checkpoint.c, docs/fdtd.md "Checkpoints
+/* A 3D model's checkpoint (src/engine/checkpoint3d_file.c, docs/fdtd.md "Checkpoints
  * of 3D models"): every header byte flipped in turn, the first and last byte
  * of every section flipped, and the file cut at every section boundary and
  * inside each are each refused by gs_ckpt3_load with one line naming the

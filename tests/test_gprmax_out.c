@@ -3,8 +3,8 @@
  * files), and checks the failures: a missing or unwritable folder, a file in
  * the way, an HDF5 call failing half-way, a rename failing, bad arguments.
  * Each failure gives one line naming the file (and, for HDF5, the call and
- * gprmax_out.c:LINE), leaves no file or temporary behind, and HDF5 prints
- * nothing. The metadata of the files compared with gprMax's are those of the
+ * the writer's FILE:LINE, e.g. gprmax_h5w.c:LINE), leaves no file or
+ * temporary behind, and HDF5 prints nothing. The metadata of the files compared with gprMax's are those of the
  * reference models (cylinder_Ascan_2D, whole_domain_2d); the data are
  * formulas the reader knows. */
 #include <dirent.h>
@@ -398,11 +398,11 @@ static void failures(void) {
   char dir[] = "/tmp/gs-gprout-XXXXXX", p[600], q[600];
   CHECK(mkdtemp(dir) != NULL);
   snprintf(p, sizeof p, "%s/none/model.h5", dir);
-  fails(receivers_ok, dir, p, GS_ERR_IO, "H5Fcreate failed|No such file or directory|gprmax_out.c:", 0);
+  fails(receivers_ok, dir, p, GS_ERR_IO, "H5Fcreate failed|No such file or directory|gprmax_h5w.c:", 0);
   snprintf(p, sizeof p, "%s/none/snap.vti", dir);
   fails(snapshot_ok, dir, p, GS_ERR_IO, "No such file or directory", 0);
   snprintf(p, sizeof p, "%s/model.h5", dir);
-  fails(receivers_twice, dir, p, GS_ERR_IO, "H5Dcreate2 failed|gprmax_out.c:", 0);
+  fails(receivers_twice, dir, p, GS_ERR_IO, "H5Dcreate2 failed|gprmax_h5w.c:", 0);
   fails(receivers_bad, dir, p, GS_ERR_USAGE, "not written", 0);
   snprintf(p, sizeof p, "%s/snap.png", dir);
   fails(snapshot_ok, dir, p, GS_ERR_USAGE, ".h5, .vtkhdf or .vti", 0);

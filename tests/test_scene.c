@@ -299,6 +299,19 @@ static void good_negative_steps(void) {
   gs_scene_free(&s);
 }
 
+/* gprMax takes any number of receiver outputs, all nine and repeats too
+ * (a 2D model: currents allowed). */
+static void good_rx_outputs(void) {
+  gs_scene s;
+  if (!accepted("rxall", HEAD "#rx: 0.04 0.06 0 all Ex Ey Ez Hx Hy Hz Ix Iy Iz\n#rx: 0.06 0.06 0 twice Ez Ez Hx\n", &s))
+    return;
+  /* the first one's Iz adds two hidden helpers (H below and left of it) */
+  CHECK(s.nrx == 4 && s.rxs[0].outputs == (1u << GS_OUT_N) - 1 && strcmp(s.rxs[0].name, "all") == 0);
+  CHECK(s.rxs[1].hidden && s.rxs[2].hidden && !s.rxs[3].hidden);
+  CHECK(s.rxs[3].outputs == (1u << GS_OUT_EZ | 1u << GS_OUT_HX) && strcmp(s.rxs[3].name, "twice") == 0);
+  gs_scene_free(&s);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: test_scene INPUTS_DIR\n");
@@ -322,6 +335,7 @@ int main(int argc, char **argv) {
   refused_bad_numbers_and_limits();
   good_negative_steps();
   good_source_timing();
+  good_rx_outputs();
   rmdir(dir);
   return gs_test_done("test_scene");
 }

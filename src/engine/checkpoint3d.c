@@ -2,7 +2,7 @@
  * "Checkpoints of 3D models"): the 2D sets' scheme for 3D parts. Each rank
  * writes its part's state (gs_fdtd3_sim_state of the part: its fields with
  * their ghost layers, its pieces of the CPML slabs, its receivers, poles and
- * lines) as DIR/checkpoint.s<step>.r<rank>.gsck (checkpoint.c's 3D format,
+ * lines) as DIR/checkpoint.s<step>.r<rank>.gsck (checkpoint3d_file.c's format,
  * the header naming the rank, the split and the owned nodes); then rank 0
  * commits the set with DIR/checkpoint.manifest (written last, as a temporary
  * renamed into place) and only then removes every older checkpoint there. A

@@ -201,7 +201,7 @@ void gs_fdtd_sim_read_rows(gs_fdtd_sim *m, int f, int64_t j0, int64_t j1, float 
 /* This rank's terms of the split-independent checksums of Ez, Hx, Hy
  * (docs/fdtd.md): add them over all ranks (wrapping) for the checksum. */
 void gs_fdtd_sim_checksum(gs_fdtd_sim *m, uint64_t sum[3]);
-/* Writes this rank's checkpoint file atomically (src/checkpoint.c); every
+/* Writes this rank's checkpoint file atomically (src/engine/checkpoint.c); every
  * restart reads through gs_ckpt_load (checkpoint.h). */
 gs_status gs_fdtd_checkpoint_write(gs_fdtd_sim *m, const char *path, char *err, size_t errlen);
 

@@ -120,7 +120,7 @@ void gs_fdtd3_sim_free(gs_fdtd3_sim *m);
 struct gs_mat3 *gs_fdtd3_materials(const gs_scene *sc);
 
 /* One piece of a model's state that a checkpoint saves and a restart
- * restores (src/engine/checkpoint.c, docs/fdtd.md "Checkpoints of 3D models"):
+ * restores (src/engine/checkpoint3d_file.c, docs/fdtd.md "Checkpoints of 3D models"):
  * a name (at most 23 characters, written into the file's section table),
  * where the bytes live (dev on the device, or host) and how many. */
 typedef struct gs_fdtd3_state {

@@ -11,6 +11,7 @@
 #include "error.h"
 #include "fdtd3d_planewave.h"
 #include "fdtd3d_sources.h"
+#include "parallel.h"
 
 /* glibc defines CMPLX only for GCC >= 4.7; clang (the fuzz builds) has the builtin it uses. */
 #if !defined(CMPLX) && defined(__clang__)
@@ -162,24 +163,45 @@ static int complex_poles(const gs_scene *sc) {
   return 0;
 }
 
+/* What mark_planes needs: the model, its geometry, which materials are
+ * dispersive, the component and its map, the node range of the update. */
+typedef struct mark_job {
+  const gs_fdtd3_sim *m;
+  const gs_geometry3 *g;
+  const uint8_t *disp;
+  int c;
+  uint32_t *map;
+  int64_t lo[3], hi[3];
+} mark_job;
+
+/* z planes lo[2] + [k0, k1) of mark_nodes. A plane's offsets start at a
+ * multiple of 32 (pitch and bias are), so planes share no map word and
+ * threads mark them apart. */
+static void mark_planes(void *ctx, int64_t k0, int64_t k1, int part) {
+  (void)part;
+  const mark_job *q = ctx;
+  const gs_fdtd3_sim *m = q->m;
+  const gs_geometry3 *g = q->g;
+  for (int64_t k = q->lo[2] + k0; k < q->lo[2] + k1; ++k)
+    for (int64_t j = q->lo[1]; j < q->hi[1]; ++j)
+      for (int64_t i = q->lo[0]; i < q->hi[0]; ++i) {
+        if (!q->disp[g->id[q->c][gs_geometry3_node(g, i, j, k)]]) continue;
+        const int64_t o = k * m->plane + j * m->pitch + i - m->bias;
+        q->map[2 * (o >> 5) + 1] |= 1u << (o & 31);
+      }
+}
+
 /* Marks, in map (two words a block of 32 nodes: kernels/fdtd3d_kernels.h's
  * gs_fdtd3_poles), the nodes of component c in gprMax's update range, among
- * those m owns, whose material is dispersive; returns how many. */
-static int64_t mark_nodes(const gs_fdtd3_sim *m, const gs_geometry3 *g, const uint8_t *disp, int c, uint32_t *map) {
-  int64_t lo[3] = {c != 0, c != 1, c != 2}, hi[3] = {g->nx, g->ny, g->nz}, n = 0;
+ * those m owns, whose material is dispersive. */
+static void mark_nodes(const gs_fdtd3_sim *m, const gs_geometry3 *g, const uint8_t *disp, int c, uint32_t *map) {
+  mark_job q = {
+      .m = m, .g = g, .disp = disp, .c = c, .map = map, .lo = {c != 0, c != 1, c != 2}, .hi = {g->nx, g->ny, g->nz}};
   for (int a = 0; a < 3; ++a) { /* the nodes g holds: all of them, or a rank's owned part */
-    lo[a] = lo[a] > g->lo[a] ? lo[a] : g->lo[a];
-    hi[a] = hi[a] < g->hi[a] ? hi[a] : g->hi[a];
+    q.lo[a] = q.lo[a] > g->lo[a] ? q.lo[a] : g->lo[a];
+    q.hi[a] = q.hi[a] < g->hi[a] ? q.hi[a] : g->hi[a];
   }
-  for (int64_t k = lo[2]; k < hi[2]; ++k)
-    for (int64_t j = lo[1]; j < hi[1]; ++j)
-      for (int64_t i = lo[0]; i < hi[0]; ++i) {
-        if (!disp[g->id[c][gs_geometry3_node(g, i, j, k)]]) continue;
-        const int64_t o = k * m->plane + j * m->pitch + i - m->bias;
-        map[2 * (o >> 5) + 1] |= 1u << (o & 31);
-        ++n;
-      }
-  return n;
+  if (q.hi[2] > q.lo[2]) gs_parallel_for(q.hi[2] - q.lo[2], gs_parallel_threads(), mark_planes, &q);
 }
 
 typedef struct defer_list {
@@ -222,8 +244,7 @@ static int64_t number_slots(uint32_t *map, int64_t blocks) {
   int64_t slot = 0;
   for (int64_t b = 0; b < blocks; ++b) {
     map[2 * b] = (uint32_t)slot;
-    for (uint32_t w = map[2 * b + 1]; w; w &= w - 1)
-      ++slot;
+    slot += __builtin_popcount(map[2 * b + 1]);
     if (slot > (int64_t)UINT32_MAX) return -1;
   }
   return slot;

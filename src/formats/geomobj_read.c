@@ -419,7 +419,7 @@ static int helper_main(char **argv) {
  * HDF5 call, as H5dont_atexit must. glibc passes argc and argv to constructors. */
 __attribute__((constructor)) static void geomobj_early(int argc, char **argv, char **envp) {
   (void)envp;
-  (void)H5dont_atexit(); /* fails only when already done (gprmax_out.c does the same) */
+  (void)H5dont_atexit(); /* fails only when already done (gprmax_h5w.c does the same) */
   if (argc == 4 && argv && argv[1] && strcmp(argv[1], GS_GEOMOBJ_HELPER_ARG) == 0) _exit(helper_main(argv) ? 3 : 0);
 }
 

@@ -219,7 +219,7 @@ static const scene_command commands[] = {
     {"material", 5, 5, 0, "er sigma mu_r sigma_m name", GRID_NOT_NEEDED, gs_cmd_material},
     {"waveform", 4, 4, 0, "type amplitude frequency name", GRID_NOT_NEEDED, gs_cmd_waveform},
     {"hertzian_dipole", 5, 7, 0, "z x y z waveform [delay remove]", GRID_AFTER_COUNT, gs_cmd_hertzian_dipole},
-    {"rx", 3, 12, 0, "x y z [name output ...]", GRID_AS_SYNTAX, gs_cmd_rx},
+    {"rx", 3, MAX_ARGS, 0, "x y z [name output ...]", GRID_AS_SYNTAX, gs_cmd_rx},
     {"rx_array", 9, 9, 0, "x1 y1 z1 x2 y2 z2 dx dy dz", GRID_BEFORE_COUNT, gs_cmd_rx_array},
     {"box", 7, 10, 0, "x1 y1 z1 x2 y2 z2 material [y|n]", GRID_BEFORE_COUNT, gs_cmd_box},
     {"cylinder", 8, 11, 0, "x1 y1 z1 x2 y2 z2 r material [y|n]", GRID_BEFORE_COUNT, gs_cmd_cylinder},
@@ -340,14 +340,18 @@ static int parse_line(parser *p, char *line) {
   char text[4096];
   snprintf(text, sizeof text, "%s", rest);
   char *args[MAX_ARGS];
-  int nargs = 0;
-  for (char *tok = strtok(rest, " \t"); tok && nargs < MAX_ARGS; tok = strtok(NULL, " \t"))
-    args[nargs++] = tok;
+  int nargs = 0, ntok = 0;
+  for (char *tok = strtok(rest, " \t"); tok; tok = strtok(NULL, " \t"), ++ntok)
+    if (nargs < MAX_ARGS) args[nargs++] = tok;
   command_call c = {.def = find_command(line + 1), .name = line + 1, .arg = args, .nargs = nargs, .text = text};
   if (!c.def) return gs_perr(p, "#%s: not supported (the gprMax commands gpustencil runs: docs/fdtd.md)", c.name);
   const unsigned once = single_use(c.name);
   if (p->once & once) return gs_perr(p, "#%s: given twice (a model takes one)", c.name);
   p->once |= once;
+  /* Parameters past MAX_ARGS are refused, not dropped; the entries without a
+   * syntax (#title's text, and the commands refused whatever they hold) take any. */
+  if (ntok > MAX_ARGS && c.def->syntax)
+    return gs_perr(p, "#%s: %d parameters: a command takes at most %d", c.name, ntok, MAX_ARGS);
   if (check_call(p, &c)) return -1;
   return c.def->handle(p, &c);
 }
@@ -367,12 +371,69 @@ static int parse_group(const char *line, size_t len) {
   return single_use(name) ? 1 : 2;
 }
 
+/* Whether the line is a command of gprMax 2 that gprMax 3 and 4 dropped (the
+ * names gprMax 3's tools/inputfile_old2new.py converts; gprMax 3 and 4 refuse
+ * them as invalid commands): its name in name, else 0. gprMax 2 reused some
+ * names (#hertzian_dipole, #box, #snapshot) with other parameters, so a file
+ * is recognised by these before any line is read. */
+static int gprmax2_command(const char *line, size_t len, char name[64]) {
+  static const char *const old[] = {"abc_mixing_parameters",
+                                    "abc_order",
+                                    "abc_stability_factors",
+                                    "abc_type",
+                                    "analysis",
+                                    "bowtie",
+                                    "cylinder_new",
+                                    "cylindrical_segment",
+                                    "dx_dy",
+                                    "end_analysis",
+                                    "geometry_file",
+                                    "geometry_vtk",
+                                    "huygens_surface",
+                                    "line_source",
+                                    "media_file",
+                                    "medium",
+                                    "nips_number",
+                                    "num_of_procs",
+                                    "number_of_media",
+                                    "plane_wave",
+                                    "pml_layers",
+                                    "rx_box",
+                                    "thin_wire",
+                                    "tx",
+                                    "tx_steps",
+                                    "wedge",
+                                    "x_segment",
+                                    "y_segment"};
+  if (len < 2 || line[0] != '#' || line[1] == '#') return 0;
+  size_t n = 0;
+  while (n + 1 < len && n < 63 && line[n + 1] != ':') {
+    name[n] = line[n + 1];
+    ++n;
+  }
+  name[n] = '\0';
+  if (n + 1 >= len || line[n + 1] != ':') return 0;
+  for (size_t k = 0; k < sizeof old / sizeof old[0]; ++k)
+    if (!strcmp(name, old[k])) return 1;
+  return 0;
+}
+
 /* The expanded input's commands in parse_group's order; each error names the
  * file and line the command came from (scene_text.c). */
 static int parse_text(parser *p, const gs_scene_text *t) {
-  char line[4096];
+  char line[4096], name[64];
   for (size_t k = 0; k < t->n; ++k) /* the scene's hash: its commands in file order */
     p->s->hash = fnv1a(p->s->hash, t->text + t->lines[k].at, (size_t)t->lines[k].len + 1);
+  for (size_t k = 0; k < t->n; ++k) /* a gprMax 2 file: refused by name at its first such line */
+    if (gprmax2_command(t->text + t->lines[k].at, t->lines[k].len, name)) {
+      p->file = t->files[t->lines[k].file].path;
+      p->line = t->lines[k].line;
+      p->out = t->lines[k].out;
+      return gs_perr(p,
+                     "#%s: gprMax 2's syntax, which gprMax 3 and 4 do not read either (gprMax 3's "
+                     "tools/inputfile_old2new.py converts such a file)",
+                     name);
+    }
   for (int group = 0; group < 3; ++group)
     for (size_t k = 0; k < t->n; ++k) {
       const gs_text_line *l = &t->lines[k];

@@ -358,7 +358,9 @@ static int add_rx(parser *p, const double xyz[3], const char *name, unsigned out
   return 0;
 }
 
-/* #rx: x y z [name output ...] (gprMax 4: outputs separated by blanks). */
+/* #rx: x y z [name output ...] (gprMax 4: outputs separated by blanks, any
+ * number of them, repeats allowed). gprMax 3 and 4 refuse 0, 1, 2 or 4
+ * parameters ("has an incorrect number of parameters"): a name needs outputs. */
 int gs_cmd_rx(parser *p, const command_call *c) {
   double xyz[3];
   if (c->nargs == 4) return gs_perr(p, "#rx: expected x y z [name output ...]: a name needs at least one output");

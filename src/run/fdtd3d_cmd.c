@@ -108,6 +108,8 @@ static int short_of_memory(const gs_comm *c, const gs_backend *b, const gs_scene
     dev = 0;
   }
   const double gib = 1024.0 * 1024.0 * 1024.0;
+  gs_log_debug("memory: rank needs %.3f GiB on the %s and %.3f GiB of host memory; it has %.3f and %.3f GiB", dev / gib,
+               b->is_gpu ? "GPU" : "host", host / gib, have_dev / gib, have_host / gib);
   const int short_dev = have_dev > 0 && dev > have_dev, bad = short_dev || (have_host > 0 && host > have_host);
   char who[64] = "the model";
   if (rk) snprintf(who, sizeof who, "rank %d's part of the model", c->rank);
@@ -286,6 +288,7 @@ static int step_run(run3 *x, gs_fdtd3_sim *m, double *secs) {
 static int run_model(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs, int *stopped) {
   gs_fdtd3_sim m;
   char err[1024];
+  double mark[5] = {now_s()}; /* GPUSTENCIL_DEBUG: where a survey's run spends its time (phases) */
   if (gs_fdtd3_sim_init_cached(&m, x->sc, b, (int)x->r, x->rk, &x->geo, err, sizeof err) != GS_OK) {
     if (x->c->rank == 0) gs_log_error("fdtd: %s", err); /* the same reason on every rank */
     return GS_EXIT_USAGE;
@@ -318,7 +321,9 @@ static int run_model(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs
   }
   x->first_step = m.step;
   x->saved = -1;
+  mark[1] = now_s();
   *stopped = step_run(x, &m, secs);
+  mark[2] = now_s();
   if (*stopped) {
     gs_fdtd3_sim_free(&m);
     return x->status; /* partial after a failed checkpoint */
@@ -337,10 +342,16 @@ static int run_model(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs
   }
   /* only the survey's last run's checksum is printed: it reads every field back (200 MB at 8 M cells) */
   if (x->r == x->o->runs - 1) gs_fdtd3_sim_checksum(&m, sum);
+  mark[3] = now_s();
   gs_fdtd3_sim_free(&m);
   gs_ckpt_remove(x->c, x->outdir, -1); /* the run is complete: its checkpoints (and a restart's here) go */
   if (x->o->runs > 1 && x->c->rank == 0 && gs_survey_mark(x->outdir, x->r, NULL, 0) != 0)
     status = status > GS_EXIT_PARTIAL ? status : GS_EXIT_PARTIAL;
+  mark[4] = now_s();
+  if (getenv("GPUSTENCIL_DEBUG") && x->c->rank == 0)
+    printf("fdtd: run %lld: built and outputs set up in %.3f s, stepped in %.3f s, saved in %.3f s, freed and "
+           "marked in %.3f s\n",
+           (long long)x->r + 1, mark[1] - mark[0], mark[2] - mark[1], mark[3] - mark[2], mark[4] - mark[3]);
   if (x->rk) status = gs_comm_agree(status, x->c->world);
   return status;
 }
@@ -453,18 +464,8 @@ static int run_group(const gs_comm *g, const gs_backend *b, const gs_fdtd_opts *
  * (--decomp, checkpoints, --stop-after), else all (the runs one after the
  * other, each split); -1 after one line on rank 0. Collective. */
 static int group_size(const gs_comm *c, const gs_backend *b, const gs_fdtd_opts *o, const gs_scene *sc) {
-  if (o->ranks_per_run) {
-    if (o->ranks_per_run <= c->size && c->size % o->ranks_per_run == 0) return (int)o->ranks_per_run;
-    if (c->rank == 0)
-      gs_log_error("fdtd: %s: --ranks-per-run %lld does not divide the %d ranks into groups", sc->path,
-                   (long long)o->ranks_per_run, c->size);
-    return -1;
-  }
-  /* what asks for the runs one after the other, or for a split (a restart from a checkpoint
-   * continues its run as it was split; one without, of a survey shared out, skips finished runs) */
-  const int from_checkpoint = o->restart && gs_survey_checkpoint_in(c, o->restart);
-  if (o->runs < 2 || c->size == 1 || from_checkpoint || o->stop_after || o->checkpoint_every || o->spread.decomp)
-    return c->size;
+  const int rule = gs_survey_group_rule(c, o, sc->path, o->runs);
+  if (rule) return rule;
   char why[1024];
   return gs_comm_agree(short_of_memory(c, b, sc, NULL, why, sizeof why), c->world) ? c->size : 1;
 }

@@ -247,11 +247,14 @@ int gs_fdtd_make_outdir(const gs_comm *c, const char *outdir, int snapshots, gs_
 static void print_scene(const fdtd_job *j) {
   const gs_scene *sc = &j->sc;
   if (j->world->rank != 0) return;
+  int nrx = 0; /* the #rx receivers, not the hidden helpers of a current output */
+  for (int k = 0; k < sc->nrx; ++k)
+    nrx += !sc->rxs[k].hidden;
   printf("fdtd: %s%s%s: %lld x %lld cells of %g x %g m, dt %.6g s (stability %g), %lld iterations, %d material(s), "
          "%d source(s), %d receiver(s), PML %d/%d/%d/%d, backend %s, %d run(s)\n",
          sc->title[0] ? "'" : "", sc->title[0] ? sc->title : j->scene_path, sc->title[0] ? "'" : "", (long long)sc->nx,
          (long long)sc->ny, sc->dx, sc->dy, sc->dt, sc->stability, (long long)sc->iterations, sc->nmaterials - 2,
-         sc->nsources, sc->nrx, sc->pml[0], sc->pml[1], sc->pml[2], sc->pml[3], j->backend->name, (int)j->runs);
+         sc->nsources, nrx, sc->pml[0], sc->pml[1], sc->pml[2], sc->pml[3], j->backend->name, (int)j->runs);
   if (sc->messages)
     for (int k = 2; k < sc->nmaterials; ++k)
       printf("  material %s: er %g, sigma %g S/m\n", sc->materials[k].name, sc->materials[k].er,
@@ -659,20 +662,9 @@ static void run_all(fdtd_job *j) {
  * option asks for a split or for the runs in turn (--decomp, checkpoints, --stop-after), else
  * all. -1 after one line on rank 0. Collective over j->c. */
 static int group_size(const fdtd_job *j) {
+  const int rule = gs_survey_group_rule(j->c, j->o, j->scene_path, j->runs);
+  if (rule) return rule;
   const gs_comm *c = j->c;
-  const gs_fdtd_opts *o = j->o;
-  if (o->ranks_per_run) {
-    if (o->ranks_per_run <= c->size && c->size % o->ranks_per_run == 0) return (int)o->ranks_per_run;
-    if (j->root)
-      gs_log_error("fdtd: %s: --ranks-per-run %lld does not divide the %d ranks into groups", j->scene_path,
-                   (long long)o->ranks_per_run, c->size);
-    return -1;
-  }
-  /* a restart from a checkpoint continues its run as it was split; one without (a survey shared out
-   * over groups, which write none) just skips the finished runs */
-  const int from_checkpoint = o->restart && gs_survey_checkpoint_in(c, o->restart);
-  if (j->runs < 2 || c->size == 1 || from_checkpoint || o->stop_after || o->checkpoint_every || o->spread.decomp)
-    return c->size;
   const int whole[2] = {1, 1}, at[2] = {0, 0};
   const gs_fdtd_part all = gs_fdtd_part_of(&j->sc, whole, at);
   char err[512];

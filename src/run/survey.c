@@ -81,3 +81,19 @@ void gs_survey_clock_done(gs_survey_clock *k, int64_t r, int64_t runs, double so
       (long long)r + 1, (long long)runs, solve, wall, (long long)k->group + 1, (long long)k->done, (long long)k->mine,
       left);
 }
+
+int gs_survey_group_rule(const gs_comm *c, const gs_fdtd_opts *o, const char *scene_path, int64_t runs) {
+  if (o->ranks_per_run) {
+    if (o->ranks_per_run <= c->size && c->size % o->ranks_per_run == 0) return (int)o->ranks_per_run;
+    if (c->rank == 0)
+      gs_log_error("fdtd: %s: --ranks-per-run %lld does not divide the %d ranks into groups", scene_path,
+                   (long long)o->ranks_per_run, c->size);
+    return -1;
+  }
+  /* a restart from a checkpoint continues its run as it was split; one without (a survey shared
+   * out over groups, which write none) just skips the finished runs */
+  const int from_checkpoint = o->restart && gs_survey_checkpoint_in(c, o->restart);
+  if (runs < 2 || c->size == 1 || from_checkpoint || o->stop_after || o->checkpoint_every || o->spread.decomp)
+    return c->size;
+  return 0;
+}

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "comm.h"
+#include "fdtd_opts.h"
 
 /* Whether run r (0-based) of the survey in dir is marked finished; agreed over g (rank 0 looks). */
 int gs_survey_finished(const gs_comm *g, const char *dir, int64_t r);
@@ -24,6 +25,13 @@ int gs_survey_column(const char *dir, int64_t r, float *col, size_t n);
 
 /* Whether a checkpoint (one rank's file or a set's manifest) is in dir; agreed over g. */
 int gs_survey_checkpoint_in(const gs_comm *g, const char *dir);
+
+/* The size of the groups a survey's runs are shared out over, as far as the options decide it:
+ * --ranks-per-run's (-1 after one line on rank 0 naming scene_path when it does not divide the
+ * ranks); all of them where something needs the runs one after the other or split (one run, one
+ * rank, a restart from a checkpoint, --stop-after, --checkpoint-every, --decomp); 0 where it is
+ * the model's memory that decides (one rank a run when it fits). Collective over c. */
+int gs_survey_group_rule(const gs_comm *c, const gs_fdtd_opts *o, const char *scene_path, int64_t runs);
 
 /* A group's progress over its share of a survey's runs (first, first + stride, ...). */
 typedef struct gs_survey_clock {
