@@ -16,7 +16,6 @@
 
 #include "fdtd3d_kernels.h"
 #include "fdtd3d_node.h"
-#include "fdtd3d_pml.h"
 #include "sm_count.cuh"
 
 namespace {
@@ -690,29 +689,16 @@ int step_overlapped(const gs_fdtd3_step_args *a, const gs_fdtd3_region *part, in
   return err;
 }
 
-// The form of the boxes the fused kernel does not take: GS_FDTD3_PML=march,
-// one pass (fdtd3d_pml.cu, built per CPML form as the two passes are), or
-// boxes, the two one-thread-per-node passes (the reference form, kept to
-// measure against); unset: boxes. Read at every
-// step (a getenv, far below a step's time) so that bench fdtd times both
-// forms in one run (--pml-form both).
-bool pml_march() {
-  const char *env = getenv("GS_FDTD3_PML");
-  return env && !strcmp(env, "march");
-}
-
 } // namespace
 
 // Per region: the fused kernel on the box no slab reaches, then new H and
-// new E on the other boxes (whose E reads the H the fused kernel stored), in
-// one pass or two (pml_march); the two kernels overlapped (step_overlapped,
-// two passes) with GS_FDTD3_OVERLAP=1, a measuring knob: 2 % slower on an
-// H200 (docs/performance.md).
+// new E on the other boxes (whose E reads the H the fused kernel stored); the
+// two overlapped (step_overlapped) with GS_FDTD3_OVERLAP=1, a measuring knob:
+// 2 % slower on an H200 (docs/performance.md).
 extern "C" int gs_fdtd3_step_cuda(const gs_fdtd3_step_args *a, const gs_fdtd3_region *r, int n, void *stream) {
   cudaStream_t s = (cudaStream_t)stream;
   static int overlap = -1;
   if (overlap < 0) overlap = getenv("GS_FDTD3_OVERLAP") && !strcmp(getenv("GS_FDTD3_OVERLAP"), "1");
-  const bool march = pml_march();
   for (int q = 0; q < n; ++q) {
     gs_fdtd3_region part[7];
     const int np = gs_fdtd3_split(a, r[q], part);
@@ -721,8 +707,7 @@ extern "C" int gs_fdtd3_step_cuda(const gs_fdtd3_step_args *a, const gs_fdtd3_re
       e = step_overlapped(a, part, np, r[q], s);
     } else {
       e = empty(part[0]) ? 0 : launch_fused(a, part[0], s);
-      if (!e)
-        e = march ? gs_fdtd3_pml_cuda(a, part + 1, np - 1, part[0], s) : launch_boxes(a, part + 1, np - 1, r[q], s);
+      if (!e) e = launch_boxes(a, part + 1, np - 1, r[q], s);
     }
     if (e) return e;
   }

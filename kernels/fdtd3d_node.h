@@ -437,55 +437,19 @@ GS_HD3 float gs_fdtd3_ez(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int6
   return gs_fdtd3_ez_p(a, i, j, k, hy, hy_im, hx, hx_jm, mask, 0, 0.0f, 0, a->pml_form);
 }
 
-/* New H of node (i, j, k) where each component is updated, stored (its
- * owner: psi stored too), and in h (0 where a component is not updated):
- * the one-pass CPML kernel (fdtd3d_pml.cu) hands them to the node's E; pf:
- * the CPML form (a->pml_form, a constant where the caller is built per
- * form). */
-GS_HD3 void gs_fdtd3_h_store(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, float h[3], int pf) {
+/* New H of node (i, j, k), stored (its owner: psi stored too); pf: the
+ * CPML form (a->pml_form, a constant where the caller is built per form). */
+GS_HD3 void gs_fdtd3_h_node(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int pf) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
   const unsigned mh = a->nslab ? gs_fdtd3_slab_mask(a, 0, i, j, k) : 0u;
-  h[0] = h[1] = h[2] = 0.0f;
-  if (gs_fdtd3_hx_ok(a, i, j, k)) a->hx_out[o] = h[0] = gs_fdtd3_hx_m(a, i, j, k, 1, mh, pf);
-  if (gs_fdtd3_hy_ok(a, i, j, k)) a->hy_out[o] = h[1] = gs_fdtd3_hy_m(a, i, j, k, 1, mh, pf);
-  if (gs_fdtd3_hz_ok(a, i, j, k)) a->hz_out[o] = h[2] = gs_fdtd3_hz_m(a, i, j, k, 1, mh, pf);
-}
-
-/* New H of node (i, j, k), stored (its owner: psi stored too); pf as
- * gs_fdtd3_h_store's. */
-GS_HD3 void gs_fdtd3_h_node(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int pf) {
-  float h[3];
-  gs_fdtd3_h_store(a, i, j, k, h, pf);
+  if (gs_fdtd3_hx_ok(a, i, j, k)) a->hx_out[o] = gs_fdtd3_hx_m(a, i, j, k, 1, mh, pf);
+  if (gs_fdtd3_hy_ok(a, i, j, k)) a->hy_out[o] = gs_fdtd3_hy_m(a, i, j, k, 1, mh, pf);
+  if (gs_fdtd3_hz_ok(a, i, j, k)) a->hz_out[o] = gs_fdtd3_hz_m(a, i, j, k, 1, mh, pf);
 }
 
 /* Whether a has fused poles (gs_fdtd3_e_node's poles). */
 GS_HD3 int gs_fdtd3_has_poles(const gs_fdtd3_step_args *a) {
   return a->poles.map[0] || a->poles.map[1] || a->poles.map[2];
-}
-
-/* New E of node (i, j, k), stored where each component is updated, from
- * the new H around it: h, the node's own Hx, Hy, Hz; lo, the H one node
- * lower that each component reads: Hz (j - 1), Hy (k - 1) for Ex; Hx
- * (k - 1), Hz (i - 1) for Ey; Hy (i - 1), Hx (j - 1) for Ez (only those of
- * the updated components are read). With poles (gs_fdtd3_has_poles), the
- * fused poles advanced; pf, the CPML form, as gs_fdtd3_h_store's. Where
- * the H come from (stored, recomputed, kept in registers) does not change
- * the bits: they are the same floats. */
-GS_HD3 void gs_fdtd3_e_store(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, const float h[3],
-                             const float lo[6], int poles, int pf) {
-  const int64_t o = gs_fdtd3_at(a, i, j, k);
-  const unsigned me = a->nslab ? gs_fdtd3_slab_mask(a, 1, i, j, k) : 0u;
-  float *t[3] = {0, 0, 0}, phi[3] = {0, 0, 0};
-  if (poles) {
-    const int mat[3] = {a->mex[o], a->mey[o], a->mez[o]};
-    gs_fdtd3_poles3(a, o, mat, t, phi);
-  }
-  if (gs_fdtd3_ex_ok(a, i, j, k))
-    a->ex_out[o] = gs_fdtd3_ex_p(a, i, j, k, h[2], lo[0], h[1], lo[1], me, t[0], phi[0], 1, pf);
-  if (gs_fdtd3_ey_ok(a, i, j, k))
-    a->ey_out[o] = gs_fdtd3_ey_p(a, i, j, k, h[0], lo[2], h[2], lo[3], me, t[1], phi[1], 1, pf);
-  if (gs_fdtd3_ez_ok(a, i, j, k))
-    a->ez_out[o] = gs_fdtd3_ez_p(a, i, j, k, h[1], lo[4], h[0], lo[5], me, t[2], phi[2], 1, pf);
 }
 
 /* New E of node (i, j, k) of box r, once the new H of every node of r is
@@ -495,24 +459,27 @@ GS_HD3 void gs_fdtd3_e_store(const gs_fdtd3_step_args *a, int64_t i, int64_t j, 
 GS_HD3 void gs_fdtd3_e_node(const gs_fdtd3_step_args *a, gs_fdtd3_region r, int64_t i, int64_t j, int64_t k, int poles,
                             int pf) {
   const int64_t o = gs_fdtd3_at(a, i, j, k), P = a->pitch, S = a->plane;
-  const int ex = gs_fdtd3_ex_ok(a, i, j, k), ey = gs_fdtd3_ey_ok(a, i, j, k), ez = gs_fdtd3_ez_ok(a, i, j, k);
-  float h[3] = {0, 0, 0}, lo[6] = {0, 0, 0, 0, 0, 0};
-  if (ey || ez) h[0] = a->hx_out[o];
-  if (ex || ez) h[1] = a->hy_out[o];
-  if (ex || ey) h[2] = a->hz_out[o];
-  if (ex) {
-    lo[0] = j - 1 >= r.j0 ? a->hz_out[o - P] : gs_fdtd3_hz(a, i, j - 1, k, 0, pf);
-    lo[1] = k - 1 >= r.k0 ? a->hy_out[o - S] : gs_fdtd3_hy(a, i, j, k - 1, 0, pf);
+  const unsigned me = a->nslab ? gs_fdtd3_slab_mask(a, 1, i, j, k) : 0u;
+  float *t[3] = {0, 0, 0}, phi[3] = {0, 0, 0};
+  if (poles) {
+    const int mat[3] = {a->mex[o], a->mey[o], a->mez[o]};
+    gs_fdtd3_poles3(a, o, mat, t, phi);
   }
-  if (ey) {
-    lo[2] = k - 1 >= r.k0 ? a->hx_out[o - S] : gs_fdtd3_hx(a, i, j, k - 1, 0, pf);
-    lo[3] = i - 1 >= r.i0 ? a->hz_out[o - 1] : gs_fdtd3_hz(a, i - 1, j, k, 0, pf);
+  if (gs_fdtd3_ex_ok(a, i, j, k)) {
+    const float hz_jm = j - 1 >= r.j0 ? a->hz_out[o - P] : gs_fdtd3_hz(a, i, j - 1, k, 0, pf);
+    const float hy_km = k - 1 >= r.k0 ? a->hy_out[o - S] : gs_fdtd3_hy(a, i, j, k - 1, 0, pf);
+    a->ex_out[o] = gs_fdtd3_ex_p(a, i, j, k, a->hz_out[o], hz_jm, a->hy_out[o], hy_km, me, t[0], phi[0], 1, pf);
   }
-  if (ez) {
-    lo[4] = i - 1 >= r.i0 ? a->hy_out[o - 1] : gs_fdtd3_hy(a, i - 1, j, k, 0, pf);
-    lo[5] = j - 1 >= r.j0 ? a->hx_out[o - P] : gs_fdtd3_hx(a, i, j - 1, k, 0, pf);
+  if (gs_fdtd3_ey_ok(a, i, j, k)) {
+    const float hx_km = k - 1 >= r.k0 ? a->hx_out[o - S] : gs_fdtd3_hx(a, i, j, k - 1, 0, pf);
+    const float hz_im = i - 1 >= r.i0 ? a->hz_out[o - 1] : gs_fdtd3_hz(a, i - 1, j, k, 0, pf);
+    a->ey_out[o] = gs_fdtd3_ey_p(a, i, j, k, a->hx_out[o], hx_km, a->hz_out[o], hz_im, me, t[1], phi[1], 1, pf);
   }
-  gs_fdtd3_e_store(a, i, j, k, h, lo, poles, pf);
+  if (gs_fdtd3_ez_ok(a, i, j, k)) {
+    const float hy_im = i - 1 >= r.i0 ? a->hy_out[o - 1] : gs_fdtd3_hy(a, i - 1, j, k, 0, pf);
+    const float hx_jm = j - 1 >= r.j0 ? a->hx_out[o - P] : gs_fdtd3_hx(a, i, j - 1, k, 0, pf);
+    a->ez_out[o] = gs_fdtd3_ez_p(a, i, j, k, a->hy_out[o], hy_im, a->hx_out[o], hx_jm, me, t[2], phi[2], 1, pf);
+  }
 }
 
 /* The box of nodes where no slab reaches a node's updates nor the

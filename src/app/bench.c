@@ -42,8 +42,6 @@ const gs_opt gs_bench_opt_table[] = {
     {"drude", 0, GS_OPT_INT,    offsetof(gs_bench_opts, drude), "POLES", 1, 15,     "bench fdtd, 3D grid: the soil has POLES Drude poles"},
     {"dispersive-fraction", 0, GS_OPT_DOUBLE, offsetof(gs_bench_opts, disp_fraction), "F", 0, 1,
      "bench fdtd, 3D grid: the soil fills the lower F of the domain in z (default 0.5)"},
-    {"pml-form", 0, GS_OPT_STRING, offsetof(gs_bench_opts, pml_form), "FORM", 0, 0,
-     "bench fdtd, 3D: the CPML boxes' GPU form: boxes (two passes), march (one, every CPML form) or both, each timed (one rank)"},
     {NULL,    0, 0,             0,                              NULL,   0, 0,       NULL},
 };
 // clang-format on
@@ -644,10 +642,6 @@ int gs_bench_check(const void *opts, int argc, char **argv, char *err, size_t er
   }
   if (!!o->debye + !!o->lorentz + !!o->drude > 1) {
     snprintf(err, errlen, "fdtd: one of --debye, --lorentz and --drude at a time");
-    return 1;
-  }
-  if (o->pml_form && strcmp(o->pml_form, "boxes") && strcmp(o->pml_form, "march") && strcmp(o->pml_form, "both")) {
-    snprintf(err, errlen, "fdtd: --pml-form '%s': boxes, march or both", o->pml_form);
     return 1;
   }
   if (argc == 2 && misplaced_3d(o, 1)) {

@@ -171,29 +171,6 @@ static int time_one(gs_run *run, const gs_bench_opts *o, const gs_scene *sc, int
                           t.per_cell, copy_gbs, t.total / (copy_gbs * 1e9) / per);
 }
 
-/* time_one once per CPML form --pml-form asks for (both: the reference
- * form, boxes, then march; the model built again each time), the form in
- * the header and the label; the engine reads GS_FDTD3_PML at every step
- * (kernels/fdtd3d.cu), so setting it picks the form. None asked: once, with
- * GS_FDTD3_PML as the environment sets it. The worst status. */
-static int time_forms(gs_run *run, const gs_bench_opts *o, const gs_scene *sc, int64_t warm, int warm_apart,
-                      int64_t steps, const char *header, const char *label) {
-  const char *forms[2] = {o->pml_form, NULL};
-  if (o->pml_form && !strcmp(o->pml_form, "both")) forms[0] = "boxes", forms[1] = "march";
-  if (!forms[0]) return time_one(run, o, sc, warm, warm_apart, steps, header, label);
-  int rc = 0;
-  for (int f = 0; f < 2 && forms[f]; ++f) {
-    char h[2048], l[1100];
-    setenv("GS_FDTD3_PML", forms[f], 1);
-    snprintf(h, sizeof h, "%s, CPML boxes on a GPU: %s (GS_FDTD3_PML=%s)", header,
-             !strcmp(forms[f], "march") ? "one pass" : "two passes", forms[f]);
-    snprintf(l, sizeof l, "%s-pml-%s", label, forms[f]);
-    const int r = time_one(run, o, sc, warm, warm_apart, steps, h, l);
-    if (r > rc) rc = r;
-  }
-  return rc;
-}
-
 /* The one-rank time of sc on rank 0 (every rank gets it; -1 when the whole
  * model does not fit rank 0). */
 static double one_rank_fdtd3(gs_run *run, const gs_bench_opts *o, const gs_scene *sc, int fits) {
@@ -333,11 +310,6 @@ int gs_bench_fdtd3(gs_run *run, const gs_bench_opts *o, int64_t nx, int64_t ny, 
       gs_log_error("bench fdtd: --pml %d: the grid must be more than %d cells on every axis", s.pml, 2 * s.pml);
     return GS_EXIT_USAGE;
   }
-  if (run->comm.size > 1 && o->pml_form) { /* one form for all ranks' steps: as the environment sets it */
-    if (run->comm.rank == 0)
-      gs_log_error("bench fdtd: --pml-form times one rank; on several, set GS_FDTD3_PML=boxes or march on every rank");
-    return GS_EXIT_USAGE;
-  }
   if (run->comm.size > 1 && o->weak) return bench_fdtd3_weak(run, o, nx, ny, nz);
   gs_scene sc;
   synthetic3(&sc, &s, nx, ny, nz, warmup(b) + o->steps);
@@ -355,7 +327,7 @@ int gs_bench_fdtd3(gs_run *run, const gs_bench_opts *o, int64_t nx, int64_t ny, 
              b->name, where(run), (long long)nx, (long long)ny, (long long)nz, (long long)o->steps,
              (long long)warmup(b), shape);
     snprintf(label, sizeof label, "synthetic-pml%d-%s%d-f%.2f", s.pml, s.poles ? "poles" : "none", s.poles, s.fraction);
-    rc = time_forms(run, o, &sc, warmup(b), 0, o->steps, header, label);
+    rc = time_one(run, o, &sc, warmup(b), 0, o->steps, header, label);
   }
   gs_scene_free(&sc);
   return rc;
@@ -398,7 +370,7 @@ int gs_bench_fdtd3_scene(gs_run *run, const gs_bench_opts *o, const char *path) 
            b->name, where(run), path, (long long)sc.nx, (long long)sc.ny, (long long)sc.nz, (long long)sc.iterations,
            o->steps ? "--steps" : "its own", before, sc.pml6[0], sc.pml6[1], sc.pml6[2], sc.pml6[3], sc.pml6[4],
            sc.pml6[5], sc.nsources + sc.nsrc3, sc.nrx);
-  const int rc = time_forms(run, o, &sc, warm, 1, sc.iterations, header, path);
+  const int rc = time_one(run, o, &sc, warm, 1, sc.iterations, header, path);
   gs_scene_free(&sc);
   return rc;
 }

@@ -52,7 +52,6 @@ typedef struct gs_bench_opts {
   int64_t pml;                   /* 3D grid: CPML cells (-1: 10) */
   int64_t debye, lorentz, drude; /* 3D grid: the soil's poles of that kind (0: none) */
   double disp_fraction;          /* 3D grid: the soil's share of z (-1: 0.5) */
-  const char *pml_form;          /* 3D: the CPML boxes' GPU form, boxes, march or both (NULL: GS_FDTD3_PML's) */
   gs_fdtd_spread_opts spread;
 } gs_bench_opts;
 extern const gs_bench_opts gs_bench_defaults;
