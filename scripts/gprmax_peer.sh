@@ -101,6 +101,7 @@ for m in "${models[@]}"; do
   PYTHONPATH="$gx_pythonpath${PYTHONPATH:+:$PYTHONPATH}" "$bin" fdtd "$W/models/$m.in" "${backend[@]}" -o "$W/gs/$m" \
     > "$W/logs/gs_$m.log" 2>&1
   grep -E "^fdtd: .*(3D|steps in)" "$W/logs/gs_$m.log" | sed 's/^/  /'
+  grep -q "steps in" "$W/logs/gs_$m.log" || tail -3 "$W/logs/gs_$m.log" | sed 's/^/  failed: /'
   if [ "${GS_PEER_BENCH:-1}" = 1 ]; then
     steps=()
     [ $selftest = 1 ] && steps=(--steps 20)
