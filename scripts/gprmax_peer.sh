@@ -93,6 +93,9 @@ log "models: ${models[*]} (our scenes with cells of $dx m)"
 peer_build $selftest
 
 # ---- ours: fdtd MODEL.in (the receivers' .h5, "N steps in T s"), then bench fdtd MODEL.in
+# An MPI started alone (gprMax 4's package imports mpi4py, in our #python blocks too) needs an rsh
+# agent even on one node; the GPU machine has no ssh (the bundle's run.sh does the same)
+if ! command -v ssh > /dev/null && ! command -v rsh > /dev/null; then export OMPI_MCA_plm_rsh_agent=${OMPI_MCA_plm_rsh_agent:-false}; fi
 # gprMax 4's package and toolboxes as the bundle built them, for the #python blocks of GS_PEER_FILES
 gx_src=${GX_WORK:-/tmp/gx_work}/src
 gx_pythonpath=$gx_src/gprMax:$gx_src/pycuda:$gx_src/pydeps

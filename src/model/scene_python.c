@@ -48,10 +48,13 @@ static char *blocks_input(const gs_py_block *b, int n, size_t *len) {
 /* The child's environment: this process's, less what an MPI launcher gave this
  * rank (a block whose imports call MPI_Init, as gprMax 4's package does, would
  * otherwise take itself for this rank and fail): it starts as a program of its
- * own. Returns a malloc'd array of the kept pointers. */
+ * own. The user's rsh agent stays: an MPI started alone needs one where no ssh
+ * is installed (OMPI_MCA_plm_rsh_agent=false). Returns a malloc'd array of the
+ * kept pointers. */
 static char **child_environment(void) {
   static const char *const launcher[] = {"OMPI_", "PMIX_", "PMI_", "ORTE_", "OPAL_", "HYDRA_", "HYDI_", "MPIR_"};
-  static const char *const kept[] = {"OMPI_ALLOW_RUN_AS_ROOT=", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=", "OPAL_PREFIX="};
+  static const char *const kept[] = {
+      "OMPI_ALLOW_RUN_AS_ROOT=", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=", "OPAL_PREFIX=", "OMPI_MCA_plm_rsh_agent="};
   size_t n = 0;
   while (environ[n])
     ++n;
