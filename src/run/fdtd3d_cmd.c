@@ -348,10 +348,10 @@ static int run_model(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs
   if (x->o->runs > 1 && x->c->rank == 0 && gs_survey_mark(x->outdir, x->r, NULL, 0) != 0)
     status = status > GS_EXIT_PARTIAL ? status : GS_EXIT_PARTIAL;
   mark[4] = now_s();
-  if (getenv("GPUSTENCIL_DEBUG") && x->c->rank == 0)
-    printf("fdtd: run %lld: built and outputs set up in %.3f s, stepped in %.3f s, saved in %.3f s, freed and "
-           "marked in %.3f s\n",
-           (long long)x->r + 1, mark[1] - mark[0], mark[2] - mark[1], mark[3] - mark[2], mark[4] - mark[3]);
+  if (x->c->rank == 0)
+    gs_log_debug("fdtd: run %lld: built and outputs set up in %.3f s, stepped in %.3f s, saved in %.3f s, freed and "
+                 "marked in %.3f s",
+                 (long long)x->r + 1, mark[1] - mark[0], mark[2] - mark[1], mark[3] - mark[2], mark[4] - mark[3]);
   if (x->rk) status = gs_comm_agree(status, x->c->world);
   return status;
 }
