@@ -31,13 +31,15 @@ struct Boxes {
   int n, flat;
   gs_fdtd3_region r[7];
   unsigned first[8], bx[7], by[7];
+  unsigned cand[7]; // the slabs that may reach a node of the box (slabs_near)
 };
 
-__device__ __forceinline__ bool box_node(const Boxes &b, int64_t &i, int64_t &j, int64_t &k) {
+__device__ __forceinline__ bool box_node(const Boxes &b, int64_t &i, int64_t &j, int64_t &k, unsigned &cand) {
   unsigned blk = blockIdx.x, z = 0;
   while (z + 1 < (unsigned)b.n && blk >= b.first[z + 1])
     ++z;
   blk -= b.first[z];
+  cand = b.cand[z];
   const gs_fdtd3_region &r = b.r[z];
   const unsigned plane = b.flat ? b.by[z] : b.bx[z] * b.by[z];
   k = r.k0 + blk / plane;
@@ -59,7 +61,8 @@ __device__ __forceinline__ bool box_node(const Boxes &b, int64_t &i, int64_t &j,
 template <int Form>
 __global__ void __launch_bounds__(32 * kNodeRows) h_kernel(const gs_fdtd3_step_args a, const Boxes b) {
   int64_t i, j, k;
-  if (box_node(b, i, j, k)) gs_fdtd3_h_node(&a, i, j, k, Form);
+  unsigned cand;
+  if (box_node(b, i, j, k, cand)) gs_fdtd3_h_node(&a, i, j, k, Form, cand);
 }
 
 // New E of every node of the boxes; r: the caller's region, whose new H is
@@ -68,7 +71,8 @@ template <bool Poles, int Form>
 __global__ void __launch_bounds__(32 * kNodeRows)
     e_kernel(const gs_fdtd3_step_args a, const Boxes b, const gs_fdtd3_region r) {
   int64_t i, j, k;
-  if (box_node(b, i, j, k)) gs_fdtd3_e_node(&a, r, i, j, k, Poles, Form);
+  unsigned cand;
+  if (box_node(b, i, j, k, cand)) gs_fdtd3_e_node(&a, r, i, j, k, Poles, Form, cand);
 }
 
 // The box kernels of form Form: H (h), or E with or without poles.
@@ -495,6 +499,26 @@ __global__ void sample_kernel(gs_fdtd3_fields v, const int64_t *off, int n, floa
     out[6 * k + c] = v.f[c][off[k]];
 }
 
+// The slabs whose E or H corrections may reach a node of box b: those
+// whose depth range (E and H together: [0, t] on side 0, [n - t, n) on
+// side 1) meets the box's range along the slab's axis. A superset is
+// harmless (the node's own mask decides); every slab with
+// GS_FDTD3_CAND=all (a measuring knob).
+unsigned slabs_near(const gs_fdtd3_step_args *a, const gs_fdtd3_region &b) {
+  static int all = -1;
+  if (all < 0) all = getenv("GS_FDTD3_CAND") && !strcmp(getenv("GS_FDTD3_CAND"), "all");
+  if (all) return ~0u;
+  unsigned cand = 0;
+  for (int s = 0; s < a->nslab; ++s) {
+    const gs_fdtd3_slab &p = a->slab[s];
+    const int64_t n = p.dir == 0 ? a->nx : p.dir == 1 ? a->ny : a->nz;
+    const int64_t lo = p.side ? n - p.t : 0, hi = p.side ? n : p.t + 1; // [lo, hi)
+    const int64_t b0 = p.dir == 0 ? b.i0 : p.dir == 1 ? b.j0 : b.k0, b1 = p.dir == 0 ? b.i1 : p.dir == 1 ? b.j1 : b.k1;
+    if (b0 < hi && lo < b1) cand |= 1u << s;
+  }
+  return cand;
+}
+
 // The boxes' one-thread-per-node kernels (flat mapping unless GS_FDTD3_BOXES
 // =tiles, the former one: a measuring knob); h: the H pass, else the E pass.
 int launch_box_kernel(const gs_fdtd3_step_args *a, const gs_fdtd3_region *box, int n, gs_fdtd3_region r, bool h,
@@ -508,6 +532,7 @@ int launch_box_kernel(const gs_fdtd3_step_args *a, const gs_fdtd3_region *box, i
     const int64_t w = box[q].i1 - box[q].i0, hh = box[q].j1 - box[q].j0;
     if (w <= 0 || hh <= 0 || box[q].k1 <= box[q].k0) continue;
     b.r[b.n] = box[q];
+    b.cand[b.n] = slabs_near(a, box[q]);
     b.first[b.n] = blocks;
     b.bx[b.n] = (unsigned)(b.flat ? w : (w + 31) / 32);
     b.by[b.n] =

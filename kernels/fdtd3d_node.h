@@ -51,6 +51,19 @@ GS_HD3 int64_t gs_fdtd3_at(const gs_fdtd3_step_args *a, int64_t i, int64_t j, in
   return k * a->plane + j * a->pitch + i;
 }
 
+/* The lowest set bit of a nonzero mask (the slab loops visit the slabs
+ * that reach a node in slab order, rather than every slab with a test:
+ * the GPU's compiler unrolls a loop over all six into predicated code
+ * that every node pays for, about 900 instructions a node in the CPML
+ * boxes; a loop over the set bits runs once per slab that applies). */
+GS_HD3 int gs_fdtd3_lowest(unsigned m) {
+#ifdef __CUDA_ARCH__
+  return __ffs((int)m) - 1;
+#else
+  return __builtin_ctz(m);
+#endif
+}
+
 /* The slabs whose E (e = 1) or H (e = 0) corrections reach node (i, j, k):
  * bit s for slab s (its depth range along its axis, and the node not on the
  * far face of the other two axes, which take no correction). Worked out once
@@ -58,6 +71,29 @@ GS_HD3 int64_t gs_fdtd3_at(const gs_fdtd3_step_args *a, int64_t i, int64_t j, in
 GS_HD3 unsigned gs_fdtd3_slab_mask(const gs_fdtd3_step_args *a, int e, int64_t i, int64_t j, int64_t k) {
   unsigned mask = 0;
   for (int s = 0; s < a->nslab; ++s) { /* 32-bit indices: a side of a grid that fits in memory is far below 2^31 */
+    const gs_fdtd3_slab *p = &a->slab[s];
+    const int dir = p->dir, t = (int)p->t;
+    const int n = (int)(dir == 0 ? i : dir == 1 ? j : k), N = (int)(dir == 0 ? a->nx : dir == 1 ? a->ny : a->nz);
+    const int q = p->side ? n - (N - t) : (e ? t - n : t - 1 - n);
+    const int ia = (int)(dir == 0 ? j : i), ib = (int)(dir == 2 ? j : k);
+    const int na = (int)(dir == 0 ? a->ny : a->nx), nb = (int)(dir == 2 ? a->ny : a->nz);
+    if (q >= 0 && q < t && ia < na && ib < nb) mask |= 1u << s;
+  }
+  return mask;
+}
+
+/* The same over the slabs of cand alone (bits; ~0u: all), where the caller
+ * knows that no other slab reaches the node (a CPML box's candidates,
+ * fdtd3d.cu): a box on one face tests one slab, not six. */
+GS_HD3 unsigned gs_fdtd3_slab_mask_in(const gs_fdtd3_step_args *a, int e, int64_t i, int64_t j, int64_t k,
+                                      unsigned cand) {
+  unsigned mask = 0;
+  cand &= (1u << a->nslab) - 1u;
+#ifdef __CUDA_ARCH__
+#pragma unroll 1
+#endif
+  for (unsigned left = cand; left; left &= left - 1u) {
+    const int s = gs_fdtd3_lowest(left);
     const gs_fdtd3_slab *p = &a->slab[s];
     const int dir = p->dir, t = (int)p->t;
     const int n = (int)(dir == 0 ? i : dir == 1 ? j : k), N = (int)(dir == 0 ? a->nx : dir == 1 ? a->ny : a->nz);
@@ -80,10 +116,13 @@ GS_HD3 unsigned gs_fdtd3_slab_mask(const gs_fdtd3_step_args *a, int e, int64_t i
 GS_HD3 float gs_fdtd3_cpml(const gs_fdtd3_step_args *a, int e, int comp, int64_t i, int64_t j, int64_t k, float f,
                            float sx, float sy, float sz, float raw_x, float raw_y, float raw_z, int own,
                            unsigned mask) {
-  for (int s = 0; s < a->nslab; ++s) {
-    const gs_fdtd3_slab *p = &a->slab[s];
+#ifdef __CUDA_ARCH__
+#pragma unroll 1
+#endif
+  for (unsigned left = mask; left; left &= left - 1u) {
+    const gs_fdtd3_slab *p = &a->slab[gs_fdtd3_lowest(left)];
     const int dir = p->dir;
-    if (!(mask >> s & 1u) || dir == comp) continue;
+    if (dir == comp) continue;
     const int t = (int)p->t;
     const int n = (int)(dir == 0 ? i : dir == 1 ? j : k), N = (int)(dir == 0 ? a->nx : dir == 1 ? a->ny : a->nz);
     const int q = p->side ? n - (N - t) : (e ? t - n : t - 1 - n);
@@ -144,10 +183,13 @@ GS_HD3 float gs_fdtd3_cpml_x(const gs_fdtd3_step_args *a, int pf, int e, int com
                              float f, float sx, float sy, float sz, float raw_x, float raw_y, float raw_z, int own,
                              unsigned mask) {
   const int two = pf != GS_FDTD3_MRIPML1;
-  for (int s = 0; s < a->nslab; ++s) {
-    const gs_fdtd3_slab *p = &a->slab[s];
+#ifdef __CUDA_ARCH__
+#pragma unroll 1
+#endif
+  for (unsigned left = mask; left; left &= left - 1u) {
+    const gs_fdtd3_slab *p = &a->slab[gs_fdtd3_lowest(left)];
     const int dir = p->dir;
-    if (!(mask >> s & 1u) || dir == comp) continue;
+    if (dir == comp) continue;
     const int t = (int)p->t;
     const int n = (int)(dir == 0 ? i : dir == 1 ? j : k), N = (int)(dir == 0 ? a->nx : dir == 1 ? a->ny : a->nz);
     const int q = p->side ? n - (N - t) : (e ? t - n : t - 1 - n);
@@ -438,10 +480,11 @@ GS_HD3 float gs_fdtd3_ez(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int6
 }
 
 /* New H of node (i, j, k), stored (its owner: psi stored too); pf: the
- * CPML form (a->pml_form, a constant where the caller is built per form). */
-GS_HD3 void gs_fdtd3_h_node(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int pf) {
+ * CPML form (a->pml_form, a constant where the caller is built per form);
+ * cand: the slabs that may reach the node (gs_fdtd3_slab_mask_in). */
+GS_HD3 void gs_fdtd3_h_node(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int pf, unsigned cand) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
-  const unsigned mh = a->nslab ? gs_fdtd3_slab_mask(a, 0, i, j, k) : 0u;
+  const unsigned mh = a->nslab ? gs_fdtd3_slab_mask_in(a, 0, i, j, k, cand) : 0u;
   if (gs_fdtd3_hx_ok(a, i, j, k)) a->hx_out[o] = gs_fdtd3_hx_m(a, i, j, k, 1, mh, pf);
   if (gs_fdtd3_hy_ok(a, i, j, k)) a->hy_out[o] = gs_fdtd3_hy_m(a, i, j, k, 1, mh, pf);
   if (gs_fdtd3_hz_ok(a, i, j, k)) a->hz_out[o] = gs_fdtd3_hz_m(a, i, j, k, 1, mh, pf);
@@ -455,11 +498,11 @@ GS_HD3 int gs_fdtd3_has_poles(const gs_fdtd3_step_args *a) {
 /* New E of node (i, j, k) of box r, once the new H of every node of r is
  * stored: reads the stored H of the neighbours in r and recomputes the
  * others' (the same bits either way); with poles (gs_fdtd3_has_poles), the
- * fused poles advanced; pf as gs_fdtd3_h_node's. */
+ * fused poles advanced; pf and cand as gs_fdtd3_h_node's. */
 GS_HD3 void gs_fdtd3_e_node(const gs_fdtd3_step_args *a, gs_fdtd3_region r, int64_t i, int64_t j, int64_t k, int poles,
-                            int pf) {
+                            int pf, unsigned cand) {
   const int64_t o = gs_fdtd3_at(a, i, j, k), P = a->pitch, S = a->plane;
-  const unsigned me = a->nslab ? gs_fdtd3_slab_mask(a, 1, i, j, k) : 0u;
+  const unsigned me = a->nslab ? gs_fdtd3_slab_mask_in(a, 1, i, j, k, cand) : 0u;
   float *t[3] = {0, 0, 0}, phi[3] = {0, 0, 0};
   if (poles) {
     const int mat[3] = {a->mex[o], a->mey[o], a->mez[o]};
