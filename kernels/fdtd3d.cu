@@ -632,20 +632,24 @@ bool empty(const gs_fdtd3_region &r) {
 int launch_fused(const gs_fdtd3_step_args *args, gs_fdtd3_region r, cudaStream_t s) {
   gs_fdtd3_step_args whole = *args, *a = &whole; // held, where the caller gave none: the whole grid's rows
   if (empty(a->held)) a->held = gs_fdtd3_region{0, a->pitch, 0, a->ny + 1, 0, a->nz + 1};
-  static int variant = -1;
-  if (variant < 0) {
+  static int variant = -2; // -1: none named (the default of the scene's kind)
+  if (variant == -2) {
     static const char *const names[] = {"w64r12d3", "regs", "w32r16d3", "w64r16d3", "w64r8d3", "w64r8d4", "w32r8d4"};
     const char *env = getenv("GS_FDTD3_MARCH");
-    variant = 0;
+    variant = -1;
     for (int v = 0; env && v < (int)(sizeof names / sizeof *names); ++v)
       if (!strcmp(env, names[v])) variant = v;
   }
+  // With fused poles the narrower, taller tile is faster (a Debye scene of
+  // 8.1 M cells on an H200: 0.605 ms a step against 0.637 for w64r12d3);
+  // without them the wide one (docs/performance.md).
+  const int v = variant >= 0 ? variant : gs_fdtd3_has_poles(a) ? 2 : 0;
   const void *const p[9] = {a->ex, a->ey, a->ez, a->hx, a->hy, a->hz, a->mex, a->mey, a->mez};
   bool aligned = true;
   for (int q = 0; q < 9; ++q)
     aligned = aligned && (uintptr_t)p[q] % 16 == 0;
-  if (!aligned || variant == 1) return launch_march(a, r, s);
-  switch (variant) {
+  if (!aligned || v == 1) return launch_march(a, r, s);
+  switch (v) {
   case 2:
     return launch_ring<16, 32, 3, 2>(a, r, s);
   case 3:
