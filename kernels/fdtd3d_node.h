@@ -82,18 +82,6 @@ GS_HD3 unsigned gs_fdtd3_slab_mask(const gs_fdtd3_step_args *a, int e, int64_t i
   return mask;
 }
 
-/* Whether slab p (normal to axis dir) corrects E (e = 1) or H (e = 0) at
- * node (i, j, k): gs_fdtd3_slab_mask's test for one slab. */
-GS_HD3 int gs_fdtd3_in_slab(const gs_fdtd3_step_args *a, const gs_fdtd3_slab *p, int dir, int e, int64_t i, int64_t j,
-                            int64_t k) {
-  const int t = (int)p->t;
-  const int n = (int)(dir == 0 ? i : dir == 1 ? j : k), N = (int)(dir == 0 ? a->nx : dir == 1 ? a->ny : a->nz);
-  const int q = p->side ? n - (N - t) : (e ? t - n : t - 1 - n);
-  const int ia = (int)(dir == 0 ? j : i), ib = (int)(dir == 2 ? j : k);
-  const int na = (int)(dir == 0 ? a->ny : a->nx), nb = (int)(dir == 2 ? a->ny : a->nz);
-  return q >= 0 && q < t && ia < na && ib < nb;
-}
-
 /* The same over the slabs of cand alone (bits; ~0u: all), where the caller
  * knows that no other slab reaches the node (a CPML box's candidates,
  * fdtd3d.cu): a box on one face tests one slab, not six. */
@@ -107,51 +95,24 @@ GS_HD3 unsigned gs_fdtd3_slab_mask_in(const gs_fdtd3_step_args *a, int e, int64_
   for (unsigned left = cand; left; left &= left - 1u) {
     const int s = gs_fdtd3_lowest(left);
     const gs_fdtd3_slab *p = &a->slab[s];
-    int in; /* one inlined copy per axis, as gs_fdtd3_cpml's */
-    if (p->dir == 0)
-      in = gs_fdtd3_in_slab(a, p, 0, e, i, j, k);
-    else if (p->dir == 1)
-      in = gs_fdtd3_in_slab(a, p, 1, e, i, j, k);
-    else
-      in = gs_fdtd3_in_slab(a, p, 2, e, i, j, k);
-    mask |= (unsigned)in << s;
+    const int dir = p->dir, t = (int)p->t;
+    const int n = (int)(dir == 0 ? i : dir == 1 ? j : k), N = (int)(dir == 0 ? a->nx : dir == 1 ? a->ny : a->nz);
+    const int q = p->side ? n - (N - t) : (e ? t - n : t - 1 - n);
+    const int ia = (int)(dir == 0 ? j : i), ib = (int)(dir == 2 ? j : k);
+    const int na = (int)(dir == 0 ? a->ny : a->nx), nb = (int)(dir == 2 ? a->ny : a->nz);
+    if (q >= 0 && q < t && ia < na && ib < nb) mask |= 1u << s;
   }
   return mask;
 }
 
-/* One slab's first-order HORIPML correction of component comp (0 x, 1 y,
- * 2 z) of E (e = 1) or H (e = 0) at node (i, j, k), value f, in gprMax's
- * form and contraction (fdtd3d_kernels.h): a slab normal to axis dir adds
- * c (RA01 d + RB Phi), d = raw / cell size, and stores the new Phi (H: only
- * if own). c: the node material's srce or srcm with the sign of its term;
- * raw: the raw difference along dir. dir is a constant wherever this is
- * inlined (gs_fdtd3_cpml), so the GPU's code has no selects on it. */
-GS_HD3 float gs_fdtd3_cpml_one(const gs_fdtd3_step_args *a, const gs_fdtd3_slab *p, int dir, int e, int comp,
-                               int64_t i, int64_t j, int64_t k, float f, float c, float raw, int own) {
-  const int t = (int)p->t;
-  const int n = (int)(dir == 0 ? i : dir == 1 ? j : k), N = (int)(dir == 0 ? a->nx : dir == 1 ? a->ny : a->nz);
-  const int q = p->side ? n - (N - t) : (e ? t - n : t - 1 - n);
-  const int ia = (int)(dir == 0 ? j : i), ib = (int)(dir == 2 ? j : k);
-  const int na = (int)p->sa, nb = (int)p->sb; /* the strides of the piece held (fdtd3d_kernels.h) */
-  const int slot = comp == (dir == 0 ? 1 : 0) ? 0 : 1;
-  const int64_t w = dir == 0 ? ((int64_t)ib * na + ia) * t + q : ((int64_t)q * nb + ib) * na + ia; /* i fastest */
-  const float d = raw / p->d;
-  if (e) {
-    const float phi = p->psi_e_in[slot][w];
-    p->psi_e_out[slot][w] = fmaf(p->ree[q], phi, -(p->rfe[q] * d));
-    return fmaf(c, fmaf(p->ra1e[q], d, p->rbe[q] * phi), f);
-  }
-  const float phi = p->psi_h_in[slot][w];
-  if (own) p->psi_h_out[slot][w] = fmaf(p->reh[q], phi, -(p->rfh[q] * d));
-  return fmaf(c, fmaf(p->ra1h[q], d, p->rbh[q] * phi), f);
-}
-
-/* The CPML corrections of component comp of E or H at node (i, j, k),
- * value f, in slab order (gs_fdtd3_cpml_one each). s_x, s_y, s_z: the node
- * material's srce or srcm with the sign of its term; raw_x, raw_y, raw_z:
- * the raw differences. mask: gs_fdtd3_slab_mask() of the node. The slab's
- * axis picks one of three inlined copies (comp is a constant at every call:
- * one of them is dead), rather than selects on it in one. */
+/* The CPML corrections of component comp (0 x, 1 y, 2 z) of E (e = 1) or H
+ * (e = 0) at node (i, j, k), value f, in slab order, gprMax's HORIPML form
+ * and contraction (fdtd3d_kernels.h): a slab normal to axis dir adds
+ * s_dir (RA01 d + RB Phi), d = raw_dir / cell size, and stores the new Phi
+ * (H: only if own). s_x, s_y, s_z: the node material's srce or srcm with the
+ * sign of its term; raw_x, raw_y, raw_z: the raw differences. mask:
+ * gs_fdtd3_slab_mask() of the node. (Selects rather than arrays indexed by
+ * dir: no local memory on the GPU.) */
 GS_HD3 float gs_fdtd3_cpml(const gs_fdtd3_step_args *a, int e, int comp, int64_t i, int64_t j, int64_t k, float f,
                            float sx, float sy, float sz, float raw_x, float raw_y, float raw_z, int own,
                            unsigned mask) {
@@ -162,12 +123,24 @@ GS_HD3 float gs_fdtd3_cpml(const gs_fdtd3_step_args *a, int e, int comp, int64_t
     const gs_fdtd3_slab *p = &a->slab[gs_fdtd3_lowest(left)];
     const int dir = p->dir;
     if (dir == comp) continue;
-    if (dir == 0)
-      f = gs_fdtd3_cpml_one(a, p, 0, e, comp, i, j, k, f, sx, raw_x, own);
-    else if (dir == 1)
-      f = gs_fdtd3_cpml_one(a, p, 1, e, comp, i, j, k, f, sy, raw_y, own);
-    else
-      f = gs_fdtd3_cpml_one(a, p, 2, e, comp, i, j, k, f, sz, raw_z, own);
+    const int t = (int)p->t;
+    const int n = (int)(dir == 0 ? i : dir == 1 ? j : k), N = (int)(dir == 0 ? a->nx : dir == 1 ? a->ny : a->nz);
+    const int q = p->side ? n - (N - t) : (e ? t - n : t - 1 - n);
+    const int ia = (int)(dir == 0 ? j : i), ib = (int)(dir == 2 ? j : k);
+    const int na = (int)p->sa, nb = (int)p->sb; /* the strides of the piece held (fdtd3d_kernels.h) */
+    const int slot = comp == (dir == 0 ? 1 : 0) ? 0 : 1;
+    const int64_t w = dir == 0 ? ((int64_t)ib * na + ia) * t + q : ((int64_t)q * nb + ib) * na + ia; /* i fastest */
+    const float d = (dir == 0 ? raw_x : dir == 1 ? raw_y : raw_z) / p->d;
+    const float c = dir == 0 ? sx : dir == 1 ? sy : sz;
+    if (e) {
+      const float phi = p->psi_e_in[slot][w];
+      p->psi_e_out[slot][w] = fmaf(p->ree[q], phi, -(p->rfe[q] * d));
+      f = fmaf(c, fmaf(p->ra1e[q], d, p->rbe[q] * phi), f);
+    } else {
+      const float phi = p->psi_h_in[slot][w];
+      if (own) p->psi_h_out[slot][w] = fmaf(p->reh[q], phi, -(p->rfh[q] * d));
+      f = fmaf(c, fmaf(p->ra1h[q], d, p->rbh[q] * phi), f);
+    }
   }
   return f;
 }
