@@ -64,21 +64,26 @@ GS_HD3 int gs_fdtd3_lowest(unsigned m) {
 #endif
 }
 
-/* The slabs whose E (e = 1) or H (e = 0) corrections reach node (i, j, k):
- * bit s for slab s (its depth range along its axis, and the node not on the
- * far face of the other two axes, which take no correction). Worked out once
- * per node and component kind rather than once per component. */
+/* Whether slab p's E (e = 1) or H (e = 0) corrections reach node (i, j, k):
+ * its depth range along its axis, and the node not on the far face of the
+ * other two axes, which take no correction. */
+GS_HD3 int gs_fdtd3_in_slab(const gs_fdtd3_step_args *a, const gs_fdtd3_slab *p, int e, int64_t i, int64_t j,
+                            int64_t k) { /* 32-bit indices: a side of a grid that fits in memory is far below 2^31 */
+  const int dir = p->dir, t = (int)p->t;
+  const int n = (int)(dir == 0 ? i : dir == 1 ? j : k), N = (int)(dir == 0 ? a->nx : dir == 1 ? a->ny : a->nz);
+  const int q = p->side ? n - (N - t) : (e ? t - n : t - 1 - n);
+  const int ia = (int)(dir == 0 ? j : i), ib = (int)(dir == 2 ? j : k);
+  const int na = (int)(dir == 0 ? a->ny : a->nx), nb = (int)(dir == 2 ? a->ny : a->nz);
+  return q >= 0 && q < t && ia < na && ib < nb;
+}
+
+/* The slabs whose corrections reach node (i, j, k): bit s for slab s.
+ * Worked out once per node and component kind rather than once per
+ * component. */
 GS_HD3 unsigned gs_fdtd3_slab_mask(const gs_fdtd3_step_args *a, int e, int64_t i, int64_t j, int64_t k) {
   unsigned mask = 0;
-  for (int s = 0; s < a->nslab; ++s) { /* 32-bit indices: a side of a grid that fits in memory is far below 2^31 */
-    const gs_fdtd3_slab *p = &a->slab[s];
-    const int dir = p->dir, t = (int)p->t;
-    const int n = (int)(dir == 0 ? i : dir == 1 ? j : k), N = (int)(dir == 0 ? a->nx : dir == 1 ? a->ny : a->nz);
-    const int q = p->side ? n - (N - t) : (e ? t - n : t - 1 - n);
-    const int ia = (int)(dir == 0 ? j : i), ib = (int)(dir == 2 ? j : k);
-    const int na = (int)(dir == 0 ? a->ny : a->nx), nb = (int)(dir == 2 ? a->ny : a->nz);
-    if (q >= 0 && q < t && ia < na && ib < nb) mask |= 1u << s;
-  }
+  for (int s = 0; s < a->nslab; ++s)
+    if (gs_fdtd3_in_slab(a, &a->slab[s], e, i, j, k)) mask |= 1u << s;
   return mask;
 }
 
@@ -94,13 +99,7 @@ GS_HD3 unsigned gs_fdtd3_slab_mask_in(const gs_fdtd3_step_args *a, int e, int64_
 #endif
   for (unsigned left = cand; left; left &= left - 1u) {
     const int s = gs_fdtd3_lowest(left);
-    const gs_fdtd3_slab *p = &a->slab[s];
-    const int dir = p->dir, t = (int)p->t;
-    const int n = (int)(dir == 0 ? i : dir == 1 ? j : k), N = (int)(dir == 0 ? a->nx : dir == 1 ? a->ny : a->nz);
-    const int q = p->side ? n - (N - t) : (e ? t - n : t - 1 - n);
-    const int ia = (int)(dir == 0 ? j : i), ib = (int)(dir == 2 ? j : k);
-    const int na = (int)(dir == 0 ? a->ny : a->nx), nb = (int)(dir == 2 ? a->ny : a->nz);
-    if (q >= 0 && q < t && ia < na && ib < nb) mask |= 1u << s;
+    if (gs_fdtd3_in_slab(a, &a->slab[s], e, i, j, k)) mask |= 1u << s;
   }
   return mask;
 }
