@@ -81,13 +81,14 @@ static void copy_node_planes(void *ctx, int64_t k0, int64_t k1, int part) {
         nc->host[node_at(nc->m, i, j, k) - nc->m->bias] = (uint8_t)g->id[nc->c][gs_geometry3_node(g, i, j, k)];
 }
 
-/* One component's node materials in the kernels' layout, on the host and the device. */
-static uint8_t *node_materials(gs_fdtd3_sim *m, const gs_geometry3 *g, int c, uint8_t **dev) {
+/* One component's node materials in the kernels' layout, to the device. */
+static void node_materials(gs_fdtd3_sim *m, const gs_geometry3 *g, int c, uint8_t **dev) {
   node_copy nc = {.m = m, .g = g, .c = c, .host = gs_xcalloc((size_t)m->count, 1)};
   gs_parallel_for(g->hi[2] - g->lo[2], gs_parallel_threads(), copy_node_planes, &nc);
   *dev = m->b->dev_alloc((size_t)m->count);
   m->b->copy_h2d(*dev, nc.host, (size_t)m->count, m->s);
-  return nc.host;
+  m->b->stream_sync(m->s);
+  free(nc.host);
 }
 
 /* z planes [k0, k1): does any H component there have a magnetic material? */
@@ -119,10 +120,10 @@ static gs_status init_materials(gs_fdtd3_sim *m, const gs_geometry3 *g, char *er
   }
   coefficients(m, g);
   for (int c = 0; c < 3; ++c)
-    m->mat_host[c] = node_materials(m, g, c, &m->mat[c]);
+    node_materials(m, g, c, &m->mat[c]);
   if (magnetic(g)) {
     for (int c = 0; c < 3; ++c)
-      free(node_materials(m, g, 3 + c, &m->hmat[c]));
+      node_materials(m, g, 3 + c, &m->hmat[c]);
     m->hcoef = m->b->dev_alloc(sizeof m->hcoef_host);
     m->b->copy_h2d(m->hcoef, m->hcoef_host, sizeof m->hcoef_host, m->s);
   }
@@ -249,6 +250,15 @@ static void init_cpml(gs_fdtd3_sim *m, const gs_geometry3 *g) {
   }
 }
 
+static void free_receivers(gs_fdtd3_sim *m) {
+  if (m->rx_off) m->b->dev_free(m->rx_off);
+  if (m->rx_ring) m->b->dev_free(m->rx_ring);
+  free(m->rx_hist);
+  free(m->rx_index);
+  m->rx_off = NULL, m->rx_ring = NULL, m->rx_hist = NULL, m->rx_index = NULL;
+  m->nrx = 0;
+}
+
 /* The receivers at the owned nodes (every one on one rank), in the scene's order. */
 static void init_receivers(gs_fdtd3_sim *m) {
   const gs_scene *sc = m->sc;
@@ -310,24 +320,30 @@ static gs_status build_geometry(gs_fdtd3_sim *m, const gs_fdtd3_ranks *sp, gs_ge
 /* The geometry of the model (this rank's part and its sigma plane when split):
  * the cache's when it holds this scene's, else built (and kept there when a
  * cache is given). *owned says whether the caller frees them. */
-static gs_status geometry_of(gs_fdtd3_sim *m, const gs_fdtd3_ranks *sp, gs_fdtd3_geometry_cache *cache,
-                             gs_geometry3 **g, gs_geometry3 **plane, gs_geometry3 own[2], char *err, size_t errlen) {
+static gs_status geometry_of(gs_fdtd3_sim *m, const gs_fdtd3_ranks *sp, gs_fdtd3_model_cache *cache, gs_geometry3 **g,
+                             gs_geometry3 **plane, gs_geometry3 own[2], char *err, size_t errlen) {
   if (cache && cache->valid && cache->sc == m->sc && cache->sp == sp) {
     *g = &cache->g, *plane = &cache->plane;
     return GS_OK;
   }
-  if (cache) gs_fdtd3_geometry_cache_free(cache);
+  if (cache) gs_fdtd3_model_cache_free(cache);
   gs_geometry3 *dst = cache ? &cache->g : &own[0], *pl = cache ? &cache->plane : &own[1];
   memset(pl, 0, sizeof *pl);
   gs_status st = build_geometry(m, sp, dst, pl, err, errlen);
   if (st != GS_OK) return st;
-  if (cache) *cache = (gs_fdtd3_geometry_cache){.sc = m->sc, .sp = sp, .g = *dst, .plane = *pl, .valid = 1};
+  if (cache) *cache = (gs_fdtd3_model_cache){.sc = m->sc, .sp = sp, .g = *dst, .plane = *pl, .valid = 1};
   *g = cache ? &cache->g : dst;
   *plane = cache ? &cache->plane : pl;
   return GS_OK;
 }
 
-void gs_fdtd3_geometry_cache_free(gs_fdtd3_geometry_cache *cache) {
+/* Whether cache holds the geometry of m's scene and split sp. */
+static int cache_holds(const gs_fdtd3_model_cache *cache, const gs_fdtd3_sim *m, const gs_fdtd3_ranks *sp) {
+  return cache && cache->valid && cache->sc == m->sc && cache->sp == sp;
+}
+
+void gs_fdtd3_model_cache_free(gs_fdtd3_model_cache *cache) {
+  gs_fdtd3_sim_free(&cache->kept); /* nothing when none is kept (kept.b NULL) */
   if (cache->valid) {
     gs_geometry3_free(&cache->g);
     if (cache->sp) gs_geometry3_free(&cache->plane);
@@ -335,11 +351,73 @@ void gs_fdtd3_geometry_cache_free(gs_fdtd3_geometry_cache *cache) {
   memset(cache, 0, sizeof *cache);
 }
 
+void gs_fdtd3_sim_keep(gs_fdtd3_sim *m, gs_fdtd3_model_cache *cache) {
+  if (!m->b) return;
+  if (!cache || !cache->valid || cache->sc != m->sc || (cache->sp != NULL) != (m->split != 0)) {
+    gs_fdtd3_sim_free(m); /* built for another scene (or without a cache): no later run takes it */
+    return;
+  }
+  gs_fdtd3_sim_free(&cache->kept); /* one kept at most (none in the run loop's use) */
+  gs_fdtd3_dist_settle(m);         /* no exchange left in flight into or out of the arrays */
+  m->b->stream_sync(m->s);
+  cache->kept = *m;
+  memset(m, 0, sizeof *m);
+}
+
+/* Run `run` on the arrays of the model of the same scene and split that m
+ * holds (its previous run, gs_fdtd3_sim_keep): the state of a model built
+ * for run. Fields, CPML auxiliaries (both sets) and, in gs_fdtd3_disp_place,
+ * the pole state are zeroed on the device; what the previous run's sources
+ * changed goes back (the materials of the resistive voltage sources' nodes,
+ * their coefficient entries past the geometry's); sources, plane waves,
+ * the dispersive nodes (the sources' are deferred) and receivers are set up
+ * for run as in a built model. The geometry's coefficients, the dispersive
+ * ones included, the CPML profiles and a split's exchanges stay. */
+static gs_status sim_reset(gs_fdtd3_sim *m, const gs_geometry3 *g, int run, char *err, size_t errlen) {
+  const gs_backend *b = m->b;
+  m->run = run;
+  m->step = m->flushed = 0;
+  m->cur = 0;
+  m->reused = 1;
+  for (int set = 0; set < 2; ++set)
+    for (int c = 0; c < 6; ++c)
+      b->zero(m->f[set][c], sizeof(float) * (size_t)m->count, m->s);
+  for (int s = 0; s < m->nslab; ++s)
+    for (int set = 0; set < 2; ++set)
+      for (int slot = 0; slot < 4; ++slot)
+        b->zero(m->psi[s][set][slot], sizeof(float) * m->psi_floats[s], m->s);
+  gs_fdtd3_src_restore(m); /* after the zeroing on m->s, before this run's sources change nodes again */
+  gs_fdtd3_src_free(m);
+  gs_fdtd3_pw_free(m);
+  free_receivers(m);
+  memset(m->coef_host + g->nmat, 0, sizeof m->coef_host[0] * (size_t)(GS_FDTD3_MAX_MATERIALS - g->nmat));
+  b->copy_h2d(m->coef, m->coef_host, sizeof m->coef_host, m->s);
+  b->stream_sync(m->s);
+  gs_status st = gs_fdtd3_src_init(m, g, err, errlen);
+  if (st == GS_OK) st = gs_fdtd3_pw_init(m, err, errlen);
+  if (st == GS_OK) st = gs_fdtd3_disp_place(m, g, err, errlen);
+  init_receivers(m);
+  return st;
+}
+
+/* The model the cache keeps, reset for run; on a split, the ranks agree
+ * (and their arrays are all zeroed before any neighbour's next exchange
+ * writes a ghost layer). */
+static gs_status take_kept(gs_fdtd3_sim *m, gs_fdtd3_model_cache *cache, int run, char *err, size_t errlen) {
+  *m = cache->kept;
+  memset(&cache->kept, 0, sizeof cache->kept);
+  gs_status st = sim_reset(m, &cache->g, run, err, errlen);
+  if (cache->sp) st = gs_fdtd3_dist_agree(st, cache->sp->comm, err, errlen);
+  if (st != GS_OK) gs_fdtd3_sim_free(m);
+  return st;
+}
+
 gs_status gs_fdtd3_sim_init_cached(gs_fdtd3_sim *m, const gs_scene *sc, const gs_backend *b, int run,
-                                   const gs_fdtd3_ranks *sp, gs_fdtd3_geometry_cache *cache, char *err, size_t errlen) {
+                                   const gs_fdtd3_ranks *sp, gs_fdtd3_model_cache *cache, char *err, size_t errlen) {
   memset(m, 0, sizeof *m);
   m->b = b;
   m->sc = sc;
+  if (cache_holds(cache, m, sp) && cache->kept.b == b) return take_kept(m, cache, run, err, errlen);
   m->run = run;
   m->s = b->stream_create(0);
   set_extent(m, sp);
@@ -363,10 +441,6 @@ gs_status gs_fdtd3_sim_init_cached(gs_fdtd3_sim *m, const gs_scene *sc, const gs
     /* the dispersive nodes: fused, or deferred where a source or plane wave changes E after the update */
     if (st == GS_OK) st = gs_fdtd3_disp_place(m, g, err, errlen);
     init_receivers(m);
-    for (int c = 0; c < 3; ++c) { /* the sources had the last use of the host copies */
-      free(m->mat_host[c]);
-      m->mat_host[c] = NULL;
-    }
   }
   if (!cache) {
     gs_geometry3_free(g);
@@ -541,7 +615,6 @@ void gs_fdtd3_sim_free(gs_fdtd3_sim *m) {
   if (!b) return;
   b->stream_sync(m->s);
   gs_fdtd3_dist_free(m);
-  free(m->rx_index);
   gs_fdtd3_disp_free(m);
   gs_fdtd3_src_free(m);
   gs_fdtd3_pw_free(m);
@@ -551,7 +624,6 @@ void gs_fdtd3_sim_free(gs_fdtd3_sim *m) {
   for (int c = 0; c < 3; ++c) {
     if (m->mat[c]) b->dev_free(m->mat[c]);
     if (m->hmat[c]) b->dev_free(m->hmat[c]);
-    free(m->mat_host[c]);
   }
   for (int s = 0; s < m->nslab; ++s) {
     b->dev_free(m->prof[s]);
@@ -561,9 +633,7 @@ void gs_fdtd3_sim_free(gs_fdtd3_sim *m) {
   }
   if (m->coef) b->dev_free(m->coef);
   if (m->hcoef) b->dev_free(m->hcoef);
-  if (m->rx_off) b->dev_free(m->rx_off);
-  if (m->rx_ring) b->dev_free(m->rx_ring);
-  free(m->rx_hist);
+  free_receivers(m);
   b->stream_destroy(m->s);
   memset(m, 0, sizeof *m);
 }

@@ -29,7 +29,6 @@ typedef struct gs_fdtd3_sim {
   gs_fdtd3_hcoef *hcoef;
   gs_fdtd3_coef coef_host[GS_FDTD3_MAX_MATERIALS];
   gs_fdtd3_hcoef hcoef_host[GS_FDTD3_MAX_MATERIALS];
-  uint8_t *mat_host[3]; /* host copies while the sources are set up (srce), then NULL */
   int nslab;
   gs_fdtd3_slab slab[6];
   int pml_form;         /* the kernels' CPML form (GS_FDTD3_HORIPML1 ..) */
@@ -57,6 +56,7 @@ typedef struct gs_fdtd3_sim {
   int64_t bias;
   int *rx_index;              /* split: the scene's index of each receiver held, else NULL */
   struct gs_fdtd3_dist *dist; /* split: the ghost exchanges, else NULL */
+  int reused;                 /* set up on the arrays of the survey's previous run (gs_fdtd3_sim_keep) */
 } gs_fdtd3_sim;
 
 struct gs_fdtd3_ranks; /* how a model is split over ranks (fdtd3d_dist.h) */
@@ -88,24 +88,37 @@ gs_status gs_fdtd3_sim_init(gs_fdtd3_sim *m, const gs_scene *sc, const gs_backen
  * exchanges); a failure on one rank fails all, with the reason everywhere. */
 gs_status gs_fdtd3_sim_init_part(gs_fdtd3_sim *m, const gs_scene *sc, const gs_backend *b, int run,
                                  const struct gs_fdtd3_ranks *sp, char *err, size_t errlen);
-/* A model's built geometry kept over the runs of a survey: the runs of one
- * scene differ only in where sources and receivers stand, never in the cells'
- * materials, so the geometry is built for the first run and reused. Zeroed
- * means empty. */
-typedef struct gs_fdtd3_geometry_cache {
+/* What a survey keeps from run to run of one scene and split: the runs
+ * differ only in where sources and receivers stand, never in the cells'
+ * materials, so the geometry is built for the first run and kept, and each
+ * run's model, once done, is kept too (gs_fdtd3_sim_keep): the next run
+ * takes its arrays, its fields, CPML auxiliaries and pole state zeroed on
+ * the device, and sets again only what depends on the run (sources and the
+ * materials they give their nodes, plane waves, the dispersive nodes the
+ * sources defer, receivers). Zeroed means empty. */
+typedef struct gs_fdtd3_model_cache {
   const gs_scene *sc;              /* the scene it was built for */
   const struct gs_fdtd3_ranks *sp; /* and the split (NULL: one rank) */
   gs_geometry3 g, plane;           /* the part's geometry, its sigma plane when split */
   int valid;
-} gs_fdtd3_geometry_cache;
+  gs_fdtd3_sim kept; /* the last run's model (kept.b NULL: none) */
+} gs_fdtd3_model_cache;
 /* gs_fdtd3_sim_init_part with the geometry taken from cache when it holds
  * this scene and split's, else built and kept there (cache NULL: built and
- * freed). The same bits as without it. */
+ * freed); on the arrays of the model the cache keeps when there is one.
+ * The same bits as without it. Collective over a split's ranks, which must
+ * all pass caches of the same history. */
 gs_status gs_fdtd3_sim_init_cached(gs_fdtd3_sim *m, const gs_scene *sc, const gs_backend *b, int run,
-                                   const struct gs_fdtd3_ranks *sp, gs_fdtd3_geometry_cache *cache, char *err,
+                                   const struct gs_fdtd3_ranks *sp, gs_fdtd3_model_cache *cache, char *err,
                                    size_t errlen);
-/* Frees what the cache holds and empties it. */
-void gs_fdtd3_geometry_cache_free(gs_fdtd3_geometry_cache *cache);
+/* At the end of a run, in place of gs_fdtd3_sim_free: m (set up by
+ * gs_fdtd3_sim_init_cached with cache, its steps synchronised) goes into
+ * cache for the next run of the same scene and split; freed instead where
+ * the cache holds another scene's geometry. m is zeroed either way. */
+void gs_fdtd3_sim_keep(gs_fdtd3_sim *m, gs_fdtd3_model_cache *cache);
+/* Frees what the cache holds (collective over a split's ranks: a kept
+ * model's exchanges) and empties it. */
+void gs_fdtd3_model_cache_free(gs_fdtd3_model_cache *cache);
 /* Queues count steps: receivers sampled, H and E updated with the CPML,
  * the dipoles' currents added. */
 void gs_fdtd3_sim_advance(gs_fdtd3_sim *m, int64_t count);

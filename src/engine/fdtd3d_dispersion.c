@@ -22,12 +22,13 @@ struct gs_fdtd3_disp {
   gs_fdtd3_poles poles;     /* the fused nodes (kernels/fdtd3d_disp.h; device pointers, the map biased) */
   gs_fdtd3_disp_args defer; /* the deferred nodes */
   gs_fdtd3_disp_coef *coef;
-  uint8_t *disp; /* host: per material, 1 if dispersive */
+  uint8_t *disp; /* host: per material, 1 if dispersive (kept for a survey's next run, gs_fdtd3_sim_keep) */
   uint32_t *map[3];
   float *t[3]; /* the fused nodes' state */
   int64_t nfused[3];
   int64_t *off[3];
-  float *dt[3]; /* the deferred nodes' state */
+  float *dt[3];     /* the deferred nodes' state */
+  size_t cap[4][3]; /* bytes allocated for map, t, off, dt (a later run places its nodes in them) */
 };
 
 /* numpy's float32 sum (np.sum of gprMax's zt2 array): pairwise, a plain
@@ -257,11 +258,14 @@ static void *upload(const gs_fdtd3_sim *m, const void *host, size_t bytes) {
   return dev;
 }
 
-static float *zeros(const gs_fdtd3_sim *m, size_t bytes) {
-  float *dev = m->b->dev_alloc(bytes ? bytes : 1);
-  if (bytes) m->b->zero(dev, bytes, m->s);
-  m->b->stream_sync(m->s);
-  return dev;
+/* A device array of bytes: p when its cap bytes hold them, else a new one
+ * (p freed; one byte for 0), *cap its size. A survey's later runs place
+ * their nodes in the arrays of the run before (gs_fdtd3_sim_keep). */
+static void *room(const gs_fdtd3_sim *m, void *p, size_t *cap, size_t bytes) {
+  if (p && *cap >= bytes) return p;
+  if (p) m->b->dev_free(p);
+  *cap = bytes ? bytes : 1;
+  return m->b->dev_alloc(*cap);
 }
 
 gs_fdtd3_disp *gs_fdtd3_disp_init(gs_fdtd3_sim *m, const gs_geometry3 *g) {
@@ -289,18 +293,30 @@ gs_fdtd3_disp *gs_fdtd3_disp_init(gs_fdtd3_sim *m, const gs_geometry3 *g) {
   return d;
 }
 
-/* Component c's fused nodes (map, their slots) and deferred list to the device. */
+/* Component c's fused nodes (map, their slots) and deferred list to the
+ * device, their pole state zeroed; where a survey's previous run left
+ * arrays (gs_fdtd3_sim_keep), in those. */
 static void place_component(gs_fdtd3_sim *m, gs_fdtd3_disp *d, defer_list *l, int c, int64_t fused) {
+  const gs_backend *b = m->b;
   const int64_t blocks = m->count / 32, per = (int64_t)d->poles.npoles * (d->poles.cplx ? 2 : 1);
+  const size_t map_bytes = sizeof(uint32_t) * 2 * (size_t)blocks, t_bytes = sizeof(float) * (size_t)(fused * per);
+  const size_t off_bytes = sizeof(int64_t) * (size_t)l->n[c], dt_bytes = sizeof(float) * (size_t)(l->n[c] * per);
   d->nfused[c] = fused;
+  d->poles.map[c] = NULL; /* no fused node: the kernels take none (fdtd3d_kernels.h) */
+  d->poles.t[c] = NULL;
   if (fused) {
-    d->map[c] = upload(m, l->map[c], sizeof(uint32_t) * 2 * (size_t)blocks);
-    d->t[c] = zeros(m, sizeof(float) * (size_t)(fused * per));
+    d->map[c] = room(m, d->map[c], &d->cap[0][c], map_bytes);
+    d->t[c] = room(m, d->t[c], &d->cap[1][c], t_bytes);
+    b->copy_h2d(d->map[c], l->map[c], map_bytes, m->s);
+    b->zero(d->t[c], t_bytes, m->s);
     d->poles.map[c] = d->map[c] - 2 * (m->bias >> 5); /* indexed by global offset >> 5 (bias: a multiple of 32) */
     d->poles.t[c] = d->t[c];
   }
-  d->off[c] = upload(m, l->off[c], sizeof(int64_t) * (size_t)l->n[c]);
-  d->dt[c] = zeros(m, sizeof(float) * (size_t)(l->n[c] * per));
+  d->off[c] = room(m, d->off[c], &d->cap[2][c], off_bytes);
+  d->dt[c] = room(m, d->dt[c], &d->cap[3][c], dt_bytes);
+  if (off_bytes) b->copy_h2d(d->off[c], l->off[c], off_bytes, m->s);
+  if (dt_bytes) b->zero(d->dt[c], dt_bytes, m->s);
+  b->stream_sync(m->s); /* before the host lists go */
   d->defer.n[c] = l->n[c];
   d->defer.off[c] = d->off[c];
   d->defer.t[c] = d->dt[c];
@@ -331,8 +347,6 @@ gs_status gs_fdtd3_disp_place(gs_fdtd3_sim *m, const gs_geometry3 *g, char *err,
     free(l.map[c]);
     free(l.off[c]);
   }
-  free(d->disp);
-  d->disp = NULL;
   return st;
 }
 
@@ -374,7 +388,7 @@ double gs_fdtd3_disp_bytes(const gs_fdtd3_sim *m) {
   const double per = 4.0 * d->poles.npoles * (d->poles.cplx ? 2 : 1);
   double bytes = (double)sizeof(gs_fdtd3_disp_coef) * GS_FDTD3_MAX_MATERIALS * d->poles.npoles;
   for (int c = 0; c < 3; ++c)
-    bytes += (d->map[c] ? 8.0 * (double)(m->count / 32) : 0) + per * (double)d->nfused[c] +
+    bytes += (d->poles.map[c] ? 8.0 * (double)(m->count / 32) : 0) + per * (double)d->nfused[c] +
              (8.0 + per) * (double)d->defer.n[c];
   return bytes;
 }

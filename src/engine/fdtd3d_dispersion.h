@@ -15,8 +15,11 @@
 gs_fdtd3_disp *gs_fdtd3_disp_init(gs_fdtd3_sim *m, const gs_geometry3 *g);
 /* After the sources and plane waves are set up: the dispersive nodes m owns
  * split into fused and deferred ones (kernels/fdtd3d_disp.h; every one
- * deferred with GS_FDTD3_DISP=passes in the environment), the map and the
- * pole state made. GS_OK, or GS_ERR_USAGE with the reason in err. */
+ * deferred with GS_FDTD3_DISP=passes in the environment), the map made and
+ * the pole state zeroed. Called again for each later run of a survey on the
+ * same model (gs_fdtd3_sim_keep): the split follows that run's sources, in
+ * the arrays of the run before where they hold it. GS_OK, or GS_ERR_USAGE
+ * with the reason in err. */
 gs_status gs_fdtd3_disp_place(gs_fdtd3_sim *m, const gs_geometry3 *g, char *err, size_t errlen);
 /* The fused nodes' poles into the step's arguments (nothing without dispersion). */
 void gs_fdtd3_disp_poles(const gs_fdtd3_sim *m, gs_fdtd3_step_args *a);

@@ -13,6 +13,13 @@
 
 #define C0 299792458.0
 
+/* A node whose E material a resistive voltage source changed: before and after. */
+typedef struct node_change {
+  int c;
+  int64_t off;
+  uint8_t was, now;
+} node_change;
+
 struct gs_fdtd3_xsrc {
   gs_fdtd3_srcs dev; /* what the kernel reads (device pointers) */
   void **alloc;      /* device memory to free */
@@ -21,6 +28,8 @@ struct gs_fdtd3_xsrc {
   gs_fdtd3_tline *tl_host; /* the lines' structs (device pointers inside) */
   float *tl_inc;           /* host: [line][Vinc, Iinc][iterations + 1] */
   const gs_source3 **tl_src;
+  node_change *changed; /* the resistive voltage sources' nodes, in the order they were changed */
+  int nchanged;
 };
 
 static void *upload(gs_fdtd3_sim *m, const void *host, size_t bytes) {
@@ -118,16 +127,31 @@ static int init_magnetic(gs_fdtd3_sim *m, const gs_geometry3 *g, char *err, size
   return rc;
 }
 
+/* The material of E component c at owned node p (offset off) as the
+ * sources set up so far leave it: a resistive voltage source's own where
+ * one changed it, else the geometry's (the device's array before the run's
+ * sources; the geometry, not the array, is read, so a survey's later run on
+ * the same arrays, gs_fdtd3_sim_keep, finds the same). */
+static int node_material(const gs_fdtd3_sim *m, const gs_geometry3 *g, int c, const int64_t p[3], int64_t off) {
+  const struct gs_fdtd3_xsrc *x = m->xsrc;
+  for (int q = x->nchanged - 1; q >= 0; --q)
+    if (x->changed[q].c == c && x->changed[q].off == off) return x->changed[q].now;
+  return (uint8_t)g->id[c][gs_geometry3_node(g, p[0], p[1], p[2])];
+}
+
 /* A resistive source's material (gprMax's create_material): the node's
  * material with sigma += d_pol / (R d_a d_b), never averaged, appended to
- * the table; the node takes it. Returns its srce, or -1 when the table is full. */
-static int voltage_material(gs_fdtd3_sim *m, const gs_geometry3 *g, const gs_source3 *v, int64_t off, int *nmat,
-                            float *srce) {
+ * the table; the node takes it (recorded for gs_fdtd3_src_restore). Returns
+ * its srce, or -1 when the table is full. */
+static int voltage_material(gs_fdtd3_sim *m, const gs_geometry3 *g, const gs_source3 *v, const int64_t p[3],
+                            int64_t off, int *nmat, float *srce) {
   const gs_scene *sc = m->sc;
+  struct gs_fdtd3_xsrc *x = m->xsrc;
   const double d[3] = {sc->dx, sc->dy, sc->dz};
   const int c = v->at.pol;
   if (*nmat >= GS_FDTD3_MAX_MATERIALS) return -1;
-  const gs_mat3 *base = &g->mat[m->mat_host[c][off - m->bias]];
+  const int was = node_material(m, g, c, p, off);
+  const gs_mat3 *base = &g->mat[was];
   const int a = c == 0 ? 1 : 0, b = c == 2 ? 1 : 2; /* the other two axes, in x, y, z order */
   const double se = base->se + d[c] / (v->resistance * d[a] * d[b]);
   gs_fdtd3_coef k = {0, 0, 0, 0, 0};
@@ -138,7 +162,8 @@ static int voltage_material(gs_fdtd3_sim *m, const gs_geometry3 *g, const gs_sou
   }
   const uint8_t id = (uint8_t)*nmat;
   m->coef_host[*nmat] = k;
-  m->mat_host[c][off - m->bias] = id;
+  x->changed = gs_xrealloc(x->changed, sizeof *x->changed * (size_t)(x->nchanged + 1));
+  x->changed[x->nchanged++] = (node_change){c, off, (uint8_t)was, id};
   m->b->copy_h2d(m->mat[c] + (off - m->bias), &id, 1, m->s);
   m->b->stream_sync(m->s);
   ++*nmat;
@@ -176,7 +201,7 @@ static int init_voltage(gs_fdtd3_sim *m, const gs_geometry3 *g, char *err, size_
     off[k] = o;
     comp[k] = c;
     hard[k] = v->resistance == 0;
-    if (!hard[k] && voltage_material(m, g, v, off[k], &nmat, &srce)) {
+    if (!hard[k] && voltage_material(m, g, v, p, off[k], &nmat, &srce)) {
       rc = too_many(sc, err, errlen);
       break;
     }
@@ -313,7 +338,7 @@ static int init_tlines(gs_fdtd3_sim *m, char *err, size_t errlen) {
 /* Hertzian dipoles (moved by #src_steps): E -= float64(float32(srce * I)) * dl * (1 / (dx dy
  * dz)), rounded once, as gprMax's numpy scalars do; srce of the node's material after the
  * voltage sources'. */
-static int init_hertzian(gs_fdtd3_sim *m, char *err, size_t errlen) {
+static int init_hertzian(gs_fdtd3_sim *m, const gs_geometry3 *g, char *err, size_t errlen) {
   const gs_scene *sc = m->sc;
   int n = 0;
   for (int q = 0; q < sc->nsources; ++q) {
@@ -333,7 +358,8 @@ static int init_hertzian(gs_fdtd3_sim *m, char *err, size_t errlen) {
     const int c = s->pol;
     comp[k] = c;
     off[k] = kk * m->plane + j * m->pitch + i;
-    const float srce = m->coef_host[m->mat_host[c][off[k] - m->bias]].src;
+    const int64_t p[3] = {i, j, kk};
+    const float srce = m->coef_host[node_material(m, g, c, p, off[k])].src;
     rc = wave_values(sc, s, !sc->gprmax3_timing, wave, err, errlen);
     for (int64_t t = 0; t <= sc->iterations && !rc; ++t)
       val[t * n + k] = (double)(srce * wave[t]) * d[c] * (1 / (sc->dx * sc->dy * sc->dz));
@@ -353,9 +379,17 @@ gs_status gs_fdtd3_src_init(gs_fdtd3_sim *m, const gs_geometry3 *g, char *err, s
   if (!m->sc->nsrc3 && !m->sc->nsources) return GS_OK;
   m->xsrc = gs_xcalloc(1, sizeof *m->xsrc);
   if (init_magnetic(m, g, err, errlen) || init_voltage(m, g, err, errlen) || init_tlines(m, err, errlen) ||
-      init_hertzian(m, err, errlen))
+      init_hertzian(m, g, err, errlen))
     return GS_ERR_USAGE;
   return GS_OK;
+}
+
+void gs_fdtd3_src_restore(gs_fdtd3_sim *m) {
+  const struct gs_fdtd3_xsrc *x = m->xsrc;
+  if (!x || !x->nchanged) return;
+  for (int q = x->nchanged - 1; q >= 0; --q) /* the last first: a node changed twice ends with its geometry's */
+    m->b->copy_h2d(m->mat[x->changed[q].c] + (x->changed[q].off - m->bias), &x->changed[q].was, 1, m->s);
+  m->b->stream_sync(m->s); /* before the list goes */
 }
 
 void gs_fdtd3_src_step(gs_fdtd3_sim *m, const gs_fdtd3_step_args *a, gs_tick t, int part) {
@@ -437,6 +471,7 @@ void gs_fdtd3_src_free(gs_fdtd3_sim *m) {
   free(x->tl_host);
   free(x->tl_inc);
   free(x->tl_src);
+  free(x->changed);
   free(x);
   m->xsrc = NULL;
 }

@@ -19,6 +19,11 @@ typedef struct gs_fdtd3_line_record {
  * the Hertzian dipoles (a resistive voltage source changes its node's
  * material, as in gprMax): GS_OK, or GS_ERR_USAGE with the reason in err. */
 gs_status gs_fdtd3_src_init(gs_fdtd3_sim *m, const gs_geometry3 *g, char *err, size_t errlen);
+/* Gives the nodes whose materials the resistive voltage sources changed
+ * their geometry's materials back (on the device; synchronous): before the
+ * sources of a survey's next run are set up on the same arrays
+ * (gs_fdtd3_sim_keep). Nothing without sources. */
+void gs_fdtd3_src_restore(gs_fdtd3_sim *m);
 /* Queues the sources of step t, after the fused H and E update a. */
 void gs_fdtd3_src_step(gs_fdtd3_sim *m, const gs_fdtd3_step_args *a, gs_tick t, int part);
 /* The E nodes whose new E the sources change after the E update (every

@@ -179,7 +179,7 @@ typedef struct run3 {
   int status;                   /* GS_EXIT_OK, or GS_EXIT_PARTIAL after a failed output */
   int snaps_off;                /* a snapshot failed: no more are tried (a full disk says it once) */
   int shared;                   /* the survey's runs shared out over groups: a line a run, no progress bar */
-  gs_fdtd3_geometry_cache geo;  /* the geometry, built for the group's first run */
+  gs_fdtd3_model_cache cache;   /* the geometry, built for the group's first run, and the last run's model */
   const char *resume;           /* the checkpoint folder the next run continues from, or NULL */
   int started;                  /* a run has started in this job (the folder cleaned of killed runs) */
   gs_fdtd_scenes *scenes;       /* each run's scene where the input's #python blocks differ per run, or NULL */
@@ -289,7 +289,7 @@ static int run_model(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs
   gs_fdtd3_sim m;
   char err[1024];
   double mark[5] = {now_s()}; /* GPUSTENCIL_DEBUG: where a survey's run spends its time (phases) */
-  if (gs_fdtd3_sim_init_cached(&m, x->sc, b, (int)x->r, x->rk, &x->geo, err, sizeof err) != GS_OK) {
+  if (gs_fdtd3_sim_init_cached(&m, x->sc, b, (int)x->r, x->rk, &x->cache, err, sizeof err) != GS_OK) {
     if (x->c->rank == 0) gs_log_error("fdtd: %s", err); /* the same reason on every rank */
     return GS_EXIT_USAGE;
   }
@@ -343,15 +343,17 @@ static int run_model(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs
   /* only the survey's last run's checksum is printed: it reads every field back (200 MB at 8 M cells) */
   if (x->r == x->o->runs - 1) gs_fdtd3_sim_checksum(&m, sum);
   mark[3] = now_s();
-  gs_fdtd3_sim_free(&m);
+  const int reused = m.reused;
+  gs_fdtd3_sim_keep(&m, &x->cache);    /* the next run of this scene starts on its arrays */
   gs_ckpt_remove(x->c, x->outdir, -1); /* the run is complete: its checkpoints (and a restart's here) go */
   if (x->o->runs > 1 && x->c->rank == 0 && gs_survey_mark(x->outdir, x->r, NULL, 0) != 0)
     status = status > GS_EXIT_PARTIAL ? status : GS_EXIT_PARTIAL;
   mark[4] = now_s();
   if (x->c->rank == 0)
-    gs_log_debug("fdtd: run %lld: built and outputs set up in %.3f s, stepped in %.3f s, saved in %.3f s, freed and "
+    gs_log_debug("fdtd: run %lld: %s and outputs set up in %.3f s, stepped in %.3f s, saved in %.3f s, kept and "
                  "marked in %.3f s",
-                 (long long)x->r + 1, mark[1] - mark[0], mark[2] - mark[1], mark[3] - mark[2], mark[4] - mark[3]);
+                 (long long)x->r + 1, reused ? "set up on the previous run's arrays" : "built", mark[1] - mark[0],
+                 mark[2] - mark[1], mark[3] - mark[2], mark[4] - mark[3]);
   if (x->rk) status = gs_comm_agree(status, x->c->world);
   return status;
 }
@@ -366,9 +368,11 @@ static int run_once(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs,
   int status = GS_EXIT_USAGE;
   if (positions_ok(&sc, x->o->runs)) {
     x->sc = &sc;
-    gs_fdtd3_geometry_cache_free(&x->geo); /* built for another scene (the cache knows scenes by address) */
+    /* built for another scene (the cache knows scenes by address): this run's geometry may differ, so it builds
+     * its model whole */
+    gs_fdtd3_model_cache_free(&x->cache);
     status = run_model(b, x, sum, secs, stopped);
-    gs_fdtd3_geometry_cache_free(&x->geo);
+    gs_fdtd3_model_cache_free(&x->cache);
     x->sc = first;
   } else if (x->c->rank == 0) {
     gs_log_error("fdtd: %s: run %lld moves a source or receiver out of the domain", sc.path, (long long)x->r + 1);
@@ -455,7 +459,7 @@ static int run_group(const gs_comm *g, const gs_backend *b, const gs_fdtd_opts *
     fflush(stdout);
   }
   t->steps = x.steps;
-  gs_fdtd3_geometry_cache_free(&x.geo);
+  gs_fdtd3_model_cache_free(&x.cache);
   return stopped && status == GS_EXIT_OK ? -1 : status;
 }
 

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# A 3D survey's later runs set up on the arrays of the run before (fields, CPML auxiliaries and
+# pole state zeroed; sources, the materials they give their nodes, the dispersive nodes they defer
+# and receivers set again: gs_fdtd3_sim_keep) give each run's files as a job building that run
+# alone, byte for byte. Scene tests/data/dist3d/survey_reuse.in, -n 4: Debye, Lorentz and Drude
+# poles; Hertzian dipoles moving from plain to dispersive nodes and onto a resistive voltage
+# source's node, a magnetic dipole moving from one part of a 2x1x1 split to the other, a hard
+# voltage source and a transmission line (the exchanges between the H and E passes); and the same
+# less the magnetic dipole and the line (the exchanges behind the interior). Each run alone is a
+# job of its own (--restart DIR -n 4 with the other runs marked finished); against them one rank
+# (runs 2 to 4 reused), 2 ranks split 2x1x1 and 1x1x2 (the runs one after the other, reused on
+# each part) and 2 ranks as 2 groups of one rank (the second run of each group reused). The debug
+# lines must say which runs were reused.
+set -u
+source "$(dirname "${BASH_SOURCE[0]}")/ranks3_lib.sh" fdtd3d_survey_reuse "${1:-all}"
+reused="set up on the previous run's arrays"
+files_of() { for r in 1 2 3 4; do echo "$1$r.h5 receivers_run00$r.csv"; done; }
+builds() { # NAME BUILT REUSED: how many runs of NAME's job were built and how many reused
+  local nb nr
+  nb=$(grep -c "fdtd: run [1-4]: built" "$w/$1.log")
+  nr=$(grep -c "fdtd: run [1-4]: $reused" "$w/$1.log")
+  [ "$nb $nr" = "$2 $3" ] || f "$1: $nb run(s) built and $nr reused, expected $2 and $3"
+}
+alone() { # SCENE INPUT: each run a job of its own into $w/SCENE-r, gathered in $w/SCENE-1 (the reference)
+  local s=$1 in=$2 r k
+  mkdir -p "$w/$s-1"
+  for r in 1 2 3 4; do
+    mkdir -p "$w/$s-alone$r/.survey"
+    for k in 1 2 3 4; do [ "$k" = "$r" ] || touch "$w/$s-alone$r/.survey/run00000$k.done"; done
+    GPUSTENCIL_DEBUG=1 run "$s-alone$r" 1 "$in" -n 4 --restart "$w/$s-alone$r"
+    builds "$s-alone$r" 1 0
+    cp "$w/$s-alone$r/$s$r.h5" "$w/$s-alone$r/receivers_run00$r.csv" "$w/$s-1/" || f "$s-alone$r: no files"
+  done
+  grep checksum "$w/$s-alone4.log" > "$w/$s-1.log" # the last run's job prints the survey's checksum
+}
+
+scene=$src/tests/data/dist3d/survey_reuse.in
+files=$(files_of survey_reuse)
+alone survey_reuse "$scene"
+GPUSTENCIL_DEBUG=1 run survey_reuse-one 1 "$scene" -n 4
+same survey_reuse-1 survey_reuse-one $files
+builds survey_reuse-one 1 3
+for d in 2x1x1 1x1x2; do
+  GPUSTENCIL_DEBUG=1 split survey_reuse "$files" "$d" "$scene" -n 4
+  [ "$max" -ge 2 ] && builds "survey_reuse-$d-${transports%% *}" 1 3
+done
+if [ "$max" -ge 2 ]; then
+  GPUSTENCIL_DEBUG=1 run survey_reuse-farm2 2 "$scene" -n 4
+  same survey_reuse-1 survey_reuse-farm2 $files
+  builds survey_reuse-farm2 2 2 # group 1: runs 1 and 3; group 2: runs 2 and 4
+fi
+
+grep -vE "^#(magnetic_dipole|transmission_line):" "$scene" > "$w/survey_reuse_e.in"
+files=$(files_of survey_reuse_e)
+alone survey_reuse_e "$w/survey_reuse_e.in"
+GPUSTENCIL_DEBUG=1 split survey_reuse_e "$files" 2x1x1 "$w/survey_reuse_e.in" -n 4
+if [ "$max" -ge 2 ]; then
+  log=$w/survey_reuse_e-2x1x1-${transports%% *}.log
+  grep -q "exchanges behind the interior" "$log" || f "survey_reuse_e: not the overlapped schedule"
+  builds "survey_reuse_e-2x1x1-${transports%% *}" 1 3
+fi
+[ "$fail" = 0 ] && echo "fdtd3d_survey_reuse: every reused run identical to the run built alone" || exit 1
