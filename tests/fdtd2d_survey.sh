@@ -53,5 +53,16 @@ grep -q "run 1 of 6 finished before: its files are kept" "$w"/resume[0-9]*.log |
 "$bin" fdtd --backend "$b" "${ck[@]}" --restart "$w/resume" -o "$w/resume" > "$w/resume-end.log" 2>&1 ||
   f "resume: last restart: $(tail -2 "$w/resume-end.log")"
 for x in $files; do cmp -s "$w/one/$x" "$w/resume/$x" || f "resume: $x differs"; done
+
+# A resume from the folder of another input (a receiver moved): refused at the first marker,
+# exit 2, one line naming it; nothing there written.
+sed 's/^#rx: 0 0.040 /#rx: 0 0.042 /' "${scene[0]}" > "$w/other.in"
+cmp -s "$w/other.in" "${scene[0]}" && f "other input: the edit changed nothing"
+before=$(ls -l --time-style=+%s.%N "$w/resume" | md5sum)
+"$bin" fdtd --backend "$b" "$w/other.in" -n 6 --restart "$w/resume" -o "$w/resume" > "$w/other.log" 2> "$w/other.err"
+rc=$?
+[ $rc = 2 ] && [ "$(grep -c . "$w/other.err")" = 1 ] && grep -q "run000001.done: not the marker of a finished run of" \
+  "$w/other.err" || f "other input: exit $rc, stderr: $(head -c 400 "$w/other.err")"
+[ "$(ls -l --time-style=+%s.%N "$w/resume" | md5sum)" = "$before" ] || f "other input: files in the folder changed"
 [ $fail = 0 ] && echo "fdtd2d_survey: ok"
 exit $fail

@@ -21,12 +21,21 @@ builds() { # NAME BUILT REUSED: how many runs of NAME's job were built and how m
   nr=$(grep -c "fdtd: run [1-4]: $reused" "$w/$1.log")
   [ "$nb $nr" = "$2 $3" ] || f "$1: $nb run(s) built and $nr reused, expected $2 and $3"
 }
+mark() { # DIR RUN INPUT: the marker of a finished run of INPUT (src/run/survey.c: a tag, FNV-1a of its bytes)
+  python3 - "$1/.survey/run00000$2.done" "$3" <<'PY'
+import struct, sys
+h = 0xCBF29CE484222325
+for b in open(sys.argv[2], 'rb').read():
+    h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+open(sys.argv[1], 'wb').write(b'GSSVRUN1' + struct.pack('<Q', h))
+PY
+}
 alone() { # SCENE INPUT: each run a job of its own into $w/SCENE-r, gathered in $w/SCENE-1 (the reference)
   local s=$1 in=$2 r k
   mkdir -p "$w/$s-1"
   for r in 1 2 3 4; do
     mkdir -p "$w/$s-alone$r/.survey"
-    for k in 1 2 3 4; do [ "$k" = "$r" ] || touch "$w/$s-alone$r/.survey/run00000$k.done"; done
+    for k in 1 2 3 4; do [ "$k" = "$r" ] || mark "$w/$s-alone$r" "$k" "$in"; done
     GPUSTENCIL_DEBUG=1 run "$s-alone$r" 1 "$in" -n 4 --restart "$w/$s-alone$r"
     builds "$s-alone$r" 1 0
     cp "$w/$s-alone$r/$s$r.h5" "$w/$s-alone$r/receivers_run00$r.csv" "$w/$s-1/" || f "$s-alone$r: no files"

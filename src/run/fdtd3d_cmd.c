@@ -170,6 +170,7 @@ typedef struct run3 {
   const gs_comm *c;
   const gs_fdtd_opts *o;
   const gs_scene *sc;
+  const char *input;        /* the input file (the survey's markers hold a hash of it) */
   const gs_fdtd3_ranks *rk; /* the split over the ranks, or NULL on one rank */
   const char *outdir;
   char model[512]; /* the input's name without folder and extension */
@@ -346,7 +347,7 @@ static int run_model(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs
   const int reused = m.reused;
   gs_fdtd3_sim_keep(&m, &x->cache);    /* the next run of this scene starts on its arrays */
   gs_ckpt_remove(x->c, x->outdir, -1); /* the run is complete: its checkpoints (and a restart's here) go */
-  if (x->o->runs > 1 && x->c->rank == 0 && gs_survey_mark(x->outdir, x->r, NULL, 0) != 0)
+  if (x->o->runs > 1 && x->c->rank == 0 && gs_survey_mark(x->outdir, x->r, x->input, NULL, 0) != 0)
     status = status > GS_EXIT_PARTIAL ? status : GS_EXIT_PARTIAL;
   mark[4] = now_s();
   if (x->c->rank == 0)
@@ -410,10 +411,11 @@ typedef struct group_totals {
 } group_totals;
 
 /* A restarted survey: whether run x->r finished before (its files are kept untouched, a line
- * says so); agreed over the group. */
+ * says so); -1 where its marker is another input's (said); agreed over the group. */
 static int skip_finished(const run3 *x) {
   if (!x->o->restart || x->o->runs < 2) return 0;
-  if (!gs_survey_finished(x->c, x->outdir, x->r)) return 0;
+  const int finished = gs_survey_finished(x->c, x->outdir, x->r, x->input);
+  if (finished <= 0) return finished;
   if (x->c->rank == 0)
     printf("fdtd: run %lld of %lld finished before: its files are kept\n", (long long)x->r + 1, (long long)x->o->runs);
   return 1;
@@ -429,6 +431,7 @@ static int run_group(const gs_comm *g, const gs_backend *b, const gs_fdtd_opts *
   run3 x = {.c = g,
             .o = o,
             .sc = sc,
+            .input = sc->path,
             .outdir = outdir,
             .slice = *slice,
             .status = GS_EXIT_OK,
@@ -445,7 +448,12 @@ static int run_group(const gs_comm *g, const gs_backend *b, const gs_fdtd_opts *
   int status = GS_EXIT_OK, stopped = 0, resumed = 0;
   gs_survey_clock clock = gs_survey_clock_start(first, stride, o->runs);
   for (x.r = first; x.r < o->runs && status == GS_EXIT_OK && !stopped; x.r += stride) {
-    if (skip_finished(&x)) {
+    const int finished = skip_finished(&x);
+    if (finished < 0) {
+      status = GS_EXIT_USAGE;
+      break;
+    }
+    if (finished) {
       gs_survey_clock_skip(&clock);
       continue;
     }

@@ -498,16 +498,20 @@ static void finish_run(fdtd_job *j, gs_fdtd_sim *m, int64_t r, run_ckpt *ck) {
   /* the survey's marker once the run's files are whole and its checkpoints gone */
   float *col = j->bscan ? j->bscan + (size_t)r * (size_t)j->sc.iterations : NULL;
   if (j->runs > 1 && j->root && j->status == GS_EXIT_OK &&
-      gs_survey_mark(j->outdir, r, col, col ? (size_t)j->sc.iterations : 0) != 0)
+      gs_survey_mark(j->outdir, r, j->scene_path, col, col ? (size_t)j->sc.iterations : 0) != 0)
     j->status = GS_EXIT_PARTIAL;
   j->status = gs_comm_agree(j->status, j->c->world);
   j->ran_last = r == j->runs - 1;
 }
 
 /* A resumed survey (--restart DIR with -n): whether run r finished before, its files kept
- * untouched and its B-scan column read from its marker; agreed over the group. */
+ * untouched and its B-scan column read from its marker; agreed over the group. A marker of
+ * another input stops the job (j->status, 1 returned). */
 static int finished_before(fdtd_job *j, int64_t r) {
-  if (!j->o->restart || j->o->runs < 2 || !gs_survey_finished(j->c, j->outdir, r)) return 0;
+  if (!j->o->restart || j->o->runs < 2) return 0;
+  const int finished = gs_survey_finished(j->c, j->outdir, r, j->scene_path);
+  if (finished < 0) j->status = GS_EXIT_USAGE;
+  if (finished <= 0) return finished < 0;
   const size_t n = (size_t)j->sc.iterations;
   if (j->root && j->bscan && gs_survey_column(j->outdir, r, j->bscan + (size_t)r * n, n) != 0)
     j->status = GS_EXIT_USAGE;

@@ -15,13 +15,52 @@ static void marker(const char *dir, int64_t r, char *path, size_t n) {
   snprintf(path, n, "%.1000s/.survey/run%06lld.done", dir, (long long)r + 1);
 }
 
-int gs_survey_finished(const gs_comm *g, const char *dir, int64_t r) {
-  char path[1100];
-  marker(dir, r, path, sizeof path);
-  return gs_comm_agree(g->rank == 0 && access(path, F_OK) == 0, g->world);
+/* The marker's first 16 bytes: a tag and the FNV-1a hash of the input file's bytes, so that a
+ * resumed survey knows the runs of another input (or of an older gpustencil) from its own. */
+static const char kTag[8] = {'G', 'S', 'S', 'V', 'R', 'U', 'N', '1'};
+enum { kHead = 16 };
+
+/* FNV-1a of the file's bytes; 0 where it cannot be read (then no marker matches). */
+static uint64_t input_hash(const char *input) {
+  FILE *f = fopen(input, "rb");
+  if (!f) return 0;
+  uint64_t h = 0xCBF29CE484222325ull;
+  unsigned char buf[65536];
+  size_t got;
+  while ((got = fread(buf, 1, sizeof buf, f)) > 0)
+    for (size_t k = 0; k < got; ++k)
+      h = (h ^ buf[k]) * 0x100000001B3ull;
+  const int bad = ferror(f);
+  fclose(f);
+  return bad ? 0 : h;
 }
 
-int gs_survey_mark(const char *dir, int64_t r, const float *col, size_t n) {
+/* Rank 0: 1 where run r's marker is there and made from input, 0 where there is none, -1 (after
+ * one line) where it is another input's or not a marker. */
+static int marker_state(const char *dir, int64_t r, const char *input) {
+  char path[1100];
+  marker(dir, r, path, sizeof path);
+  if (access(path, F_OK) != 0) return 0;
+  FILE *f = fopen(path, "rb");
+  unsigned char head[kHead];
+  const int read = f && fread(head, 1, kHead, f) == kHead;
+  if (f) fclose(f);
+  uint64_t h = 0;
+  for (int k = 0; k < 8; ++k)
+    h |= (uint64_t)head[8 + k] << (8 * k);
+  if (read && !memcmp(head, kTag, sizeof kTag) && h == input_hash(input) && h) return 1;
+  gs_log_error("fdtd: --restart: %s: not the marker of a finished run of %s (another input, or changed since)", path,
+               input);
+  return -1;
+}
+
+int gs_survey_finished(const gs_comm *g, const char *dir, int64_t r, const char *input) {
+  const int state = g->rank == 0 ? marker_state(dir, r, input) : 0;
+  const int agreed = gs_comm_agree(state < 0 ? 2 : state, g->world); /* the largest: rank 0's */
+  return agreed == 2 ? -1 : agreed;
+}
+
+int gs_survey_mark(const char *dir, int64_t r, const char *input, const float *col, size_t n) {
   char path[1100], folder[1100], err[1300];
   snprintf(folder, sizeof folder, "%.1000s/.survey", dir);
   marker(dir, r, path, sizeof path);
@@ -31,7 +70,14 @@ int gs_survey_mark(const char *dir, int64_t r, const float *col, size_t n) {
   }
   gs_tmpfile t;
   gs_status st = gs_tmpfile_open(&t, path, err, sizeof err);
-  if (st == GS_OK) st = gs_tmpfile_commit(&t, n && fwrite(col, sizeof *col, n, t.fp) != n, 0, err, sizeof err);
+  unsigned char head[kHead];
+  const uint64_t h = input_hash(input);
+  memcpy(head, kTag, sizeof kTag);
+  for (int k = 0; k < 8; ++k)
+    head[8 + k] = (unsigned char)(h >> (8 * k));
+  if (st == GS_OK)
+    st = gs_tmpfile_commit(&t, fwrite(head, 1, kHead, t.fp) != kHead || (n && fwrite(col, sizeof *col, n, t.fp) != n),
+                           0, err, sizeof err);
   if (st == GS_OK) return 0;
   gs_log_error("fdtd: %s", err);
   return 1;
@@ -42,7 +88,8 @@ int gs_survey_column(const char *dir, int64_t r, float *col, size_t n) {
   marker(dir, r, path, sizeof path);
   FILE *f = fopen(path, "rb");
   struct stat sb;
-  const int ok = f && fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) && (size_t)sb.st_size == n * sizeof *col &&
+  const int ok = f && fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) &&
+                 (size_t)sb.st_size == kHead + n * sizeof *col && fseek(f, kHead, SEEK_SET) == 0 &&
                  fread(col, sizeof *col, n, f) == n;
   if (f) fclose(f);
   if (ok) return 0;

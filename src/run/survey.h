@@ -1,8 +1,9 @@
 /* A survey's bookkeeping in its output folder (docs/fdtd.md, "Surveys"): a finished run is
  * marked by DIR/.survey/runNNNNNN.done, written (through a temporary name) after the run's
  * files and the removal of its checkpoints, so that --restart DIR -n N keeps the run's files
- * untouched. A 2D survey's marker holds the run's B-scan column (the first receiver's trace,
- * float32), which the B-scan picture of the resumed survey needs. */
+ * untouched. A marker starts with a tag and a hash of the input file's bytes (a resume from the
+ * folder of another input is refused); a 2D survey's marker then holds the run's B-scan column
+ * (the first receiver's trace, float32), which the B-scan picture of the resumed survey needs. */
 #ifndef GS_SURVEY_H
 #define GS_SURVEY_H
 
@@ -12,12 +13,14 @@
 #include "comm.h"
 #include "fdtd_opts.h"
 
-/* Whether run r (0-based) of the survey in dir is marked finished; agreed over g (rank 0 looks). */
-int gs_survey_finished(const gs_comm *g, const char *dir, int64_t r);
+/* Whether run r (0-based) of the survey in dir is marked finished by a run of the input file
+ * input (the marker holds a hash of its bytes): 1 yes, 0 no marker, -1 a marker of another input
+ * or not a marker (one line said by rank 0: a resume must stop); agreed over g (rank 0 looks). */
+int gs_survey_finished(const gs_comm *g, const char *dir, int64_t r, const char *input);
 
-/* Rank 0: marks run r finished, the marker holding n floats of col (n 0: an empty marker).
- * 0, or 1 after one line naming the marker and the system's reason. */
-int gs_survey_mark(const char *dir, int64_t r, const float *col, size_t n);
+/* Rank 0: marks run r of input finished, the marker holding the input's hash and n floats of col
+ * (n 0: none). 0, or 1 after one line naming the marker and the system's reason. */
+int gs_survey_mark(const char *dir, int64_t r, const char *input, const float *col, size_t n);
 
 /* Rank 0: the n floats a finished run's marker holds, into col; 0, or 1 after one line (a marker
  * of another length: written by another model or by hand). */
