@@ -6,10 +6,10 @@ bin=${GS_BIN:?}
 work=${GS_WORK:?}/sources3d_bad_inputs
 rm -rf "$work"; mkdir -p "$work"
 fail=0; checks=0
-refused() { # refused PATTERN SCENE_TEXT: the scene is refused: exit 2, one stderr line matching PATTERN
+refused() { # refused PATTERN SCENE_TEXT [ARGS]: the scene is refused: exit 2, one stderr line matching PATTERN
   local pat=$1 text=$2 err rc lines
   printf '%b' "$text" >"$work/s.in"
-  err=$(timeout 20 "$bin" fdtd --backend cpu "$work/s.in" -o "$work/out" 2>&1 >/dev/null); rc=$?
+  err=$(timeout 20 "$bin" fdtd --backend cpu "$work/s.in" -o "$work/out" "${@:3}" 2>&1 >/dev/null); rc=$?
   lines=$(printf '%s\n' "$err" | grep -c .)
   checks=$((checks + 1))
   if [ "$rc" != 2 ] || [ "$lines" != 1 ] || ! grep -qE -- "$pat" <<<"$err"; then
@@ -98,5 +98,8 @@ refused ':8: #plane_wave: a dispersive background material is not supported yet'
   "$g3$w#material: 4 0 1 0 soil\n#add_dispersion_debye: 1 2 1e-9 soil\n#plane_wave_angles: $pb 30 40 50 w soil\n"
 refused ':7: #plane_wave: a dispersive background material is not supported yet' \
   "$g3$w#material: 4 0 1 0 soil\n#plane_wave_angles: $pb 30 40 50 w soil\n#add_dispersion_debye: 1 2 1e-9 soil\n"
+# surveys moving a source or receiver out of the domain: the run and which are named
+refused 's.in: run 4 moves a receiver out of the domain' "$g3$w#hertzian_dipole: z 0.01 0.01 0.01 w\n#rx: 0.012 0.01 0.01\n#rx_steps: 0.003 0 0\n" -n 5
+refused 's.in: run 4 moves a source out of the domain' "$g3$w#magnetic_dipole: x 0.01 0.01 0.01 w\n#src_steps: 0 0 -0.005\n" -n 4
 echo "sources3d_bad_inputs: $checks checks, $fail failed"
 [ "$fail" = 0 ]

@@ -49,34 +49,45 @@ static int refused(const gs_comm *c, const gs_fdtd_opts *o, const gs_scene *sc) 
   return why != NULL;
 }
 
-/* Every source and receiver of every run inside the domain. */
-static int positions_ok(const gs_scene *sc, int64_t runs) {
+/* Every source and receiver of every run inside the domain: 0, or the 1-based run that moves
+ * one out, with *what "source" or "receiver". */
+static int64_t position_out(const gs_scene *sc, int64_t runs, const char **what) {
+  const int64_t n[3] = {sc->nx, sc->ny, sc->nz};
   for (int64_t r = 0; r < runs; ++r) {
+    *what = "source";
     for (int q = 0; q < sc->nsources; ++q) {
       const gs_source *s = &sc->sources[q];
-      int64_t p[3] = {s->i + r * sc->src_di, s->j + r * sc->src_dj, s->k + r * sc->src_dk},
-              n[3] = {sc->nx, sc->ny, sc->nz};
+      const int64_t p[3] = {s->i + r * sc->src_di, s->j + r * sc->src_dj, s->k + r * sc->src_dk};
       for (int a = 0; a < 3; ++a)
-        if (p[a] < (a == s->pol ? 0 : 1) || p[a] >= n[a]) return 0;
+        if (p[a] < (a == s->pol ? 0 : 1) || p[a] >= n[a]) return r + 1;
     }
     for (int q = 0; q < sc->nsrc3; ++q) {
       const gs_source3 *s = &sc->src3[q];
       const int magnetic = s->kind == GS_SRC3_MAGNETIC; /* anywhere in the domain; the only kind that moves */
       const int64_t rm = magnetic ? r : 0;
-      int64_t p[3] = {s->at.i + rm * sc->src_di, s->at.j + rm * sc->src_dj, s->at.k + rm * sc->src_dk},
-              n[3] = {sc->nx, sc->ny, sc->nz};
+      const int64_t p[3] = {s->at.i + rm * sc->src_di, s->at.j + rm * sc->src_dj, s->at.k + rm * sc->src_dk};
       for (int a = 0; a < 3; ++a)
-        if (p[a] < (magnetic || a == s->at.pol ? 0 : 1) || p[a] >= n[a] + magnetic) return 0;
+        if (p[a] < (magnetic || a == s->at.pol ? 0 : 1) || p[a] >= n[a] + magnetic) return r + 1;
     }
+    *what = "receiver";
     for (int q = 0; q < sc->nrx; ++q) {
       const gs_rx *x = &sc->rxs[q];
-      int64_t p[3] = {x->i + r * sc->rx_di, x->j + r * sc->rx_dj, x->k + r * sc->rx_dk},
-              n[3] = {sc->nx, sc->ny, sc->nz};
+      const int64_t p[3] = {x->i + r * sc->rx_di, x->j + r * sc->rx_dj, x->k + r * sc->rx_dk};
       for (int a = 0; a < 3; ++a)
-        if (p[a] < 0 || p[a] > n[a]) return 0;
+        if (p[a] < 0 || p[a] > n[a]) return r + 1;
     }
   }
-  return 1;
+  return 0;
+}
+
+/* Rank 0 says which run moves what out of the domain (one line); 1 when one does, else 0. */
+static int positions_refused(const gs_comm *c, const gs_scene *sc, int64_t runs) {
+  const char *what = "";
+  const int64_t r = position_out(sc, runs, &what);
+  if (r && c->rank == 0)
+    gs_log_error("fdtd: %s: run %lld moves a %s out of the domain (#src_steps/#rx_steps)", sc->path, (long long)r,
+                 what);
+  return r != 0;
 }
 
 /* Whether the model (a split one: the rank's part, its share of the nodes
@@ -367,7 +378,7 @@ static int run_once(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs,
   if (gs_fdtd_scene_load(x->scenes, x->c, x->r, &sc) != 0) return GS_EXIT_USAGE;
   const gs_scene *first = x->sc;
   int status = GS_EXIT_USAGE;
-  if (positions_ok(&sc, x->o->runs)) {
+  if (!positions_refused(x->c, &sc, x->o->runs)) {
     x->sc = &sc;
     /* built for another scene (the cache knows scenes by address): this run's geometry may differ, so it builds
      * its model whole */
@@ -375,8 +386,6 @@ static int run_once(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs,
     status = run_model(b, x, sum, secs, stopped);
     gs_fdtd3_model_cache_free(&x->cache);
     x->sc = first;
-  } else if (x->c->rank == 0) {
-    gs_log_error("fdtd: %s: run %lld moves a source or receiver out of the domain", sc.path, (long long)x->r + 1);
   }
   gs_scene_free(&sc);
   return status;
@@ -514,11 +523,7 @@ int gs_fdtd3_run(const gs_comm *c, const gs_backend *b, const gs_fdtd_opts *o, c
                  gs_fdtd_scenes *scenes) {
   const int root = c->rank == 0;
   if (refused(c, o, sc)) return GS_EXIT_USAGE;
-  if (!positions_ok(sc, o->runs)) {
-    if (root)
-      gs_log_error("fdtd: %s: a run moves a source or receiver out of the domain (#src_steps/#rx_steps)", sc->path);
-    return GS_EXIT_USAGE;
-  }
+  if (positions_refused(c, sc, o->runs)) return GS_EXIT_USAGE;
   char err[1024];
   gs_fdtd3_slice slice;
   if (gs_fdtd3_slice_parse(sc, o->slice, o->slice_field, &slice, err, sizeof err) != GS_OK) {
