@@ -47,7 +47,8 @@ bad_scene() { # NAME PATTERN LINES...
   { [ $rc = 2 ] && [ "$(wc -l <<<"$out")" = 1 ] && grep -qE "$pat" <<<"$out"; } || f "$name ($rc): $out"
 }
 base=("#domain: 0.1 0.1 0.002" "#dx_dy_dz: 0.002 0.002 0.002" "#time_window: 10")
-bad_scene courant "courant.in:4: .*outside \(0, 1\]" "${base[@]}" "#time_step_stability_factor: 1.01"
+bad_scene courant "courant.in:4: .*outside \(0, 1\]: above 1 the scheme is unstable" "${base[@]}" "#time_step_stability_factor: 1.01"
+bad_scene courant0 "courant0.in:4: .*outside \(0, 1\]: the time step must be positive" "${base[@]}" "#time_step_stability_factor: 0"
 bad_scene unknown "unknown.in:4: #taguchi: not supported" "${base[@]}" "#taguchi: 1 2"
 bad_scene threed "threed.in:2: the domain must be at least 3 x 3 x 3 cells" "#domain: 0.1 0.1 0.004" "#dx_dy_dz: 0.002 0.002 0.002"
 bad_scene sphere2d "sphere2d.in:4: #sphere: only in 3D models here" "${base[@]}" "#sphere: 0.05 0.05 0 0.01 pec"

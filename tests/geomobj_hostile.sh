@@ -124,6 +124,16 @@ scene fifo fifo.h5
 check 2 "fifo.in:5: $g.*fifo.h5: a FIFO, not a regular file" fifo
 scene plain plain.h5
 check 0 "" plain
+# A materials file that starts with a UTF-8 byte order mark is read as the same file without
+# it (the mark is read past, as in the input file): material 0 stays sand.
+printf '\xef\xbb\xbf#material: 4 0 1 0 sand\n#material: 9 0 1 0 clay\n' >bom.txt
+tail -c +4 bom.txt >nobom.txt
+for m in bom nobom; do
+  sed "s/ m.txt\$/ $m.txt/" plain.in >"$m.in"
+  timeout 30 "$bin" fdtd --backend cpu "$m.in" -o "out_$m" 2>/dev/null | grep '^checksum' >"$m.sum"
+done
+checks=$((checks + 1))
+[ -s bom.sum ] && cmp -s bom.sum nobom.sum || { echo "FAIL: a materials file with a byte order mark: $(cat bom.sum) vs $(cat nobom.sum)"; fail=$((fail + 1)); }
 # The HDF5 library crashing inside the reader (as it does on some corrupt files): one line, status 2.
 # (Under AddressSanitizer the crash is its report, which ends the helper with status 1.)
 shim=${GS_H5_CRASH_SHIM:-}

@@ -98,6 +98,19 @@ refused ':8: #plane_wave: a dispersive background material is not supported yet'
   "$g3$w#material: 4 0 1 0 soil\n#add_dispersion_debye: 1 2 1e-9 soil\n#plane_wave_angles: $pb 30 40 50 w soil\n"
 refused ':7: #plane_wave: a dispersive background material is not supported yet' \
   "$g3$w#material: 4 0 1 0 soil\n#plane_wave_angles: $pb 30 40 50 w soil\n#add_dispersion_debye: 1 2 1e-9 soil\n"
+# a flat fractal box (gprMax fails on its FFT of no points)
+refused ':6: #fractal_box: the box spans no cells \(20 x 20 x 0\)' \
+  "$g3#soil_peplinski: 0.5 0.5 2.0 2.66 0.001 0.25 ms\n#fractal_box: 0 0 0.01 0.02 0.02 0.01 1.5 1 1 1 5 ms fb 1\n"
+# an excitation file that starts with a UTF-8 byte order mark reads as the same file without it
+ex bom.txt '\xef\xbb\xbftime wq\n0 0\n1e-10 1\n1e-9 0\n'
+tail -c +4 "$work/bom.txt" >"$work/nobom.txt"
+for m in bom nobom; do
+  printf '%b' "$g3#excitation_file: $work/$m.txt\n#hertzian_dipole: z 0.01 0.01 0.01 wq\n#rx: 0.012 0.01 0.01\n" >"$work/$m.in"
+  timeout 20 "$bin" fdtd --backend cpu "$work/$m.in" -o "$work/out_$m" 2>&1 | grep '^checksum' >"$work/$m.sum"
+done
+checks=$((checks + 1))
+[ -s "$work/bom.sum" ] && cmp -s "$work/bom.sum" "$work/nobom.sum" ||
+  { echo "FAIL: an excitation file with a byte order mark: $(cat "$work/bom.sum" "$work/nobom.sum")"; fail=$((fail + 1)); }
 # surveys moving a source or receiver out of the domain: the run and which are named
 refused 's.in: run 4 moves a receiver out of the domain' "$g3$w#hertzian_dipole: z 0.01 0.01 0.01 w\n#rx: 0.012 0.01 0.01\n#rx_steps: 0.003 0 0\n" -n 5
 refused 's.in: run 4 moves a source out of the domain' "$g3$w#magnetic_dipole: x 0.01 0.01 0.01 w\n#src_steps: 0 0 -0.005\n" -n 4

@@ -135,3 +135,9 @@ int gs_program_share_dir(const char *sub, char *out, size_t n) {
   snprintf(out, n, "%s/gpustencil/%s", GS_DATADIR, sub);
   return stat(out, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
 }
+
+void gs_skip_utf8_bom(FILE *f) {
+  unsigned char b[3];
+  if (fread(b, 1, sizeof b, f) == sizeof b && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF) return;
+  rewind(f);
+}

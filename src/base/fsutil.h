@@ -18,6 +18,10 @@ int gs_mkdirs(const char *path, int whole);
  * failure returns NULL with "PATH: reason" in err (GS_ERR_IO in *st when st
  * is not NULL; missing files say so as strerror does). */
 FILE *gs_fopen_regular(const char *path, gs_status *st, char *err, size_t errlen);
+
+/* Reads past a UTF-8 byte order mark at the start of f (a regular file, at its start), as the
+ * input file's reader does; else leaves f at its start. */
+void gs_skip_utf8_bom(FILE *f);
 /* The same with only the reason in why, for callers that name the file themselves. */
 FILE *gs_fopen_input(const char *path, char *why, size_t whylen);
 /* The same as a file descriptor: >= 0, or -1 with only the reason in why

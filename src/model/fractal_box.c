@@ -164,8 +164,13 @@ gs_status gs_fbox_build(gs_fbox *b, gs_fsurface *s, int ns, const int64_t n[3], 
     out->size[a] = k.size[a] = b->stop[a] - b->start[a];
   }
   const size_t cells = (size_t)(k.size[0] * k.size[1] * k.size[2]);
-  out->data = malloc(sizeof *out->data * (cells ? cells : 1));
-  if (ns > 0) out->mask = k.m = calloc(cells ? cells : 1, 1);
+  if (!cells) { /* gprMax fails on it too (an FFT of no points) */
+    snprintf(why, whylen, "the box spans no cells (%lld x %lld x %lld): a fractal box needs a volume",
+             (long long)k.size[0], (long long)k.size[1], (long long)k.size[2]);
+    return GS_ERR_FORMAT;
+  }
+  out->data = malloc(sizeof *out->data * cells);
+  if (ns > 0) out->mask = k.m = calloc(cells, 1);
   gs_status st = out->data && (ns == 0 || out->mask) ? fill_data(b, out->size, out->data, why, whylen) : GS_ERR_NOMEM;
   if (st == GS_ERR_NOMEM) snprintf(why, whylen, "out of memory for %zu cells", cells);
   if (st == GS_OK && ns > 0) build_mask(b, s, ns, n, &k);

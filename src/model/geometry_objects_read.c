@@ -80,6 +80,7 @@ static int import_materials(gs_scene *s, const gs_geo_read *r, int *offset, char
   char why[512], line[4096], list[256], prev[4096] = "";
   FILE *f = gs_fopen_regular(r->mat, &st, why, sizeof why);
   if (!f) return snprintf(err, errlen, "%s:%d: #geometry_objects_read: %s", s->path, r->line, why), -1;
+  gs_skip_utf8_bom(f);
   const char *base = strrchr(r->mat, '/') ? strrchr(r->mat, '/') + 1 : r->mat, *dot = strrchr(base, '.');
   snprintf(list, sizeof list, "%.*s", (int)(dot && dot != base ? dot - base : (ptrdiff_t)strlen(base)), base);
   int existing = s->nmaterials, seen = 0, popped = 0, lineno = 0, bad = 0;

@@ -211,8 +211,8 @@ int gs_cmd_time_step_stability_factor(parser *p, const command_call *c) {
   gs_scene *s = p->s;
   if (gs_parse_double(p, c->arg[0], &s->stability, c->name)) return -1;
   if (!(s->stability > 0) || s->stability > 1)
-    return gs_perr(p, "#time_step_stability_factor: %g is outside (0, 1]: above 1 the scheme is unstable",
-                   s->stability);
+    return gs_perr(p, "#time_step_stability_factor: %g is outside (0, 1]: %s", s->stability,
+                   s->stability > 1 ? "above 1 the scheme is unstable" : "the time step must be positive");
   return 0;
 }
 

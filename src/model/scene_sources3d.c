@@ -341,6 +341,7 @@ static FILE *open_excitation(gs_parser *p, const char *file, char *path, size_t 
   }
   if (!fp) gs_perr(p, "#excitation_file: %s", why);
   if (fp) gs_scene_add_input(p->s, path, p->line, "excitation_file");
+  if (fp) gs_skip_utf8_bom(fp); /* read past, as in the input file */
   return fp;
 }
 
