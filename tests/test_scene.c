@@ -141,6 +141,10 @@ static void good_defaults_and_seconds(void) {
     return;
   CHECK(s.nx == 50 && s.ny == 40 && s.stability == 0.5 && s.messages == 1 && s.title[0] == '\0');
   CHECK(fabs(s.dt - 0.5 * 0.002 / (299792458.0 * sqrt(2.0))) < 1e-24);
+  gs_scene_free(&s);
+  /* CR alone ends a line too (old Mac editors; gprMax's Python reads it so) */
+  if (!accepted("cr", "#time_window: 3e-9\r#dx_dy_dz: 0.002 0.002 0.002\r#domain: 0.1 0.08 0.002\r", &s)) return;
+  CHECK(s.nx == 50 && s.ny == 40 && s.iterations > 1);
   CHECK(s.iterations == (int64_t)ceil(3e-9 / s.dt) + 1);
   CHECK(s.pml[0] == 10 && s.pml[3] == 10 && s.ncfs == 1 && s.cfs[0].sigma.order == 4 && s.cfs[0].sigma.max == -1);
   CHECK(s.pml_formulation == GS_PML_HORIPML);

@@ -87,9 +87,10 @@ static int add_file(expander *x, const char *path, int line, const char *what) {
 
 typedef int (*line_fn)(expander *x, char *s, size_t len, int file, int line);
 
-/* Reads fp line by line, each (trailing blanks removed) to fn; a line longer
- * than the parser takes or holding a NUL byte is refused, as the parser
- * refuses it; a UTF-8 byte order mark before the first line is read past. */
+/* Reads fp line by line (a line ends at \n, \r\n or \r alone), each (trailing
+ * blanks removed) to fn; a line longer than the parser takes or holding a NUL
+ * byte is refused, as the parser refuses it; a UTF-8 byte order mark before
+ * the first line is read past. */
 static int read_lines(expander *x, FILE *fp, int file, line_fn fn) {
   char buf[LINE_MAX_LEN + 2];
   int line = 0;
@@ -98,6 +99,11 @@ static int read_lines(expander *x, FILE *fp, int file, line_fn fn) {
     int ch = EOF, nul = 0;
     while (len < sizeof buf - 1 && (ch = getc(fp)) != EOF) {
       nul |= ch == 0;
+      if (ch == '\r') { /* a line's end, as Python's universal newlines (gprMax's reader) take it: \r\n or \r */
+        const int next = getc(fp);
+        if (next != '\n' && next != EOF) ungetc(next, fp);
+        ch = '\n';
+      }
       buf[len++] = (char)ch;
       if (ch == '\n') break;
     }
