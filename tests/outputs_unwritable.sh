@@ -4,7 +4,7 @@
 # is skipped) while views, snapshots, checkpoints or receivers are written, on 1 and 2 ranks. Each
 # run ends with exit status 1 and one line naming the file and the system's reason (said once
 # however many outputs fail after it), on every rank: no signal, no MPI_Abort, no status 3, no
-# temporary file left.
+# temporary file left; the receivers' other file (.csv or .h5) is written all the same.
 set -u
 bin=${GS_BIN:?}
 mpiexec=${GS_MPIEXEC:?}
@@ -38,6 +38,15 @@ mkdir -p a/checkpoint.gsck b/checkpoint.manifest c/receivers.csv d/snapshots/ez_
 run 1 "fdtd: checkpoint: writing a/checkpoint.gsck: Is a directory" a s2.in --checkpoint-every 10
 run 2 "fdtd: checkpoint: writing b/checkpoint.manifest: Is a directory" b s2.in --checkpoint-every 10
 run 1 "fdtd: writing c/receivers.csv: Is a directory" c s3.in
+# ... and the receivers' other file is written all the same, in 3D and 2D
+[ -s c/s3.h5 ] || { echo "FAIL: c/s3.h5 not written beside the failed receivers.csv"; fail=$((fail + 1)); }
+mkdir -p f/s3.h5 g/s2.h5
+run 1 "fdtd: .*f/s3.h5.*Is a directory" f s3.in
+run 1 "fdtd: .*g/s2.h5.*Is a directory" g s2.in
+for x in f g; do
+  checks=$((checks + 1))
+  [ -s $x/receivers.csv ] || { echo "FAIL: $x/receivers.csv not written beside the failed .h5"; fail=$((fail + 1)); }
+done
 run 1 "fdtd: snapshot d/snapshots/ez_00000010.png: .*d/snapshots/ez_00000010.png: Is a directory" d s2.in
 run 2 "fdtd: checkpoint: writing e/checkpoint.s5.r00001.gsck: Is a directory" e s3.in --checkpoint-every 5
 # A disk that fills: the first output that fails is said, whichever it is.

@@ -172,8 +172,12 @@ static int save(const gs_scene *sc, const gs_fdtd3_sim *m, const float *hist, co
     snprintf(cp, sizeof cp, "%s/receivers.csv", outdir);
   }
   if (!sc->nrx && !ntl) return 0;
-  return gs_rx3_write_h5(sc, hist, m->step, (int)r, tl, ntl, hp, err, errlen) != GS_OK ||
-         (sc->nrx && gs_rx3_write_csv(sc, hist, m->step, cp, err, errlen) != GS_OK);
+  /* both tried: one that cannot be written does not cost the other (err: the first failure) */
+  char err2[1024];
+  const int h5 = gs_rx3_write_h5(sc, hist, m->step, (int)r, tl, ntl, hp, err, errlen) != GS_OK;
+  const int csv =
+      sc->nrx && gs_rx3_write_csv(sc, hist, m->step, cp, h5 ? err2 : err, h5 ? sizeof err2 : errlen) != GS_OK;
+  return h5 || csv;
 }
 
 /* What a run needs besides its model. */

@@ -473,9 +473,12 @@ static void save_receivers(fdtd_job *j, const float *rx, int64_t steps, int64_t 
     snprintf(rp, sizeof rp, "%s/receivers.csv", j->outdir);
     snprintf(hp, sizeof hp, "%s/%s.h5", j->outdir, model);
   }
-  if (gs_rx_write_csv(&j->sc, rx, steps, rp, err, sizeof err) != GS_OK ||
-      gs_rx_write_h5(&j->sc, rx, steps, (int)r, hp, err, sizeof err) != GS_OK)
-    output_failed(j, "", err); /* rank 0's status; finish_run agrees it */
+  /* both tried: one that cannot be written does not cost the other (err: the first failure) */
+  char err2[1024];
+  const int csv = gs_rx_write_csv(&j->sc, rx, steps, rp, err, sizeof err) != GS_OK;
+  const int h5 =
+      gs_rx_write_h5(&j->sc, rx, steps, (int)r, hp, csv ? err2 : err, csv ? sizeof err2 : sizeof err) != GS_OK;
+  if (csv || h5) output_failed(j, "", err); /* rank 0's status; finish_run agrees it */
   if (j->bscan)
     for (int64_t s = 0; s < j->sc.iterations; ++s)
       j->bscan[(size_t)r * (size_t)j->sc.iterations + (size_t)s] = rx[3 * (size_t)s];
