@@ -526,7 +526,10 @@ static gs_status finish_scene(const parser *p, const char *path, char *err, size
   if (s->mode == GS_MODE_3D)
     for (int k = 0; k < 6; ++k)
       if (2 * (int64_t)s->pml6[k] >= p->n[k % 3]) {
-        snprintf(err, errlen, "%s: #pml_cells: %d cells leave no interior along %c", path, s->pml6[k], "xyz"[k % 3]);
+        snprintf(
+            err, errlen,
+            "%s: #pml_cells: %d cells on a face normal to %c: twice that must be less than the %lld cells along %c",
+            path, s->pml6[k], "xyz"[k % 3], (long long)p -> n[k % 3], "xyz"[k % 3]);
         return GS_ERR_FORMAT;
       }
   if (check_kappa(p, err, errlen) != GS_OK) return GS_ERR_FORMAT;
@@ -550,8 +553,10 @@ static gs_status finish_scene(const parser *p, const char *path, char *err, size
     return GS_ERR_FORMAT;
   for (int k = 0; k < 4; ++k)
     if (2 * (int64_t)s->pml[k] >= (k % 2 ? s->ny : s->nx)) {
-      snprintf(err, errlen, "%s: #pml_cells: %d cells leave no interior in a %lld x %lld domain", path, s->pml[k],
-               (long long)s->nx, (long long)s->ny);
+      snprintf(err, errlen,
+               "%s: #pml_cells: %d cells on a face: twice that must be less than the %lld cells across it (a %lld x "
+               "%lld domain)",
+               path, s->pml[k], (long long)(k % 2 ? s->ny : s->nx), (long long)s->nx, (long long)s->ny);
       return GS_ERR_FORMAT;
     }
   return GS_OK;
