@@ -64,5 +64,16 @@ rc=$?
 [ $rc = 2 ] && [ "$(grep -c . "$w/other.err")" = 1 ] && grep -q "run000001.done: not the marker of a finished run of" \
   "$w/other.err" || f "other input: exit $rc, stderr: $(head -c 400 "$w/other.err")"
 [ "$(ls -l --time-style=+%s.%N "$w/resume" | md5sum)" = "$before" ] || f "other input: files in the folder changed"
+# A finished run whose receiver file was removed since runs again (the others' files untouched),
+# and the folder ends as the unbroken survey's.
+rm "$w/resume/receivers_run003.csv"
+keep=$(stat -c "%i %Y %n" "$w/resume/bscan_tmx2.h5" "$w/resume/bscan_tmx4.h5")
+"$bin" fdtd --backend "$b" "${scene[@]}" --restart "$w/resume" -o "$w/resume" > "$w/gone.log" 2>&1 ||
+  f "removed file: $(tail -2 "$w/gone.log")"
+grep -q "run 3 of 6 is marked finished but its receiver files are gone: it runs again" "$w/gone.log" ||
+  f "removed file: no line saying run 3 runs again"
+[ "$(stat -c "%i %Y %n" "$w/resume/bscan_tmx2.h5" "$w/resume/bscan_tmx4.h5")" = "$keep" ] ||
+  f "removed file: other runs' files written again"
+for x in $files; do cmp -s "$w/one/$x" "$w/resume/$x" || f "removed file: $x differs"; done
 [ $fail = 0 ] && echo "fdtd2d_survey: ok"
 exit $fail

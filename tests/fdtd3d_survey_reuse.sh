@@ -35,7 +35,9 @@ alone() { # SCENE INPUT: each run a job of its own into $w/SCENE-r, gathered in 
   mkdir -p "$w/$s-1"
   for r in 1 2 3 4; do
     mkdir -p "$w/$s-alone$r/.survey"
-    for k in 1 2 3 4; do [ "$k" = "$r" ] || mark "$w/$s-alone$r" "$k" "$in"; done
+    for k in 1 2 3 4; do # the others marked finished, their receiver files there (else they run again)
+      [ "$k" = "$r" ] || { mark "$w/$s-alone$r" "$k" "$in" && touch "$w/$s-alone$r/$s$k.h5" "$w/$s-alone$r/receivers_run00$k.csv"; }
+    done
     GPUSTENCIL_DEBUG=1 run "$s-alone$r" 1 "$in" -n 4 --restart "$w/$s-alone$r"
     builds "$s-alone$r" 1 0
     cp "$w/$s-alone$r/$s$r.h5" "$w/$s-alone$r/receivers_run00$r.csv" "$w/$s-1/" || f "$s-alone$r: no files"

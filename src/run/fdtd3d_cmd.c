@@ -160,17 +160,35 @@ static int local_lines(const gs_fdtd3_sim *m, gs_fdtd3_line_record **tl, float *
 /* MODEL.h5 and receivers.csv of run r from hist ([step][receiver][6], every
  * receiver of the scene) and the ntl lines' outputs tl; 1 (the reason in err) when they could
  * not be written. */
-static int save(const gs_scene *sc, const gs_fdtd3_sim *m, const float *hist, const gs_fdtd3_line_record *tl, int ntl,
-                const char *outdir, int64_t r, int64_t runs, char *err, size_t errlen) {
-  char model[512], hp[1700], cp[1300];
+/* Where run r's receivers go: gprMax's MODEL.h5 (MODELn.h5 in a survey) into hp (1700 bytes),
+ * receivers.csv (receivers_runNNN.csv) into cp (1300 bytes). */
+static void receiver_paths(const gs_scene *sc, const char *outdir, int64_t r, int64_t runs, char *hp, char *cp) {
+  char model[512];
   model_name(sc->path, model, sizeof model);
   if (runs > 1) {
-    snprintf(hp, sizeof hp, "%s/%s%lld.h5", outdir, model, (long long)r + 1);
-    snprintf(cp, sizeof cp, "%s/receivers_run%03lld.csv", outdir, (long long)r + 1);
+    snprintf(hp, 1700, "%s/%s%lld.h5", outdir, model, (long long)r + 1);
+    snprintf(cp, 1300, "%s/receivers_run%03lld.csv", outdir, (long long)r + 1);
   } else {
-    snprintf(hp, sizeof hp, "%s/%s.h5", outdir, model);
-    snprintf(cp, sizeof cp, "%s/receivers.csv", outdir);
+    snprintf(hp, 1700, "%s/%s.h5", outdir, model);
+    snprintf(cp, 1300, "%s/receivers.csv", outdir);
   }
+}
+
+/* Whether the receiver files run r writes are in outdir (a run marked finished whose files
+ * were removed since is run again). */
+static int receivers_there(const gs_scene *sc, const char *outdir, int64_t r, int64_t runs) {
+  char hp[1700], cp[1300];
+  receiver_paths(sc, outdir, r, runs, hp, cp);
+  int lines = 0;
+  for (int q = 0; q < sc->nsrc3; ++q)
+    lines += sc->src3[q].kind == GS_SRC3_TLINE;
+  return (!(sc->nrx || lines) || access(hp, F_OK) == 0) && (!sc->nrx || access(cp, F_OK) == 0);
+}
+
+static int save(const gs_scene *sc, const gs_fdtd3_sim *m, const float *hist, const gs_fdtd3_line_record *tl, int ntl,
+                const char *outdir, int64_t r, int64_t runs, char *err, size_t errlen) {
+  char hp[1700], cp[1300];
+  receiver_paths(sc, outdir, r, runs, hp, cp);
   if (!sc->nrx && !ntl) return 0;
   /* both tried: one that cannot be written does not cost the other (err: the first failure) */
   char err2[1024];
@@ -429,6 +447,12 @@ static int skip_finished(const run3 *x) {
   if (!x->o->restart || x->o->runs < 2) return 0;
   const int finished = gs_survey_finished(x->c, x->outdir, x->r, x->input);
   if (finished <= 0) return finished;
+  if (gs_comm_agree(x->c->rank == 0 && !receivers_there(x->sc, x->outdir, x->r, x->o->runs), x->c->world)) {
+    if (x->c->rank == 0)
+      printf("fdtd: run %lld of %lld is marked finished but its receiver files are gone: it runs again\n",
+             (long long)x->r + 1, (long long)x->o->runs);
+    return 0;
+  }
   if (x->c->rank == 0)
     printf("fdtd: run %lld of %lld finished before: its files are kept\n", (long long)x->r + 1, (long long)x->o->runs);
   return 1;

@@ -463,16 +463,23 @@ static void stop_run(fdtd_job *j, gs_fdtd_sim *m, run_ckpt *ck) {
  * as receivers.csv (receivers_runNNN.csv with several runs) and gprMax's
  * MODEL.h5 (MODEL1.h5 ... MODELN.h5 with several runs, as gprMax 4 names
  * them), and the first one's Ez as the run's B-scan column. */
-static void save_receivers(fdtd_job *j, const float *rx, int64_t steps, int64_t r) {
-  char rp[1300], hp[1700], model[512], err[1024];
+/* Where run r's receivers go: receivers.csv (receivers_runNNN.csv in a survey) into rp (1300
+ * bytes), gprMax's MODEL.h5 (MODELn.h5) into hp (1700 bytes). */
+static void receiver_paths(const fdtd_job *j, int64_t r, char *rp, char *hp) {
+  char model[512];
   model_name(j->scene_path, model, sizeof model);
   if (j->runs > 1) {
-    snprintf(rp, sizeof rp, "%s/receivers_run%03lld.csv", j->outdir, (long long)r + 1);
-    snprintf(hp, sizeof hp, "%s/%s%lld.h5", j->outdir, model, (long long)r + 1);
+    snprintf(rp, 1300, "%s/receivers_run%03lld.csv", j->outdir, (long long)r + 1);
+    snprintf(hp, 1700, "%s/%s%lld.h5", j->outdir, model, (long long)r + 1);
   } else {
-    snprintf(rp, sizeof rp, "%s/receivers.csv", j->outdir);
-    snprintf(hp, sizeof hp, "%s/%s.h5", j->outdir, model);
+    snprintf(rp, 1300, "%s/receivers.csv", j->outdir);
+    snprintf(hp, 1700, "%s/%s.h5", j->outdir, model);
   }
+}
+
+static void save_receivers(fdtd_job *j, const float *rx, int64_t steps, int64_t r) {
+  char rp[1300], hp[1700], err[1024];
+  receiver_paths(j, r, rp, hp);
   /* both tried: one that cannot be written does not cost the other (err: the first failure) */
   char err2[1024];
   const int csv = gs_rx_write_csv(&j->sc, rx, steps, rp, err, sizeof err) != GS_OK;
@@ -515,6 +522,14 @@ static int finished_before(fdtd_job *j, int64_t r) {
   const int finished = gs_survey_finished(j->c, j->outdir, r, j->scene_path);
   if (finished < 0) j->status = GS_EXIT_USAGE;
   if (finished <= 0) return finished < 0;
+  char rp[1300], hp[1700];
+  receiver_paths(j, r, rp, hp);
+  if (gs_comm_agree(j->root && j->sc.nrx && (access(rp, F_OK) != 0 || access(hp, F_OK) != 0), j->c->world)) {
+    if (j->root) /* removed since it was marked: run again */
+      printf("fdtd: run %lld of %lld is marked finished but its receiver files are gone: it runs again\n",
+             (long long)r + 1, (long long)j->runs);
+    return 0;
+  }
   const size_t n = (size_t)j->sc.iterations;
   if (j->root && j->bscan && gs_survey_column(j->outdir, r, j->bscan + (size_t)r * n, n) != 0)
     j->status = GS_EXIT_USAGE;
