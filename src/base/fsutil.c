@@ -136,6 +136,13 @@ int gs_program_share_dir(const char *sub, char *out, size_t n) {
   return stat(out, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
 }
 
+uint64_t gs_fnv1a(uint64_t h, const void *data, size_t n) {
+  const unsigned char *b = data;
+  for (size_t k = 0; k < n; ++k)
+    h = (h ^ b[k]) * 0x100000001B3ull;
+  return h;
+}
+
 void gs_skip_utf8_bom(FILE *f) {
   unsigned char b[3];
   if (fread(b, 1, sizeof b, f) == sizeof b && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF) return;

@@ -2,6 +2,7 @@
 #ifndef GS_FSUTIL_H
 #define GS_FSUTIL_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "error.h"
@@ -18,6 +19,10 @@ int gs_mkdirs(const char *path, int whole);
  * failure returns NULL with "PATH: reason" in err (GS_ERR_IO in *st when st
  * is not NULL; missing files say so as strerror does). */
 FILE *gs_fopen_regular(const char *path, gs_status *st, char *err, size_t errlen);
+
+/* FNV-1a 64 of n bytes, continuing from h (0xCBF29CE484222325 to start): the scene's hash
+ * of itself and the files it reads, and a survey's markers' hash of the input file. */
+uint64_t gs_fnv1a(uint64_t h, const void *data, size_t n);
 
 /* Reads past a UTF-8 byte order mark at the start of f (a regular file, at its start), as the
  * input file's reader does; else leaves f at its start. */

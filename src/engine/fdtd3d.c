@@ -317,12 +317,17 @@ static gs_status build_geometry(gs_fdtd3_sim *m, const gs_fdtd3_ranks *sp, gs_ge
   return st;
 }
 
+/* Whether cache holds the geometry of m's scene and split sp. */
+static int cache_holds(const gs_fdtd3_model_cache *cache, const gs_fdtd3_sim *m, const gs_fdtd3_ranks *sp) {
+  return cache && cache->valid && cache->sc == m->sc && cache->sp == sp;
+}
+
 /* The geometry of the model (this rank's part and its sigma plane when split):
  * the cache's when it holds this scene's, else built (and kept there when a
  * cache is given). *owned says whether the caller frees them. */
 static gs_status geometry_of(gs_fdtd3_sim *m, const gs_fdtd3_ranks *sp, gs_fdtd3_model_cache *cache, gs_geometry3 **g,
                              gs_geometry3 **plane, gs_geometry3 own[2], char *err, size_t errlen) {
-  if (cache && cache->valid && cache->sc == m->sc && cache->sp == sp) {
+  if (cache_holds(cache, m, sp)) {
     *g = &cache->g, *plane = &cache->plane;
     return GS_OK;
   }
@@ -335,11 +340,6 @@ static gs_status geometry_of(gs_fdtd3_sim *m, const gs_fdtd3_ranks *sp, gs_fdtd3
   *g = cache ? &cache->g : dst;
   *plane = cache ? &cache->plane : pl;
   return GS_OK;
-}
-
-/* Whether cache holds the geometry of m's scene and split sp. */
-static int cache_holds(const gs_fdtd3_model_cache *cache, const gs_fdtd3_sim *m, const gs_fdtd3_ranks *sp) {
-  return cache && cache->valid && cache->sc == m->sc && cache->sp == sp;
 }
 
 void gs_fdtd3_model_cache_free(gs_fdtd3_model_cache *cache) {

@@ -151,26 +151,18 @@ static gs_obj3_array *to_array(gs_gpr_geomobj_in *in, int offset) {
   return a;
 }
 
-/* FNV-1a of n bytes into the scene's hash (the scene and the files it reads). */
-static uint64_t fold(uint64_t h, const void *bytes, size_t n) {
-  const unsigned char *b = bytes;
-  for (size_t k = 0; k < n; ++k)
-    h = (h ^ b[k]) * 0x100000001B3ull;
-  return h;
-}
-
 static void hash_array(gs_scene *s, const gs_obj3_array *a, int first_material) {
   size_t cells = (size_t)(a->size[0] * a->size[1] * a->size[2]);
-  s->hash = fold(s->hash, a->size, sizeof a->size);
-  s->hash = fold(s->hash, a->data, cells * sizeof *a->data);
-  if (a->rigid) s->hash = fold(s->hash, a->rigid, cells * sizeof *a->rigid);
+  s->hash = gs_fnv1a(s->hash, a->size, sizeof a->size);
+  s->hash = gs_fnv1a(s->hash, a->data, cells * sizeof *a->data);
+  if (a->rigid) s->hash = gs_fnv1a(s->hash, a->rigid, cells * sizeof *a->rigid);
   if (a->id)
     s->hash =
-        fold(s->hash, a->id, 6 * (size_t)((a->size[0] + 1) * (a->size[1] + 1) * (a->size[2] + 1)) * sizeof *a->id);
+        gs_fnv1a(s->hash, a->id, 6 * (size_t)((a->size[0] + 1) * (a->size[1] + 1) * (a->size[2] + 1)) * sizeof *a->id);
   for (int k = first_material; k < s->nmaterials; ++k) {
     const gs_material *m = &s->materials[k];
     const double v[4] = {m->er, m->sigma, m->mr, m->sm};
-    s->hash = fold(fold(s->hash, m->name, strlen(m->name)), v, sizeof v);
+    s->hash = gs_fnv1a(gs_fnv1a(s->hash, m->name, strlen(m->name)), v, sizeof v);
   }
 }
 

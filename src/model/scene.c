@@ -61,17 +61,8 @@ int gs_perr(parser *p, const char *fmt, ...) {
   return -1;
 }
 
-static uint64_t fnv1a(uint64_t h, const void *data, size_t n) {
-  const uint8_t *b = data;
-  for (size_t i = 0; i < n; ++i) {
-    h ^= b[i];
-    h *= 0x100000001B3ull;
-  }
-  return h;
-}
-
 void gs_scene_hash_add(gs_scene *s, const void *data, size_t n) {
-  s->hash = fnv1a(s->hash, data, n);
+  s->hash = gs_fnv1a(s->hash, data, n);
 }
 
 void gs_scene_add_input(gs_scene *s, const char *path, int line, const char *what) {
@@ -423,7 +414,7 @@ static int gprmax2_command(const char *line, size_t len, char name[64]) {
 static int parse_text(parser *p, const gs_scene_text *t) {
   char line[4096], name[64];
   for (size_t k = 0; k < t->n; ++k) /* the scene's hash: its commands in file order */
-    p->s->hash = fnv1a(p->s->hash, t->text + t->lines[k].at, (size_t)t->lines[k].len + 1);
+    p->s->hash = gs_fnv1a(p->s->hash, t->text + t->lines[k].at, (size_t)t->lines[k].len + 1);
   for (size_t k = 0; k < t->n; ++k) /* a gprMax 2 file: refused by name at its first such line */
     if (gprmax2_command(t->text + t->lines[k].at, t->lines[k].len, name)) {
       p->file = t->files[t->lines[k].file].path;

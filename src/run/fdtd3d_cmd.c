@@ -28,11 +28,17 @@ static double now_s(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* What 3D models do not take yet: one line on rank 0, or 0. */
-static int refused(const gs_comm *c, const gs_fdtd_opts *o, const gs_scene *sc) {
+/* The scene's transmission lines. */
+static int scene_lines(const gs_scene *sc) {
   int lines = 0;
   for (int q = 0; q < sc->nsrc3; ++q)
     lines += sc->src3[q].kind == GS_SRC3_TLINE;
+  return lines;
+}
+
+/* What 3D models do not take yet: one line on rank 0, or 0. */
+static int refused(const gs_comm *c, const gs_fdtd_opts *o, const gs_scene *sc) {
+  const int lines = scene_lines(sc);
   const int ckpt = o->checkpoint_every || o->stop_after || o->restart;
   char lines_why[80];
   snprintf(lines_why, sizeof lines_why, "checkpoints hold at most %d transmission lines", GS_FDTD3_CKPT_LINES);
@@ -157,9 +163,6 @@ static int local_lines(const gs_fdtd3_sim *m, gs_fdtd3_line_record **tl, float *
   return ntl;
 }
 
-/* MODEL.h5 and receivers.csv of run r from hist ([step][receiver][6], every
- * receiver of the scene) and the ntl lines' outputs tl; 1 (the reason in err) when they could
- * not be written. */
 /* Where run r's receivers go: gprMax's MODEL.h5 (MODELn.h5 in a survey) into hp (1700 bytes),
  * receivers.csv (receivers_runNNN.csv) into cp (1300 bytes). */
 static void receiver_paths(const gs_scene *sc, const char *outdir, int64_t r, int64_t runs, char *hp, char *cp) {
@@ -179,12 +182,12 @@ static void receiver_paths(const gs_scene *sc, const char *outdir, int64_t r, in
 static int receivers_there(const gs_scene *sc, const char *outdir, int64_t r, int64_t runs) {
   char hp[1700], cp[1300];
   receiver_paths(sc, outdir, r, runs, hp, cp);
-  int lines = 0;
-  for (int q = 0; q < sc->nsrc3; ++q)
-    lines += sc->src3[q].kind == GS_SRC3_TLINE;
-  return (!(sc->nrx || lines) || access(hp, F_OK) == 0) && (!sc->nrx || access(cp, F_OK) == 0);
+  return (!(sc->nrx || scene_lines(sc)) || access(hp, F_OK) == 0) && (!sc->nrx || access(cp, F_OK) == 0);
 }
 
+/* MODEL.h5 and receivers.csv of run r from hist ([step][receiver][6], every
+ * receiver of the scene) and the ntl lines' outputs tl; 1 (the reason in err) when they could
+ * not be written. */
 static int save(const gs_scene *sc, const gs_fdtd3_sim *m, const float *hist, const gs_fdtd3_line_record *tl, int ntl,
                 const char *outdir, int64_t r, int64_t runs, char *err, size_t errlen) {
   char hp[1700], cp[1300];
@@ -203,7 +206,6 @@ typedef struct run3 {
   const gs_comm *c;
   const gs_fdtd_opts *o;
   const gs_scene *sc;
-  const char *input;        /* the input file (the survey's markers hold a hash of it) */
   const gs_fdtd3_ranks *rk; /* the split over the ranks, or NULL on one rank */
   const char *outdir;
   char model[512]; /* the input's name without folder and extension */
@@ -380,7 +382,7 @@ static int run_model(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs
   const int reused = m.reused;
   gs_fdtd3_sim_keep(&m, &x->cache);    /* the next run of this scene starts on its arrays */
   gs_ckpt_remove(x->c, x->outdir, -1); /* the run is complete: its checkpoints (and a restart's here) go */
-  if (x->o->runs > 1 && x->c->rank == 0 && gs_survey_mark(x->outdir, x->r, x->input, NULL, 0) != 0)
+  if (x->o->runs > 1 && x->c->rank == 0 && gs_survey_mark(x->outdir, x->r, x->sc->path, NULL, 0) != 0)
     status = status > GS_EXIT_PARTIAL ? status : GS_EXIT_PARTIAL;
   mark[4] = now_s();
   if (x->c->rank == 0)
@@ -445,7 +447,7 @@ typedef struct group_totals {
  * says so); -1 where its marker is another input's (said); agreed over the group. */
 static int skip_finished(const run3 *x) {
   if (!x->o->restart || x->o->runs < 2) return 0;
-  const int finished = gs_survey_finished(x->c, x->outdir, x->r, x->input);
+  const int finished = gs_survey_finished(x->c, x->outdir, x->r, x->sc->path);
   if (finished <= 0) return finished;
   if (gs_comm_agree(x->c->rank == 0 && !receivers_there(x->sc, x->outdir, x->r, x->o->runs), x->c->world)) {
     if (x->c->rank == 0)
@@ -468,7 +470,6 @@ static int run_group(const gs_comm *g, const gs_backend *b, const gs_fdtd_opts *
   run3 x = {.c = g,
             .o = o,
             .sc = sc,
-            .input = sc->path,
             .outdir = outdir,
             .slice = *slice,
             .status = GS_EXIT_OK,

@@ -28,8 +28,7 @@ static uint64_t input_hash(const char *input) {
   unsigned char buf[65536];
   size_t got;
   while ((got = fread(buf, 1, sizeof buf, f)) > 0)
-    for (size_t k = 0; k < got; ++k)
-      h = (h ^ buf[k]) * 0x100000001B3ull;
+    h = gs_fnv1a(h, buf, got);
   const int bad = ferror(f);
   fclose(f);
   return bad ? 0 : h;
