@@ -9,8 +9,9 @@
 # less the magnetic dipole and the line (the exchanges behind the interior). Each run alone is a
 # job of its own (--restart DIR -n 4 with the other runs marked finished); against them one rank
 # (runs 2 to 4 reused), 2 ranks split 2x1x1 and 1x1x2 (the runs one after the other, reused on
-# each part) and 2 ranks as 2 groups of one rank (the second run of each group reused). The debug
-# lines must say which runs were reused.
+# each part) and 2 ranks as 2 groups of one rank (the second run of each group reused); then runs
+# side by side on one device (--runs-per-gpu: 3, then the fourth on a kept model; 2 and 2; 2 in
+# each of 2 groups). The debug lines must say which runs were reused.
 set -u
 source "$(dirname "${BASH_SOURCE[0]}")/ranks3_lib.sh" fdtd3d_survey_reuse "${1:-all}"
 reused="set up on the previous run's arrays"
@@ -48,17 +49,26 @@ alone() { # SCENE INPUT: each run a job of its own into $w/SCENE-r, gathered in 
 scene=$src/tests/data/dist3d/survey_reuse.in
 files=$(files_of survey_reuse)
 alone survey_reuse "$scene"
-GPUSTENCIL_DEBUG=1 run survey_reuse-one 1 "$scene" -n 4
+GPUSTENCIL_DEBUG=1 run survey_reuse-one 1 "$scene" -n 4 --runs-per-gpu 1
 same survey_reuse-1 survey_reuse-one $files
 builds survey_reuse-one 1 3
+for side in 3 2; do # 3 side by side then the fourth on one of their models; 2 and 2 on the first two's
+  GPUSTENCIL_DEBUG=1 run survey_reuse-side$side 1 "$scene" -n 4 --runs-per-gpu $side
+  same survey_reuse-1 survey_reuse-side$side $files
+  grep -q "^fdtd: $side runs side by side" "$w/survey_reuse-side$side.log" || f "side$side: no side-by-side line"
+  builds survey_reuse-side$side $side $((4 - side))
+done
 for d in 2x1x1 1x1x2; do
   GPUSTENCIL_DEBUG=1 split survey_reuse "$files" "$d" "$scene" -n 4
   [ "$max" -ge 2 ] && builds "survey_reuse-$d-${transports%% *}" 1 3
 done
 if [ "$max" -ge 2 ]; then
-  GPUSTENCIL_DEBUG=1 run survey_reuse-farm2 2 "$scene" -n 4
+  GPUSTENCIL_DEBUG=1 run survey_reuse-farm2 2 "$scene" -n 4 --runs-per-gpu 1
   same survey_reuse-1 survey_reuse-farm2 $files
   builds survey_reuse-farm2 2 2 # group 1: runs 1 and 3; group 2: runs 2 and 4
+  GPUSTENCIL_DEBUG=1 run survey_reuse-farm2side 2 "$scene" -n 4 --runs-per-gpu 2
+  same survey_reuse-1 survey_reuse-farm2side $files
+  builds survey_reuse-farm2side 4 0 # each group's two runs side by side
 fi
 
 grep -vE "^#(magnetic_dipole|transmission_line):" "$scene" > "$w/survey_reuse_e.in"

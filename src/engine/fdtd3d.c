@@ -343,7 +343,9 @@ static gs_status geometry_of(gs_fdtd3_sim *m, const gs_fdtd3_ranks *sp, gs_fdtd3
 }
 
 void gs_fdtd3_model_cache_free(gs_fdtd3_model_cache *cache) {
-  gs_fdtd3_sim_free(&cache->kept); /* nothing when none is kept (kept.b NULL) */
+  for (int k = 0; k < cache->nkept; ++k)
+    gs_fdtd3_sim_free(&cache->kept[k]);
+  free(cache->kept);
   if (cache->valid) {
     gs_geometry3_free(&cache->g);
     if (cache->sp) gs_geometry3_free(&cache->plane);
@@ -357,10 +359,14 @@ void gs_fdtd3_sim_keep(gs_fdtd3_sim *m, gs_fdtd3_model_cache *cache) {
     gs_fdtd3_sim_free(m); /* built for another scene (or without a cache): no later run takes it */
     return;
   }
-  gs_fdtd3_sim_free(&cache->kept); /* one kept at most (none in the run loop's use) */
-  gs_fdtd3_dist_settle(m);         /* no exchange left in flight into or out of the arrays */
+  if (cache->nkept == GS_FDTD3_KEPT_MAX || (cache->nkept && cache->kept[0].b != m->b)) {
+    gs_fdtd3_sim_free(m); /* no room, or kept on another backend: no later run takes it */
+    return;
+  }
+  gs_fdtd3_dist_settle(m); /* no exchange left in flight into or out of the arrays */
   m->b->stream_sync(m->s);
-  cache->kept = *m;
+  if (!cache->kept) cache->kept = gs_xcalloc(GS_FDTD3_KEPT_MAX, sizeof *cache->kept);
+  cache->kept[cache->nkept++] = *m;
   memset(m, 0, sizeof *m);
 }
 
@@ -404,8 +410,8 @@ static gs_status sim_reset(gs_fdtd3_sim *m, const gs_geometry3 *g, int run, char
  * (and their arrays are all zeroed before any neighbour's next exchange
  * writes a ghost layer). */
 static gs_status take_kept(gs_fdtd3_sim *m, gs_fdtd3_model_cache *cache, int run, char *err, size_t errlen) {
-  *m = cache->kept;
-  memset(&cache->kept, 0, sizeof cache->kept);
+  *m = cache->kept[--cache->nkept];
+  memset(&cache->kept[cache->nkept], 0, sizeof cache->kept[0]);
   gs_status st = sim_reset(m, &cache->g, run, err, errlen);
   if (cache->sp) st = gs_fdtd3_dist_agree(st, cache->sp->comm, err, errlen);
   if (st != GS_OK) gs_fdtd3_sim_free(m);
@@ -417,7 +423,7 @@ gs_status gs_fdtd3_sim_init_cached(gs_fdtd3_sim *m, const gs_scene *sc, const gs
   memset(m, 0, sizeof *m);
   m->b = b;
   m->sc = sc;
-  if (cache_holds(cache, m, sp) && cache->kept.b == b) return take_kept(m, cache, run, err, errlen);
+  if (cache_holds(cache, m, sp) && cache->nkept && cache->kept[0].b == b) return take_kept(m, cache, run, err, errlen);
   m->run = run;
   m->s = b->stream_create(0);
   set_extent(m, sp);

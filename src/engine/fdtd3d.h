@@ -95,13 +95,16 @@ gs_status gs_fdtd3_sim_init_part(gs_fdtd3_sim *m, const gs_scene *sc, const gs_b
  * takes its arrays, its fields, CPML auxiliaries and pole state zeroed on
  * the device, and sets again only what depends on the run (sources and the
  * materials they give their nodes, plane waves, the dispersive nodes the
- * sources defer, receivers). Zeroed means empty. */
+ * sources defer, receivers). Runs side by side on one GPU keep one model
+ * each. Zeroed means empty. */
+#define GS_FDTD3_KEPT_MAX 16 /* models kept at most: the most runs side by side (--runs-per-gpu) */
 typedef struct gs_fdtd3_model_cache {
   const gs_scene *sc;              /* the scene it was built for */
   const struct gs_fdtd3_ranks *sp; /* and the split (NULL: one rank) */
   gs_geometry3 g, plane;           /* the part's geometry, its sigma plane when split */
   int valid;
-  gs_fdtd3_sim kept; /* the last run's model (kept.b NULL: none) */
+  int nkept;         /* models kept, each with its own arrays and stream */
+  gs_fdtd3_sim *kept; /* finished runs' models, taken last kept first (heap, GS_FDTD3_KEPT_MAX; NULL: none yet) */
 } gs_fdtd3_model_cache;
 /* gs_fdtd3_sim_init_part with the geometry taken from cache when it holds
  * this scene and split's, else built and kept there (cache NULL: built and

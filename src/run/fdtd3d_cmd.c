@@ -215,7 +215,7 @@ typedef struct run3 {
   int status;                   /* GS_EXIT_OK, or GS_EXIT_PARTIAL after a failed output */
   int snaps_off;                /* a snapshot failed: no more are tried (a full disk says it once) */
   int shared;                   /* the survey's runs shared out over groups: a line a run, no progress bar */
-  gs_fdtd3_model_cache cache;   /* the geometry, built for the group's first run, and the last run's model */
+  gs_fdtd3_model_cache *cache; /* the geometry, built for the group's first run, and finished runs' models */
   const char *resume;           /* the checkpoint folder the next run continues from, or NULL */
   int started;                  /* a run has started in this job (the folder cleaned of killed runs) */
   gs_fdtd_scenes *scenes;       /* each run's scene where the input's #python blocks differ per run, or NULL */
@@ -319,29 +319,28 @@ static int step_run(run3 *x, gs_fdtd3_sim *m, double *secs) {
   return stopped;
 }
 
-/* One run: build, --restart's checkpoint, step (with progress), outputs;
- * 0, or an exit status; *stopped set when --stop-after ended it. */
-static int run_model(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs, int *stopped) {
-  gs_fdtd3_sim m;
+/* Sets up run x->r: its model (on arrays the cache keeps where it can), --restart's checkpoint,
+ * the output folder once the first run is known to start, the geometry outputs; 0, or an exit
+ * status with m freed. */
+static int open_run(const gs_backend *b, run3 *x, gs_fdtd3_sim *m) {
   char err[1024];
-  double mark[5] = {now_s()}; /* GPUSTENCIL_DEBUG: where a survey's run spends its time (phases) */
-  if (gs_fdtd3_sim_init_cached(&m, x->sc, b, (int)x->r, x->rk, &x->cache, err, sizeof err) != GS_OK) {
+  if (gs_fdtd3_sim_init_cached(m, x->sc, b, (int)x->r, x->rk, x->cache, err, sizeof err) != GS_OK) {
     if (x->c->rank == 0) gs_log_error("fdtd: %s", err); /* the same reason on every rank */
     return GS_EXIT_USAGE;
   }
   if (x->resume) {
-    if (gs_ckpt3_restore(&m, x->rk, x->resume, err, sizeof err) != GS_OK) {
+    if (gs_ckpt3_restore(m, x->rk, x->resume, err, sizeof err) != GS_OK) {
       if (x->c->rank == 0) gs_log_error("fdtd: --restart: %s", err); /* the same reason on every rank */
-      gs_fdtd3_sim_free(&m);
+      gs_fdtd3_sim_free(m);
       return GS_EXIT_USAGE;
     }
-    if (x->c->rank == 0) printf("fdtd: restarting at step %lld from %s\n", (long long)m.step, x->resume);
+    if (x->c->rank == 0) printf("fdtd: restarting at step %lld from %s\n", (long long)m->step, x->resume);
   }
   /* The output folder once the first run is known to start (a refused scene leaves none), then
    * what killed runs left there (a refused one keeps the checkpoint that was there). */
   const int made = x->outdir_made ? 0 : gs_fdtd_make_outdir(x->c, x->outdir, x->sc->snapshot_every != 0, x->scenes);
   if (made) {
-    gs_fdtd3_sim_free(&m);
+    gs_fdtd3_sim_free(m);
     return made == 2 ? GS_EXIT_USAGE : GS_EXIT_PARTIAL;
   }
   x->outdir_made = 1;
@@ -352,22 +351,22 @@ static int run_model(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs
             : gs_gpr3_geometry_outputs(x->sc, (int)x->r, (int)x->o->runs, x->outdir, err, sizeof err);
   if (views != GS_OK) { /* agreed over the ranks; a file that cannot be written ends the job with status 1 */
     output_failed(x, "geometry output: ", err);
-    gs_fdtd3_sim_free(&m);
+    gs_fdtd3_sim_free(m);
     return views == GS_ERR_IO ? GS_EXIT_PARTIAL : GS_EXIT_USAGE;
   }
-  x->first_step = m.step;
+  x->first_step = m->step;
   x->saved = -1;
-  mark[1] = now_s();
-  *stopped = step_run(x, &m, secs);
-  mark[2] = now_s();
-  if (*stopped) {
-    gs_fdtd3_sim_free(&m);
-    return x->status; /* partial after a failed checkpoint */
-  }
-  float *hist = x->rk ? gs_fdtd3_dist_receivers(&m) : m.rx_hist, *vi; /* every receiver and line, on rank 0 */
+  return 0;
+}
+
+/* A stepped run's outputs (receivers, lines, the survey's marker) and, for the survey's last
+ * run, the checksum into sum; its model then kept for a later run. The status, agreed. */
+static int close_run(run3 *x, gs_fdtd3_sim *m, uint64_t sum[2]) {
+  char err[1024];
+  float *hist = x->rk ? gs_fdtd3_dist_receivers(m) : m->rx_hist, *vi; /* every receiver and line, on rank 0 */
   gs_fdtd3_line_record *tl;
-  const int ntl = x->rk ? gs_fdtd3_dist_lines(&m, &tl, &vi) : local_lines(&m, &tl, &vi);
-  if (x->c->rank == 0 && save(x->sc, &m, hist, tl, ntl, x->outdir, x->r, x->o->runs, err, sizeof err))
+  const int ntl = x->rk ? gs_fdtd3_dist_lines(m, &tl, &vi) : local_lines(m, &tl, &vi);
+  if (x->c->rank == 0 && save(x->sc, m, hist, tl, ntl, x->outdir, x->r, x->o->runs, err, sizeof err))
     output_failed(x, "", err);
   int status = x->status;
   free(tl);
@@ -377,20 +376,36 @@ static int run_model(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs
     status = gs_comm_agree(status, x->c->world); /* the next run on every rank, or on none */
   }
   /* only the survey's last run's checksum is printed: it reads every field back (200 MB at 8 M cells) */
-  if (x->r == x->o->runs - 1) gs_fdtd3_sim_checksum(&m, sum);
-  mark[3] = now_s();
-  const int reused = m.reused;
-  gs_fdtd3_sim_keep(&m, &x->cache);    /* the next run of this scene starts on its arrays */
+  if (x->r == x->o->runs - 1) gs_fdtd3_sim_checksum(m, sum);
+  gs_fdtd3_sim_keep(m, x->cache);      /* a later run of this scene starts on its arrays */
   gs_ckpt_remove(x->c, x->outdir, -1); /* the run is complete: its checkpoints (and a restart's here) go */
   if (x->o->runs > 1 && x->c->rank == 0 && gs_survey_mark(x->outdir, x->r, x->sc->path, NULL, 0) != 0)
     status = status > GS_EXIT_PARTIAL ? status : GS_EXIT_PARTIAL;
-  mark[4] = now_s();
-  if (x->c->rank == 0)
-    gs_log_debug("fdtd: run %lld: %s and outputs set up in %.3f s, stepped in %.3f s, saved in %.3f s, kept and "
-                 "marked in %.3f s",
-                 (long long)x->r + 1, reused ? "set up on the previous run's arrays" : "built", mark[1] - mark[0],
-                 mark[2] - mark[1], mark[3] - mark[2], mark[4] - mark[3]);
   if (x->rk) status = gs_comm_agree(status, x->c->world);
+  return status;
+}
+
+/* One run: set up, step (with progress), outputs; 0, or an exit status; *stopped set when
+ * --stop-after ended it. */
+static int run_model(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs, int *stopped) {
+  gs_fdtd3_sim m;
+  double mark[4] = {now_s()}; /* GPUSTENCIL_DEBUG: where a survey's run spends its time (phases) */
+  const int opened = open_run(b, x, &m);
+  if (opened) return opened;
+  mark[1] = now_s();
+  *stopped = step_run(x, &m, secs);
+  mark[2] = now_s();
+  if (*stopped) {
+    gs_fdtd3_sim_free(&m);
+    return x->status; /* partial after a failed checkpoint */
+  }
+  const int reused = m.reused, status = close_run(x, &m, sum);
+  mark[3] = now_s();
+  if (x->c->rank == 0)
+    gs_log_debug("fdtd: run %lld: %s and outputs set up in %.3f s, stepped in %.3f s, saved, kept and marked in "
+                 "%.3f s",
+                 (long long)x->r + 1, reused ? "set up on the previous run's arrays" : "built", mark[1] - mark[0],
+                 mark[2] - mark[1], mark[3] - mark[2]);
   return status;
 }
 
@@ -406,9 +421,9 @@ static int run_once(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs,
     x->sc = &sc;
     /* built for another scene (the cache knows scenes by address): this run's geometry may differ, so it builds
      * its model whole */
-    gs_fdtd3_model_cache_free(&x->cache);
+    gs_fdtd3_model_cache_free(x->cache);
     status = run_model(b, x, sum, secs, stopped);
-    gs_fdtd3_model_cache_free(&x->cache);
+    gs_fdtd3_model_cache_free(x->cache);
     x->sc = first;
   }
   gs_scene_free(&sc);
@@ -460,13 +475,119 @@ static int skip_finished(const run3 *x) {
   return 1;
 }
 
+/* What a run set up on a copy of x did to the job's state, back into x. */
+static void share_state(run3 *x, const run3 *s) {
+  x->status = s->status > x->status ? s->status : x->status;
+  x->snaps_off |= s->snaps_off;
+  x->output_said |= s->output_said;
+  x->started |= s->started;
+  x->outdir_made |= s->outdir_made;
+}
+
+enum { kTurnSteps = 8 }; /* steps queued on one run's stream before the next run's turn */
+
+/* Steps the n runs side by side to their end, a few steps of each in turn, so that the GPU runs
+ * their kernels (each run on its own stream) together; snapshots and progress as step_run's. */
+static void step_side_by_side(run3 *xs, gs_fdtd3_sim *ms, int n, double *secs) {
+  const run3 *x = &xs[0];
+  const int64_t iterations = x->sc->iterations;
+  const int show = (x->o->progress || isatty(2)) && x->c->rank == 0 && !x->shared;
+  gs_progress *prog = show ? gs_progress_create("fdtd", iterations, "steps") : NULL;
+  const double cells = (double)x->sc->nx * (double)x->sc->ny * (double)x->sc->nz * n, t0 = now_s();
+  for (int k = 0; k < n; ++k)
+    gpr_snapshots(&xs[k], &ms[k]);
+  for (int64_t at = ms[0].step; at < iterations;) {
+    const int64_t to = next_event(x, at);
+    for (int64_t s = at; s < to; s += kTurnSteps)
+      for (int k = 0; k < n; ++k)
+        gs_fdtd3_sim_advance(&ms[k], to - s < kTurnSteps ? to - s : kTurnSteps);
+    at = to;
+    for (int k = 0; k < n; ++k) {
+      gpr_snapshots(&xs[k], &ms[k]);
+      if (x->sc->snapshot_every && at % x->sc->snapshot_every == 0) take_snapshot(&xs[k], &ms[k]);
+      for (int j = 0; j < n; ++j) { /* a failed output is said once, for all the runs */
+        xs[j].output_said |= xs[k].output_said;
+        xs[j].snaps_off |= xs[k].snaps_off;
+      }
+    }
+    if (prog) {
+      gs_fdtd3_sim_sync(&ms[0]);
+      gs_progress_update(prog, at, (double)at * cells * 1e-6);
+    }
+  }
+  for (int k = 0; k < n; ++k) {
+    gs_fdtd3_sim_sync(&ms[k]);
+    xs[k].steps += (double)(ms[k].step - xs[k].first_step);
+  }
+  *secs += now_s() - t0;
+  if (prog) gs_progress_end(prog);
+}
+
+/* Runs rs[0..n) of the group side by side on this rank's device, each on its own model and
+ * stream (the models kept for the next runs); a line per finished run. 0, or an exit status. */
+static int run_side_by_side(const gs_backend *b, run3 *x, const int64_t *rs, int n, group_totals *t,
+                            gs_survey_clock *clock) {
+  run3 *xs = gs_xcalloc((size_t)n, sizeof *xs);
+  gs_fdtd3_sim *ms = gs_xcalloc((size_t)n, sizeof *ms);
+  const double before = t->secs, wall = now_s();
+  int status = GS_EXIT_OK, opened = 0;
+  while (opened < n && status == GS_EXIT_OK) {
+    xs[opened] = *x;
+    xs[opened].r = rs[opened];
+    xs[opened].steps = 0;
+    const double t0 = now_s();
+    status = open_run(b, &xs[opened], &ms[opened]);
+    share_state(x, &xs[opened]);
+    if (status == GS_EXIT_OK && x->c->rank == 0)
+      gs_log_debug("fdtd: run %lld: %s and outputs set up in %.3f s, side by side with %d other run(s)",
+                   (long long)rs[opened] + 1, ms[opened].reused ? "set up on the previous run's arrays" : "built",
+                   now_s() - t0, n - 1);
+    opened += status == GS_EXIT_OK;
+  }
+  if (status == GS_EXIT_OK) step_side_by_side(xs, ms, n, &t->secs);
+  for (int k = 0; k < opened; ++k) {
+    if (status != GS_EXIT_OK) {
+      gs_fdtd3_sim_keep(&ms[k], x->cache);
+      continue;
+    }
+    const int closed = close_run(&xs[k], &ms[k], t->sum);
+    share_state(x, &xs[k]);
+    x->steps += xs[k].steps;
+    t->last = rs[k];
+    if (x->c->rank == 0 && closed == GS_EXIT_OK)
+      gs_survey_clock_done(clock, rs[k], x->o->runs, t->secs - before, now_s() - wall);
+    status = closed;
+  }
+  free(xs);
+  free(ms);
+  return status;
+}
+
+/* The group's next runs from x->r on, up to n of them, into rs, past those a restarted survey
+ * finished before; x->r moves past them. Their count, or -1 where a marker is another input's
+ * (said). */
+static int next_runs(run3 *x, int64_t stride, int n, int64_t *rs, gs_survey_clock *clock) {
+  int got = 0;
+  for (; x->r < x->o->runs && got < n; x->r += stride) {
+    const int finished = skip_finished(x);
+    if (finished < 0) return -1;
+    if (finished)
+      gs_survey_clock_skip(clock);
+    else
+      rs[got++] = x->r;
+  }
+  return got;
+}
+
 /* The runs first, first + stride, ... of the survey on the ranks of g (all
- * ranks, stride 1: one run after the other; or a survey's group); a line per
- * finished run when the runs are shared out. Returns a GS_EXIT_* status. */
+ * ranks, stride 1: one run after the other; or a survey's group), side at a
+ * time side by side on a rank's device; a line per finished run when the runs
+ * are shared out or side by side. Returns a GS_EXIT_* status. */
 static int run_group(const gs_comm *g, const gs_backend *b, const gs_fdtd_opts *o, const gs_scene *sc,
                      gs_fdtd_scenes *scenes, const char *outdir, const gs_fdtd3_slice *slice, int64_t first,
-                     int64_t stride, group_totals *t) {
+                     int64_t stride, int side, group_totals *t) {
   gs_fdtd3_ranks ranks;
+  gs_fdtd3_model_cache cache = {0};
   run3 x = {.c = g,
             .o = o,
             .sc = sc,
@@ -474,6 +595,7 @@ static int run_group(const gs_comm *g, const gs_backend *b, const gs_fdtd_opts *
             .slice = *slice,
             .status = GS_EXIT_OK,
             .shared = stride > 1,
+            .cache = &cache,
             .scenes = scenes};
   *t = (group_totals){.last = -1};
   if (make_split(g, o, sc, &ranks, &x.rk) != 0 || !fits(g, b, sc, x.rk)) return GS_EXIT_USAGE;
@@ -485,27 +607,32 @@ static int run_group(const gs_comm *g, const gs_backend *b, const gs_fdtd_opts *
            gs_fdtd3_dist_overlap_possible(sc) ? "behind the interior" : "between the H and E passes");
   int status = GS_EXIT_OK, stopped = 0, resumed = 0;
   gs_survey_clock clock = gs_survey_clock_start(first, stride, o->runs);
-  for (x.r = first; x.r < o->runs && status == GS_EXIT_OK && !stopped; x.r += stride) {
-    const int finished = skip_finished(&x);
-    if (finished < 0) {
-      status = GS_EXIT_USAGE;
+  for (x.r = first; x.r < o->runs && status == GS_EXIT_OK && !stopped;) {
+    int64_t rs[GS_FDTD3_KEPT_MAX];
+    const int n = next_runs(&x, stride, side, rs, &clock);
+    if (n <= 0) {
+      status = n < 0 ? GS_EXIT_USAGE : status;
       break;
     }
-    if (finished) {
-      gs_survey_clock_skip(&clock);
+    if (n > 1) {
+      status = run_side_by_side(b, &x, rs, n, t, &clock);
+      fflush(stdout);
       continue;
     }
+    const int64_t next = x.r;
+    x.r = rs[0];
     x.resume = !resumed && o->restart && (o->runs == 1 || gs_survey_checkpoint_in(g, o->restart)) ? o->restart : NULL;
     resumed = resumed || o->restart;
     const double before = t->secs, wall = now_s();
     status = run_once(b, &x, t->sum, &t->secs, &stopped);
     t->last = x.r;
-    if (stride > 1 && g->rank == 0 && status == GS_EXIT_OK)
+    if ((stride > 1 || side > 1) && g->rank == 0 && status == GS_EXIT_OK)
       gs_survey_clock_done(&clock, x.r, o->runs, t->secs - before, now_s() - wall);
     fflush(stdout);
+    x.r = next;
   }
   t->steps = x.steps;
-  gs_fdtd3_model_cache_free(&x.cache);
+  gs_fdtd3_model_cache_free(&cache);
   return stopped && status == GS_EXIT_OK ? -1 : status;
 }
 
@@ -518,6 +645,46 @@ static int group_size(const gs_comm *c, const gs_backend *b, const gs_fdtd_opts 
   if (rule) return rule;
   char why[1024];
   return gs_comm_agree(short_of_memory(c, b, sc, NULL, why, sizeof why), c->world) ? c->size : 1;
+}
+
+/* By default a rank's GPU takes runs side by side until they hold about this many cells together:
+ * a smaller model leaves an H200 partly idle (docs/fdtd.md, "Surveys"). */
+static const double kSideCells = 24e6;
+
+/* How many runs of its model a rank's device holds at once (its GPU and host memory). */
+static int64_t models_that_fit(const gs_comm *c, const gs_backend *b, const gs_scene *sc) {
+  double dev, host, have_dev, have_host;
+  gs_fdtd3_memory_need(sc, &dev, &host);
+  host += gs_gpr3_outputs_host_bytes(sc);
+  gs_fdtd_rank_memory(c, b, &have_dev, &have_host);
+  if (!b->is_gpu) host += dev;
+  double most = GS_FDTD3_KEPT_MAX;
+  if (b->is_gpu && have_dev > 0 && dev > 0 && have_dev / dev < most) most = have_dev / dev;
+  if (have_host > 0 && host > 0 && have_host / host < most) most = have_host / host;
+  return most < 1 ? 1 : (int64_t)most;
+}
+
+/* The runs a rank takes side by side: --runs-per-gpu, or on a GPU as many as together hold about
+ * kSideCells cells; never more than the group's share of the runs or than the memory holds, and 1
+ * where a run is split over ranks, where runs go one at a time (checkpoints, --stop-after, a
+ * restart's checkpoint), or where #python blocks give each run its own scene. The same on every
+ * rank, with a line on rank 0 where the memory holds fewer than asked. Collective. */
+static int side_by_side(const gs_comm *c, const gs_backend *b, const gs_fdtd_opts *o, const gs_scene *sc, int per_run,
+                        gs_fdtd_scenes *scenes) {
+  const int64_t share = (o->runs + c->size / per_run - 1) / (c->size / per_run);
+  const int one = per_run > 1 || share < 2 || o->stop_after || o->checkpoint_every || (scenes && scenes->per_run) ||
+                  (o->restart && gs_survey_checkpoint_in(c, o->restart));
+  if (one) return 1;
+  const double cells = (double)sc->nx * (double)sc->ny * (double)sc->nz;
+  int64_t want = o->runs_per_gpu ? o->runs_per_gpu : b->is_gpu ? (int64_t)(kSideCells / (cells > 1 ? cells : 1)) : 1;
+  want = want < share ? want : share;
+  want = want < GS_FDTD3_KEPT_MAX ? (want > 1 ? want : 1) : GS_FDTD3_KEPT_MAX;
+  int fit = (int)models_that_fit(c, b, sc), least;
+  GS_MPI_CHECK(MPI_Allreduce(&fit, &least, 1, MPI_INT, MPI_MIN, c->world));
+  if (least < want && o->runs_per_gpu && c->rank == 0)
+    printf("fdtd: --runs-per-gpu %lld: the memory holds %d models, %d run side by side\n",
+           (long long)o->runs_per_gpu, least, least);
+  return (int)(least < want ? least : want);
 }
 
 /* The job's last lines on rank 0: the last run's checksum, steps and time
@@ -538,7 +705,8 @@ static void report(const gs_comm *c, const gs_fdtd_opts *o, const gs_scene *sc, 
 }
 
 /* The header line of a 3D model on rank 0. */
-static void announce(const gs_comm *c, const gs_backend *b, const gs_fdtd_opts *o, const gs_scene *sc, int per_run) {
+static void announce(const gs_comm *c, const gs_backend *b, const gs_fdtd_opts *o, const gs_scene *sc, int per_run,
+                     int side) {
   if (c->rank != 0) return;
   printf("fdtd: %s: 3D, %lld x %lld x %lld cells of %g x %g x %g m, dt %g s, %lld iterations, %d material(s), %d "
          "source(s), %d receiver(s), PML %d/%d/%d/%d/%d/%d, backend %s, %lld run(s)\n",
@@ -546,6 +714,7 @@ static void announce(const gs_comm *c, const gs_backend *b, const gs_fdtd_opts *
          (long long)sc->iterations, sc->nmaterials - 2, sc->nsources + sc->nsrc3, sc->nrx, sc->pml6[0], sc->pml6[1],
          sc->pml6[2], sc->pml6[3], sc->pml6[4], sc->pml6[5], b->name, (long long)o->runs);
   if (per_run < c->size) printf("fdtd: the runs shared out over %d groups of %d rank(s)\n", c->size / per_run, per_run);
+  if (side > 1) printf("fdtd: %d runs side by side on each rank's %s\n", side, b->is_gpu ? "GPU" : "device");
 }
 
 int gs_fdtd3_run(const gs_comm *c, const gs_backend *b, const gs_fdtd_opts *o, const gs_scene *sc, const char *outdir,
@@ -569,11 +738,12 @@ int gs_fdtd3_run(const gs_comm *c, const gs_backend *b, const gs_fdtd_opts *o, c
                    sc->path, c->size);
     return GS_EXIT_USAGE;
   }
-  announce(c, b, o, sc, per_run);
+  const int side = side_by_side(c, b, o, sc, per_run, scenes);
+  announce(c, b, o, sc, per_run, side);
   gs_comm group;
   if (groups > 1) gs_comm_split(c, color, &group);
   group_totals t;
-  int status = run_group(groups > 1 ? &group : c, b, o, sc, scenes, outdir, &slice, color, groups, &t);
+  int status = run_group(groups > 1 ? &group : c, b, o, sc, scenes, outdir, &slice, color, groups, side, &t);
   const int leader = groups > 1 ? group.rank == 0 : root;
   if (groups > 1) gs_comm_free(&group);
   const int stopped = status < 0;

@@ -28,6 +28,7 @@ typedef struct gs_fdtd_opts {
   const char *slice, *slice_field; /* 3D snapshots: the plane and the component */
   int64_t checkpoint_every, runs, steps, stop_after, snapshot_every;
   int64_t ranks_per_run; /* ranks that run one run of a survey together (0: the smallest that fits) */
+  int64_t runs_per_gpu;  /* 3D surveys: runs a rank's device takes side by side (0: by the model's size) */
   int progress;
   gs_fdtd_spread_opts spread; /* parsed by gs_fdtd_spread_opt_table */
   /* #python blocks and the processed input (src/run/fdtd_scene.h) */
