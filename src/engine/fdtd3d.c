@@ -595,24 +595,54 @@ static uint64_t mix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-/* Over the owned nodes (all of them on one rank), summed over the ranks. */
-void gs_fdtd3_sim_checksum(gs_fdtd3_sim *m, uint64_t sum[2]) {
+/* A slab of planes of one field read back, hashed by the threads (sums: order-free). */
+typedef struct sum_part {
+  const gs_fdtd3_sim *m;
+  const float *rows; /* planes k0 .. of field c, as the device holds them */
+  int64_t k0;
+  int c;
+  uint64_t sum[GS_PARALLEL_MAX];
+} sum_part;
+
+static void sum_planes(void *ctx, int64_t lo, int64_t hi, int part) {
+  sum_part *p = ctx;
+  const gs_fdtd3_sim *m = p->m;
   const gs_scene *sc = m->sc;
-  float *row = gs_xmalloc(sizeof(float) * (size_t)m->plane);
+  uint64_t sum = 0;
+  for (int64_t k = p->k0 + lo; k < p->k0 + hi; ++k) {
+    const float *row = p->rows + (k - p->k0) * m->plane;
+    for (int64_t j = m->lo[1]; j < m->hi[1]; ++j)
+      for (int64_t i = m->lo[0]; i < m->hi[0]; ++i) {
+        uint32_t bits;
+        memcpy(&bits, &row[(j - m->org[1]) * m->pitch + i - m->org[0]], 4);
+        uint64_t g = (uint64_t)((k * (sc->ny + 1) + j) * (sc->nx + 1) + i);
+        sum += mix64(g * 0x9E3779B97F4A7C15ull ^ ((uint64_t)bits << 1 | (uint64_t)p->c << 40));
+      }
+  }
+  p->sum[part] = sum;
+}
+
+/* Over the owned nodes (all of them on one rank), summed over the ranks: read back some 64 MB of
+ * planes at a time and hashed on the threads. */
+void gs_fdtd3_sim_checksum(gs_fdtd3_sim *m, uint64_t sum[2]) {
+  const int64_t per = m->plane > (int64_t)1 << 24 ? 1 : ((int64_t)1 << 24) / m->plane;
+  float *rows = gs_xmalloc(sizeof(float) * (size_t)(m->plane * per));
+  const int threads = gs_parallel_threads();
+  sum_part *p = gs_xcalloc(1, sizeof *p);
   sum[0] = sum[1] = 0;
   for (int c = 0; c < 6; ++c)
-    for (int64_t k = m->lo[2]; k < m->hi[2]; ++k) {
-      m->b->copy_d2h(row, m->f[m->cur][c] + (k - m->org[2]) * m->plane, sizeof(float) * (size_t)m->plane, m->s);
+    for (int64_t k0 = m->lo[2]; k0 < m->hi[2]; k0 += per) {
+      const int64_t n = m->hi[2] - k0 < per ? m->hi[2] - k0 : per;
+      m->b->copy_d2h(rows, m->f[m->cur][c] + (k0 - m->org[2]) * m->plane, sizeof(float) * (size_t)(n * m->plane), m->s);
       m->b->stream_sync(m->s);
-      for (int64_t j = m->lo[1]; j < m->hi[1]; ++j)
-        for (int64_t i = m->lo[0]; i < m->hi[0]; ++i) {
-          uint32_t bits;
-          memcpy(&bits, &row[(j - m->org[1]) * m->pitch + i - m->org[0]], 4);
-          uint64_t g = (uint64_t)((k * (sc->ny + 1) + j) * (sc->nx + 1) + i);
-          sum[c / 3] += mix64(g * 0x9E3779B97F4A7C15ull ^ ((uint64_t)bits << 1 | (uint64_t)c << 40));
-        }
+      *p = (sum_part){.m = m, .rows = rows, .k0 = k0, .c = c};
+      const int parts = n < threads ? (int)n : threads;
+      gs_parallel_for(n, parts, sum_planes, p);
+      for (int q = 0; q < parts; ++q)
+        sum[c / 3] += p->sum[q];
     }
-  free(row);
+  free(p);
+  free(rows);
   if (m->split) gs_fdtd3_dist_checksum(m, sum);
 }
 

@@ -103,7 +103,7 @@ typedef struct gs_fdtd3_model_cache {
   const struct gs_fdtd3_ranks *sp; /* and the split (NULL: one rank) */
   gs_geometry3 g, plane;           /* the part's geometry, its sigma plane when split */
   int valid;
-  int nkept;         /* models kept, each with its own arrays and stream */
+  int nkept;          /* models kept, each with its own arrays and stream */
   gs_fdtd3_sim *kept; /* finished runs' models, taken last kept first (heap, GS_FDTD3_KEPT_MAX; NULL: none yet) */
 } gs_fdtd3_model_cache;
 /* gs_fdtd3_sim_init_part with the geometry taken from cache when it holds

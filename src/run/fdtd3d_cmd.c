@@ -215,7 +215,7 @@ typedef struct run3 {
   int status;                   /* GS_EXIT_OK, or GS_EXIT_PARTIAL after a failed output */
   int snaps_off;                /* a snapshot failed: no more are tried (a full disk says it once) */
   int shared;                   /* the survey's runs shared out over groups: a line a run, no progress bar */
-  gs_fdtd3_model_cache *cache; /* the geometry, built for the group's first run, and finished runs' models */
+  gs_fdtd3_model_cache *cache;  /* the geometry, built for the group's first run, and finished runs' models */
   const char *resume;           /* the checkpoint folder the next run continues from, or NULL */
   int started;                  /* a run has started in this job (the folder cleaned of killed runs) */
   gs_fdtd_scenes *scenes;       /* each run's scene where the input's #python blocks differ per run, or NULL */
@@ -545,6 +545,7 @@ static int run_side_by_side(const gs_backend *b, run3 *x, const int64_t *rs, int
     opened += status == GS_EXIT_OK;
   }
   if (status == GS_EXIT_OK) step_side_by_side(xs, ms, n, &t->secs);
+  gs_survey_clock_together(clock, opened);
   for (int k = 0; k < opened; ++k) {
     if (status != GS_EXIT_OK) {
       gs_fdtd3_sim_keep(&ms[k], x->cache);
@@ -682,8 +683,8 @@ static int side_by_side(const gs_comm *c, const gs_backend *b, const gs_fdtd_opt
   int fit = (int)models_that_fit(c, b, sc), least;
   GS_MPI_CHECK(MPI_Allreduce(&fit, &least, 1, MPI_INT, MPI_MIN, c->world));
   if (least < want && o->runs_per_gpu && c->rank == 0)
-    printf("fdtd: --runs-per-gpu %lld: the memory holds %d models, %d run side by side\n",
-           (long long)o->runs_per_gpu, least, least);
+    printf("fdtd: --runs-per-gpu %lld: the memory holds %d models, %d run side by side\n", (long long)o->runs_per_gpu,
+           least, least);
   return (int)(least < want ? least : want);
 }
 

@@ -120,12 +120,17 @@ void gs_survey_clock_skip(gs_survey_clock *k) {
 
 void gs_survey_clock_done(gs_survey_clock *k, int64_t r, int64_t runs, double solve, double wall) {
   ++k->done;
-  const double left = (seconds_now() - k->t0) / (double)k->done * (double)(k->mine - k->done);
+  const int64_t ended = k->ended > k->done ? k->ended : k->done;
+  const double left = (seconds_now() - k->t0) / (double)ended * (double)(k->mine - ended);
   printf(
       "fdtd: run %lld of %lld done in %.3f s (%.3f s with its set-up); group %lld: %lld of its %lld runs, about %.0f "
       "s left\n",
       (long long)r + 1, (long long)runs, solve, wall, (long long)k->group + 1, (long long)k->done, (long long)k->mine,
       left);
+}
+
+void gs_survey_clock_together(gs_survey_clock *k, int64_t n) {
+  k->ended = k->done + n;
 }
 
 int gs_survey_group_rule(const gs_comm *c, const gs_fdtd_opts *o, const char *scene_path, int64_t runs) {

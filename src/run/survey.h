@@ -40,6 +40,7 @@ int gs_survey_group_rule(const gs_comm *c, const gs_fdtd_opts *o, const char *sc
 typedef struct gs_survey_clock {
   int64_t group;      /* 0-based */
   int64_t mine, done; /* the group's runs still to run (finished ones taken off), run since */
+  int64_t ended;      /* runs known to have ended: done, and the rest of runs that ended together */
   double t0;          /* when the group started, seconds */
 } gs_survey_clock;
 
@@ -49,5 +50,8 @@ void gs_survey_clock_skip(gs_survey_clock *k);
 /* The line of run r's end: its solve and wall seconds, and the group's runs done with the time
  * its other runs will take at the pace so far. */
 void gs_survey_clock_done(gs_survey_clock *k, int64_t r, int64_t runs, double solve, double wall);
+/* n runs that ended together (side by side): their lines that follow all count every one of them
+ * in the pace. */
+void gs_survey_clock_together(gs_survey_clock *k, int64_t n);
 
 #endif
