@@ -4,7 +4,7 @@
 # that many; a 2D model on 1 GPU only, since our 2D surveys run their traces one after the other):
 #   ours:   mpirun --bind-to none -np G gpustencil fdtd MODEL.in -n K -o DIR
 #           (a 3D survey's traces shared out over the ranks, one rank a GPU, each GPU taking as
-#           many traces side by side as hold about 24 M cells: docs/fdtd.md, "Surveys")
+#           many traces side by side as hold about 32 M cells: docs/fdtd.md, "Surveys")
 #   gprMax: python -m gprMax MODEL.in -n K -gpu 0 (G = 1), or its MPI task farm
 #           mpirun -n G+1 python -m gprMax MODEL.in -n K --taskfarm -gpu 0 .. G-1 (G > 1),
 #           both through the bundle's run.sh (-n K, --taskfarm K --ngpus G)

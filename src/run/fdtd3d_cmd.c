@@ -650,7 +650,7 @@ static int group_size(const gs_comm *c, const gs_backend *b, const gs_fdtd_opts 
 
 /* By default a rank's GPU takes runs side by side until they hold about this many cells together:
  * a smaller model leaves an H200 partly idle (docs/fdtd.md, "Surveys"). */
-static const double kSideCells = 24e6;
+static const double kSideCells = 32e6;
 
 /* How many runs of its model a rank's device holds at once (its GPU and host memory). */
 static int64_t models_that_fit(const gs_comm *c, const gs_backend *b, const gs_scene *sc) {

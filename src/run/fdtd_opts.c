@@ -16,7 +16,7 @@ const gs_opt gs_fdtd_opt_table[] = {
     {"output",           'o', GS_OPT_STRING, offsetof(gs_fdtd_opts, outdir),           "DIR",   0, 0,      "output folder (default: SCENE without .in, plus _out)"},
     {"runs",             'n', GS_OPT_INT,    offsetof(gs_fdtd_opts, runs),             "N",     1, 100000, "model runs, moving sources and receivers by #src_steps/#rx_steps"},
     {"ranks-per-run",    0,   GS_OPT_INT,    offsetof(gs_fdtd_opts, ranks_per_run),    "G",     1, 1e6,    "3D surveys: ranks that run one run together, the runs shared out over the groups (default: 1 where the model fits a rank, else all)"},
-    {"runs-per-gpu",     0,   GS_OPT_INT,    offsetof(gs_fdtd_opts, runs_per_gpu),     "B",     1, 16,     "3D surveys: runs a rank's GPU takes side by side, each on its own stream, same bits (default: as many as hold about 24 M cells together; 1 on the CPU)"},
+    {"runs-per-gpu",     0,   GS_OPT_INT,    offsetof(gs_fdtd_opts, runs_per_gpu),     "B",     1, 16,     "3D surveys: runs a rank's GPU takes side by side, each on its own stream, same bits (default: as many as hold about 32 M cells together; 1 on the CPU)"},
     {"checkpoint-every", 0,   GS_OPT_INT,    offsetof(gs_fdtd_opts, checkpoint_every), "STEPS", 1, 1e15,   "write a checkpoint every STEPS steps"},
     {"restart",          0,   GS_OPT_STRING, offsetof(gs_fdtd_opts, restart),          "DIR",   0, 0,      "continue from the checkpoint in DIR"},
     {"stop-after",       0,   GS_OPT_INT,    offsetof(gs_fdtd_opts, stop_after),       "STEPS", 1, 1e15,   "end the run after STEPS steps (with a checkpoint), as a time-limited job would"},
