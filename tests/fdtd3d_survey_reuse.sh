@@ -80,4 +80,16 @@ if [ "$max" -ge 2 ]; then
   grep -q "exchanges behind the interior" "$log" || f "survey_reuse_e: not the overlapped schedule"
   builds "survey_reuse_e-2x1x1-${transports%% *}" 1 3
 fi
+# every output side by side: PNG slices, gprMax snapshots and geometry views of 4 moving runs
+{ cat "$src/tests/data/gpu3d/every_feature.in"
+  printf '%s\n' "#src_steps: 0.002 0 0" "#rx_steps: 0.002 0 0" \
+    "#snapshot: 0 0 0 0.080 0.072 0.064 0.004 0.004 0.004 1e-10 early" \
+    "#geometry_view: 0 0 0 0.080 0.072 0.064 0.002 0.002 0.002 gv n"; } > "$w/outputs_side.in"
+for side in 1 3; do
+  run outputs-side$side 1 "$w/outputs_side.in" -n 4 --steps 120 --snapshot-every 40 --runs-per-gpu $side
+done
+diff -r "$w/outputs-side1" "$w/outputs-side3" > /dev/null || f "outputs-side3: files differ from one run at a time"
+[ "$(find "$w/outputs-side1" -type f | wc -l)" -ge 28 ] || f "outputs-side1: fewer files than 4 runs write"
+same outputs-side1 outputs-side3
+
 [ "$fail" = 0 ] && echo "fdtd3d_survey_reuse: every reused run identical to the run built alone" || exit 1
