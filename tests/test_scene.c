@@ -152,6 +152,23 @@ static void good_defaults_and_seconds(void) {
   gs_scene_free(&s);
 }
 
+/* Parameters split where gprMax's str.split() splits them: a no-break space, an ideographic
+ * space, a vertical tab, a figure space (U+2007) between and after them. */
+static void good_python_blanks(void) {
+  gs_scene s;
+  if (!accepted("blanks",
+                "#time_window:\xC2\xA0"
+                "3e-9\n#dx_dy_dz: 0.002\xE3\x80\x80"
+                "0.002\v0.002\n"
+                "#domain: 0.1\xE2\x80\x87"
+                "0.08 0.002\xC2\xA0\n#material: 6 0.005 1 0\xC2\xA0soil\xC2\xA0\n",
+                &s))
+    return;
+  CHECK(s.nx == 50 && s.ny == 40 && s.dz == 0.002 && s.iterations > 1);
+  CHECK(s.nmaterials == 3 && strcmp(s.materials[2].name, "soil") == 0);
+  gs_scene_free(&s);
+}
+
 static void good_pml(void) {
   gs_scene s;
   if (!accepted("pml",
@@ -328,6 +345,7 @@ int main(int argc, char **argv) {
   }
   good_full_scene();
   good_defaults_and_seconds();
+  good_python_blanks();
   good_pml();
   good_pml_mripml2();
   good_material_map();

@@ -315,6 +315,30 @@ static unsigned single_use(const char *name) {
   return 0;
 }
 
+/* The length of the character at s if it is one that Python's str.split() (gprMax's, on the
+ * UTF-8 text of the file) splits at besides space and tab, else 0: \v \f \r, \x1c-\x1f and
+ * Unicode's other spaces (NEL, no-break space, the U+2000 block's, line and paragraph
+ * separators, U+1680, U+205F, U+3000). */
+static int python_blank(const unsigned char *s) {
+  if (*s == '\v' || *s == '\f' || *s == '\r' || (*s >= 0x1c && *s <= 0x1f)) return 1;
+  if (s[0] == 0xC2 && (s[1] == 0x85 || s[1] == 0xA0)) return 2;
+  if (s[0] == 0xE1 && s[1] == 0x9A && s[2] == 0x80) return 3;
+  if (s[0] == 0xE2 && s[1] == 0x80 && ((s[2] >= 0x80 && s[2] <= 0x8A) || s[2] == 0xA8 || s[2] == 0xA9 || s[2] == 0xAF))
+    return 3;
+  if ((s[0] == 0xE2 && s[1] == 0x81 && s[2] == 0x9F) || (s[0] == 0xE3 && s[1] == 0x80 && s[2] == 0x80)) return 3;
+  return 0;
+}
+
+/* Every such character in s made spaces, so that parameters split where gprMax's do. */
+static void python_blanks_to_spaces(char *s) {
+  for (unsigned char *c = (unsigned char *)s; *c;) {
+    const int n = python_blank(c);
+    for (int k = 0; k < n; ++k)
+      *c++ = ' ';
+    c += !n;
+  }
+}
+
 /* One line, trailing blanks removed: a command if it starts with '#' but not
  * '##' (anything else is a comment, as in gprMax). */
 static int parse_line(parser *p, char *line) {
@@ -326,6 +350,7 @@ static int parse_line(parser *p, char *line) {
   /* gprMax keeps only the text up to a second colon (it splits the line at colons). */
   char *colon2 = strchr(rest, ':');
   if (colon2) *colon2 = '\0';
+  python_blanks_to_spaces(rest);
   while (isspace((unsigned char)*rest))
     ++rest;
   char text[4096];
