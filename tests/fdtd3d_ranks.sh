@@ -105,7 +105,7 @@ if want refusals && [ "$max" -ge 2 ]; then
   printf 'time a\n0 1\n1e-12 2\n' > "$w/short.txt" # a source's error found by its owner (rank 1) alone
   printf '%s\n' "#domain: 0.02 0.02 0.02" "#dx_dy_dz: 0.001 0.001 0.001" "#time_window: 40" "#pml_cells: 4" \
     "#excitation_file: $w/short.txt" "#magnetic_dipole: x 0.015 0.01 0.01 a" > "$w/short.in"
-  refuse "waveform a is not defined at .* s .outside its excitation file.s times." 2 "$w/short.in" --decomp 2x1x1
+  refuse "short.in:5: #excitation_file: waveform a is not defined at .* s .outside the file.s times." 2 "$w/short.in" --decomp 2x1x1
   # A rank failing in the exchange ends every rank within 10 s, naming itself.
   start=$(date +%s)
   out=$(GPUSTENCIL_FAULT=halo.exchange@1 timeout 60 "$mpi" -np 2 --oversubscribe -x GPUSTENCIL_FAULT "$bin" fdtd \

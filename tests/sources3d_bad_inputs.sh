@@ -26,7 +26,7 @@ refused ':4: #magnetic_dipole: not supported in 2D models yet' "$g2#magnetic_dip
 refused ':5: #voltage_source: not supported in 2D models yet' "$g2$w#voltage_source: z 0.01 0.01 0 50 w\n"
 refused ':5: #transmission_line: not supported in 2D models yet' "$g2$w#transmission_line: z 0.01 0.01 0 50 w\n"
 ex ok.txt 'a\n1\n2\n'
-refused '#excitation_file: not supported in 2D models yet' "$g2#excitation_file: $work/ok.txt\n"
+refused ':4: #excitation_file: not supported in 2D models yet' "$g2#excitation_file: $work/ok.txt\n"
 # arguments
 refused ':6: #magnetic_dipole: polarisation .q. is not x, y or z' "$g3$w#magnetic_dipole: q 0.01 0.01 0.01 w\n"
 refused ':6: #magnetic_dipole: waveform .nope. is not defined' "$g3$w#magnetic_dipole: x 0.01 0.01 0.01 nope\n"
@@ -62,7 +62,7 @@ ex dup.txt 'w\n1\n2\n'
 refused ':6: #excitation_file: .w. is already defined' "$g3$w#excitation_file: $work/dup.txt\n"
 refused ':5: #excitation_file: interpolation .cubic. is not supported' "$g3#excitation_file: $work/ok.txt cubic 0\n"
 ex short.txt 'time a\n0 1\n1e-12 2\n'
-refused 'waveform a is not defined at .* s .outside its excitation file.s times.' \
+refused ':5: #excitation_file: waveform a is not defined at .* s .outside the file.s times.' \
   "$g3#excitation_file: $work/short.txt\n#magnetic_dipole: x 0.01 0.01 0.01 a\n"
 # a file of more than 2^24 values is refused while it is read (no allocation of its size)
 { echo 'a b c d'; yes '1 1 1 1' | head -n 4200000; } >"$work/huge.txt"

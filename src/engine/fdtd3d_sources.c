@@ -55,8 +55,8 @@ static int wave_values(const gs_scene *sc, const gs_source *s, int half, float *
     time -= s->start;
     double v = gs_waveform_value(w, half ? time + 0.5 * sc->dt : time);
     if (isnan(v)) {
-      snprintf(err, errlen, "%s: waveform %s is not defined at %g s (outside its excitation file's times)", sc->path,
-               w->name, half ? time + 0.5 * sc->dt : time);
+      snprintf(err, errlen, "%s:%d: #excitation_file: waveform %s is not defined at %g s (outside the file's times)",
+               sc->path, gs_user_wave_line(w->user), w->name, half ? time + 0.5 * sc->dt : time);
       return -1;
     }
     out[n] = (float)v;

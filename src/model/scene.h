@@ -365,6 +365,8 @@ int gs_scene_dispersion_of(const gs_scene *s, int material);
 double gs_waveform_value(const gs_waveform *w, double t);
 /* A user waveform's value at t (gprMax's interp1d), NAN outside its times. */
 double gs_user_wave_value(const gs_user_wave *u, double t);
+/* The line of the #excitation_file command that read it (0: none). */
+int gs_user_wave_line(const gs_user_wave *u);
 /* Frees what the commands of scene_sources3d.c added to s. */
 void gs_scene_sources3_free(gs_scene *s);
 

@@ -167,8 +167,10 @@ int gs_scene_resolve_snapshots(gs_scene *s, char *err, size_t errlen) {
     gs_snapshot_req *q = &s->snaps[k];
     if (q->seconds >= 0) q->iteration = gs_round_cells(q->seconds / s->dt) + 1;
     if (q->iteration < 1 || q->iteration > s->iterations) {
-      snprintf(err, errlen, "%s: #snapshot %s: its time is outside the time window (iteration %lld of %lld)", s->path,
-               q->file, (long long)q->iteration, (long long)s->iterations);
+      char at[32] = "";
+      if (q->line > 0) snprintf(at, sizeof at, ":%d", q->line);
+      snprintf(err, errlen, "%s%s: #snapshot %s: its time is outside the time window (iteration %lld of %lld)", s->path,
+               at, q->file, (long long)q->iteration, (long long)s->iterations);
       return -1;
     }
   }

@@ -28,7 +28,12 @@ struct gs_user_wave {
   float *v;  /* float32 values, as gprMax reads them */
   int extrapolate;
   int f32_times; /* the file's time column: float32, so is the slope */
+  int line;      /* the #excitation_file command's line, for messages */
 };
+
+int gs_user_wave_line(const gs_user_wave *u) {
+  return u ? u->line : 0;
+}
 
 /* scipy's interp1d, linear (its _call_linear: the segment whose right end
  * is the first time >= t, clipped to [1, n - 1]; float32 values, the slope
@@ -312,6 +317,7 @@ static int add_user_waves(gs_parser *p, const char *path, char names[][64], int 
     if (gs_find_waveform(s, names[c]) >= 0) return gs_perr(p, "#excitation_file: '%s' is already defined", names[c]);
     gs_user_wave *u = gs_xcalloc(1, sizeof *u);
     u->extrapolate = extrapolate;
+    u->line = p->line;
     u->n = t->rows;
     u->v = gs_xmalloc(sizeof(float) * (size_t)t->rows);
     for (int64_t r = 0; r < t->rows; ++r)
@@ -411,14 +417,14 @@ int gs_scene_sources3_finish(gs_scene *s, char *err, size_t errlen) {
   for (int k = 0; k < s->nwaveforms; ++k) {
     gs_user_wave *u = s->waveforms[k].user;
     if (u && s->mode != GS_MODE_3D) {
-      snprintf(err, errlen, "%s: #excitation_file: not supported in 2D models yet (3D only)", s->path);
+      snprintf(err, errlen, "%s:%d: #excitation_file: not supported in 2D models yet (3D only)", s->path, u->line);
       return -1;
     }
     if (!u || u->t) continue;
     double count = ceil((s->timewindow + s->dt) / s->dt);
     if (!(count >= 2 && count <= GS_USER_MAX_VALUES)) {
-      snprintf(err, errlen, "%s: #excitation_file: %s: %.0f simulation times (2 to %d)", s->path, s->waveforms[k].name,
-               count, GS_USER_MAX_VALUES);
+      snprintf(err, errlen, "%s:%d: #excitation_file: %s: %.0f simulation times (2 to %d)", s->path, u->line,
+               s->waveforms[k].name, count, GS_USER_MAX_VALUES);
       return -1;
     }
     int64_t n = (int64_t)count;
