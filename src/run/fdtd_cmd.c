@@ -710,6 +710,8 @@ static void run_2d(fdtd_job *j, int per_run) {
     print_scene(j);
     if (j->stride > 1 && j->world->rank == 0)
       printf("fdtd: the runs shared out over %lld groups of %d rank(s)\n", (long long)j->stride, per_run);
+    if (j->o->runs_per_gpu > 1 && j->runs > 1 && j->world->rank == 0) /* a 2D run solves in milliseconds */
+      printf("fdtd: --runs-per-gpu: a 2D survey's runs go one at a time on each rank\n");
     run_all(j);
   }
   free(j->bscan);
