@@ -5,8 +5,9 @@
 # groups (one rank a run); 4 ranks in 2 groups of 2 (each run split 2x1x1); 2 ranks as one
 # group (the runs one after the other, each split). Every MODELn.h5, receivers_runNNN.csv and
 # the checksum line; a line per finished run; a group size that does not divide the ranks,
-# and --checkpoint-every over several groups, refused in one line (exit 2). A survey stopped
-# and killed, then resumed with --restart DIR -n 3, ends with the unbroken survey's files.
+# --checkpoint-every over several groups and --runs-per-gpu past 16, refused in one line (exit
+# 2). A survey stopped and killed, then resumed with --restart DIR -n 3, ends with the unbroken
+# survey's files.
 set -u
 source "$(dirname "${BASH_SOURCE[0]}")/ranks3_lib.sh" fdtd3d_survey "${1:-all}"
 scene=("$src/tests/data/gprmax/sources_bscan/sources_bscan.in" -n 3 --steps 40)
@@ -27,6 +28,7 @@ run whole2 2 "${scene[@]}" --ranks-per-run 2
 same one whole2 $files
 refuse_job odd 2 "does not divide the 2 ranks" "${scene[@]}" --ranks-per-run 3
 refuse_job ckpt 2 "need the runs one after the other" "${scene[@]}" --ranks-per-run 1 --checkpoint-every 20
+refuse_job side17 1 "runs-per-gpu: 17 is outside \[1, 16\]" "${scene[@]}" --runs-per-gpu 17
 
 # Resume: a survey stopped by --stop-after, then killed (kill -9) at random points, continued
 # with --restart DIR -n 3 until it ends: the files of the unbroken survey, byte for byte, and a
