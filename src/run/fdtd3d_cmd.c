@@ -379,8 +379,10 @@ static int close_run(run3 *x, gs_fdtd3_sim *m, uint64_t sum[2]) {
   if (x->r == x->o->runs - 1) gs_fdtd3_sim_checksum(m, sum);
   gs_fdtd3_sim_keep(m, x->cache);      /* a later run of this scene starts on its arrays */
   gs_ckpt_remove(x->c, x->outdir, -1); /* the run is complete: its checkpoints (and a restart's here) go */
-  if (x->o->runs > 1 && x->c->rank == 0 && gs_survey_mark(x->outdir, x->r, x->sc->path, NULL, 0) != 0)
-    status = status > GS_EXIT_PARTIAL ? status : GS_EXIT_PARTIAL;
+  /* marked finished only with all its files (a --restart runs it again otherwise, as in 2D) */
+  if (x->o->runs > 1 && x->c->rank == 0 && status == GS_EXIT_OK &&
+      gs_survey_mark(x->outdir, x->r, x->sc->path, NULL, 0) != 0)
+    status = GS_EXIT_PARTIAL;
   if (x->rk) status = gs_comm_agree(status, x->c->world);
   return status;
 }
@@ -505,10 +507,8 @@ static void step_side_by_side(run3 *xs, gs_fdtd3_sim *ms, int n, double *secs) {
     for (int k = 0; k < n; ++k) {
       gpr_snapshots(&xs[k], &ms[k]);
       if (x->sc->snapshot_every && at % x->sc->snapshot_every == 0) take_snapshot(&xs[k], &ms[k]);
-      for (int j = 0; j < n; ++j) { /* a failed output is said once, for all the runs */
+      for (int j = 0; j < n; ++j) /* a failed output is said once (each run still tries its own) */
         xs[j].output_said |= xs[k].output_said;
-        xs[j].snaps_off |= xs[k].snaps_off;
-      }
     }
     if (prog) {
       gs_fdtd3_sim_sync(&ms[0]);
@@ -544,20 +544,18 @@ static int run_side_by_side(const gs_backend *b, run3 *x, const int64_t *rs, int
                    now_s() - t0, n - 1);
     opened += status == GS_EXIT_OK;
   }
-  if (status == GS_EXIT_OK) step_side_by_side(xs, ms, n, &t->secs);
+  /* the runs set up step to their end and are saved as one at a time would have, whatever stopped
+   * a later one's set-up or an earlier one's files; the job's status is the worst */
+  if (opened) step_side_by_side(xs, ms, opened, &t->secs);
   gs_survey_clock_together(clock, opened);
   for (int k = 0; k < opened; ++k) {
-    if (status != GS_EXIT_OK) {
-      gs_fdtd3_sim_keep(&ms[k], x->cache);
-      continue;
-    }
     const int closed = close_run(&xs[k], &ms[k], t->sum);
     share_state(x, &xs[k]);
     x->steps += xs[k].steps;
     t->last = rs[k];
     if (x->c->rank == 0 && closed == GS_EXIT_OK)
       gs_survey_clock_done(clock, rs[k], x->o->runs, t->secs - before, now_s() - wall);
-    status = closed;
+    status = closed > status ? closed : status;
   }
   free(xs);
   free(ms);
@@ -565,13 +563,16 @@ static int run_side_by_side(const gs_backend *b, run3 *x, const int64_t *rs, int
 }
 
 /* The group's next runs from x->r on, up to n of them, into rs, past those a restarted survey
- * finished before; x->r moves past them. Their count, or -1 where a marker is another input's
- * (said). */
-static int next_runs(run3 *x, int64_t stride, int n, int64_t *rs, gs_survey_clock *clock) {
+ * finished before; x->r moves past them. Their count; *refused set where a marker is another
+ * input's (said): the runs before it are still given, as one at a time would run them. */
+static int next_runs(run3 *x, int64_t stride, int n, int64_t *rs, gs_survey_clock *clock, int *refused) {
   int got = 0;
   for (; x->r < x->o->runs && got < n; x->r += stride) {
     const int finished = skip_finished(x);
-    if (finished < 0) return -1;
+    if (finished < 0) {
+      *refused = 1;
+      return got;
+    }
     if (finished)
       gs_survey_clock_skip(clock);
     else
@@ -610,27 +611,25 @@ static int run_group(const gs_comm *g, const gs_backend *b, const gs_fdtd_opts *
   gs_survey_clock clock = gs_survey_clock_start(first, stride, o->runs);
   for (x.r = first; x.r < o->runs && status == GS_EXIT_OK && !stopped;) {
     int64_t rs[GS_FDTD3_KEPT_MAX];
-    const int n = next_runs(&x, stride, side, rs, &clock);
-    if (n <= 0) {
-      status = n < 0 ? GS_EXIT_USAGE : status;
-      break;
-    }
+    int refused = 0;
+    const int n = next_runs(&x, stride, side, rs, &clock, &refused);
     if (n > 1) {
       status = run_side_by_side(b, &x, rs, n, t, &clock);
-      fflush(stdout);
-      continue;
+    } else if (n == 1) {
+      const int64_t next = x.r;
+      x.r = rs[0];
+      x.resume = !resumed && o->restart && (o->runs == 1 || gs_survey_checkpoint_in(g, o->restart)) ? o->restart : NULL;
+      resumed = resumed || o->restart;
+      const double before = t->secs, wall = now_s();
+      status = run_once(b, &x, t->sum, &t->secs, &stopped);
+      t->last = x.r;
+      if ((stride > 1 || side > 1) && g->rank == 0 && status == GS_EXIT_OK)
+        gs_survey_clock_done(&clock, x.r, o->runs, t->secs - before, now_s() - wall);
+      x.r = next;
     }
-    const int64_t next = x.r;
-    x.r = rs[0];
-    x.resume = !resumed && o->restart && (o->runs == 1 || gs_survey_checkpoint_in(g, o->restart)) ? o->restart : NULL;
-    resumed = resumed || o->restart;
-    const double before = t->secs, wall = now_s();
-    status = run_once(b, &x, t->sum, &t->secs, &stopped);
-    t->last = x.r;
-    if ((stride > 1 || side > 1) && g->rank == 0 && status == GS_EXIT_OK)
-      gs_survey_clock_done(&clock, x.r, o->runs, t->secs - before, now_s() - wall);
+    if (refused) status = GS_EXIT_USAGE;
     fflush(stdout);
-    x.r = next;
+    if (n == 0 || refused) break;
   }
   t->steps = x.steps;
   gs_fdtd3_model_cache_free(&cache);
@@ -673,9 +672,14 @@ static int64_t models_that_fit(const gs_comm *c, const gs_backend *b, const gs_s
 static int side_by_side(const gs_comm *c, const gs_backend *b, const gs_fdtd_opts *o, const gs_scene *sc, int per_run,
                         gs_fdtd_scenes *scenes) {
   const int64_t share = (o->runs + c->size / per_run - 1) / (c->size / per_run);
-  const int one = per_run > 1 || share < 2 || o->stop_after || o->checkpoint_every || (scenes && scenes->per_run) ||
-                  (o->restart && gs_survey_checkpoint_in(c, o->restart));
-  if (one) return 1;
+  const char *why = per_run > 1                            ? "each run is split over ranks"
+                    : o->stop_after || o->checkpoint_every ? "checkpoints need the runs one at a time"
+                    : scenes && scenes->per_run            ? "#python blocks give each run its own scene"
+                    : o->restart && gs_survey_checkpoint_in(c, o->restart) ? "the restart continues a checkpoint"
+                                                                           : NULL;
+  if (why && o->runs_per_gpu > 1 && share > 1 && c->rank == 0)
+    printf("fdtd: --runs-per-gpu %lld: one run at a time (%s)\n", (long long)o->runs_per_gpu, why);
+  if (why || share < 2) return 1;
   const double cells = (double)sc->nx * (double)sc->ny * (double)sc->nz;
   int64_t want = o->runs_per_gpu ? o->runs_per_gpu : b->is_gpu ? (int64_t)(kSideCells / (cells > 1 ? cells : 1)) : 1;
   want = want < share ? want : share;
