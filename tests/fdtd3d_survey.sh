@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # A 3D survey's runs shared out over groups of ranks (--ranks-per-run) give one rank's files
 # byte for byte: gprMax's sources_bscan (every source kind, excitation files, sources and
-# receivers moved by #src_steps/#rx_steps), -n 3, on 1 rank; 2 and 3 ranks with the default
-# groups (one rank a run); 4 ranks in 2 groups of 2 (each run split 2x1x1); 2 ranks as one
-# group (the runs one after the other, each split). Every MODELn.h5, receivers_runNNN.csv and
+# receivers moved by #src_steps/#rx_steps), -n 3, on 1 rank (also 2 runs side by side); 2 and 3
+# ranks with the default groups (one rank a run); 4 ranks in 2 groups of 2 (each run split
+# 2x1x1); 2 ranks as one group (the runs one after the other, each split). Every MODELn.h5, receivers_runNNN.csv and
 # the checksum line; a line per finished run; a group size that does not divide the ranks,
 # --checkpoint-every over several groups and --runs-per-gpu past 16, refused in one line (exit
 # 2). A survey stopped and killed, then resumed with --restart DIR -n 3, ends with the unbroken
@@ -13,6 +13,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/ranks3_lib.sh" fdtd3d_survey "${1:-all}"
 scene=("$src/tests/data/gprmax/sources_bscan/sources_bscan.in" -n 3 --steps 40)
 files="sources_bscan1.h5 sources_bscan2.h5 sources_bscan3.h5 receivers_run001.csv receivers_run002.csv receivers_run003.csv"
 run one 1 "${scene[@]}"
+run side2 1 "${scene[@]}" --runs-per-gpu 2 # two runs side by side, then the third on a kept model
+same one side2 $files
 farms 3 "$files" "${scene[@]}"
 # each group counts its own runs: with 2 groups, group 1 has runs 1 and 3
 if [ "$max" -ge 2 ]; then
