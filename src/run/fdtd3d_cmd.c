@@ -582,9 +582,9 @@ static int next_runs(run3 *x, int64_t stride, int n, int64_t *rs, gs_survey_cloc
 }
 
 /* The runs first, first + stride, ... of the survey on the ranks of g (all
- * ranks, stride 1: one run after the other; or a survey's group), side at a
- * time side by side on a rank's device; a line per finished run when the runs
- * are shared out or side by side. Returns a GS_EXIT_* status. */
+ * ranks, stride 1: one run after the other; or a survey's group), `side` of
+ * them at a time side by side on a rank's device; a line per finished run when
+ * the runs are shared out or side by side. Returns a GS_EXIT_* status. */
 static int run_group(const gs_comm *g, const gs_backend *b, const gs_fdtd_opts *o, const gs_scene *sc,
                      gs_fdtd_scenes *scenes, const char *outdir, const gs_fdtd3_slice *slice, int64_t first,
                      int64_t stride, int side, group_totals *t) {
@@ -687,7 +687,7 @@ static int side_by_side(const gs_comm *c, const gs_backend *b, const gs_fdtd_opt
   int fit = (int)models_that_fit(c, b, sc), least;
   GS_MPI_CHECK(MPI_Allreduce(&fit, &least, 1, MPI_INT, MPI_MIN, c->world));
   if (least < want && o->runs_per_gpu && c->rank == 0)
-    printf("fdtd: --runs-per-gpu %lld: the memory holds %d models, %d run side by side\n", (long long)o->runs_per_gpu,
+    printf("fdtd: --runs-per-gpu %lld: the memory holds %d models: %d runs side by side\n", (long long)o->runs_per_gpu,
            least, least);
   return (int)(least < want ? least : want);
 }
