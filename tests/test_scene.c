@@ -157,7 +157,7 @@ static void good_defaults_and_seconds(void) {
 static void good_python_blanks(void) {
   gs_scene s;
   if (!accepted("blanks",
-                "#time_window:\xC2\xA0"
+                "#time_window: \xC2\xA0"
                 "3e-9\n#dx_dy_dz: 0.002\xE3\x80\x80"
                 "0.002\v0.002\n"
                 "#domain: 0.1\xE2\x80\x87"
@@ -166,7 +166,10 @@ static void good_python_blanks(void) {
     return;
   CHECK(s.nx == 50 && s.ny == 40 && s.dz == 0.002 && s.iterations > 1);
   CHECK(s.nmaterials == 3 && strcmp(s.materials[2].name, "soil") == 0);
-  gs_scene_free(&s);
+  gs_scene_free(
+      &s); /* gprMax's one rule on the first character: a space after the colon (a tab is a SyntaxError too) */
+  refused("tab_after_colon", "#domain:\t0.1 0.1 0.002\n#dx_dy_dz: 0.002 0.002 0.002\n#time_window: 10\n", GS_ERR_FORMAT,
+          ":1: #domain: a space must follow the colon (gprMax refuses '#domain:\t0.1 0.1 0.002')");
 }
 
 static void good_pml(void) {

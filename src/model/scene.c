@@ -350,6 +350,9 @@ static int parse_line(parser *p, char *line) {
   /* gprMax keeps only the text up to a second colon (it splits the line at colons). */
   char *colon2 = strchr(rest, ':');
   if (colon2) *colon2 = '\0';
+  /* gprMax refuses parameters that do not start with a space (a tab, or none, is a SyntaxError) */
+  if (rest[0] != ' ' && rest[0] != '\0')
+    return gs_perr(p, "#%s: a space must follow the colon (gprMax refuses '#%s:%.20s')", line + 1, line + 1, rest);
   python_blanks_to_spaces(rest);
   while (isspace((unsigned char)*rest))
     ++rest;
