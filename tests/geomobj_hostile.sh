@@ -3,7 +3,9 @@
 # a FIFO (an external link, external raw storage, a virtual dataset, a soft link through an
 # external link), a FIFO as the file itself, storage declared far beyond the dataset (one huge
 # chunk, a deflate bomb, deflate twice, a filter that sizes its output from the file), values of
-# the wrong kind, and the HDF5 library crashing in the reader. Each is refused within seconds
+# the wrong kind, the HDF5 library crashing in the reader, and a corrupt file on which libhdf5
+# loops (tests/data/geomobj/hdf5_loop.h5, found by fuzz_geomobj: H5Dopen2 never returns; the
+# reader's helper ends at its CPU-time bound). Each is refused within seconds
 # with exit status 2, one line naming the file and the reason, and no output folder; valid
 # files (chunked, compressed, a soft link inside the file) are read. Needs python3 with h5py.
 set -u
@@ -70,7 +72,8 @@ PY
 fail=0; checks=0
 # Every file through the reader, as #geometry_objects_read reads it (each in its helper process).
 t0=$SECONDS
-out=$(timeout 60 "$probe" 4096 ext_link.h5 ext_storage.h5 virtual.h5 soft_ext.h5 rigid_ext.h5 big_chunk.h5 bomb.h5 \
+cp "${GS_SOURCE_DIR:?}/tests/data/geomobj/hdf5_loop.h5" . || exit 1
+out=$(timeout 60 "$probe" 4096 hdf5_loop.h5 ext_link.h5 ext_storage.h5 virtual.h5 soft_ext.h5 rigid_ext.h5 big_chunk.h5 bomb.h5 \
   deflate2.h5 scaleoffset.h5 floats.h5 spacing_text.h5 spacing_long.h5 fifo.h5 fifo gzip.h5 plain.h5 soft.h5 \
   unwritten.h5 2>&1); rc=$?
 [ $rc = 0 ] && [ $((SECONDS - t0)) -le 30 ] || { echo "FAIL: the probe: rc=$rc after $((SECONDS - t0)) s"; fail=$((fail + 1)); }
@@ -79,6 +82,7 @@ while IFS='|' read -r file want; do
   line=$(grep -F "$file: " <<<"$out" | head -1)
   grep -qE -- "^$file: $want" <<<"$line" || { echo "FAIL: $file: '$line', want '$want'"; fail=$((fail + 1)); }
 done <<'CASES'
+hdf5_loop.h5|refused 3: hdf5_loop.h5: not read within 2 s of CPU time: refused \(a corrupt file can make the HDF5 library loop\)$
 ext_link.h5|refused 3: ext_link.h5: 'data' is an external link \(to an object of another file\): refused$
 ext_storage.h5|refused 3: ext_storage.h5: 'data' keeps its data in external raw files: refused$
 virtual.h5|refused 3: virtual.h5: 'data' is a virtual dataset \(its data in other files\): refused$

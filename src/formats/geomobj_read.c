@@ -388,9 +388,29 @@ static int write_all(int fd, const void *buf, size_t n) {
   return 0;
 }
 
+/* The CPU seconds the helper may spend on a file of that many bytes: a loop inside libhdf5 on a
+ * corrupt file burns CPU and ends there (SIGXCPU), while reading a slow file system only waits,
+ * which the caller's longer wall-clock limit bounds (helper_seconds). */
+static double helper_cpu_seconds(double bytes) {
+  return 2 + bytes / 20e6;
+}
+
+/* Sets the CPU-time bound of the helper for the file at path (the hard bound a second later). */
+static void bound_cpu(const char *path) {
+  struct stat sb;
+  struct rlimit rl;
+  if (stat(path, &sb) != 0 || getrlimit(RLIMIT_CPU, &rl) != 0) return;
+  const rlim_t soft = (rlim_t)helper_cpu_seconds((double)sb.st_size);
+  if (rl.rlim_max != RLIM_INFINITY && soft + 1 > rl.rlim_max) return;
+  rl.rlim_cur = soft;
+  rl.rlim_max = soft + 1;
+  setrlimit(RLIMIT_CPU, &rl);
+}
+
 /* The helper's work: argv {exe, GS_GEOMOBJ_HELPER_ARG, path, max_cells}; the answer on stdout. */
 static int helper_main(char **argv) {
   bound_memory(HELPER_SLACK_BYTES);
+  bound_cpu(argv[2]);
   H5PLset_loading_state(0); /* no filter plugin is ever loaded for a file's sake */
   gs_gpr_geomobj_in g;
   wire_head h;
@@ -519,10 +539,14 @@ static gs_status helper_answer(const char *path, int fd, int64_t max_cells, doub
 }
 
 /* The helper's end: its exit status into a reason when the answer was not complete. */
-static void helper_reason(const char *path, int status, int late, double limit, char *err, size_t errlen) {
+static void helper_reason(const char *path, int status, int late, double bytes, char *err, size_t errlen) {
   if (late)
     snprintf(err, errlen, "%s: not read within %.0f s: refused (a corrupt file can make the HDF5 library loop)", path,
-             limit);
+             helper_seconds(bytes));
+  else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU)
+    snprintf(err, errlen,
+             "%s: not read within %.0f s of CPU time: refused (a corrupt file can make the HDF5 library loop)", path,
+             floor(helper_cpu_seconds(bytes)));
   else if (WIFSIGNALED(status))
     snprintf(err, errlen,
              "%s: the HDF5 library failed on it (signal %d; a crash or its memory bound): refused as corrupt", path,
@@ -563,7 +587,7 @@ gs_status gs_gpr_read_geometry_object(const char *path, int64_t max_cells, gs_gp
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (st == GS_ERR_IO && !err[0]) {
-    helper_reason(path, status, late, limit, err, errlen);
+    helper_reason(path, status, late, (double)sb.st_size, err, errlen);
     st = GS_ERR_FORMAT;
   }
   if (st != GS_OK) gs_gpr_geomobj_in_free(g);
