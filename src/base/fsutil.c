@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -141,6 +142,13 @@ uint64_t gs_fnv1a(uint64_t h, const void *data, size_t n) {
   for (size_t k = 0; k < n; ++k)
     h = (h ^ b[k]) * 0x100000001B3ull;
   return h;
+}
+
+void gs_model_name(const char *path, char *out, size_t n) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  const char *dot = strrchr(base, '.');
+  snprintf(out, n, "%.*s", (int)(dot && dot != base ? dot - base : (ptrdiff_t)strlen(base)), base);
 }
 
 void gs_skip_utf8_bom(FILE *f) {

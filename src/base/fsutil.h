@@ -23,6 +23,9 @@ FILE *gs_fopen_regular(const char *path, gs_status *st, char *err, size_t errlen
 /* FNV-1a 64 of n bytes, continuing from h (0xCBF29CE484222325 to start): the scene's hash
  * of itself and the files it reads, and a survey's markers' hash of the input file. */
 uint64_t gs_fnv1a(uint64_t h, const void *data, size_t n);
+/* The name of the file at path without its folders and its last extension (a name that is only
+ * an extension keeps it): gprMax's model name, MODEL of MODEL.in, into out (n bytes). */
+void gs_model_name(const char *path, char *out, size_t n);
 
 /* Reads past a UTF-8 byte order mark at the start of f (a regular file, at its start), as the
  * input file's reader does; else leaves f at its start. */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fsutil.h"
 #include "scene_internal.h"
 
 /* gprMax's correction of a 3D snapshot's box (Snapshot.build): while the
@@ -260,13 +261,6 @@ static void add_name(out_name *o, const char *name, const char *suffix, int inde
 
 /* The model's name, as the runs name MODEL.h5 and MODEL_snaps: the scene's
  * file name without its folder and extension. */
-static void model_of(const char *path, char *out, size_t n) {
-  const char *base = strrchr(path, '/');
-  base = base ? base + 1 : path;
-  const char *dot = strrchr(base, '.');
-  snprintf(out, n, "%.*s", (int)(dot && dot != base ? dot - base : (ptrdiff_t)strlen(base)), base);
-}
-
 /* The files the scene's commands write into the output folder itself (not
  * its snapshots' folder) into o (room for 2 + views + 2 geometry writes);
  * their count. The paths are built where the files are written (fdtd_cmd.c,
@@ -275,7 +269,7 @@ static void model_of(const char *path, char *out, size_t n) {
  * can give (program_output keeps inputs off them). */
 static int folder_outputs(const gs_scene *s, int64_t runs, out_name *o) {
   char model[512];
-  model_of(s->path, model, sizeof model);
+  gs_model_name(s->path, model, sizeof model);
   int many = runs > 1, lines = 0, n = 0;
   for (int k = 0; k < s->nsrc3; ++k)
     lines |= s->src3[k].kind == GS_SRC3_TLINE;
@@ -294,7 +288,7 @@ static int folder_outputs(const gs_scene *s, int64_t runs, out_name *o) {
 
 int gs_scene_check_outputs(const gs_scene *s, int64_t runs, char *err, size_t errlen) {
   char model[512], folder[560];
-  model_of(s->path, model, sizeof model);
+  gs_model_name(s->path, model, sizeof model);
   out_name *o = gs_xmalloc(sizeof *o * (size_t)(2 + s->nviews + 2 * s->ngeo_writes + s->nsnaps + 1));
   int bad = first_clash(s, o, folder_outputs(s, runs, o), "", runs, err, errlen);
   /* Snapshots go into MODEL_snaps/ (MODELr_snaps/ with several runs): among themselves only. */

@@ -145,13 +145,6 @@ static int fits(const gs_comm *c, const gs_backend *b, const gs_scene *sc, const
   return 0;
 }
 
-static void model_name(const char *path, char *out, size_t n) {
-  const char *base = strrchr(path, '/');
-  base = base ? base + 1 : path;
-  const char *dot = strrchr(base, '.');
-  snprintf(out, n, "%.*s", (int)(dot && dot != base ? dot - base : (long)strlen(base)), base);
-}
-
 /* The lines' outputs of a model on one rank (*tl and *vi to free); returns their count. */
 static int local_lines(const gs_fdtd3_sim *m, gs_fdtd3_line_record **tl, float **vi) {
   const int ntl = gs_fdtd3_src_lines(m);
@@ -163,25 +156,11 @@ static int local_lines(const gs_fdtd3_sim *m, gs_fdtd3_line_record **tl, float *
   return ntl;
 }
 
-/* Where run r's receivers go: gprMax's MODEL.h5 (MODELn.h5 in a survey) into hp (1700 bytes),
- * receivers.csv (receivers_runNNN.csv) into cp (1300 bytes). */
-static void receiver_paths(const gs_scene *sc, const char *outdir, int64_t r, int64_t runs, char *hp, char *cp) {
-  char model[512];
-  model_name(sc->path, model, sizeof model);
-  if (runs > 1) {
-    snprintf(hp, 1700, "%s/%s%lld.h5", outdir, model, (long long)r + 1);
-    snprintf(cp, 1300, "%s/receivers_run%03lld.csv", outdir, (long long)r + 1);
-  } else {
-    snprintf(hp, 1700, "%s/%s.h5", outdir, model);
-    snprintf(cp, 1300, "%s/receivers.csv", outdir);
-  }
-}
-
 /* Whether the receiver files run r writes are in outdir (a run marked finished whose files
  * were removed since is run again). */
 static int receivers_there(const gs_scene *sc, const char *outdir, int64_t r, int64_t runs) {
   char hp[1700], cp[1300];
-  receiver_paths(sc, outdir, r, runs, hp, cp);
+  gs_survey_receiver_paths(sc->path, outdir, r, runs, hp, cp);
   return (!(sc->nrx || scene_lines(sc)) || access(hp, F_OK) == 0) && (!sc->nrx || access(cp, F_OK) == 0);
 }
 
@@ -191,7 +170,7 @@ static int receivers_there(const gs_scene *sc, const char *outdir, int64_t r, in
 static int save(const gs_scene *sc, const gs_fdtd3_sim *m, const float *hist, const gs_fdtd3_line_record *tl, int ntl,
                 const char *outdir, int64_t r, int64_t runs, char *err, size_t errlen) {
   char hp[1700], cp[1300];
-  receiver_paths(sc, outdir, r, runs, hp, cp);
+  gs_survey_receiver_paths(sc->path, outdir, r, runs, hp, cp);
   if (!sc->nrx && !ntl) return 0;
   /* both tried: one that cannot be written does not cost the other (err: the first failure) */
   char err2[1024];
@@ -601,7 +580,7 @@ static int run_group(const gs_comm *g, const gs_backend *b, const gs_fdtd_opts *
             .scenes = scenes};
   *t = (group_totals){.last = -1};
   if (make_split(g, o, sc, &ranks, &x.rk) != 0 || !fits(g, b, sc, x.rk)) return GS_EXIT_USAGE;
-  model_name(sc->path, x.model, sizeof x.model);
+  gs_model_name(sc->path, x.model, sizeof x.model);
   if (g->rank == 0 && x.rk && first == 0)
     printf("fdtd: %d ranks%s, decomposition %dx%dx%d, 1 ghost layer, halo transport %s, exchanges %s\n", g->size,
            stride > 1 ? " a run" : "", x.rk->dims[0], x.rk->dims[1], x.rk->dims[2],

@@ -369,20 +369,13 @@ static void take_snapshot(fdtd_job *j, gs_fdtd_sim *m, int64_t r) {
 
 /* The scene file's name without its folder and its extension (gprMax
  * names its outputs after it). */
-static void model_name(const char *path, char *out, size_t n) {
-  const char *base = strrchr(path, '/');
-  base = base ? base + 1 : path;
-  const char *dot = strrchr(base, '.');
-  snprintf(out, n, "%.*s", (int)(dot && dot != base ? dot - base : (ptrdiff_t)strlen(base)), base);
-}
-
 /* gprMax's #snapshot files due now (after m->step steps), into
  * OUTDIR/MODEL_snaps (MODELn_snaps with several runs, as gprMax). */
 static void take_gpr_snapshots(fdtd_job *j, gs_fdtd_sim *m, int64_t r) {
   char model[512], dir[1700], path[2000], err[1024] = "";
   for (int k = 0; k < j->sc.nsnaps && !j->snaps_off; ++k) {
     if (j->sc.snaps[k].iteration - 1 != m->step) continue;
-    model_name(j->scene_path, model, sizeof model);
+    gs_model_name(j->scene_path, model, sizeof model);
     if (j->runs > 1)
       snprintf(dir, sizeof dir, "%s/%s%lld_snaps", j->outdir, model, (long long)r + 1);
     else
@@ -463,23 +456,9 @@ static void stop_run(fdtd_job *j, gs_fdtd_sim *m, run_ckpt *ck) {
  * as receivers.csv (receivers_runNNN.csv with several runs) and gprMax's
  * MODEL.h5 (MODEL1.h5 ... MODELN.h5 with several runs, as gprMax 4 names
  * them), and the first one's Ez as the run's B-scan column. */
-/* Where run r's receivers go: receivers.csv (receivers_runNNN.csv in a survey) into rp (1300
- * bytes), gprMax's MODEL.h5 (MODELn.h5) into hp (1700 bytes). */
-static void receiver_paths(const fdtd_job *j, int64_t r, char *rp, char *hp) {
-  char model[512];
-  model_name(j->scene_path, model, sizeof model);
-  if (j->runs > 1) {
-    snprintf(rp, 1300, "%s/receivers_run%03lld.csv", j->outdir, (long long)r + 1);
-    snprintf(hp, 1700, "%s/%s%lld.h5", j->outdir, model, (long long)r + 1);
-  } else {
-    snprintf(rp, 1300, "%s/receivers.csv", j->outdir);
-    snprintf(hp, 1700, "%s/%s.h5", j->outdir, model);
-  }
-}
-
 static void save_receivers(fdtd_job *j, const float *rx, int64_t steps, int64_t r) {
   char rp[1300], hp[1700], err[1024];
-  receiver_paths(j, r, rp, hp);
+  gs_survey_receiver_paths(j->scene_path, j->outdir, r, j->runs, hp, rp);
   /* both tried: one that cannot be written does not cost the other (err: the first failure) */
   char err2[1024];
   const int csv = gs_rx_write_csv(&j->sc, rx, steps, rp, err, sizeof err) != GS_OK;
@@ -523,7 +502,7 @@ static int finished_before(fdtd_job *j, int64_t r) {
   if (finished < 0) j->status = GS_EXIT_USAGE;
   if (finished <= 0) return finished < 0;
   char rp[1300], hp[1700];
-  receiver_paths(j, r, rp, hp);
+  gs_survey_receiver_paths(j->scene_path, j->outdir, r, j->runs, hp, rp);
   if (gs_comm_agree(j->root && j->sc.nrx && (access(rp, F_OK) != 0 || access(hp, F_OK) != 0), j->c->world)) {
     if (j->root) /* removed since it was marked: run again */
       printf("fdtd: run %lld of %lld is marked finished but its receiver files are gone: it runs again\n",

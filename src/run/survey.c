@@ -53,6 +53,19 @@ static int marker_state(const char *dir, int64_t r, const char *input) {
   return -1;
 }
 
+void gs_survey_receiver_paths(const char *scene_path, const char *outdir, int64_t r, int64_t runs, char *h5,
+                              char *csv) {
+  char model[512];
+  gs_model_name(scene_path, model, sizeof model);
+  if (runs > 1) {
+    snprintf(h5, 1700, "%s/%s%lld.h5", outdir, model, (long long)r + 1);
+    snprintf(csv, 1300, "%s/receivers_run%03lld.csv", outdir, (long long)r + 1);
+  } else {
+    snprintf(h5, 1700, "%s/%s.h5", outdir, model);
+    snprintf(csv, 1300, "%s/receivers.csv", outdir);
+  }
+}
+
 int gs_survey_finished(const gs_comm *g, const char *dir, int64_t r, const char *input) {
   const int state = g->rank == 0 ? marker_state(dir, r, input) : 0;
   const int agreed = gs_comm_agree(state < 0 ? 2 : state, g->world); /* the largest: rank 0's */

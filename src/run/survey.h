@@ -36,6 +36,10 @@ int gs_survey_checkpoint_in(const gs_comm *g, const char *dir);
  * the model's memory that decides (one rank a run when it fits). Collective over c. */
 int gs_survey_group_rule(const gs_comm *c, const gs_fdtd_opts *o, const char *scene_path, int64_t runs);
 
+/* Where run r of runs writes its receivers: gprMax's MODEL.h5 (MODELn.h5 in a survey) into h5
+ * (1700 bytes), receivers.csv (receivers_runNNN.csv) into csv (1300 bytes). */
+void gs_survey_receiver_paths(const char *scene_path, const char *outdir, int64_t r, int64_t runs, char *h5, char *csv);
+
 /* A group's progress over its share of a survey's runs (first, first + stride, ...). */
 typedef struct gs_survey_clock {
   int64_t group;      /* 0-based */
