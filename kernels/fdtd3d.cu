@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <type_traits>
+
 #include "fdtd3d_kernels.h"
 #include "fdtd3d_node.h"
 #include "sm_count.cuh"
@@ -66,25 +68,69 @@ __global__ void __launch_bounds__(32 * kNodeRows) h_kernel(const gs_fdtd3_step_a
 }
 
 // New E of every node of the boxes; r: the caller's region, whose new H is
-// all stored by now (fused kernel and h_kernel); Poles: the fused poles too.
-template <bool Poles, int Form>
+// all stored by now (fused kernel and h_kernel); Poles: the fused poles too,
+// of kind PK (fdtd3d_node.h: GS_FDTD3_PK, 0 for any).
+template <bool Poles, int Form, int PK>
 __global__ void __launch_bounds__(32 * kNodeRows)
     e_kernel(const gs_fdtd3_step_args a, const Boxes b, const gs_fdtd3_region r) {
   int64_t i, j, k;
   unsigned cand;
-  if (box_node(b, i, j, k, cand)) gs_fdtd3_e_node(&a, r, i, j, k, Poles, Form, cand);
+  if (box_node(b, i, j, k, cand)) gs_fdtd3_e_node(&a, r, i, j, k, Poles, PK, Form, cand);
 }
 
-// The box kernels of form Form: H (h), or E with or without poles.
+// The pole kinds with kernels of their own: up to 3 poles, real (Debye;
+// gprMax's Peplinski soils have one) or complex (Lorentz, Drude). With the
+// count and the kind known at compile time the pole loops unroll and the
+// state's stride is a constant: a Debye scene's step takes xx % less time
+// (docs/performance.md). Other counts, and every scene with
+// GS_FDTD3_POLES=any (a measuring knob), take the kernels built for any (0).
+int pole_kind(const gs_fdtd3_step_args *a) {
+  static int any = -1;
+  if (any < 0) any = getenv("GS_FDTD3_POLES") && !strcmp(getenv("GS_FDTD3_POLES"), "any");
+  const int np = a->poles.npoles;
+  return any || np < 1 || np > 3 ? 0 : GS_FDTD3_PK(np, a->poles.cplx ? 1 : 0);
+}
+
+// f(std::integral_constant<int, PK>()) for the pole kind pk (one of
+// pole_kind's), the constant that instantiates f's kernel.
+template <typename F> int with_pole_kind(int pk, F f) {
+  switch (pk) {
+  case GS_FDTD3_PK(1, 0):
+    return f(std::integral_constant<int, GS_FDTD3_PK(1, 0)>());
+  case GS_FDTD3_PK(2, 0):
+    return f(std::integral_constant<int, GS_FDTD3_PK(2, 0)>());
+  case GS_FDTD3_PK(3, 0):
+    return f(std::integral_constant<int, GS_FDTD3_PK(3, 0)>());
+  case GS_FDTD3_PK(1, 1):
+    return f(std::integral_constant<int, GS_FDTD3_PK(1, 1)>());
+  case GS_FDTD3_PK(2, 1):
+    return f(std::integral_constant<int, GS_FDTD3_PK(2, 1)>());
+  case GS_FDTD3_PK(3, 1):
+    return f(std::integral_constant<int, GS_FDTD3_PK(3, 1)>());
+  default:
+    return f(std::integral_constant<int, 0>());
+  }
+}
+
+// The box kernels of form Form: H (h), or E with or without poles (the
+// first-order HORIPML, gprMax's default, has one per pole kind; the other
+// forms one for any kind).
 template <int Form>
 void launch_box_form(const gs_fdtd3_step_args *a, const Boxes &b, gs_fdtd3_region r, bool h, unsigned blocks,
                      cudaStream_t s) {
-  if (h)
-    h_kernel<Form><<<blocks, dim3(32, kNodeRows), 0, s>>>(*a, b);
-  else if (gs_fdtd3_has_poles(a))
-    e_kernel<true, Form><<<blocks, dim3(32, kNodeRows), 0, s>>>(*a, b, r);
-  else
-    e_kernel<false, Form><<<blocks, dim3(32, kNodeRows), 0, s>>>(*a, b, r);
+  const dim3 block(32, kNodeRows);
+  if (h) {
+    h_kernel<Form><<<blocks, block, 0, s>>>(*a, b);
+  } else if (!gs_fdtd3_has_poles(a)) {
+    e_kernel<false, Form, 0><<<blocks, block, 0, s>>>(*a, b, r);
+  } else if constexpr (Form == GS_FDTD3_HORIPML1) {
+    with_pole_kind(pole_kind(a), [&](auto pk) {
+      e_kernel<true, Form, decltype(pk)::value><<<blocks, block, 0, s>>>(*a, b, r);
+      return 0;
+    });
+  } else {
+    e_kernel<true, Form, 0><<<blocks, block, 0, s>>>(*a, b, r);
+  }
 }
 
 // The register-prefetch fused kernel (the fallback, and the "regs" variant): a block of 32 x kRows threads takes a tile
@@ -208,7 +254,7 @@ __global__ void __launch_bounds__(32 * kRows, GS_FDTD3_MINB)
     if (Poles && act) {
       const int mat[3] = {cur.mx, cur.my, cur.mz};
       const float e[3] = {c.ex, c.ey, ez_c};
-      gs_fdtd3_e_fused3(&a, o, mat, e, f);
+      gs_fdtd3_e_fused3(&a, 0, o, mat, e, f);
     }
     if (act) {
       a.hx_out[o] = hx_c;
@@ -388,14 +434,14 @@ __device__ __forceinline__ void prefetch_l2(const void *p) {
 // The fused poles of the node at offset o1 (the node's next plane) into L2,
 // its state found from its map words (prefetched a plane before), and with
 // two the map words of the plane after: the next plane's pole loads then
-// wait on L2, not on DRAM.
-__device__ __forceinline__ void poles_ahead(const gs_fdtd3_step_args &a, int64_t o1, bool two) {
-  const int per = a.poles.npoles * (a.poles.cplx ? 2 : 1);
+// wait on L2, not on DRAM; PK: the pole kind.
+template <int PK> __device__ __forceinline__ void poles_ahead(const gs_fdtd3_step_args &a, int64_t o1, bool two) {
+  const int per = gs_fdtd3_pk_np(&a.poles, PK) * (gs_fdtd3_pk_cx(&a.poles, PK) ? 2 : 1);
 #pragma unroll
   for (int k = 0; k < 3; ++k) {
     const uint32_t *w = gs_fdtd3_pole_map(&a, k, o1 + a.plane);
     if (two && w) prefetch_l2(w);
-    const float *t = gs_fdtd3_pole_slot(&a, k, o1);
+    const float *t = gs_fdtd3_pole_slot(&a, PK, k, o1);
     if (t) {
       prefetch_l2(t);
       prefetch_l2(t + per - 1);
@@ -404,14 +450,14 @@ __device__ __forceinline__ void poles_ahead(const gs_fdtd3_step_args &a, int64_t
 }
 
 // The new E and H of the node at row y, column x of plane A, stored at o if
-// act (with Poles, the node's fused poles advanced; ahead: 1 to bring the
-// next plane's into L2, 2 the plane after's map words too); hx_km, hy_km:
-// its new Hx, Hy of the plane below, replaced by this plane's.
-template <bool Poles, typename Slot>
+// act (with Poles, the node's fused poles, of kind PK, advanced; ahead: 1 to
+// bring the next plane's into L2, 2 the plane after's map words too); hx_km,
+// hy_km: its new Hx, Hy of the plane below, replaced by this plane's.
+template <bool Poles, int PK, typename Slot>
 __device__ __forceinline__ void ring_node(const gs_fdtd3_step_args &a, const Slot &A, const Slot &B,
                                           const float4 *s_coef, int y, int x, int mx, bool act, int ahead, int64_t o,
                                           float &hx_km, float &hy_km) {
-  if (Poles && act && ahead) poles_ahead(a, o + a.plane, ahead > 1);
+  if (Poles && act && ahead) poles_ahead<PK>(a, o + a.plane, ahead > 1);
   const float dbx = a.dbx, dby = a.dby, dbz = a.dbz;
   const float hx_c = ring_hx(A, B, y, x, dby, dbz), hy_c = ring_hy(A, B, y, x, dbz, dbx);
   const float hz_c = ring_hz(A, y, x, dbx, dby);
@@ -426,7 +472,7 @@ __device__ __forceinline__ void ring_node(const gs_fdtd3_step_args &a, const Slo
   if (Poles && act) {
     const int mat[3] = {m0, m1, m2};
     const float e[3] = {ex_c, ey_c, ez_c};
-    gs_fdtd3_e_fused3(&a, o, mat, e, f);
+    gs_fdtd3_e_fused3(&a, PK, o, mat, e, f);
   }
   if (act) {
     a.hx_out[o] = hx_c;
@@ -442,8 +488,8 @@ __device__ __forceinline__ void ring_node(const gs_fdtd3_step_args &a, const Slo
 
 // Planes k0 - 1 .. k1 - 1 of one tile: plane k0 - 1 only gives the new Hx,
 // Hy that plane k0's E needs (nothing stored). MINB: resident blocks per SM
-// (the register cap: 64 for 1024 threads an SM).
-template <int R, int W, int D, int MINB, bool Poles>
+// (the register cap: 64 for 1024 threads an SM); PK: the poles' kind.
+template <int R, int W, int D, int MINB, bool Poles, int PK>
 __global__ void __launch_bounds__(32 * R, MINB)
     ring_kernel(const gs_fdtd3_step_args a, const gs_fdtd3_region r, int64_t chunk, bool ahead) {
   using Slot = RingSlot<R, W>;
@@ -479,8 +525,8 @@ __global__ void __launch_bounds__(32 * R, MINB)
       const int64_t i = I + tx + 32 * c;
       const bool act = k >= k0 && i >= r.i0 && i < r.i1 && j < r.j1;
       const int next = ahead && k + 1 < k1 ? 1 + (k + 2 < k1) : 0; // the planes after this one in the chunk
-      ring_node<Poles>(a, A, B, s_coef, ty + 1, tx + 32 * c + kRingPad, tx + 32 * c, act, next, o + 32 * c, hx_km[c],
-                       hy_km[c]);
+      ring_node<Poles, PK>(a, A, B, s_coef, ty + 1, tx + 32 * c + kRingPad, tx + 32 * c, act, next, o + 32 * c,
+                           hx_km[c], hy_km[c]);
     }
   }
   cp_async_wait<0>();
@@ -594,15 +640,15 @@ int launch_march(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s)
   return (int)cudaGetLastError();
 }
 
-template <int R, int W, int D, int MINB, bool Poles>
+template <int R, int W, int D, int MINB, bool Poles, int PK>
 int launch_ring_p(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s) {
   const size_t smem = GS_FDTD3_MAX_MATERIALS * sizeof(float4) + D * sizeof(RingSlot<R, W>);
   static int per_sm = 0; // resident blocks an SM, once the shared-memory limit is raised (once per process)
   if (!per_sm) {
-    cudaError_t e =
-        cudaFuncSetAttribute(ring_kernel<R, W, D, MINB, Poles>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    cudaError_t e = cudaFuncSetAttribute(ring_kernel<R, W, D, MINB, Poles, PK>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (e == cudaSuccess)
-      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ring_kernel<R, W, D, MINB, Poles>, 32 * R, smem);
+      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ring_kernel<R, W, D, MINB, Poles, PK>, 32 * R, smem);
     if (e != cudaSuccess) return (int)e;
     if (per_sm < 1) return (int)cudaErrorInvalidConfiguration;
   }
@@ -611,14 +657,19 @@ int launch_ring_p(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s
   dim3 grid((unsigned)bx, (unsigned)by, (unsigned)((nk + chunk - 1) / chunk));
   static int ahead = -1; // GS_FDTD3_POLES_AHEAD=0: no prefetch of the next plane's poles (a measuring knob)
   if (ahead < 0) ahead = !(getenv("GS_FDTD3_POLES_AHEAD") && !strcmp(getenv("GS_FDTD3_POLES_AHEAD"), "0"));
-  ring_kernel<R, W, D, MINB, Poles><<<grid, dim3(32, R), smem, s>>>(*a, r, chunk, ahead != 0);
+  ring_kernel<R, W, D, MINB, Poles, PK><<<grid, dim3(32, R), smem, s>>>(*a, r, chunk, ahead != 0);
   return (int)cudaGetLastError();
 }
 
-template <int R, int W, int D, int MINB>
+// Kinds: a kernel per pole kind (pole_kind), else one for any kind (the
+// variants a scene with poles does not take by default).
+template <int R, int W, int D, int MINB, bool Kinds = false>
 int launch_ring(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s) {
-  return gs_fdtd3_has_poles(a) ? launch_ring_p<R, W, D, MINB, true>(a, r, s)
-                               : launch_ring_p<R, W, D, MINB, false>(a, r, s);
+  if (!gs_fdtd3_has_poles(a)) return launch_ring_p<R, W, D, MINB, false, 0>(a, r, s);
+  if constexpr (Kinds)
+    return with_pole_kind(pole_kind(a),
+                          [&](auto pk) { return launch_ring_p<R, W, D, MINB, true, decltype(pk)::value>(a, r, s); });
+  return launch_ring_p<R, W, D, MINB, true, 0>(a, r, s);
 }
 
 bool empty(const gs_fdtd3_region &r) {
@@ -651,7 +702,7 @@ int launch_fused(const gs_fdtd3_step_args *args, gs_fdtd3_region r, cudaStream_t
   if (!aligned || v == 1) return launch_march(a, r, s);
   switch (v) {
   case 2:
-    return launch_ring<16, 32, 3, 2>(a, r, s);
+    return launch_ring<16, 32, 3, 2, true>(a, r, s);
   case 3:
     return launch_ring<16, 64, 3, 2>(a, r, s);
   case 4:

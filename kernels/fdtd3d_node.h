@@ -311,10 +311,24 @@ GS_HD3 float gs_fdtd3_hz(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int6
  * build vectorises without fusing) unfused, with E as a complex number
  * (e + 0: -0 becomes +0) and (a + bi)(c + di) = (ac - bd) + (ad + bc)i. */
 
-/* phi after pole q's term, v: the pole's old state (its real part). */
-GS_HD3 float gs_fdtd3_phi_term(const gs_fdtd3_poles *p, const gs_fdtd3_disp_coef *c, int q, float v, float phi) {
-  if (q > 0) return p->cplx ? phi + c[q].c0 * v : fmaf(c[q].c0, v, phi);
-  return p->npoles > 1 ? 0.0f + c[0].c0 * v : c[0].c0 * v;
+/* The pole kind a caller is built for, as the CPML form pf: a constant
+ * where a kernel is built per kind (GS_FDTD3_PK(npoles, cplx)), so that
+ * the loops over the poles unroll and the state's stride is known; 0: the
+ * scene's own, read from a->poles (the CPU twin, and kinds with no kernel of
+ * their own). Either way the same expressions in the same order. */
+#define GS_FDTD3_PK(np, cx) ((np)*2 + (cx))
+GS_HD3 int gs_fdtd3_pk_np(const gs_fdtd3_poles *p, int pk) {
+  return pk ? pk >> 1 : p->npoles;
+}
+GS_HD3 int gs_fdtd3_pk_cx(const gs_fdtd3_poles *p, int pk) {
+  return pk ? pk & 1 : p->cplx;
+}
+
+/* phi after pole q's term (np poles, cx complex), v: the pole's old state
+ * (its real part). */
+GS_HD3 float gs_fdtd3_phi_term(int np, int cx, const gs_fdtd3_disp_coef *c, int q, float v, float phi) {
+  if (q > 0) return cx ? phi + c[q].c0 * v : fmaf(c[q].c0, v, phi);
+  return np > 1 ? 0.0f + c[0].c0 * v : c[0].c0 * v;
 }
 
 /* phi of a node of material mat from its old state t. */
@@ -323,7 +337,7 @@ GS_HD3 float gs_fdtd3_pole_phi(const gs_fdtd3_poles *p, int mat, const float *t)
   const int w = p->cplx ? 2 : 1;
   float phi = 0.0f;
   for (int q = 0; q < p->npoles; ++q)
-    phi = gs_fdtd3_phi_term(p, c, q, t[q * w], phi);
+    phi = gs_fdtd3_phi_term(p->npoles, p->cplx, c, q, t[q * w], phi);
   return phi;
 }
 
@@ -352,16 +366,16 @@ GS_HD3 void gs_fdtd3_pole_b(const gs_fdtd3_disp_coef *c, int cplx, float v[2], f
 /* The state t of a node of material mat after A from its old E e, then,
  * with b, B from its new E en (the fused form: each float read and written
  * once; the value between the halves is the float A stores in the separate
- * passes, so the bits are theirs). */
-GS_HD3 void gs_fdtd3_pole_update(const gs_fdtd3_poles *p, int mat, float *t, float e, float en, int b) {
-  const gs_fdtd3_disp_coef *c = p->coef + (int64_t)mat * p->npoles;
-  const int w = p->cplx ? 2 : 1;
-  for (int q = 0; q < p->npoles; ++q) {
-    float v[2] = {t[q * w], p->cplx ? t[q * w + 1] : 0.0f};
-    gs_fdtd3_pole_a(c + q, p->cplx, v, e);
-    if (b) gs_fdtd3_pole_b(c + q, p->cplx, v, en);
+ * passes, so the bits are theirs); pk: the pole kind. */
+GS_HD3 void gs_fdtd3_pole_update(const gs_fdtd3_poles *p, int pk, int mat, float *t, float e, float en, int b) {
+  const int np = gs_fdtd3_pk_np(p, pk), cx = gs_fdtd3_pk_cx(p, pk), w = cx ? 2 : 1;
+  const gs_fdtd3_disp_coef *c = p->coef + mat * np; /* mat < 256, np < 16 */
+  for (int q = 0; q < np; ++q) {
+    float v[2] = {t[q * w], cx ? t[q * w + 1] : 0.0f};
+    gs_fdtd3_pole_a(c + q, cx, v, e);
+    if (b) gs_fdtd3_pole_b(c + q, cx, v, en);
     t[q * w] = v[0];
-    if (p->cplx) t[q * w + 1] = v[1];
+    if (cx) t[q * w + 1] = v[1];
   }
 }
 
@@ -373,8 +387,9 @@ GS_HD3 const uint32_t *gs_fdtd3_pole_map(const gs_fdtd3_step_args *a, int comp, 
 }
 
 /* The pole state of E component comp's node at offset o if the E update
- * advances it (a fused node, fdtd3d_kernels.h), else NULL. */
-GS_HD3 float *gs_fdtd3_pole_slot(const gs_fdtd3_step_args *a, int comp, int64_t o) {
+ * advances it (a fused node, fdtd3d_kernels.h), else NULL; pk: the pole
+ * kind. */
+GS_HD3 float *gs_fdtd3_pole_slot(const gs_fdtd3_step_args *a, int pk, int comp, int64_t o) {
   const gs_fdtd3_poles *p = &a->poles;
   const uint32_t *w = gs_fdtd3_pole_map(a, comp, o);
   if (!w) return 0;
@@ -385,35 +400,38 @@ GS_HD3 float *gs_fdtd3_pole_slot(const gs_fdtd3_step_args *a, int comp, int64_t 
 #else
   const unsigned before = (unsigned)__builtin_popcount(mask & ((1u << bit) - 1u));
 #endif
-  return p->t[comp] + ((int64_t)w[0] + before) * p->npoles * (p->cplx ? 2 : 1);
+  const int per = gs_fdtd3_pk_np(p, pk) * (gs_fdtd3_pk_cx(p, pk) ? 2 : 1);
+  return p->t[comp] + ((int64_t)w[0] + before) * per;
 }
 
 /* The fused poles of node o's three E components (materials mat): their
  * state t[c] (NULL where none) and phi[c] from the old state. The three
  * components' loads are independent, so the GPU waits once for the map
  * words and once a pole for the state, not once each. */
-GS_HD3 void gs_fdtd3_poles3(const gs_fdtd3_step_args *a, int64_t o, const int mat[3], float *t[3], float phi[3]) {
+GS_HD3 void gs_fdtd3_poles3(const gs_fdtd3_step_args *a, int pk, int64_t o, const int mat[3], float *t[3],
+                            float phi[3]) {
   const gs_fdtd3_poles *p = &a->poles;
-  const int w = p->cplx ? 2 : 1;
+  const int np = gs_fdtd3_pk_np(p, pk), cx = gs_fdtd3_pk_cx(p, pk), w = cx ? 2 : 1;
   for (int k = 0; k < 3; ++k) {
-    t[k] = gs_fdtd3_pole_slot(a, k, o);
+    t[k] = gs_fdtd3_pole_slot(a, pk, k, o);
     phi[k] = 0.0f;
   }
-  for (int q = 0; q < p->npoles; ++q)
+  for (int q = 0; q < np; ++q)
     for (int k = 0; k < 3; ++k)
-      if (t[k]) phi[k] = gs_fdtd3_phi_term(p, p->coef + (int64_t)mat[k] * p->npoles, q, t[k][q * w], phi[k]);
+      if (t[k]) phi[k] = gs_fdtd3_phi_term(np, cx, p->coef + mat[k] * np, q, t[k][q * w], phi[k]);
 }
 
 /* New E f[3] (their sums, at a node no slab reaches: no CPML term) with
  * the fused poles of node o's components, where it has any (materials mat,
  * old E e): f - srce phi, and the state advanced (A and B). */
-GS_HD3 void gs_fdtd3_e_fused3(const gs_fdtd3_step_args *a, int64_t o, const int mat[3], const float e[3], float f[3]) {
+GS_HD3 void gs_fdtd3_e_fused3(const gs_fdtd3_step_args *a, int pk, int64_t o, const int mat[3], const float e[3],
+                              float f[3]) {
   float *t[3], phi[3];
-  gs_fdtd3_poles3(a, o, mat, t, phi);
+  gs_fdtd3_poles3(a, pk, o, mat, t, phi);
   for (int k = 0; k < 3; ++k)
     if (t[k]) {
       f[k] = fmaf(-a->coef[mat[k]].src, phi[k], f[k]);
-      gs_fdtd3_pole_update(&a->poles, mat[k], t[k], e[k], f[k], 1);
+      gs_fdtd3_pole_update(&a->poles, pk, mat[k], t[k], e[k], f[k], 1);
     }
 }
 
@@ -422,9 +440,9 @@ GS_HD3 void gs_fdtd3_e_fused3(const gs_fdtd3_step_args *a, int64_t o, const int 
  * none; else gprMax's dispersive update with phi (from the old state):
  * "- srce phi" before the CPML terms, and the state advanced: A, and with
  * b B from the final value too (the fused form; b = 0: the separate
- * passes, B after the sources). */
+ * passes, B after the sources); pk: the pole kind. */
 GS_HD3 float gs_fdtd3_ex_p(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, float hz, float hz_jm,
-                           float hy, float hy_km, unsigned mask, float *t, float phi, int b, int pf) {
+                           float hy, float hy_km, unsigned mask, float *t, float phi, int b, int pf, int pk) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
   const int mat = a->mex[o];
   const gs_fdtd3_coef c = a->coef[mat];
@@ -432,12 +450,12 @@ GS_HD3 float gs_fdtd3_ex_p(const gs_fdtd3_step_args *a, int64_t i, int64_t j, in
   float f = gs_fdtd3_esum(c.ca, a->ex[o], c.cby, dy, c.cbz, dz);
   if (t) f = fmaf(-c.src, phi, f);
   if (a->nslab) f = gs_fdtd3_cpml_f(a, pf, 1, 0, i, j, k, f, 0, c.src, -c.src, 0, dy, dz, 1, mask);
-  if (t) gs_fdtd3_pole_update(&a->poles, mat, t, a->ex[o], f, b);
+  if (t) gs_fdtd3_pole_update(&a->poles, pk, mat, t, a->ex[o], f, b);
   return f;
 }
 
 GS_HD3 float gs_fdtd3_ey_p(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, float hx, float hx_km,
-                           float hz, float hz_im, unsigned mask, float *t, float phi, int b, int pf) {
+                           float hz, float hz_im, unsigned mask, float *t, float phi, int b, int pf, int pk) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
   const int mat = a->mey[o];
   const gs_fdtd3_coef c = a->coef[mat];
@@ -445,12 +463,12 @@ GS_HD3 float gs_fdtd3_ey_p(const gs_fdtd3_step_args *a, int64_t i, int64_t j, in
   float f = gs_fdtd3_esum(c.ca, a->ey[o], c.cbz, dz, c.cbx, dx);
   if (t) f = fmaf(-c.src, phi, f);
   if (a->nslab) f = gs_fdtd3_cpml_f(a, pf, 1, 1, i, j, k, f, -c.src, 0, c.src, dx, 0, dz, 1, mask);
-  if (t) gs_fdtd3_pole_update(&a->poles, mat, t, a->ey[o], f, b);
+  if (t) gs_fdtd3_pole_update(&a->poles, pk, mat, t, a->ey[o], f, b);
   return f;
 }
 
 GS_HD3 float gs_fdtd3_ez_p(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, float hy, float hy_im,
-                           float hx, float hx_jm, unsigned mask, float *t, float phi, int b, int pf) {
+                           float hx, float hx_jm, unsigned mask, float *t, float phi, int b, int pf, int pk) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
   const int mat = a->mez[o];
   const gs_fdtd3_coef c = a->coef[mat];
@@ -458,7 +476,7 @@ GS_HD3 float gs_fdtd3_ez_p(const gs_fdtd3_step_args *a, int64_t i, int64_t j, in
   float f = gs_fdtd3_esum(c.ca, a->ez[o], c.cbx, dx, c.cby, dy);
   if (t) f = fmaf(-c.src, phi, f);
   if (a->nslab) f = gs_fdtd3_cpml_f(a, pf, 1, 2, i, j, k, f, c.src, -c.src, 0, dx, dy, 0, 1, mask);
-  if (t) gs_fdtd3_pole_update(&a->poles, mat, t, a->ez[o], f, b);
+  if (t) gs_fdtd3_pole_update(&a->poles, pk, mat, t, a->ez[o], f, b);
   return f;
 }
 
@@ -467,15 +485,15 @@ GS_HD3 float gs_fdtd3_ez_p(const gs_fdtd3_step_args *a, int64_t i, int64_t j, in
  * (the CPML form read from a: these few nodes need no kernel per form). */
 GS_HD3 float gs_fdtd3_ex(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, float hz, float hz_jm, float hy,
                          float hy_km, unsigned mask) {
-  return gs_fdtd3_ex_p(a, i, j, k, hz, hz_jm, hy, hy_km, mask, 0, 0.0f, 0, a->pml_form);
+  return gs_fdtd3_ex_p(a, i, j, k, hz, hz_jm, hy, hy_km, mask, 0, 0.0f, 0, a->pml_form, 0);
 }
 GS_HD3 float gs_fdtd3_ey(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, float hx, float hx_km, float hz,
                          float hz_im, unsigned mask) {
-  return gs_fdtd3_ey_p(a, i, j, k, hx, hx_km, hz, hz_im, mask, 0, 0.0f, 0, a->pml_form);
+  return gs_fdtd3_ey_p(a, i, j, k, hx, hx_km, hz, hz_im, mask, 0, 0.0f, 0, a->pml_form, 0);
 }
 GS_HD3 float gs_fdtd3_ez(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, float hy, float hy_im, float hx,
                          float hx_jm, unsigned mask) {
-  return gs_fdtd3_ez_p(a, i, j, k, hy, hy_im, hx, hx_jm, mask, 0, 0.0f, 0, a->pml_form);
+  return gs_fdtd3_ez_p(a, i, j, k, hy, hy_im, hx, hx_jm, mask, 0, 0.0f, 0, a->pml_form, 0);
 }
 
 /* New H of node (i, j, k), stored (its owner: psi stored too); pf: the
@@ -497,30 +515,31 @@ GS_HD3 int gs_fdtd3_has_poles(const gs_fdtd3_step_args *a) {
 /* New E of node (i, j, k) of box r, once the new H of every node of r is
  * stored: reads the stored H of the neighbours in r and recomputes the
  * others' (the same bits either way); with poles (gs_fdtd3_has_poles), the
- * fused poles advanced; pf and cand as gs_fdtd3_h_node's. */
+ * fused poles advanced (pk: their kind, gs_fdtd3_pole_update); pf and cand
+ * as gs_fdtd3_h_node's. */
 GS_HD3 void gs_fdtd3_e_node(const gs_fdtd3_step_args *a, gs_fdtd3_region r, int64_t i, int64_t j, int64_t k, int poles,
-                            int pf, unsigned cand) {
+                            int pk, int pf, unsigned cand) {
   const int64_t o = gs_fdtd3_at(a, i, j, k), P = a->pitch, S = a->plane;
   const unsigned me = a->nslab ? gs_fdtd3_slab_mask_in(a, 1, i, j, k, cand) : 0u;
   float *t[3] = {0, 0, 0}, phi[3] = {0, 0, 0};
   if (poles) {
     const int mat[3] = {a->mex[o], a->mey[o], a->mez[o]};
-    gs_fdtd3_poles3(a, o, mat, t, phi);
+    gs_fdtd3_poles3(a, pk, o, mat, t, phi);
   }
   if (gs_fdtd3_ex_ok(a, i, j, k)) {
     const float hz_jm = j - 1 >= r.j0 ? a->hz_out[o - P] : gs_fdtd3_hz(a, i, j - 1, k, 0, pf);
     const float hy_km = k - 1 >= r.k0 ? a->hy_out[o - S] : gs_fdtd3_hy(a, i, j, k - 1, 0, pf);
-    a->ex_out[o] = gs_fdtd3_ex_p(a, i, j, k, a->hz_out[o], hz_jm, a->hy_out[o], hy_km, me, t[0], phi[0], 1, pf);
+    a->ex_out[o] = gs_fdtd3_ex_p(a, i, j, k, a->hz_out[o], hz_jm, a->hy_out[o], hy_km, me, t[0], phi[0], 1, pf, pk);
   }
   if (gs_fdtd3_ey_ok(a, i, j, k)) {
     const float hx_km = k - 1 >= r.k0 ? a->hx_out[o - S] : gs_fdtd3_hx(a, i, j, k - 1, 0, pf);
     const float hz_im = i - 1 >= r.i0 ? a->hz_out[o - 1] : gs_fdtd3_hz(a, i - 1, j, k, 0, pf);
-    a->ey_out[o] = gs_fdtd3_ey_p(a, i, j, k, a->hx_out[o], hx_km, a->hz_out[o], hz_im, me, t[1], phi[1], 1, pf);
+    a->ey_out[o] = gs_fdtd3_ey_p(a, i, j, k, a->hx_out[o], hx_km, a->hz_out[o], hz_im, me, t[1], phi[1], 1, pf, pk);
   }
   if (gs_fdtd3_ez_ok(a, i, j, k)) {
     const float hy_im = i - 1 >= r.i0 ? a->hy_out[o - 1] : gs_fdtd3_hy(a, i - 1, j, k, 0, pf);
     const float hx_jm = j - 1 >= r.j0 ? a->hx_out[o - P] : gs_fdtd3_hx(a, i, j - 1, k, 0, pf);
-    a->ez_out[o] = gs_fdtd3_ez_p(a, i, j, k, a->hy_out[o], hy_im, a->hx_out[o], hx_jm, me, t[2], phi[2], 1, pf);
+    a->ez_out[o] = gs_fdtd3_ez_p(a, i, j, k, a->hy_out[o], hy_im, a->hx_out[o], hx_jm, me, t[2], phi[2], 1, pf, pk);
   }
 }
 

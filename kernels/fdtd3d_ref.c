@@ -64,10 +64,10 @@ GS_FMA_CLONES static void e_pass(const gs_fdtd3_step_args *a, gs_fdtd3_region r,
     for (int64_t j = r.j0; j < r.j1; ++j)
       if (pf == GS_FDTD3_HORIPML1)
         for (int64_t i = r.i0; i < r.i1; ++i)
-          gs_fdtd3_e_node(a, stored, i, j, k, poles, GS_FDTD3_HORIPML1, ~0u);
+          gs_fdtd3_e_node(a, stored, i, j, k, poles, 0, GS_FDTD3_HORIPML1, ~0u);
       else
         for (int64_t i = r.i0; i < r.i1; ++i)
-          gs_fdtd3_e_node(a, stored, i, j, k, poles, pf, ~0u);
+          gs_fdtd3_e_node(a, stored, i, j, k, poles, 0, pf, ~0u);
 }
 
 void gs_fdtd3_pml_coefs(int form, const float r[2][4], float out[GS_FDTD3_PML_K]) {

@@ -18,7 +18,8 @@
  * (Debye: every source kind in or next to the soil: deferred nodes),
  * magnetic.in (complex poles, a magnetic material: no fused marching kernel;
  * a magnetic dipole), planewave.in (a plane wave's box cutting a Lorentz
- * and a Debye material). GPU part skips (77) without a GPU. */
+ * and a Debye material); one_pole.in and one_pole_complex.in (one pole:
+ * the GPU's kernels of that pole kind). GPU part skips (77) without a GPU. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -127,7 +127,7 @@ static void check_e_again(void) {
   for (int64_t k = 0; k <= n; ++k)
     for (int64_t j = 0; j <= n; ++j)
       for (int64_t i = 0; i <= n; ++i)
-        gs_fdtd3_e_node(&x, all, i, j, k, 0, x.pml_form, ~0u);
+        gs_fdtd3_e_node(&x, all, i, j, k, 0, 0, x.pml_form, ~0u);
   gs_fdtd3_srcs s = {.nmag = ND, .mag_off = off, .mag_comp = comp, .mag_ijk = ijk, .mag_val = val};
   gs_fdtd3_sources_ref(&g.a, &s, gs_tick_at(0), NULL);
   for (int c = 0; c < 3; ++c) {
