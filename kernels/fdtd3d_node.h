@@ -380,59 +380,95 @@ GS_HD3 void gs_fdtd3_pole_update(const gs_fdtd3_poles *p, int pk, int mat, float
 }
 
 /* The map word pair of E component comp's block holding offset o, NULL
- * when the component has no fused node (fdtd3d_kernels.h). */
+ * when the component has no fused node (fdtd3d_kernels.h). A block index
+ * (o >> 5) fits 32 bits for any array a device holds: 32-bit arithmetic. */
 GS_HD3 const uint32_t *gs_fdtd3_pole_map(const gs_fdtd3_step_args *a, int comp, int64_t o) {
   const uint32_t *w = a->poles.map[comp];
-  return w ? w + 2 * (o >> 5) : 0;
+  return w ? w + 2 * (size_t)(uint32_t)(o >> 5) : 0;
+}
+
+/* No fused node (gs_fdtd3_pole_index). */
+#define GS_FDTD3_NO_SLOT 0xFFFFFFFFu
+
+/* The slot of E component comp's node at offset o if the E update advances
+ * its poles (a fused node, fdtd3d_kernels.h; slots are 32-bit, as the map's
+ * first words), else GS_FDTD3_NO_SLOT. The GPU reads the word pair in one
+ * 8-byte load (the map's pairs are 8-byte aligned). */
+GS_HD3 uint32_t gs_fdtd3_pole_index(const gs_fdtd3_step_args *a, int comp, int64_t o) {
+  const uint32_t *w = gs_fdtd3_pole_map(a, comp, o);
+  if (!w) return GS_FDTD3_NO_SLOT;
+#ifdef __CUDA_ARCH__
+  const uint2 pair = __ldg((const uint2 *)w);
+  const unsigned first = pair.x, mask = pair.y;
+#else
+  const unsigned first = w[0], mask = w[1];
+#endif
+  const unsigned bit = (unsigned)(o & 31);
+  if (!(mask >> bit & 1u)) return GS_FDTD3_NO_SLOT;
+#ifdef __CUDA_ARCH__
+  return first + (unsigned)__popc(mask & ((1u << bit) - 1u));
+#else
+  return first + (unsigned)__builtin_popcount(mask & ((1u << bit) - 1u));
+#endif
+}
+
+/* The pole state of E component comp's fused node of slot s (NULL for
+ * GS_FDTD3_NO_SLOT); pk: the pole kind. */
+GS_HD3 float *gs_fdtd3_pole_at(const gs_fdtd3_step_args *a, int pk, int comp, uint32_t s) {
+  const gs_fdtd3_poles *p = &a->poles;
+  const int per = gs_fdtd3_pk_np(p, pk) * (gs_fdtd3_pk_cx(p, pk) ? 2 : 1);
+  return s == GS_FDTD3_NO_SLOT ? 0 : p->t[comp] + (size_t)s * (size_t)per;
 }
 
 /* The pole state of E component comp's node at offset o if the E update
- * advances it (a fused node, fdtd3d_kernels.h), else NULL; pk: the pole
- * kind. */
+ * advances it, else NULL. */
 GS_HD3 float *gs_fdtd3_pole_slot(const gs_fdtd3_step_args *a, int pk, int comp, int64_t o) {
-  const gs_fdtd3_poles *p = &a->poles;
-  const uint32_t *w = gs_fdtd3_pole_map(a, comp, o);
-  if (!w) return 0;
-  const unsigned bit = (unsigned)(o & 31), mask = w[1];
-  if (!(mask >> bit & 1u)) return 0;
-#ifdef __CUDA_ARCH__
-  const unsigned before = (unsigned)__popc(mask & ((1u << bit) - 1u));
-#else
-  const unsigned before = (unsigned)__builtin_popcount(mask & ((1u << bit) - 1u));
-#endif
-  const int per = gs_fdtd3_pk_np(p, pk) * (gs_fdtd3_pk_cx(p, pk) ? 2 : 1);
-  return p->t[comp] + ((int64_t)w[0] + before) * per;
+  return gs_fdtd3_pole_at(a, pk, comp, gs_fdtd3_pole_index(a, comp, o));
 }
 
-/* The fused poles of node o's three E components (materials mat): their
- * state t[c] (NULL where none) and phi[c] from the old state. The three
- * components' loads are independent, so the GPU waits once for the map
- * words and once a pole for the state, not once each. */
-GS_HD3 void gs_fdtd3_poles3(const gs_fdtd3_step_args *a, int pk, int64_t o, const int mat[3], float *t[3],
-                            float phi[3]) {
+/* phi[c] of the fused poles t[c] (NULL where none) of E components of
+ * materials mat, from their old state. The three components' loads are
+ * independent, so the GPU waits once a pole for the state, not once each. */
+GS_HD3 void gs_fdtd3_poles_phi(const gs_fdtd3_step_args *a, int pk, const int mat[3], float *const t[3], float phi[3]) {
   const gs_fdtd3_poles *p = &a->poles;
   const int np = gs_fdtd3_pk_np(p, pk), cx = gs_fdtd3_pk_cx(p, pk), w = cx ? 2 : 1;
-  for (int k = 0; k < 3; ++k) {
-    t[k] = gs_fdtd3_pole_slot(a, pk, k, o);
+  for (int k = 0; k < 3; ++k)
     phi[k] = 0.0f;
-  }
   for (int q = 0; q < np; ++q)
     for (int k = 0; k < 3; ++k)
       if (t[k]) phi[k] = gs_fdtd3_phi_term(np, cx, p->coef + mat[k] * np, q, t[k][q * w], phi[k]);
 }
 
+/* The fused poles of node o's three E components (materials mat): their
+ * state t[c] (NULL where none) and phi[c] from the old state. */
+GS_HD3 void gs_fdtd3_poles3(const gs_fdtd3_step_args *a, int pk, int64_t o, const int mat[3], float *t[3],
+                            float phi[3]) {
+  for (int k = 0; k < 3; ++k)
+    t[k] = gs_fdtd3_pole_slot(a, pk, k, o);
+  gs_fdtd3_poles_phi(a, pk, mat, t, phi);
+}
+
 /* New E f[3] (their sums, at a node no slab reaches: no CPML term) with
- * the fused poles of node o's components, where it has any (materials mat,
- * old E e): f - srce phi, and the state advanced (A and B). */
-GS_HD3 void gs_fdtd3_e_fused3(const gs_fdtd3_step_args *a, int pk, int64_t o, const int mat[3], const float e[3],
-                              float f[3]) {
-  float *t[3], phi[3];
-  gs_fdtd3_poles3(a, pk, o, mat, t, phi);
+ * the fused poles t[c] of the node's components (NULL where none;
+ * materials mat, old E e): f - srce phi, and the state advanced (A and B). */
+GS_HD3 void gs_fdtd3_e_fused3_at(const gs_fdtd3_step_args *a, int pk, const int mat[3], const float e[3], float f[3],
+                                 float *const t[3]) {
+  float phi[3];
+  gs_fdtd3_poles_phi(a, pk, mat, t, phi);
   for (int k = 0; k < 3; ++k)
     if (t[k]) {
       f[k] = fmaf(-a->coef[mat[k]].src, phi[k], f[k]);
       gs_fdtd3_pole_update(&a->poles, pk, mat[k], t[k], e[k], f[k], 1);
     }
+}
+
+/* The same at node offset o, its poles found from the map. */
+GS_HD3 void gs_fdtd3_e_fused3(const gs_fdtd3_step_args *a, int pk, int64_t o, const int mat[3], const float e[3],
+                              float f[3]) {
+  float *t[3];
+  for (int k = 0; k < 3; ++k)
+    t[k] = gs_fdtd3_pole_slot(a, pk, k, o);
+  gs_fdtd3_e_fused3_at(a, pk, mat, e, f, t);
 }
 
 /* New Ex, Ey, Ez from the new H around the node (_im, _jm, _km: the H one
