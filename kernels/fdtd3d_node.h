@@ -29,6 +29,19 @@
 #endif
 #endif
 
+/* A load from an array that no kernel writes while it reads it (the fields
+ * in, materials, coefficients, CPML profiles, psi in, the map, and the new H
+ * in the E pass): on the GPU through the read-only path, which also lets
+ * the compiler issue it ahead of the stores before it (they cannot alias
+ * it), so that a node's loads are in flight together rather than each
+ * component's after the last one's stores. The pole state (read and
+ * written) and the out arrays never take it. */
+#ifdef __CUDA_ARCH__
+#define GS_LDG(p) __ldg(p)
+#else
+#define GS_LDG(p) (*(p))
+#endif
+
 /* gprMax 4's compiled update (gcc -O3 -march=native) contracts its sums
  * into fused multiply-adds; these reproduce its contraction, so that our
  * float32 fields equal its own bit for bit in free space (docs/gprmax-rules.md,
@@ -132,13 +145,13 @@ GS_HD3 float gs_fdtd3_cpml(const gs_fdtd3_step_args *a, int e, int comp, int64_t
     const float d = (dir == 0 ? raw_x : dir == 1 ? raw_y : raw_z) / p->d;
     const float c = dir == 0 ? sx : dir == 1 ? sy : sz;
     if (e) {
-      const float phi = p->psi_e_in[slot][w];
-      p->psi_e_out[slot][w] = fmaf(p->ree[q], phi, -(p->rfe[q] * d));
-      f = fmaf(c, fmaf(p->ra1e[q], d, p->rbe[q] * phi), f);
+      const float phi = GS_LDG(&p->psi_e_in[slot][w]);
+      p->psi_e_out[slot][w] = fmaf(GS_LDG(&p->ree[q]), phi, -(GS_LDG(&p->rfe[q]) * d));
+      f = fmaf(c, fmaf(GS_LDG(&p->ra1e[q]), d, GS_LDG(&p->rbe[q]) * phi), f);
     } else {
-      const float phi = p->psi_h_in[slot][w];
-      if (own) p->psi_h_out[slot][w] = fmaf(p->reh[q], phi, -(p->rfh[q] * d));
-      f = fmaf(c, fmaf(p->ra1h[q], d, p->rbh[q] * phi), f);
+      const float phi = GS_LDG(&p->psi_h_in[slot][w]);
+      if (own) p->psi_h_out[slot][w] = fmaf(GS_LDG(&p->reh[q]), phi, -(GS_LDG(&p->rfh[q]) * d));
+      f = fmaf(c, fmaf(GS_LDG(&p->ra1h[q]), d, GS_LDG(&p->rbh[q]) * phi), f);
     }
   }
   return f;
@@ -160,19 +173,19 @@ GS_HD3 float gs_fdtd3_cpml(const gs_fdtd3_step_args *a, int e, int comp, int64_t
 GS_HD3 float gs_fdtd3_pml_term(int pf, const float *k, float d, float c, float f, float p0, float p1, float *n0,
                                float *n1) {
   if (pf == GS_FDTD3_HORIPML2) {
-    *n1 = fmaf(k[6], p1, -(k[5] * fmaf(k[3], d, k[4] * p0)));
-    *n0 = fmaf(k[8], p0, -(k[7] * d));
-    return fmaf(c, fmaf(k[2], p1, fmaf(k[0], d, k[1] * p0)), f);
+    *n1 = fmaf(GS_LDG(&k[6]), p1, -(GS_LDG(&k[5]) * fmaf(GS_LDG(&k[3]), d, GS_LDG(&k[4]) * p0)));
+    *n0 = fmaf(GS_LDG(&k[8]), p0, -(GS_LDG(&k[7]) * d));
+    return fmaf(c, fmaf(GS_LDG(&k[2]), p1, fmaf(GS_LDG(&k[0]), d, GS_LDG(&k[1]) * p0)), f);
   }
   if (pf == GS_FDTD3_MRIPML1) {
-    *n0 = fmaf(-k[2], p0, fmaf(k[3], p0, k[2] * d));
+    *n0 = fmaf(-GS_LDG(&k[2]), p0, fmaf(GS_LDG(&k[3]), p0, GS_LDG(&k[2]) * d));
     *n1 = 0.0f;
-    return fmaf(c, fmaf(k[1], d, -(k[0] * p0)), f);
+    return fmaf(c, fmaf(GS_LDG(&k[1]), d, -(GS_LDG(&k[0]) * p0)), f);
   }
-  const float psi = fmaf(k[2], p0, k[3] * p1), e = d - psi; /* MRIPML2 */
-  *n0 = fmaf(k[6], p0, k[4] * e);
-  *n1 = fmaf(k[7], p1, k[5] * e);
-  return fmaf(c, fmaf(k[1], d, -(k[0] * psi)), f);
+  const float psi = fmaf(GS_LDG(&k[2]), p0, GS_LDG(&k[3]) * p1), e = d - psi; /* MRIPML2 */
+  *n0 = fmaf(GS_LDG(&k[6]), p0, GS_LDG(&k[4]) * e);
+  *n1 = fmaf(GS_LDG(&k[7]), p1, GS_LDG(&k[5]) * e);
+  return fmaf(c, fmaf(GS_LDG(&k[1]), d, -(GS_LDG(&k[0]) * psi)), f);
 }
 
 /* gs_fdtd3_cpml in the other forms (pf > 0): the same slabs, nodes and
@@ -200,7 +213,7 @@ GS_HD3 float gs_fdtd3_cpml_x(const gs_fdtd3_step_args *a, int pf, int e, int com
     const float c = dir == 0 ? sx : dir == 1 ? sy : sz;
     const float *in = e ? p->psi_e_in[slot] : p->psi_h_in[slot];
     float *out = e ? p->psi_e_out[slot] : p->psi_h_out[slot];
-    const float p0 = in[w], p1 = two ? in[w + p->psi2] : 0.0f;
+    const float p0 = GS_LDG(&in[w]), p1 = two ? GS_LDG(&in[w + p->psi2]) : 0.0f;
     float n0, n1;
     f = gs_fdtd3_pml_term(pf, (e ? p->ke : p->kh) + (int64_t)q * GS_FDTD3_PML_K, d, c, f, p0, p1, &n0, &n1);
     if (e || own) {
@@ -240,18 +253,33 @@ GS_HD3 int gs_fdtd3_ez_ok(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int
   return i >= 1 && i < a->nx && j >= 1 && j < a->ny && k < a->nz;
 }
 
+/* The magnetic coefficients of material m (each through GS_LDG). */
+GS_HD3 gs_fdtd3_hcoef gs_fdtd3_hcoef_at(const gs_fdtd3_step_args *a, int m) {
+  const gs_fdtd3_hcoef *c = &a->hcoef[m];
+  const gs_fdtd3_hcoef v = {GS_LDG(&c->da), GS_LDG(&c->dbx), GS_LDG(&c->dby), GS_LDG(&c->dbz), GS_LDG(&c->src)};
+  return v;
+}
+
+/* The electric coefficients of material m (each through GS_LDG). */
+GS_HD3 gs_fdtd3_coef gs_fdtd3_coef_at(const gs_fdtd3_step_args *a, int m) {
+  const gs_fdtd3_coef *c = &a->coef[m];
+  const gs_fdtd3_coef v = {GS_LDG(&c->ca), GS_LDG(&c->cbx), GS_LDG(&c->cby), GS_LDG(&c->cbz), GS_LDG(&c->src)};
+  return v;
+}
+
 /* New Hx, Hy, Hz at a node where they are updated; own: store H's psi. */
 GS_HD3 float gs_fdtd3_hx_m(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own, unsigned mask,
                            int pf) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
-  const float dy = a->ez[o + a->pitch] - a->ez[o], dz = a->ey[o + a->plane] - a->ey[o];
+  const float dy = GS_LDG(&a->ez[o + a->pitch]) - GS_LDG(&a->ez[o]),
+              dz = GS_LDG(&a->ey[o + a->plane]) - GS_LDG(&a->ey[o]);
   float h, src = a->srcm;
   if (a->hmx) {
-    const gs_fdtd3_hcoef c = a->hcoef[a->hmx[o]];
+    const gs_fdtd3_hcoef c = gs_fdtd3_hcoef_at(a, GS_LDG(&a->hmx[o]));
     src = c.src;
-    h = gs_fdtd3_hsum(c.da, a->hx[o], c.dby, dy, c.dbz, dz);
+    h = gs_fdtd3_hsum(c.da, GS_LDG(&a->hx[o]), c.dby, dy, c.dbz, dz);
   } else {
-    h = gs_fdtd3_hsum1(a->hx[o], a->dby, dy, a->dbz, dz);
+    h = gs_fdtd3_hsum1(GS_LDG(&a->hx[o]), a->dby, dy, a->dbz, dz);
   }
   if (a->nslab) h = gs_fdtd3_cpml_f(a, pf, 0, 0, i, j, k, h, 0, -src, src, 0, dy, dz, own, mask);
   return h;
@@ -260,14 +288,14 @@ GS_HD3 float gs_fdtd3_hx_m(const gs_fdtd3_step_args *a, int64_t i, int64_t j, in
 GS_HD3 float gs_fdtd3_hy_m(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own, unsigned mask,
                            int pf) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
-  const float dz = a->ex[o + a->plane] - a->ex[o], dx = a->ez[o + 1] - a->ez[o];
+  const float dz = GS_LDG(&a->ex[o + a->plane]) - GS_LDG(&a->ex[o]), dx = GS_LDG(&a->ez[o + 1]) - GS_LDG(&a->ez[o]);
   float h, src = a->srcm;
   if (a->hmy) {
-    const gs_fdtd3_hcoef c = a->hcoef[a->hmy[o]];
+    const gs_fdtd3_hcoef c = gs_fdtd3_hcoef_at(a, GS_LDG(&a->hmy[o]));
     src = c.src;
-    h = gs_fdtd3_hsum(c.da, a->hy[o], c.dbz, dz, c.dbx, dx);
+    h = gs_fdtd3_hsum(c.da, GS_LDG(&a->hy[o]), c.dbz, dz, c.dbx, dx);
   } else {
-    h = gs_fdtd3_hsum1(a->hy[o], a->dbz, dz, a->dbx, dx);
+    h = gs_fdtd3_hsum1(GS_LDG(&a->hy[o]), a->dbz, dz, a->dbx, dx);
   }
   if (a->nslab) h = gs_fdtd3_cpml_f(a, pf, 0, 1, i, j, k, h, src, 0, -src, dx, 0, dz, own, mask);
   return h;
@@ -276,14 +304,14 @@ GS_HD3 float gs_fdtd3_hy_m(const gs_fdtd3_step_args *a, int64_t i, int64_t j, in
 GS_HD3 float gs_fdtd3_hz_m(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own, unsigned mask,
                            int pf) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
-  const float dx = a->ey[o + 1] - a->ey[o], dy = a->ex[o + a->pitch] - a->ex[o];
+  const float dx = GS_LDG(&a->ey[o + 1]) - GS_LDG(&a->ey[o]), dy = GS_LDG(&a->ex[o + a->pitch]) - GS_LDG(&a->ex[o]);
   float h, src = a->srcm;
   if (a->hmz) {
-    const gs_fdtd3_hcoef c = a->hcoef[a->hmz[o]];
+    const gs_fdtd3_hcoef c = gs_fdtd3_hcoef_at(a, GS_LDG(&a->hmz[o]));
     src = c.src;
-    h = gs_fdtd3_hsum(c.da, a->hz[o], c.dbx, dx, c.dby, dy);
+    h = gs_fdtd3_hsum(c.da, GS_LDG(&a->hz[o]), c.dbx, dx, c.dby, dy);
   } else {
-    h = gs_fdtd3_hsum1(a->hz[o], a->dbx, dx, a->dby, dy);
+    h = gs_fdtd3_hsum1(GS_LDG(&a->hz[o]), a->dbx, dx, a->dby, dy);
   }
   if (a->nslab) h = gs_fdtd3_cpml_f(a, pf, 0, 2, i, j, k, h, -src, src, 0, dx, dy, 0, own, mask);
   return h;
@@ -327,8 +355,9 @@ GS_HD3 int gs_fdtd3_pk_cx(const gs_fdtd3_poles *p, int pk) {
 /* phi after pole q's term (np poles, cx complex), v: the pole's old state
  * (its real part). */
 GS_HD3 float gs_fdtd3_phi_term(int np, int cx, const gs_fdtd3_disp_coef *c, int q, float v, float phi) {
-  if (q > 0) return cx ? phi + c[q].c0 * v : fmaf(c[q].c0, v, phi);
-  return np > 1 ? 0.0f + c[0].c0 * v : c[0].c0 * v;
+  const float c0 = GS_LDG(&c[q].c0);
+  if (q > 0) return cx ? phi + c0 * v : fmaf(c0, v, phi);
+  return np > 1 ? 0.0f + c0 * v : c0 * v;
 }
 
 /* phi of a node of material mat from its old state t. */
@@ -343,24 +372,26 @@ GS_HD3 float gs_fdtd3_pole_phi(const gs_fdtd3_poles *p, int mat, const float *t)
 
 /* A of one pole on its state v (re, im). */
 GS_HD3 void gs_fdtd3_pole_a(const gs_fdtd3_disp_coef *c, int cplx, float v[2], float e) {
+  const float c1 = GS_LDG(&c->c1), c2 = GS_LDG(&c->c2);
   if (!cplx) {
-    v[0] = fmaf(c->c1, v[0], c->c2 * e);
+    v[0] = fmaf(c1, v[0], c2 * e);
     return;
   }
-  const float tr = v[0], ti = v[1], ec = e + 0.0f;
-  v[0] = (c->c1 * tr - c->c1i * ti) + (c->c2 * ec - c->c2i * 0.0f);
-  v[1] = (c->c1 * ti + c->c1i * tr) + (c->c2 * 0.0f + c->c2i * ec);
+  const float c1i = GS_LDG(&c->c1i), c2i = GS_LDG(&c->c2i), tr = v[0], ti = v[1], ec = e + 0.0f;
+  v[0] = (c1 * tr - c1i * ti) + (c2 * ec - c2i * 0.0f);
+  v[1] = (c1 * ti + c1i * tr) + (c2 * 0.0f + c2i * ec);
 }
 
 /* B of one pole on its state v. */
 GS_HD3 void gs_fdtd3_pole_b(const gs_fdtd3_disp_coef *c, int cplx, float v[2], float en) {
+  const float c2 = GS_LDG(&c->c2);
   if (!cplx) {
-    v[0] = fmaf(-c->c2, en, v[0]);
+    v[0] = fmaf(-c2, en, v[0]);
     return;
   }
-  const float ec = en + 0.0f;
-  v[0] = v[0] - (c->c2 * ec - c->c2i * 0.0f);
-  v[1] = v[1] - (c->c2 * 0.0f + c->c2i * ec);
+  const float c2i = GS_LDG(&c->c2i), ec = en + 0.0f;
+  v[0] = v[0] - (c2 * ec - c2i * 0.0f);
+  v[1] = v[1] - (c2 * 0.0f + c2i * ec);
 }
 
 /* The state t of a node of material mat after A from its old E e, then,
@@ -396,20 +427,22 @@ GS_HD3 const uint32_t *gs_fdtd3_pole_map(const gs_fdtd3_step_args *a, int comp, 
  * 8-byte load (the map's pairs are 8-byte aligned). */
 GS_HD3 uint32_t gs_fdtd3_pole_index(const gs_fdtd3_step_args *a, int comp, int64_t o) {
   const uint32_t *w = gs_fdtd3_pole_map(a, comp, o);
-  if (!w) return GS_FDTD3_NO_SLOT;
+  unsigned first = 0, mask = 0; /* no branch past the load: the next component's load need not wait for it */
+  if (w) {
 #ifdef __CUDA_ARCH__
-  const uint2 pair = __ldg((const uint2 *)w);
-  const unsigned first = pair.x, mask = pair.y;
+    const uint2 pair = __ldg((const uint2 *)w);
+    first = pair.x, mask = pair.y;
 #else
-  const unsigned first = w[0], mask = w[1];
+    first = w[0], mask = w[1];
 #endif
-  const unsigned bit = (unsigned)(o & 31);
-  if (!(mask >> bit & 1u)) return GS_FDTD3_NO_SLOT;
+  }
+  const unsigned bit = (unsigned)(o & 31), below = mask & ((1u << bit) - 1u);
 #ifdef __CUDA_ARCH__
-  return first + (unsigned)__popc(mask & ((1u << bit) - 1u));
+  const unsigned before = (unsigned)__popc(below);
 #else
-  return first + (unsigned)__builtin_popcount(mask & ((1u << bit) - 1u));
+  const unsigned before = (unsigned)__builtin_popcount(below);
 #endif
+  return mask >> bit & 1u ? first + before : GS_FDTD3_NO_SLOT;
 }
 
 /* The pole state of E component comp's fused node of slot s (NULL for
@@ -457,7 +490,7 @@ GS_HD3 void gs_fdtd3_e_fused3_at(const gs_fdtd3_step_args *a, int pk, const int 
   gs_fdtd3_poles_phi(a, pk, mat, t, phi);
   for (int k = 0; k < 3; ++k)
     if (t[k]) {
-      f[k] = fmaf(-a->coef[mat[k]].src, phi[k], f[k]);
+      f[k] = fmaf(-GS_LDG(&a->coef[mat[k]].src), phi[k], f[k]);
       gs_fdtd3_pole_update(&a->poles, pk, mat[k], t[k], e[k], f[k], 1);
     }
 }
@@ -480,39 +513,39 @@ GS_HD3 void gs_fdtd3_e_fused3(const gs_fdtd3_step_args *a, int pk, int64_t o, co
 GS_HD3 float gs_fdtd3_ex_p(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, float hz, float hz_jm,
                            float hy, float hy_km, unsigned mask, float *t, float phi, int b, int pf, int pk) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
-  const int mat = a->mex[o];
-  const gs_fdtd3_coef c = a->coef[mat];
+  const int mat = GS_LDG(&a->mex[o]);
+  const gs_fdtd3_coef c = gs_fdtd3_coef_at(a, mat);
   const float dy = hz - hz_jm, dz = hy - hy_km;
-  float f = gs_fdtd3_esum(c.ca, a->ex[o], c.cby, dy, c.cbz, dz);
+  float f = gs_fdtd3_esum(c.ca, GS_LDG(&a->ex[o]), c.cby, dy, c.cbz, dz);
   if (t) f = fmaf(-c.src, phi, f);
   if (a->nslab) f = gs_fdtd3_cpml_f(a, pf, 1, 0, i, j, k, f, 0, c.src, -c.src, 0, dy, dz, 1, mask);
-  if (t) gs_fdtd3_pole_update(&a->poles, pk, mat, t, a->ex[o], f, b);
+  if (t) gs_fdtd3_pole_update(&a->poles, pk, mat, t, GS_LDG(&a->ex[o]), f, b);
   return f;
 }
 
 GS_HD3 float gs_fdtd3_ey_p(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, float hx, float hx_km,
                            float hz, float hz_im, unsigned mask, float *t, float phi, int b, int pf, int pk) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
-  const int mat = a->mey[o];
-  const gs_fdtd3_coef c = a->coef[mat];
+  const int mat = GS_LDG(&a->mey[o]);
+  const gs_fdtd3_coef c = gs_fdtd3_coef_at(a, mat);
   const float dz = hx - hx_km, dx = hz - hz_im;
-  float f = gs_fdtd3_esum(c.ca, a->ey[o], c.cbz, dz, c.cbx, dx);
+  float f = gs_fdtd3_esum(c.ca, GS_LDG(&a->ey[o]), c.cbz, dz, c.cbx, dx);
   if (t) f = fmaf(-c.src, phi, f);
   if (a->nslab) f = gs_fdtd3_cpml_f(a, pf, 1, 1, i, j, k, f, -c.src, 0, c.src, dx, 0, dz, 1, mask);
-  if (t) gs_fdtd3_pole_update(&a->poles, pk, mat, t, a->ey[o], f, b);
+  if (t) gs_fdtd3_pole_update(&a->poles, pk, mat, t, GS_LDG(&a->ey[o]), f, b);
   return f;
 }
 
 GS_HD3 float gs_fdtd3_ez_p(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, float hy, float hy_im,
                            float hx, float hx_jm, unsigned mask, float *t, float phi, int b, int pf, int pk) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
-  const int mat = a->mez[o];
-  const gs_fdtd3_coef c = a->coef[mat];
+  const int mat = GS_LDG(&a->mez[o]);
+  const gs_fdtd3_coef c = gs_fdtd3_coef_at(a, mat);
   const float dx = hy - hy_im, dy = hx - hx_jm;
-  float f = gs_fdtd3_esum(c.ca, a->ez[o], c.cbx, dx, c.cby, dy);
+  float f = gs_fdtd3_esum(c.ca, GS_LDG(&a->ez[o]), c.cbx, dx, c.cby, dy);
   if (t) f = fmaf(-c.src, phi, f);
   if (a->nslab) f = gs_fdtd3_cpml_f(a, pf, 1, 2, i, j, k, f, c.src, -c.src, 0, dx, dy, 0, 1, mask);
-  if (t) gs_fdtd3_pole_update(&a->poles, pk, mat, t, a->ez[o], f, b);
+  if (t) gs_fdtd3_pole_update(&a->poles, pk, mat, t, GS_LDG(&a->ez[o]), f, b);
   return f;
 }
 
@@ -559,23 +592,26 @@ GS_HD3 void gs_fdtd3_e_node(const gs_fdtd3_step_args *a, gs_fdtd3_region r, int6
   const unsigned me = a->nslab ? gs_fdtd3_slab_mask_in(a, 1, i, j, k, cand) : 0u;
   float *t[3] = {0, 0, 0}, phi[3] = {0, 0, 0};
   if (poles) {
-    const int mat[3] = {a->mex[o], a->mey[o], a->mez[o]};
+    const int mat[3] = {GS_LDG(&a->mex[o]), GS_LDG(&a->mey[o]), GS_LDG(&a->mez[o])};
     gs_fdtd3_poles3(a, pk, o, mat, t, phi);
   }
   if (gs_fdtd3_ex_ok(a, i, j, k)) {
-    const float hz_jm = j - 1 >= r.j0 ? a->hz_out[o - P] : gs_fdtd3_hz(a, i, j - 1, k, 0, pf);
-    const float hy_km = k - 1 >= r.k0 ? a->hy_out[o - S] : gs_fdtd3_hy(a, i, j, k - 1, 0, pf);
-    a->ex_out[o] = gs_fdtd3_ex_p(a, i, j, k, a->hz_out[o], hz_jm, a->hy_out[o], hy_km, me, t[0], phi[0], 1, pf, pk);
+    const float hz_jm = j - 1 >= r.j0 ? GS_LDG(&a->hz_out[o - P]) : gs_fdtd3_hz(a, i, j - 1, k, 0, pf);
+    const float hy_km = k - 1 >= r.k0 ? GS_LDG(&a->hy_out[o - S]) : gs_fdtd3_hy(a, i, j, k - 1, 0, pf);
+    a->ex_out[o] = gs_fdtd3_ex_p(a, i, j, k, GS_LDG(&a->hz_out[o]), hz_jm, GS_LDG(&a->hy_out[o]), hy_km, me, t[0],
+                                 phi[0], 1, pf, pk);
   }
   if (gs_fdtd3_ey_ok(a, i, j, k)) {
-    const float hx_km = k - 1 >= r.k0 ? a->hx_out[o - S] : gs_fdtd3_hx(a, i, j, k - 1, 0, pf);
-    const float hz_im = i - 1 >= r.i0 ? a->hz_out[o - 1] : gs_fdtd3_hz(a, i - 1, j, k, 0, pf);
-    a->ey_out[o] = gs_fdtd3_ey_p(a, i, j, k, a->hx_out[o], hx_km, a->hz_out[o], hz_im, me, t[1], phi[1], 1, pf, pk);
+    const float hx_km = k - 1 >= r.k0 ? GS_LDG(&a->hx_out[o - S]) : gs_fdtd3_hx(a, i, j, k - 1, 0, pf);
+    const float hz_im = i - 1 >= r.i0 ? GS_LDG(&a->hz_out[o - 1]) : gs_fdtd3_hz(a, i - 1, j, k, 0, pf);
+    a->ey_out[o] = gs_fdtd3_ey_p(a, i, j, k, GS_LDG(&a->hx_out[o]), hx_km, GS_LDG(&a->hz_out[o]), hz_im, me, t[1],
+                                 phi[1], 1, pf, pk);
   }
   if (gs_fdtd3_ez_ok(a, i, j, k)) {
-    const float hy_im = i - 1 >= r.i0 ? a->hy_out[o - 1] : gs_fdtd3_hy(a, i - 1, j, k, 0, pf);
-    const float hx_jm = j - 1 >= r.j0 ? a->hx_out[o - P] : gs_fdtd3_hx(a, i, j - 1, k, 0, pf);
-    a->ez_out[o] = gs_fdtd3_ez_p(a, i, j, k, a->hy_out[o], hy_im, a->hx_out[o], hx_jm, me, t[2], phi[2], 1, pf, pk);
+    const float hy_im = i - 1 >= r.i0 ? GS_LDG(&a->hy_out[o - 1]) : gs_fdtd3_hy(a, i - 1, j, k, 0, pf);
+    const float hx_jm = j - 1 >= r.j0 ? GS_LDG(&a->hx_out[o - P]) : gs_fdtd3_hx(a, i, j - 1, k, 0, pf);
+    a->ez_out[o] = gs_fdtd3_ez_p(a, i, j, k, GS_LDG(&a->hy_out[o]), hy_im, GS_LDG(&a->hx_out[o]), hx_jm, me, t[2],
+                                 phi[2], 1, pf, pk);
   }
 }
 
