@@ -411,8 +411,10 @@ GS_HD3 void gs_fdtd3_pole_update(const gs_fdtd3_poles *p, int pk, int mat, float
 }
 
 /* The map word pair of E component comp's block holding offset o, NULL
- * when the component has no fused node (fdtd3d_kernels.h). A block index
- * (o >> 5) fits 32 bits for any array a device holds: 32-bit arithmetic. */
+ * when the component has no fused node (fdtd3d_kernels.h). The block index
+ * (o >> 5; o global on a model split over ranks) is taken in 32 bits: the
+ * engine refuses dispersive models of more than 2^37 nodes
+ * (gs_fdtd3_disp_place). */
 GS_HD3 const uint32_t *gs_fdtd3_pole_map(const gs_fdtd3_step_args *a, int comp, int64_t o) {
   const uint32_t *w = a->poles.map[comp];
   return w ? w + 2 * (size_t)(uint32_t)(o >> 5) : 0;

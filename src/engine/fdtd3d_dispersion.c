@@ -325,6 +325,12 @@ static void place_component(gs_fdtd3_sim *m, gs_fdtd3_disp *d, defer_list *l, in
 gs_status gs_fdtd3_disp_place(gs_fdtd3_sim *m, const gs_geometry3 *g, char *err, size_t errlen) {
   gs_fdtd3_disp *d = m->disp;
   if (!d) return GS_OK;
+  /* The kernels take a node's map words by its global block, offset >> 5, in 32 bits
+   * (kernels/fdtd3d_node.h, gs_fdtd3_pole_map); offsets are global on a split model. */
+  if ((m->bias + m->count - 1) >> 5 > (int64_t)UINT32_MAX) {
+    snprintf(err, errlen, "%s: dispersive materials in a model of more than 2^37 nodes are not supported", m->sc->path);
+    return GS_ERR_USAGE;
+  }
   const int64_t blocks = m->count / 32; /* count: a multiple of the pitch, a multiple of 32 */
   const char *knob = getenv("GS_FDTD3_DISP");
   const int passes = knob && !strcmp(knob, "passes");
