@@ -22,6 +22,13 @@
 
 namespace {
 
+// Whether the environment's variable name is value (the measuring knobs; each
+// caller reads it once and keeps the answer).
+bool knob(const char *name, const char *value) {
+  const char *v = getenv(name);
+  return v && !strcmp(v, value);
+}
+
 // The boxes the fused kernel does not take (CPML, magnetic H, outer nodes),
 // one launch for all of them: a 1D grid, box z taking blocks [first[z],
 // first[z + 1]), each block 256 consecutive nodes (i fastest) of one plane of
@@ -87,7 +94,7 @@ __global__ void __launch_bounds__(32 * kNodeRows)
 // GS_FDTD3_POLES=any (a measuring knob), take the kernels built for any (0).
 int pole_kind(const gs_fdtd3_step_args *a) {
   static int any = -1;
-  if (any < 0) any = getenv("GS_FDTD3_POLES") && !strcmp(getenv("GS_FDTD3_POLES"), "any");
+  if (any < 0) any = knob("GS_FDTD3_POLES", "any");
   const int np = a->poles.npoles;
   return any || np < 1 || np > 3 ? 0 : GS_FDTD3_PK(np, a->poles.cplx ? 1 : 0);
 }
@@ -439,7 +446,7 @@ __device__ __forceinline__ void prefetch_l2(const void *p) {
 // at hand; PK: the pole kind.
 template <int PK>
 __device__ __forceinline__ void poles_ahead(const gs_fdtd3_step_args &a, int64_t o1, bool two, uint32_t slot[3]) {
-  const int per = gs_fdtd3_pk_np(&a.poles, PK) * (gs_fdtd3_pk_cx(&a.poles, PK) ? 2 : 1);
+  const int per = gs_fdtd3_pk_per(&a.poles, PK);
 #pragma unroll
   for (int k = 0; k < 3; ++k) {
     const uint32_t *w = gs_fdtd3_pole_map(&a, k, o1 + a.plane);
@@ -566,7 +573,7 @@ __global__ void sample_kernel(gs_fdtd3_fields v, const int64_t *off, int n, floa
 // GS_FDTD3_CAND=all (a measuring knob).
 unsigned slabs_near(const gs_fdtd3_step_args *a, const gs_fdtd3_region &b) {
   static int all = -1;
-  if (all < 0) all = getenv("GS_FDTD3_CAND") && !strcmp(getenv("GS_FDTD3_CAND"), "all");
+  if (all < 0) all = knob("GS_FDTD3_CAND", "all");
   if (all) return ~0u;
   unsigned cand = 0;
   for (int s = 0; s < a->nslab; ++s) {
@@ -585,7 +592,7 @@ int launch_box_kernel(const gs_fdtd3_step_args *a, const gs_fdtd3_region *box, i
                       cudaStream_t s) {
   Boxes b = {};
   static int tiles = -1;
-  if (tiles < 0) tiles = getenv("GS_FDTD3_BOXES") && !strcmp(getenv("GS_FDTD3_BOXES"), "tiles");
+  if (tiles < 0) tiles = knob("GS_FDTD3_BOXES", "tiles");
   b.flat = !tiles;
   unsigned blocks = 0;
   for (int q = 0; q < n; ++q) {
@@ -670,7 +677,7 @@ int launch_ring_p(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s
   const int64_t chunk = march_chunk(bx * by, nk, per_sm);
   dim3 grid((unsigned)bx, (unsigned)by, (unsigned)((nk + chunk - 1) / chunk));
   static int ahead = -1; // GS_FDTD3_POLES_AHEAD=0: no prefetch of the next plane's poles (a measuring knob)
-  if (ahead < 0) ahead = !(getenv("GS_FDTD3_POLES_AHEAD") && !strcmp(getenv("GS_FDTD3_POLES_AHEAD"), "0"));
+  if (ahead < 0) ahead = !knob("GS_FDTD3_POLES_AHEAD", "0");
   ring_kernel<R, W, D, MINB, Poles, PK><<<grid, dim3(32, R), smem, s>>>(*a, r, chunk, ahead != 0);
   return (int)cudaGetLastError();
 }
@@ -792,7 +799,7 @@ int step_overlapped(const gs_fdtd3_step_args *a, const gs_fdtd3_region *part, in
 extern "C" int gs_fdtd3_step_cuda(const gs_fdtd3_step_args *a, const gs_fdtd3_region *r, int n, void *stream) {
   cudaStream_t s = (cudaStream_t)stream;
   static int overlap = -1;
-  if (overlap < 0) overlap = getenv("GS_FDTD3_OVERLAP") && !strcmp(getenv("GS_FDTD3_OVERLAP"), "1");
+  if (overlap < 0) overlap = knob("GS_FDTD3_OVERLAP", "1");
   for (int q = 0; q < n; ++q) {
     gs_fdtd3_region part[7];
     const int np = gs_fdtd3_split(a, r[q], part);

@@ -24,7 +24,7 @@ GS_HD3 void gs_fdtd3_disp_a_node(const gs_fdtd3_step_args *a, const gs_fdtd3_dis
   const int64_t o = d->off[comp][e], P = a->pitch, S = a->plane;
   int64_t i, j, k;
   gs_fdtd3_disp_ijk(a, d, o, &i, &j, &k);
-  float *t = d->t[comp] + e * a->poles.npoles * (a->poles.cplx ? 2 : 1);
+  float *t = d->t[comp] + e * gs_fdtd3_pk_per(&a->poles, 0);
   const unsigned m = a->nslab ? gs_fdtd3_slab_mask(a, 1, i, j, k) : 0u;
   const float phi = gs_fdtd3_pole_phi(&a->poles, (comp == 0 ? a->mex : comp == 1 ? a->mey : a->mez)[o], t);
   if (comp == 0)

@@ -351,6 +351,10 @@ GS_HD3 int gs_fdtd3_pk_np(const gs_fdtd3_poles *p, int pk) {
 GS_HD3 int gs_fdtd3_pk_cx(const gs_fdtd3_poles *p, int pk) {
   return pk ? pk & 1 : p->cplx;
 }
+/* The floats of pole state a node holds: npoles, two a pole when complex. */
+GS_HD3 int gs_fdtd3_pk_per(const gs_fdtd3_poles *p, int pk) {
+  return gs_fdtd3_pk_np(p, pk) * (gs_fdtd3_pk_cx(p, pk) ? 2 : 1);
+}
 
 /* phi after pole q's term (np poles, cx complex), v: the pole's old state
  * (its real part). */
@@ -451,8 +455,7 @@ GS_HD3 uint32_t gs_fdtd3_pole_index(const gs_fdtd3_step_args *a, int comp, int64
  * GS_FDTD3_NO_SLOT); pk: the pole kind. */
 GS_HD3 float *gs_fdtd3_pole_at(const gs_fdtd3_step_args *a, int pk, int comp, uint32_t s) {
   const gs_fdtd3_poles *p = &a->poles;
-  const int per = gs_fdtd3_pk_np(p, pk) * (gs_fdtd3_pk_cx(p, pk) ? 2 : 1);
-  return s == GS_FDTD3_NO_SLOT ? 0 : p->t[comp] + (size_t)s * (size_t)per;
+  return s == GS_FDTD3_NO_SLOT ? 0 : p->t[comp] + (size_t)s * (size_t)gs_fdtd3_pk_per(p, pk);
 }
 
 /* The pole state of E component comp's node at offset o if the E update
