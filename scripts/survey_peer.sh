@@ -11,7 +11,8 @@
 # Wall time around each whole command: model builds, start-up and output writing count for both.
 # Prints model | cells | K | GPUs | gprMax wall s | ours wall s | ours solve s (the busiest rank's
 # "N steps in T s") | ratio (gprMax's wall over ours) | traces per hour of each | scaling of each
-# (traces per hour on G GPUs over G x its 1-GPU figure) | set-up % (ours: a trace's set-up over its
+# (traces per hour on G GPUs over G x its 1-GPU figure) | our pace's scaling (the same over our
+# "survey:" line's runs an hour: the runs alone, the process's start and end left out) | set-up % (ours: a trace's set-up over its
 # solve time, the median over the traces after each rank's first, from the per-trace lines of a
 # survey over several ranks) | agreement of the receivers of the last trace both codes finished
 # (scripts/gprmax/cmp.py: the worst component, 20 log10 max|ours - gprMax| over its peak) | trace.
@@ -266,20 +267,21 @@ scaling() { # $1 traces per hour on $3 GPUs, $2 on 1
 }
 csv="$out/survey_peer.csv"
 bad=0
-declare -A tph_gs tph_gx est
-echo "model,cells,traces,gpus,gprmax_wall_s,gpustencil_wall_s,gpustencil_solve_s,ratio,gprmax_traces_per_h,gpustencil_traces_per_h,gprmax_scaling,gpustencil_scaling,setup_pct,agreement_db,worst,trace_compared,gprmax_status" > "$csv"
+declare -A tph_gs tph_gx est pace_gs
+echo "model,cells,traces,gpus,gprmax_wall_s,gpustencil_wall_s,gpustencil_solve_s,ratio,gprmax_traces_per_h,gpustencil_traces_per_h,gprmax_scaling,gpustencil_scaling,setup_pct,agreement_db,worst,trace_compared,gprmax_status,gpustencil_pace_per_h,gpustencil_pace_scaling" > "$csv"
 echo
-line='%-18s %9s %4s %4s %10s %10s %9s %8s %10s %10s %8s %8s %7s %9s %-10s %5s  %s\n'
+line='%-18s %9s %4s %4s %10s %10s %9s %8s %10s %10s %8s %8s %8s %7s %9s %-10s %5s  %s\n'
 # shellcheck disable=SC2059
-printf "$line" model cells K GPUs "gprMax s" "ours s" "ours s" ratio "gprMax t/h" "ours t/h" "gprMax" "ours" "set-up" "agree dB" "(worst)" "trace" "gprMax's run"
+printf "$line" model cells K GPUs "gprMax s" "ours s" "ours s" ratio "gprMax t/h" "ours t/h" "gprMax" "ours" "ours" "set-up" "agree dB" "(worst)" "trace" "gprMax's run"
 # shellcheck disable=SC2059
-printf "$line" "" "" "" "" "wall" "wall" "solve" "" "" "" "scaling" "scaling" "%" "" "" "" ""
+printf "$line" "" "" "" "" "wall" "wall" "solve" "" "" "" "scaling" "scaling" "pace" "%" "" "" "" ""
 for i in "${!models[@]}"; do
   m=${models[$i]} k=${traces[$i]}
   for g in $(gpus_of "$m"); do
     gl="$W/logs/gs_${m}_g$g.log"
     cells=$(cells_of "$gl")
     solve=$(sed -n 's/^fdtd: [0-9]* steps in \([0-9.]*\) s .*/\1/p' "$gl" | head -1)
+    pace_gs[$m,$g]=$(sed -n 's/^fdtd: survey: .*: \([0-9]*\) runs an hour$/\1/p' "$gl" | head -1)
     gs=- tph_gs[$m,$g]=-
     if [ "${ours_rc[$m,$g]}" = 0 ]; then
       gs=${ours[$m,$g]}
@@ -305,9 +307,10 @@ for i in "${!models[@]}"; do
     [ $selftest = 0 ] && [ "${status#failed}" != "$status" ] && bad=1
     ratio=$(awk -v a="${gx#\~}" -v b="$gs" 'BEGIN{if (a + 0 > 0 && b + 0 > 0) printf "%.2f", a / b; else print "-"}')
     [ "$ratio" = - ] || ratio="${est[$m,$g]}$ratio"
-    scale_gx=- scale_gs=-
+    scale_gx=- scale_gs=- pace_scale=-
     if [ "$g" != 1 ] && [ -n "${tph_gs[$m,1]:-}" ]; then
       scale_gs=$(scaling "${tph_gs[$m,$g]}" "${tph_gs[$m,1]}" "$g")
+      pace_scale=$(scaling "${pace_gs[$m,$g]:-}" "${pace_gs[$m,1]:-}" "$g")
       scale_gx=$(scaling "${tph_gx[$m,$g]#\~}" "${tph_gx[$m,1]#\~}" "$g")
       [ "$scale_gx" = - ] || [ -z "${est[$m,$g]}${est[$m,1]}" ] || scale_gx="~$scale_gx"
     fi
@@ -316,8 +319,8 @@ for i in "${!models[@]}"; do
     read -r db worst < <(peer_agreement "$m" "$W/gs/${m}_g$g/$m$n.h5" "$W/gx/$label/$m$n.h5" "$W/logs/cmp_${m}_g$g.log")
     # shellcheck disable=SC2059
     printf "$line" "$m" "${cells:--}" "$k" "$g" "$gx" "$gs" "${solve:--}" "$ratio" "${tph_gx[$m,$g]}" "${tph_gs[$m,$g]}" \
-      "$scale_gx" "$scale_gs" "$sp" "${db:--}" "${worst:-}" "$n" "$status"
-    echo "$m,${cells:-},$k,$g,$gx,$gs,${solve:-},$ratio,${tph_gx[$m,$g]},${tph_gs[$m,$g]},$scale_gx,$scale_gs,$sp,${db:-},${worst:-},$n,$status" >> "$csv"
+      "$scale_gx" "$scale_gs" "$pace_scale" "$sp" "${db:--}" "${worst:-}" "$n" "$status"
+    echo "$m,${cells:-},$k,$g,$gx,$gs,${solve:-},$ratio,${tph_gx[$m,$g]},${tph_gs[$m,$g]},$scale_gx,$scale_gs,$sp,${db:-},${worst:-},$n,$status,${pace_gs[$m,$g]:-},$pace_scale" >> "$csv"
     if [ $selftest = 1 ]; then # every complete row timed and compared; the stopped row estimated and compared
       [ "${db:-}" = identical ] || awk -v d="${db:-0}" 'BEGIN{exit !(d + 0 < -60)}' || bad=1
       if [ "$status" = "done" ]; then
@@ -330,7 +333,9 @@ for i in "${!models[@]}"; do
 done
 echo "(wall: seconds around the whole command, its set-up included; ours solve: the busiest rank's solver seconds"
 echo " (\"N steps in T s\"); ratio: gprMax's wall over ours; t/h: traces per hour; scaling: traces per hour on G"
-echo " GPUs over G x the 1-GPU figure; set-up %: ours, a trace's set-up over its solve time after each rank's first"
+echo " GPUs over G x the 1-GPU figure; ours pace: the same over our runs alone, from the first run's set-up to the"
+echo " last run's files (our \"survey:\" line), the job's start and end (launcher, MPI, CUDA) left out;"
+echo " set-up %: ours, a trace's set-up over its solve time after each rank's first"
 echo " trace (the lines of a survey over several ranks); agree dB: the receivers of the last trace both codes"
 echo " finished, the worst component's 20 log10 max|ours - gprMax| / its peak; ~: a run stopped at its share of the"
 echo " budget: its wall to its last finished trace plus the traces left at its pace, and what is made from it)"

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "commands.h"
 #include "config.h"
 #include "log.h"
@@ -78,8 +79,10 @@ static int finish(gs_comm *c, int status) {
     if (status == GS_EXIT_OK) status = GS_EXIT_PARTIAL;
   }
   int all = gs_comm_agree(status, c->world);
+  gs_backend_early_finish();
   gs_comm_free(c);
   MPI_Finalize();
+  gs_log_debug("MPI finalized");
   return all;
 }
 
@@ -109,6 +112,7 @@ static int run_command(gs_run *run, const gs_command *cmd, int argc, char **argv
     return GS_EXIT_USAGE;
   }
   gs_config_set(&config);
+  gs_log_debug("MPI started, options and configuration read");
   const common_opts *co = common_of(&p);
   char why[256] = "";
   run->backend = gs_backend_choose(co->backend, why, sizeof why);
@@ -120,17 +124,23 @@ static int run_command(gs_run *run, const gs_command *cmd, int argc, char **argv
     parsed_free(&p);
     return GS_EXIT_USAGE;
   }
+  gs_log_debug("backend %s chosen", run->backend->name);
   gs_place(&run->comm, run->backend, strcmp(co->bind, "none") != 0, &run->place);
+  gs_log_debug("placed (device selected, threads and memory bound)");
   gs_fault_point("main.placed");
   int status = cmd->run(run, p.opts, p.npos, p.pos);
+  gs_log_debug("%s done", cmd->name);
   parsed_free(&p);
   return status;
 }
 
 int main(int argc, char **argv) {
+  gs_log_clock_start();
+  gs_backend_early_start(argc, argv);
   int provided = 0;
   if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
     fprintf(stderr, "gpustencil: fatal: MPI_Init_thread failed\n");
+    gs_backend_early_finish();
     return GS_EXIT_FATAL;
   }
   gs_run run;

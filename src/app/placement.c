@@ -140,6 +140,7 @@ void gs_place(const gs_comm *c, const gs_backend *b, int bind, gs_placement *out
     out->gpu = c->local_rank % out->gpus_visible;
     b->device_select(out->gpu);
     b->device_describe(out->gpu, &out->dev);
+    gs_log_debug("placement: GPU %d selected (its context made) and described", out->gpu);
   }
   int oversubscribed = out->gpus_visible > 0 && c->local_size > out->gpus_visible;
   if (oversubscribed && c->local_rank == 0)
@@ -147,6 +148,7 @@ void gs_place(const gs_comm *c, const gs_backend *b, int bind, gs_placement *out
                 out->gpus_visible, out->gpus_visible);
 
   hwloc_topology_t topo = gs_topology_load();
+  gs_log_debug("placement: hwloc topology loaded");
   hwloc_bitmap_t mine = hwloc_bitmap_alloc(), set = hwloc_bitmap_alloc(), nodes = hwloc_bitmap_alloc();
   GS_HWLOC_PTR_CHECK(mine);
   GS_HWLOC_PTR_CHECK(set);

@@ -13,6 +13,26 @@ void gs_backend_stand_in_cpu(const gs_backend *b) {
   cpu_stand_in = b;
 }
 
+void gs_backend_early_start(int argc, char **argv) {
+#ifdef GS_HAVE_CUDA
+  if (argc < 2 || argv[1][0] == '-') return; /* --version, --help: no device */
+  for (int i = 2; i < argc; ++i)
+    if (strcmp(argv[i], "--backend=cpu") == 0 || (strcmp(argv[i], "--backend") == 0 && i + 1 < argc &&
+                                                    strcmp(argv[i + 1], "cpu") == 0))
+      return;
+  gs_cuda_early_start();
+#else
+  (void)argc;
+  (void)argv;
+#endif
+}
+
+void gs_backend_early_finish(void) {
+#ifdef GS_HAVE_CUDA
+  gs_cuda_probe(); /* waits for the early start, whose thread must not outlive the process's end */
+#endif
+}
+
 const gs_backend *gs_backend_choose(const char *which, char *why, size_t whylen) {
   if (strcmp(which, "cpu") == 0) return cpu_stand_in ? cpu_stand_in : &gs_backend_cpu;
 #ifdef GS_HAVE_CUDA

@@ -1,10 +1,13 @@
 /* The CUDA backend. Every runtime call is checked; a failure is fatal and
  * names the call, file:line, rank, host and GPU. */
 #include <cuda_runtime_api.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
+#include "log.h"
 
 #define GS_CUDA_CHECK(call)                                                                                            \
   do {                                                                                                                 \
@@ -19,13 +22,72 @@
     if (gs_k_ != 0) gs_fatal(#expr, cudaGetErrorString((cudaError_t)gs_k_), __FILE__, __LINE__);                       \
   } while (0)
 
-int gs_cuda_probe(void) {
+/* The driver's start and the rank's GPU context, begun on a thread of their own before MPI
+ * starts (gs_cuda_early_start): on a node whose GPUs are not kept initialized, making them ready
+ * takes 0.2-0.8 s a process (more with several ranks starting together), which then overlaps
+ * MPI's own start instead of following it. */
+static struct {
+  pthread_t thread;
+  int started;    /* the thread runs or ran */
+  int count;      /* devices it found, 0 when none or no driver */
+  int device;     /* the device whose context it made, -1 none */
+  int want;       /* the device it was to make ready (the local rank's guess), -1 none */
+} early = {.device = -1, .want = -1};
+
+static void *early_start(void *unused) {
+  (void)unused;
   int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+  if (cudaGetDeviceCount(&n) != cudaSuccess) { /* no driver or no device: gs_cuda_probe says so */
+    cudaGetLastError();
+    return NULL;
+  }
+  early.count = n;
+  /* failures here are left to the checked calls of the main thread, which repeat these */
+  if (n > 0 && early.want >= 0 && cudaSetDevice(early.want % n) == cudaSuccess && cudaFree(NULL) == cudaSuccess)
+    early.device = early.want % n;
+  cudaGetLastError();
+  return NULL;
+}
+
+/* The node-local rank the launcher gives in the environment (Open MPI, MPICH and Intel MPI,
+ * Slurm's srun, PMI, Cray PALS), or -1. */
+static int launcher_local_rank(void) {
+  static const char *const names[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID",
+                                      "PMI_LOCAL_RANK", "PALS_LOCAL_RANKID"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
+    const char *v = getenv(names[i]);
+    char *end;
+    long r = v && *v ? strtol(v, &end, 10) : -1;
+    if (v && *v && !*end && r >= 0 && r < 1 << 20) return (int)r;
+  }
+  return -1;
+}
+
+void gs_cuda_early_start(void) {
+  if (early.started) return;
+  early.want = launcher_local_rank();
+  early.started = pthread_create(&early.thread, NULL, early_start, NULL) == 0; /* else: the usual order */
+}
+
+/* Waits for the early start; the devices it found. */
+static int early_join(void) {
+  if (early.started) {
+    pthread_join(early.thread, NULL);
+    early.started = 0;
+    return early.count;
+  }
+  return -1;
+}
+
+int gs_cuda_probe(void) {
+  const int n = early_join();
+  if (n >= 0) return n;
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
     cudaGetLastError(); /* no driver or no device: not an error here */
     return 0;
   }
-  return n;
+  return count;
 }
 
 static int cu_device_count(void) {
@@ -35,6 +97,14 @@ static int cu_device_count(void) {
 }
 
 static void cu_device_select(int index) {
+  early_join();
+  if (early.device >= 0 && early.device != index) { /* the launcher's local rank was not MPI's: its context goes */
+    gs_log_debug("GPU %d made ready early (the launcher's local rank) is not this rank's GPU %d: released",
+                 early.device, index);
+    GS_CUDA_CHECK(cudaSetDevice(early.device));
+    GS_CUDA_CHECK(cudaDeviceReset());
+  }
+  early.device = -1;
   GS_CUDA_CHECK(cudaSetDevice(index));
   gs_error_set_gpu(index);
 }

@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "config.h"
 #include "error.h"
@@ -38,10 +39,22 @@ void gs_log_error(const char *fmt, ...) {
   va_end(ap);
 }
 
+static double monotonic_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double started_at = -1; /* gs_log_clock_start's time: debug lines say how far in they are */
+
+void gs_log_clock_start(void) { started_at = monotonic_s(); }
+
 void gs_log_debug(const char *fmt, ...) {
   if (!gs_config_get()->debug) return;
+  char prefix[48] = "debug: ";
+  if (started_at >= 0) snprintf(prefix, sizeof prefix, "debug: +%.3f s ", monotonic_s() - started_at);
   va_list ap;
   va_start(ap, fmt);
-  emit("debug: ", 1, fmt, ap);
+  emit(prefix, 1, fmt, ap);
   va_end(ap);
 }

@@ -11,7 +11,10 @@ void gs_log_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void gs_log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Printed by the calling rank as one line: "gpustencil: MESSAGE". */
 void gs_log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Verbose diagnostics, on when GPUSTENCIL_DEBUG is set; any rank. */
+/* Verbose diagnostics, on when GPUSTENCIL_DEBUG is set; any rank. Each line
+ * says how long after gs_log_clock_start() it came, for timing the phases of
+ * a job's start and end. */
+void gs_log_clock_start(void);
 void gs_log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

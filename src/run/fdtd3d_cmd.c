@@ -435,6 +435,8 @@ static int make_split(const gs_comm *c, const gs_fdtd_opts *o, const gs_scene *s
 /* What one group of ranks did over its runs. */
 typedef struct group_totals {
   double steps, secs; /* steps run and the seconds they took, over the group's runs */
+  double span;        /* seconds from the group's first run's set-up to its last run's files */
+  int64_t ran;        /* runs this group ran to their end in this job */
   uint64_t sum[2];    /* the checksum of the group's last run */
   int64_t last;       /* that run (-1: none) */
 } group_totals;
@@ -532,6 +534,7 @@ static int run_side_by_side(const gs_backend *b, run3 *x, const int64_t *rs, int
     share_state(x, &xs[k]);
     x->steps += xs[k].steps;
     t->last = rs[k];
+    t->ran += closed == GS_EXIT_OK;
     if (x->c->rank == 0 && closed == GS_EXIT_OK)
       gs_survey_clock_done(clock, rs[k], x->o->runs, t->secs - before, now_s() - wall);
     status = closed > status ? closed : status;
@@ -588,6 +591,7 @@ static int run_group(const gs_comm *g, const gs_backend *b, const gs_fdtd_opts *
            gs_fdtd3_dist_overlap_possible(sc) ? "behind the interior" : "between the H and E passes");
   int status = GS_EXIT_OK, stopped = 0, resumed = 0;
   gs_survey_clock clock = gs_survey_clock_start(first, stride, o->runs);
+  const double began = now_s();
   for (x.r = first; x.r < o->runs && status == GS_EXIT_OK && !stopped;) {
     int64_t rs[GS_FDTD3_KEPT_MAX];
     int refused = 0;
@@ -602,6 +606,7 @@ static int run_group(const gs_comm *g, const gs_backend *b, const gs_fdtd_opts *
       const double before = t->secs, wall = now_s();
       status = run_once(b, &x, t->sum, &t->secs, &stopped);
       t->last = x.r;
+      t->ran += status == GS_EXIT_OK && !stopped;
       if ((stride > 1 || side > 1) && g->rank == 0 && status == GS_EXIT_OK)
         gs_survey_clock_done(&clock, x.r, o->runs, t->secs - before, now_s() - wall);
       x.r = next;
@@ -611,6 +616,7 @@ static int run_group(const gs_comm *g, const gs_backend *b, const gs_fdtd_opts *
     if (n == 0 || refused) break;
   }
   t->steps = x.steps;
+  t->span = now_s() - began;
   gs_fdtd3_model_cache_free(&cache);
   return stopped && status == GS_EXIT_OK ? -1 : status;
 }
@@ -672,13 +678,17 @@ static int side_by_side(const gs_comm *c, const gs_backend *b, const gs_fdtd_opt
 }
 
 /* The job's last lines on rank 0: the last run's checksum, steps and time
- * (the slowest group's), from every group's totals. */
+ * (the slowest group's), from every group's totals; for a survey, its pace in
+ * runs an hour over the runs alone (the process's start and end left out). */
 static void report(const gs_comm *c, const gs_fdtd_opts *o, const gs_scene *sc, const group_totals *t, int leader) {
-  double mine[2] = {leader ? t->steps : 0, t->secs}, all[2];
+  double mine[2] = {leader ? t->steps : 0, t->secs}, all[2], span;
+  int64_t done = leader ? t->ran : 0, runs_ran;
   uint64_t sum[2] = {0, 0}, last[2];
   if (leader && t->last == o->runs - 1) sum[0] = t->sum[0], sum[1] = t->sum[1];
   GS_MPI_CHECK(MPI_Reduce(&mine[0], &all[0], 1, MPI_DOUBLE, MPI_SUM, 0, c->world));
   GS_MPI_CHECK(MPI_Reduce(&mine[1], &all[1], 1, MPI_DOUBLE, MPI_MAX, 0, c->world));
+  GS_MPI_CHECK(MPI_Reduce(&t->span, &span, 1, MPI_DOUBLE, MPI_MAX, 0, c->world));
+  GS_MPI_CHECK(MPI_Reduce(&done, &runs_ran, 1, MPI_INT64_T, MPI_SUM, 0, c->world));
   GS_MPI_CHECK(MPI_Reduce(sum, last, 2, MPI_UINT64_T, MPI_SUM, 0, c->world));
   const int ran = gs_comm_agree(leader && t->last == o->runs - 1, c->world); /* resumed: it may have run before */
   if (c->rank != 0) return;
@@ -686,6 +696,10 @@ static void report(const gs_comm *c, const gs_fdtd_opts *o, const gs_scene *sc, 
   if (ran) printf("checksum E=%016" PRIx64 " H=%016" PRIx64 "\n", last[0], last[1]);
   printf("fdtd: %.0f steps in %.3f s on %d rank(s): %.1f Mcells/s\n", all[0], all[1], c->size,
          all[1] > 0 ? updates / all[1] * 1e-6 : 0.0);
+  if (o->runs > 1 && runs_ran > 0 && span > 0)
+    printf("fdtd: survey: %lld run(s) in %.3f s, from the first run's set-up to the last run's files: %.0f runs an "
+           "hour\n",
+           (long long)runs_ran, span, (double)runs_ran * 3600.0 / span);
 }
 
 /* The header line of a 3D model on rank 0. */
@@ -724,12 +738,14 @@ int gs_fdtd3_run(const gs_comm *c, const gs_backend *b, const gs_fdtd_opts *o, c
   }
   const int side = side_by_side(c, b, o, sc, per_run, scenes);
   announce(c, b, o, sc, per_run, side);
+  gs_log_debug("fdtd: %d group(s) of %d rank(s), %d run(s) side by side", groups, per_run, side);
   gs_comm group;
   if (groups > 1) gs_comm_split(c, color, &group);
   group_totals t;
   int status = run_group(groups > 1 ? &group : c, b, o, sc, scenes, outdir, &slice, color, groups, side, &t);
   const int leader = groups > 1 ? group.rank == 0 : root;
   if (groups > 1) gs_comm_free(&group);
+  gs_log_debug("fdtd: the group's runs done");
   const int stopped = status < 0;
   if (stopped) status = GS_EXIT_OK;
   status = gs_comm_agree(status, c->world);

@@ -721,6 +721,7 @@ int gs_fdtd_run(const gs_comm *c, const gs_backend *backend, const gs_fdtd_opts 
     gs_fdtd_scenes_free(&job.scenes);
     return GS_EXIT_USAGE;
   }
+  gs_log_debug("fdtd: scene %s read", job.scene_path);
   if (job.sc.mode != GS_MODE_3D && (o->slice || o->slice_field)) {
     if (job.root) gs_log_error("fdtd: %s: --slice and --slice-field are for 3D models", job.scene_path);
     gs_scene_free(&job.sc);
