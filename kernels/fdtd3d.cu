@@ -36,11 +36,12 @@ bool knob(const char *name, const char *value) {
 // whole warps (flat; else tiles of 32 x kNodeRows nodes, as before: 11 of 32
 // lanes busy in a 10-cell x slab).
 constexpr int kNodeRows = 8;
-// Resident blocks per SM the box kernels' registers must allow (1: no bound, 42-64 registers,
-// 5 blocks of 256 threads or fewer). Their warps mostly wait on global loads; built with 6 (40
-// registers, a few spilled) an H200 ran the magnetic scene's step 11 % faster, the Debye scene's
-// 3.5 %, the cubes' 1 % (docs/performance.md). The default is 1, the build the GPU bit tests
-// have run on; -DGS_FDTD3_BOX_MINB=6 in CMAKE_CUDA_FLAGS builds the other.
+// Resident blocks per SM the box kernels' registers must allow (1: no bound, 40-64 registers,
+// 4-6 blocks of 256 threads). Their warps mostly wait on global loads; built with 6 (at most 40
+// registers, a few spilled) an H200 took 11 % less time for the magnetic scene's step, 3.5 %
+// less for the Debye scene's, 1 % less for the cubes' (docs/performance.md). The default is 1,
+// the build the GPU bit tests have run on; -DGS_FDTD3_BOX_MINB=6 in CMAKE_CUDA_FLAGS builds the
+// other.
 #ifndef GS_FDTD3_BOX_MINB
 #define GS_FDTD3_BOX_MINB 1
 #endif
@@ -76,7 +77,8 @@ __device__ __forceinline__ bool box_node(const Boxes &b, int64_t &i, int64_t &j,
 // the CPML form (one kernel per form: the first-order HORIPML one is the
 // plain code, the others' terms and registers do not reach it).
 template <int Form>
-__global__ void __launch_bounds__(32 * kNodeRows, GS_FDTD3_BOX_MINB) h_kernel(const gs_fdtd3_step_args a, const Boxes b) {
+__global__ void __launch_bounds__(32 * kNodeRows, GS_FDTD3_BOX_MINB)
+    h_kernel(const gs_fdtd3_step_args a, const Boxes b) {
   int64_t i, j, k;
   unsigned cand;
   if (box_node(b, i, j, k, cand)) gs_fdtd3_h_node(&a, i, j, k, Form, cand);

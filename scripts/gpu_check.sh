@@ -247,6 +247,6 @@ if want fuse2 && [ "$ngpu" -gt 1 ]; then
   for g in ${GS_FUSE2_GRIDS:-16384x16384 8192x8192}; do
     mpirun -np "$ngpu" $bin bench fdtd --grid $g --steps 294 2>&1 | grep -vE "^$"
     GPUSTENCIL_DEBUG=1 GPUSTENCIL_FUSE=7 mpirun -np "$ngpu" $bin bench fdtd --grid $g --steps 294 --halo-depth 7 2>&1 |
-      grep -E "^bench|rank|fused" | sort | uniq | grep -vE "debug: (\+[0-9.]+ s )?\[rank [1-9]"
+      grep -E "^bench|rank|fused" | sed -E 's/debug: \+[0-9.]+ s /debug: /' | sort | uniq | grep -vE "debug: \[rank [1-9]"
   done 2>&1 | tee -a "$out/fuse2.txt"
 fi

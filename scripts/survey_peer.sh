@@ -12,9 +12,9 @@
 # Prints model | cells | K | GPUs | gprMax wall s | ours wall s | ours solve s (the busiest rank's
 # "N steps in T s") | ratio (gprMax's wall over ours) | traces per hour of each | scaling of each
 # (traces per hour on G GPUs over G x its 1-GPU figure) | our pace's scaling (the same over our
-# "survey:" line's runs an hour: the runs alone, the process's start and end left out) | set-up % (ours: a trace's set-up over its
-# solve time, the median over the traces after each rank's first, from the per-trace lines of a
-# survey over several ranks) | agreement of the receivers of the last trace both codes finished
+# "survey:" line's runs and seconds: the runs alone, the process's start and end left out) |
+# set-up % (ours: a trace's set-up over its solve time, the median over the traces after each
+# rank's first, from the per-trace lines of a survey over several ranks) | agreement of the receivers of the last trace both codes finished
 # (scripts/gprmax/cmp.py: the worst component, 20 log10 max|ours - gprMax| over its peak) | trace.
 #
 # Models (GS_SURVEY_MODELS, NAME:K words):
@@ -281,7 +281,11 @@ for i in "${!models[@]}"; do
     gl="$W/logs/gs_${m}_g$g.log"
     cells=$(cells_of "$gl")
     solve=$(sed -n 's/^fdtd: [0-9]* steps in \([0-9.]*\) s .*/\1/p' "$gl" | head -1)
-    pace_gs[$m,$g]=$(sed -n 's/^fdtd: survey: .*: \([0-9]*\) runs an hour$/\1/p' "$gl" | head -1)
+    pace_gs[$m,$g]=-
+    if [ "${ours_rc[$m,$g]}" = 0 ]; then # runs an hour over the runs alone, from the count and the span
+      read -r pn pt < <(sed -n 's/^fdtd: survey: \([0-9]*\) run(s) in \([0-9.]*\) s,.*/\1 \2/p' "$gl" | head -1)
+      [ -n "${pt:-}" ] && pace_gs[$m,$g]=$(awk -v k="$pn" -v w="$pt" 'BEGIN{if (w + 0 > 0) printf "%.1f", k * 3600 / w; else print "-"}')
+    fi
     gs=- tph_gs[$m,$g]=-
     if [ "${ours_rc[$m,$g]}" = 0 ]; then
       gs=${ours[$m,$g]}

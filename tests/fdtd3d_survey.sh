@@ -21,18 +21,19 @@ if [ "$max" -ge 2 ]; then
   grep -Eq '^fdtd: run 3 of 3 done in [0-9.]+ s \([0-9.]+ s with its set-up\); group 1: 2 of its 2 runs, about 0 s left$' \
     "$w/farm2.log" || f "farm2: no progress line for run 3: $(grep 'run 3 of' "$w/farm2.log")"
 fi
-run whole2 2 "${scene[@]}" --ranks-per-run 2
-same one whole2 $files
-# the survey's pace over its runs alone: every run counted once, whatever the groups
-for j in one side2 whole2 $([ "$max" -ge 2 ] && echo farm2); do
-  grep -Eq '^fdtd: survey: 3 run\(s\) in [0-9.]+ s, from the first run.s set-up to the last run.s files: [0-9]+ runs an hour$' \
-    "$w/$j.log" || f "$j: no survey pace line for its 3 runs: $(grep 'survey:' "$w/$j.log")"
-done
 if [ "$max" -ge 4 ]; then
   run groups2 4 "${scene[@]}" --ranks-per-run 2
   same one groups2 $files
   grep -q "2 ranks a run, decomposition 2x1x1" "$w/groups2.log" || f "groups2: no split line"
 fi
+run whole2 2 "${scene[@]}" --ranks-per-run 2
+same one whole2 $files
+# the survey's pace over its runs alone: every run counted once, whatever the groups
+for j in one side2 whole2 $([ "$max" -ge 2 ] && echo farm2) $([ "$max" -ge 3 ] && echo farm3) \
+  $([ "$max" -ge 4 ] && echo groups2); do
+  grep -Eq '^fdtd: survey: 3 run\(s\) in [0-9.]+ s, from the first run.s set-up to the last run.s files: [0-9]+ runs an hour$' \
+    "$w/$j.log" || f "$j: no survey pace line for its 3 runs: $(grep 'survey:' "$w/$j.log")"
+done
 refuse_job odd 2 "does not divide the 2 ranks" "${scene[@]}" --ranks-per-run 3
 refuse_job ckpt 2 "need the runs one after the other" "${scene[@]}" --ranks-per-run 1 --checkpoint-every 20
 refuse_job side17 1 "runs-per-gpu: 17 is outside \[1, 16\]" "${scene[@]}" --runs-per-gpu 17

@@ -47,7 +47,9 @@ static double monotonic_s(void) {
 
 static double started_at = -1; /* gs_log_clock_start's time: debug lines say how far in they are */
 
-void gs_log_clock_start(void) { started_at = monotonic_s(); }
+void gs_log_clock_start(void) {
+  started_at = monotonic_s();
+}
 
 void gs_log_debug(const char *fmt, ...) {
   if (!gs_config_get()->debug) return;

@@ -436,7 +436,7 @@ static int make_split(const gs_comm *c, const gs_fdtd_opts *o, const gs_scene *s
 typedef struct group_totals {
   double steps, secs; /* steps run and the seconds they took, over the group's runs */
   double span;        /* seconds from the group's first run's set-up to its last run's files */
-  int64_t ran;        /* runs this group ran to their end in this job */
+  int64_t ran;        /* runs this group ran whole in this job (not one resumed from a checkpoint) */
   uint64_t sum[2];    /* the checksum of the group's last run */
   int64_t last;       /* that run (-1: none) */
 } group_totals;
@@ -582,6 +582,7 @@ static int run_group(const gs_comm *g, const gs_backend *b, const gs_fdtd_opts *
             .cache = &cache,
             .scenes = scenes};
   *t = (group_totals){.last = -1};
+  const double began = now_s(); /* the survey's pace counts the split's set-up too */
   if (make_split(g, o, sc, &ranks, &x.rk) != 0 || !fits(g, b, sc, x.rk)) return GS_EXIT_USAGE;
   gs_model_name(sc->path, x.model, sizeof x.model);
   if (g->rank == 0 && x.rk && first == 0)
@@ -591,7 +592,6 @@ static int run_group(const gs_comm *g, const gs_backend *b, const gs_fdtd_opts *
            gs_fdtd3_dist_overlap_possible(sc) ? "behind the interior" : "between the H and E passes");
   int status = GS_EXIT_OK, stopped = 0, resumed = 0;
   gs_survey_clock clock = gs_survey_clock_start(first, stride, o->runs);
-  const double began = now_s();
   for (x.r = first; x.r < o->runs && status == GS_EXIT_OK && !stopped;) {
     int64_t rs[GS_FDTD3_KEPT_MAX];
     int refused = 0;
@@ -606,7 +606,7 @@ static int run_group(const gs_comm *g, const gs_backend *b, const gs_fdtd_opts *
       const double before = t->secs, wall = now_s();
       status = run_once(b, &x, t->sum, &t->secs, &stopped);
       t->last = x.r;
-      t->ran += status == GS_EXIT_OK && !stopped;
+      t->ran += status == GS_EXIT_OK && !stopped && !x.resume; /* a resumed run ran mostly in a job before */
       if ((stride > 1 || side > 1) && g->rank == 0 && status == GS_EXIT_OK)
         gs_survey_clock_done(&clock, x.r, o->runs, t->secs - before, now_s() - wall);
       x.r = next;
