@@ -14,7 +14,8 @@
 # (traces per hour on G GPUs over G x its 1-GPU figure) | our pace's scaling (the same over our
 # "survey:" line's runs and seconds: the runs alone, the process's start and end left out) |
 # set-up % (ours: a trace's set-up over its solve time, the median over the traces after each
-# rank's first, from the per-trace lines of a survey over several ranks) | agreement of the receivers of the last trace both codes finished
+# rank's first, from the per-trace lines of a survey over several ranks) | agreement of the
+# receivers of the last trace both codes finished
 # (scripts/gprmax/cmp.py: the worst component, 20 log10 max|ours - gprMax| over its peak) | trace.
 #
 # Models (GS_SURVEY_MODELS, NAME:K words):
@@ -261,7 +262,9 @@ setup_pct() { # the median of set-up over solve time (%) of the traces after eac
     awk '$3 > 1 && $1 > 0 {print ($2 - $1) / $1 * 100}' | sort -g |
     awk '{v[NR] = $1} END {if (NR == 0) print "-"; else printf "%.1f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
 }
-per_hour() { awk -v k="$1" -v w="$2" 'BEGIN{if (w + 0 > 0) printf "%.0f", k * 3600 / w; else print "-"}'; }
+per_hour() { # $1 traces in $2 seconds, printed with format $3 (default %.0f)
+  awk -v k="$1" -v w="$2" -v f="${3:-%.0f}" 'BEGIN{if (w + 0 > 0) printf f, k * 3600 / w; else print "-"}'
+}
 scaling() { # $1 traces per hour on $3 GPUs, $2 on 1
   awk -v a="$1" -v b="$2" -v g="$3" 'BEGIN{if (a + 0 > 0 && b + 0 > 0) printf "%.3f", a / (g * b); else print "-"}'
 }
@@ -284,7 +287,7 @@ for i in "${!models[@]}"; do
     pace_gs[$m,$g]=-
     if [ "${ours_rc[$m,$g]}" = 0 ]; then # runs an hour over the runs alone, from the count and the span
       read -r pn pt < <(sed -n 's/^fdtd: survey: \([0-9]*\) run(s) in \([0-9.]*\) s,.*/\1 \2/p' "$gl" | head -1)
-      [ -n "${pt:-}" ] && pace_gs[$m,$g]=$(awk -v k="$pn" -v w="$pt" 'BEGIN{if (w + 0 > 0) printf "%.1f", k * 3600 / w; else print "-"}')
+      [ -n "${pt:-}" ] && pace_gs[$m,$g]=$(per_hour "$pn" "$pt" %.1f)
     fi
     gs=- tph_gs[$m,$g]=-
     if [ "${ours_rc[$m,$g]}" = 0 ]; then

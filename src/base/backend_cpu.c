@@ -5,6 +5,7 @@
 
 #include "backend.h"
 #include "parallel.h"
+#include "progress.h"
 
 struct gs_event_s {
   double t_ms;
@@ -177,11 +178,6 @@ static void cpu_stream_sync(gs_stream s) {
   (void)s;
 }
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
 static gs_event cpu_event_create(int timing) {
   (void)timing;
   gs_event e = gs_xcalloc(1, sizeof *e);
@@ -192,7 +188,7 @@ static void cpu_event_destroy(gs_event e) {
 }
 static void cpu_event_record(gs_event e, gs_stream s) {
   (void)s;
-  e->t_ms = now_ms();
+  e->t_ms = gs_now_s() * 1e3;
 }
 static void cpu_stream_wait_event(gs_stream s, gs_event e) {
   (void)s;

@@ -2,10 +2,10 @@
 
 #include <stdarg.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "config.h"
 #include "error.h"
+#include "progress.h"
 
 static void emit(const char *prefix, int show_rank, const char *fmt, va_list ap) {
   char msg[2048];
@@ -39,22 +39,16 @@ void gs_log_error(const char *fmt, ...) {
   va_end(ap);
 }
 
-static double monotonic_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static double started_at = -1; /* gs_log_clock_start's time: debug lines say how far in they are */
 
 void gs_log_clock_start(void) {
-  started_at = monotonic_s();
+  started_at = gs_now_s();
 }
 
 void gs_log_debug(const char *fmt, ...) {
   if (!gs_config_get()->debug) return;
   char prefix[48] = "debug: ";
-  if (started_at >= 0) snprintf(prefix, sizeof prefix, "debug: +%.3f s ", monotonic_s() - started_at);
+  if (started_at >= 0) snprintf(prefix, sizeof prefix, "debug: +%.3f s ", gs_now_s() - started_at);
   va_list ap;
   va_start(ap, fmt);
   emit(prefix, 1, fmt, ap);

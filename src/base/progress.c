@@ -12,10 +12,10 @@ struct gs_progress {
   int tty, drawn;
 };
 
-static double now_s(void) {
+double gs_now_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 gs_progress *gs_progress_create(const char *label, int64_t total, const char *unit) {
@@ -24,14 +24,14 @@ gs_progress *gs_progress_create(const char *label, int64_t total, const char *un
   p->label = label;
   p->unit = unit;
   p->total = total;
-  p->t0 = p->last = now_s();
+  p->t0 = p->last = gs_now_s();
   p->tty = isatty(2);
   return p;
 }
 
 void gs_progress_update(gs_progress *p, int64_t done, double work) {
   if (!p) return;
-  double t = now_s();
+  double t = gs_now_s();
   if (t - p->last < (p->tty ? 0.25 : 10.0) && done < p->total) return;
   p->last = t;
   double el = t - p->t0, rate = el > 0 ? work / el : 0;

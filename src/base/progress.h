@@ -7,6 +7,9 @@
 
 typedef struct gs_progress gs_progress;
 
+/* Seconds on the monotonic clock: the time between two calls (phases, rates, time left). */
+double gs_now_s(void);
+
 /* label: "scale"; unit: "files", "steps". */
 gs_progress *gs_progress_create(const char *label, int64_t total, const char *unit);
 /* done: units finished so far; work: a second measure (megapixels, Mcells)

@@ -32,6 +32,7 @@
 
 #include "fsutil.h"
 #include "gprmax_out.h"
+#include "progress.h"
 
 extern char **environ;
 
@@ -450,17 +451,11 @@ static double helper_seconds(double bytes) {
   return 60 + bytes / 20e6;
 }
 
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* Reads n bytes from fd by the deadline: 0, 1 at the end of the data, -1 past the deadline or on an error. */
 static int read_by(int fd, void *buf, size_t n, double deadline) {
   char *p = buf;
   while (n > 0) {
-    double left = deadline - now_s();
+    double left = deadline - gs_now_s();
     if (left <= 0) return -1;
     struct pollfd pf = {.fd = fd, .events = POLLIN};
     int k = poll(&pf, 1, (int)(left * 1000) + 1);
@@ -508,7 +503,7 @@ static gs_status helper_answer(const char *path, int fd, int64_t max_cells, doub
                                int *late, char *err, size_t errlen) {
   wire_head h;
   int rc = read_by(fd, &h, sizeof h, deadline);
-  *late = rc < 0 && now_s() >= deadline;
+  *late = rc < 0 && gs_now_s() >= deadline;
   if (rc != 0 || h.magic != WIRE_MAGIC) return GS_ERR_IO; /* the caller says why from the exit status */
   h.msg[sizeof h.msg - 1] = '\0';
   if (h.status != GS_OK) {
@@ -534,7 +529,7 @@ static gs_status helper_answer(const char *path, int fd, int64_t max_cells, doub
   rc = read_by(fd, g->data, n * sizeof *g->data, deadline);
   if (rc == 0 && h.has_rigid) rc = read_by(fd, g->rigid, 18 * n, deadline);
   if (rc == 0 && h.has_rigid) rc = read_by(fd, g->id, 6 * nodes * sizeof *g->id, deadline);
-  *late = rc < 0 && now_s() >= deadline;
+  *late = rc < 0 && gs_now_s() >= deadline;
   return rc == 0 ? GS_OK : GS_ERR_IO;
 }
 
@@ -581,7 +576,7 @@ gs_status gs_gpr_read_geometry_object(const char *path, int64_t max_cells, gs_gp
   if (helper_start(path, max_cells, &pid, &fd) != 0) return read_here(path, max_cells, g, 0, err, errlen);
   const double limit = helper_seconds((double)sb.st_size);
   err[0] = '\0';
-  gs_status st = helper_answer(path, fd, max_cells, now_s() + limit, g, &late, err, errlen);
+  gs_status st = helper_answer(path, fd, max_cells, gs_now_s() + limit, g, &late, err, errlen);
   close(fd);
   if (st != GS_OK) kill(pid, SIGKILL); /* what it still had to say is not wanted */
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {

@@ -20,14 +20,9 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "progress.h"
 
 extern char **environ;
-
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* What the blocks get on stdin: "GSBLOCKS 1 N\n", then each block's length and code. */
 static char *blocks_input(const gs_py_block *b, int n, size_t *len) {
@@ -139,7 +134,7 @@ static void exchange(child *ch, const char *in, size_t inlen, double deadline, s
   int open_out = 1;
   while (open_out && !r->timed_out && !r->too_long) {
     struct pollfd pf[2] = {{ch->out, POLLIN, 0}, {sent < inlen ? ch->in : -1, POLLOUT, 0}};
-    const double left = deadline - now_s();
+    const double left = deadline - gs_now_s();
     if (left <= 0) {
       r->timed_out = 1;
       break;
@@ -169,7 +164,7 @@ static int finish(child *ch, double deadline, int kill_now) {
   for (;;) {
     pid_t w = waitpid(ch->pid, &status, kill_now ? 0 : WNOHANG);
     if (w == ch->pid || (w < 0 && errno != EINTR)) break;
-    if (w == 0 && now_s() > deadline) {
+    if (w == 0 && gs_now_s() > deadline) {
       kill(-ch->pid, SIGKILL);
       kill_now = 1;
     } else if (w == 0) {
@@ -277,7 +272,7 @@ int gs_python_run(const gs_scene_python *py, const char *path, const gs_py_block
   size_t inlen;
   char *in = blocks_input(b, n, &inlen);
   reply r = {0};
-  const double deadline = now_s() + py->timeout_s;
+  const double deadline = gs_now_s() + py->timeout_s;
   exchange(&ch, in, inlen, deadline, py->max_output + 64 * (size_t)n + 64, &r);
   free(in);
   const int status = finish(&ch, deadline + 5, r.timed_out || r.too_long);

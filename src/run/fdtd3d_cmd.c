@@ -22,12 +22,6 @@
 #include "rx_output.h"
 #include "survey.h"
 
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* The scene's transmission lines. */
 static int scene_lines(const gs_scene *sc) {
   int lines = 0;
@@ -264,7 +258,7 @@ static int step_run(run3 *x, gs_fdtd3_sim *m, double *secs) {
   const int64_t iterations = x->sc->iterations;
   int show = (x->o->progress || isatty(2)) && x->c->rank == 0 && !x->shared, stopped = 0;
   gs_progress *prog = show ? gs_progress_create("fdtd", iterations, "steps") : NULL;
-  double cells = (double)x->sc->nx * (double)x->sc->ny * (double)x->sc->nz, t0 = now_s();
+  double cells = (double)x->sc->nx * (double)x->sc->ny * (double)x->sc->nz, t0 = gs_now_s();
   /* #snapshot files (gprMax's): a failure is reported and the run goes on, partial. */
   gpr_snapshots(x, m);
   while (m->step < iterations && !stopped) {
@@ -285,7 +279,7 @@ static int step_run(run3 *x, gs_fdtd3_sim *m, double *secs) {
     stopped = x->o->stop_after && m->step - x->first_step >= x->o->stop_after && m->step < iterations;
   }
   gs_fdtd3_sim_sync(m);
-  *secs += now_s() - t0;
+  *secs += gs_now_s() - t0;
   x->steps += (double)(m->step - x->first_step);
   if (prog) gs_progress_end(prog);
   if (stopped == 1) {
@@ -370,18 +364,18 @@ static int close_run(run3 *x, gs_fdtd3_sim *m, uint64_t sum[2]) {
  * --stop-after ended it. */
 static int run_model(const gs_backend *b, run3 *x, uint64_t sum[2], double *secs, int *stopped) {
   gs_fdtd3_sim m;
-  double mark[4] = {now_s()}; /* GPUSTENCIL_DEBUG: where a survey's run spends its time (phases) */
+  double mark[4] = {gs_now_s()}; /* GPUSTENCIL_DEBUG: where a survey's run spends its time (phases) */
   const int opened = open_run(b, x, &m);
   if (opened) return opened;
-  mark[1] = now_s();
+  mark[1] = gs_now_s();
   *stopped = step_run(x, &m, secs);
-  mark[2] = now_s();
+  mark[2] = gs_now_s();
   if (*stopped) {
     gs_fdtd3_sim_free(&m);
     return x->status; /* partial after a failed checkpoint */
   }
   const int reused = m.reused, status = close_run(x, &m, sum);
-  mark[3] = now_s();
+  mark[3] = gs_now_s();
   if (x->c->rank == 0)
     gs_log_debug("fdtd: run %lld: %s and outputs set up in %.3f s, stepped in %.3f s, saved, kept and marked in "
                  "%.3f s",
@@ -476,7 +470,7 @@ static void step_side_by_side(run3 *xs, gs_fdtd3_sim *ms, int n, double *secs) {
   const int64_t iterations = x->sc->iterations;
   const int show = (x->o->progress || isatty(2)) && x->c->rank == 0 && !x->shared;
   gs_progress *prog = show ? gs_progress_create("fdtd", iterations, "steps") : NULL;
-  const double cells = (double)x->sc->nx * (double)x->sc->ny * (double)x->sc->nz * n, t0 = now_s();
+  const double cells = (double)x->sc->nx * (double)x->sc->ny * (double)x->sc->nz * n, t0 = gs_now_s();
   for (int k = 0; k < n; ++k)
     gpr_snapshots(&xs[k], &ms[k]);
   for (int64_t at = ms[0].step; at < iterations;) {
@@ -500,7 +494,7 @@ static void step_side_by_side(run3 *xs, gs_fdtd3_sim *ms, int n, double *secs) {
     gs_fdtd3_sim_sync(&ms[k]);
     xs[k].steps += (double)(ms[k].step - xs[k].first_step);
   }
-  *secs += now_s() - t0;
+  *secs += gs_now_s() - t0;
   if (prog) gs_progress_end(prog);
 }
 
@@ -510,19 +504,19 @@ static int run_side_by_side(const gs_backend *b, run3 *x, const int64_t *rs, int
                             gs_survey_clock *clock) {
   run3 *xs = gs_xcalloc((size_t)n, sizeof *xs);
   gs_fdtd3_sim *ms = gs_xcalloc((size_t)n, sizeof *ms);
-  const double before = t->secs, wall = now_s();
+  const double before = t->secs, wall = gs_now_s();
   int status = GS_EXIT_OK, opened = 0;
   while (opened < n && status == GS_EXIT_OK) {
     xs[opened] = *x;
     xs[opened].r = rs[opened];
     xs[opened].steps = 0;
-    const double t0 = now_s();
+    const double t0 = gs_now_s();
     status = open_run(b, &xs[opened], &ms[opened]);
     share_state(x, &xs[opened]);
     if (status == GS_EXIT_OK && x->c->rank == 0)
       gs_log_debug("fdtd: run %lld: %s and outputs set up in %.3f s, side by side with %d other run(s)",
                    (long long)rs[opened] + 1, ms[opened].reused ? "set up on the previous run's arrays" : "built",
-                   now_s() - t0, n - 1);
+                   gs_now_s() - t0, n - 1);
     opened += status == GS_EXIT_OK;
   }
   /* the runs set up step to their end and are saved as one at a time would have, whatever stopped
@@ -536,7 +530,7 @@ static int run_side_by_side(const gs_backend *b, run3 *x, const int64_t *rs, int
     t->last = rs[k];
     t->ran += closed == GS_EXIT_OK;
     if (x->c->rank == 0 && closed == GS_EXIT_OK)
-      gs_survey_clock_done(clock, rs[k], x->o->runs, t->secs - before, now_s() - wall);
+      gs_survey_clock_done(clock, rs[k], x->o->runs, t->secs - before, gs_now_s() - wall);
     status = closed > status ? closed : status;
   }
   free(xs);
@@ -582,7 +576,7 @@ static int run_group(const gs_comm *g, const gs_backend *b, const gs_fdtd_opts *
             .cache = &cache,
             .scenes = scenes};
   *t = (group_totals){.last = -1};
-  const double began = now_s(); /* the survey's pace counts the split's set-up too */
+  const double began = gs_now_s(); /* the survey's pace counts the split's set-up too */
   if (make_split(g, o, sc, &ranks, &x.rk) != 0 || !fits(g, b, sc, x.rk)) return GS_EXIT_USAGE;
   gs_model_name(sc->path, x.model, sizeof x.model);
   if (g->rank == 0 && x.rk && first == 0)
@@ -603,12 +597,12 @@ static int run_group(const gs_comm *g, const gs_backend *b, const gs_fdtd_opts *
       x.r = rs[0];
       x.resume = !resumed && o->restart && (o->runs == 1 || gs_survey_checkpoint_in(g, o->restart)) ? o->restart : NULL;
       resumed = resumed || o->restart;
-      const double before = t->secs, wall = now_s();
+      const double before = t->secs, wall = gs_now_s();
       status = run_once(b, &x, t->sum, &t->secs, &stopped);
       t->last = x.r;
       t->ran += status == GS_EXIT_OK && !stopped && !x.resume; /* a resumed run ran mostly in a job before */
       if ((stride > 1 || side > 1) && g->rank == 0 && status == GS_EXIT_OK)
-        gs_survey_clock_done(&clock, x.r, o->runs, t->secs - before, now_s() - wall);
+        gs_survey_clock_done(&clock, x.r, o->runs, t->secs - before, gs_now_s() - wall);
       x.r = next;
     }
     if (refused) status = GS_EXIT_USAGE;
@@ -616,7 +610,7 @@ static int run_group(const gs_comm *g, const gs_backend *b, const gs_fdtd_opts *
     if (n == 0 || refused) break;
   }
   t->steps = x.steps;
-  t->span = now_s() - began;
+  t->span = gs_now_s() - began;
   gs_fdtd3_model_cache_free(&cache);
   return stopped && status == GS_EXIT_OK ? -1 : status;
 }
@@ -681,14 +675,14 @@ static int side_by_side(const gs_comm *c, const gs_backend *b, const gs_fdtd_opt
  * (the slowest group's), from every group's totals; for a survey, its pace in
  * runs an hour over the runs alone (the process's start and end left out). */
 static void report(const gs_comm *c, const gs_fdtd_opts *o, const gs_scene *sc, const group_totals *t, int leader) {
-  double mine[2] = {leader ? t->steps : 0, t->secs}, all[2], span;
+  double mine[3] = {leader ? t->steps : 0, t->secs, t->span}, all[3]; /* summed; the slowest group's two */
   int64_t done = leader ? t->ran : 0, runs_ran;
   uint64_t sum[2] = {0, 0}, last[2];
   if (leader && t->last == o->runs - 1) sum[0] = t->sum[0], sum[1] = t->sum[1];
   GS_MPI_CHECK(MPI_Reduce(&mine[0], &all[0], 1, MPI_DOUBLE, MPI_SUM, 0, c->world));
-  GS_MPI_CHECK(MPI_Reduce(&mine[1], &all[1], 1, MPI_DOUBLE, MPI_MAX, 0, c->world));
-  GS_MPI_CHECK(MPI_Reduce(&t->span, &span, 1, MPI_DOUBLE, MPI_MAX, 0, c->world));
+  GS_MPI_CHECK(MPI_Reduce(&mine[1], &all[1], 2, MPI_DOUBLE, MPI_MAX, 0, c->world));
   GS_MPI_CHECK(MPI_Reduce(&done, &runs_ran, 1, MPI_INT64_T, MPI_SUM, 0, c->world));
+  const double span = all[2];
   GS_MPI_CHECK(MPI_Reduce(sum, last, 2, MPI_UINT64_T, MPI_SUM, 0, c->world));
   const int ran = gs_comm_agree(leader && t->last == o->runs - 1, c->world); /* resumed: it may have run before */
   if (c->rank != 0) return;

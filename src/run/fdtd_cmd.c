@@ -26,12 +26,6 @@
 #include "survey.h"
 #include "workbound.h"
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* Collective: every receiver's history (steps x 3 floats), sent to rank 0
  * by the rank that holds it in this run; NULL on the other ranks. */
 static float *gather_receivers(const gs_fdtd_sim *m, const gs_comm *c, const int64_t *parts, int run) {
@@ -414,7 +408,7 @@ static int step_run(fdtd_job *j, gs_fdtd_sim *m, int64_t r, run_ckpt *ck, double
   gs_progress *prog = show ? gs_progress_create("fdtd", iterations, "steps") : NULL;
   const int64_t first_step = m->step;
   GS_MPI_CHECK(MPI_Barrier(j->c->world));
-  double t0 = now_s();
+  double t0 = gs_now_s();
   int stopped = 0;
   if (m->step == 0) take_gpr_snapshots(j, m, r);
   while (m->step < iterations) {
@@ -436,7 +430,7 @@ static int step_run(fdtd_job *j, gs_fdtd_sim *m, int64_t r, run_ckpt *ck, double
   }
   gs_fdtd_sim_sync(m);
   GS_MPI_CHECK(MPI_Barrier(j->c->world));
-  *secs = now_s() - t0;
+  *secs = gs_now_s() - t0;
   if (prog) gs_progress_end(prog);
   return stopped;
 }
@@ -640,12 +634,12 @@ static void run_all(fdtd_job *j) {
         break;
       }
     }
-    const double solve = j->t_total, wall = now_s();
+    const double solve = j->t_total, wall = gs_now_s();
     if (run_once(j, r)) {
       j->stopped = 1;
       break;
     }
-    if (j->stride > 1 && j->root) gs_survey_clock_done(&clock, r, j->runs, j->t_total - solve, now_s() - wall);
+    if (j->stride > 1 && j->root) gs_survey_clock_done(&clock, r, j->runs, j->t_total - solve, gs_now_s() - wall);
   }
   j->status = gs_comm_agree(j->status, j->world->world); /* every group's runs done, or the job ends */
   if (j->status == GS_EXIT_OK && j->stride > 1 && sc->nrx) gather_bscan(j);

@@ -10,6 +10,7 @@
 
 #include "fsutil.h"
 #include "log.h"
+#include "progress.h"
 
 static void marker(const char *dir, int64_t r, char *path, size_t n) {
   snprintf(path, n, "%.1000s/.survey/run%06lld.done", dir, (long long)r + 1);
@@ -116,14 +117,8 @@ int gs_survey_checkpoint_in(const gs_comm *g, const char *dir) {
   return gs_comm_agree(g->rank == 0 && (access(a, F_OK) == 0 || access(b, F_OK) == 0), g->world);
 }
 
-static double seconds_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 gs_survey_clock gs_survey_clock_start(int64_t first, int64_t stride, int64_t runs) {
-  gs_survey_clock k = {.group = first, .mine = (runs - first + stride - 1) / stride, .t0 = seconds_now()};
+  gs_survey_clock k = {.group = first, .mine = (runs - first + stride - 1) / stride, .t0 = gs_now_s()};
   return k;
 }
 
@@ -134,7 +129,7 @@ void gs_survey_clock_skip(gs_survey_clock *k) {
 void gs_survey_clock_done(gs_survey_clock *k, int64_t r, int64_t runs, double solve, double wall) {
   ++k->done;
   const int64_t ended = k->ended > k->done ? k->ended : k->done;
-  const double left = (seconds_now() - k->t0) / (double)ended * (double)(k->mine - ended);
+  const double left = (gs_now_s() - k->t0) / (double)ended * (double)(k->mine - ended);
   printf(
       "fdtd: run %lld of %lld done in %.3f s (%.3f s with its set-up); group %lld: %lld of its %lld runs, about %.0f "
       "s left\n",

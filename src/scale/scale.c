@@ -765,12 +765,6 @@ static void *worker_main(void *arg) {
   return NULL;
 }
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static int count_cpus(const char *list) {
   int n = 0;
   for (const char *p = list; *p;) {
@@ -984,12 +978,12 @@ int gs_scale_run(const gs_comm *c, const gs_backend *b, int gpu, const char *cpu
   gs_workq *q = gs_workq_create(c->world, (int64_t)p.n);
   int show = o->progress || (c->rank == 0 && isatty(2));
   gs_progress *prog = c->rank == 0 && show ? gs_progress_create("scale", (int64_t)p.n, "files") : NULL;
-  double t0 = now_s();
+  double t0 = gs_now_s();
   worker *ws = workers_start(&pl, nthreads);
   feed_workers(&pl, q, order, prog, nthreads);
   workers_join(ws, nthreads);
   gs_workq_destroy(q);
-  double secs = now_s() - t0;
+  double secs = gs_now_s() - t0;
   if (prog) gs_progress_end(prog);
 
   double failed = report_summary(c, &pl, &p, secs, nthreads);
