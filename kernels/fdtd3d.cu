@@ -36,14 +36,13 @@ bool knob(const char *name, const char *value) {
 // whole warps (flat; else tiles of 32 x kNodeRows nodes, as before: 11 of 32
 // lanes busy in a 10-cell x slab).
 constexpr int kNodeRows = 8;
-// Resident blocks per SM the box kernels' registers must allow (1: no bound, 40-64 registers,
-// 4-6 blocks of 256 threads). Their warps mostly wait on global loads; built with 6 (at most 40
-// registers, a few spilled) an H200 took 11 % less time for the magnetic scene's step, 3.5 %
-// less for the Debye scene's, 1 % less for the cubes' (docs/performance.md). The default is 1,
-// the build the GPU bit tests have run on; -DGS_FDTD3_BOX_MINB=6 in CMAKE_CUDA_FLAGS builds the
-// other.
+// Resident blocks per SM the box kernels' registers must allow: 6 (at most 40 registers, a few
+// bytes spilled, where the unbounded build, -DGS_FDTD3_BOX_MINB=1, takes 42-64 and fits 4-5 blocks
+// of 256 threads). Their warps mostly wait on global loads, and the sixth block hides more of that
+// than the spills cost: an H200 took 11 % less time for the magnetic scene's step, 3.5 % less for
+// the Debye scene's, 1 % less for the cubes' (docs/performance.md).
 #ifndef GS_FDTD3_BOX_MINB
-#define GS_FDTD3_BOX_MINB 1
+#define GS_FDTD3_BOX_MINB 6
 #endif
 struct Boxes {
   int n, flat;
