@@ -79,7 +79,6 @@ static int finish(gs_comm *c, int status) {
     if (status == GS_EXIT_OK) status = GS_EXIT_PARTIAL;
   }
   int all = gs_comm_agree(status, c->world);
-  gs_backend_early_finish();
   gs_comm_free(c);
   MPI_Finalize();
   gs_log_debug("MPI finalized");
@@ -136,11 +135,9 @@ static int run_command(gs_run *run, const gs_command *cmd, int argc, char **argv
 
 int main(int argc, char **argv) {
   gs_log_clock_start();
-  gs_backend_early_start(argc, argv);
   int provided = 0;
   if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
     fprintf(stderr, "gpustencil: fatal: MPI_Init_thread failed\n");
-    gs_backend_early_finish();
     return GS_EXIT_FATAL;
   }
   gs_run run;

@@ -14,34 +14,6 @@ void gs_backend_stand_in_cpu(const gs_backend *b) {
   cpu_stand_in = b;
 }
 
-/* Whether the command line asks for no device: the CPU backend, or help. */
-static int no_device_asked(int argc, char **argv) {
-  if (argc < 2 || argv[1][0] == '-') return 1; /* --version, --help */
-  for (int i = 2; i < argc; ++i) {
-    const int cpu = strcmp(argv[i], "--backend=cpu") == 0 ||
-                    (strcmp(argv[i], "--backend") == 0 && i + 1 < argc && strcmp(argv[i + 1], "cpu") == 0);
-    if (cpu || strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return 1;
-  }
-  return 0;
-}
-
-void gs_backend_early_start(int argc, char **argv) {
-#ifdef GS_HAVE_CUDA
-  const char *knob = getenv("GPUSTENCIL_EARLY_CUDA"); /* 0: CUDA starts after MPI (to compare) */
-  if (no_device_asked(argc, argv) || (knob && strcmp(knob, "0") == 0)) return;
-  gs_cuda_early_start();
-#else
-  (void)argc;
-  (void)argv;
-#endif
-}
-
-void gs_backend_early_finish(void) {
-#ifdef GS_HAVE_CUDA
-  gs_cuda_early_finish(); /* the early start's thread must not outlive the process's end */
-#endif
-}
-
 const gs_backend *gs_backend_choose(const char *which, char *why, size_t whylen) {
   if (strcmp(which, "cpu") == 0) return cpu_stand_in ? cpu_stand_in : &gs_backend_cpu;
 #ifdef GS_HAVE_CUDA

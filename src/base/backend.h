@@ -142,25 +142,11 @@ const gs_backend *gs_backend_choose(const char *which, char *why, size_t whylen)
  * program's seam (tests/emu: the CPU backend with the GPU's many-steps
  * kernels run by its CUDA emulator, so the whole program runs them). */
 void gs_backend_stand_in_cpu(const gs_backend *b);
-/* Called first in main, before MPI starts: where the command line asks for neither the CPU
- * backend nor help and GPUSTENCIL_EARLY_CUDA is not 0, the CUDA driver and the launcher's local
- * rank's GPU start on a thread of their own (gs_cuda_early_start), so that their seconds overlap
- * MPI's start. gs_backend_early_finish waits for that thread: main calls it on every normal end
- * (gs_fatal waits for the thread 2 s at most). */
-void gs_backend_early_start(int argc, char **argv);
-void gs_backend_early_finish(void);
-
 extern const gs_backend gs_backend_cpu;
 #ifdef GS_HAVE_CUDA
 extern const gs_backend gs_backend_cuda;
 /* Number of CUDA devices visible, 0 when none or the driver is missing. */
 int gs_cuda_probe(void);
-/* Starts the CUDA driver, and the context of the GPU the launcher's node-local rank points to,
- * on a thread of its own, so that they overlap MPI's start; gs_cuda_probe and the device's
- * selection wait for it (a context made for another GPU than the one selected is released). */
-void gs_cuda_early_start(void);
-/* Waits for the early start's thread, if one runs (no CUDA call of its own). */
-void gs_cuda_early_finish(void);
 #endif
 
 /* The host's available memory in bytes (MemAvailable of /proc/meminfo,

@@ -1,12 +1,9 @@
 /* The CUDA backend. Every runtime call is checked; a failure is fatal and
  * names the call, file:line, rank, host and GPU. */
 #include <cuda_runtime_api.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "backend.h"
 #include "log.h"
@@ -24,114 +21,13 @@
     if (gs_k_ != 0) gs_fatal(#expr, cudaGetErrorString((cudaError_t)gs_k_), __FILE__, __LINE__);                       \
   } while (0)
 
-/* The driver's start and the rank's GPU context, begun on a thread of their own before MPI
- * starts (gs_cuda_early_start): on a node whose GPUs are not kept initialized, making them ready
- * takes 0.2 s for one process and 0.8 s each for four starting together, which then overlaps
- * MPI's own start instead of following it. The thread writes `early` until it ends; the main
- * thread reads it only after joining it (or, on the fatal path, after seeing `done`). */
-static struct {
-  pthread_t thread;
-  int started; /* the thread was created and not yet joined */
-  int settled; /* the rank's first device selection has released a context made for another GPU */
-  int count;   /* devices it found, 0 when none or no driver */
-  int device;  /* the device whose context it made, -1 none */
-  int want;    /* the device it was to make ready (the local rank's guess), -1 none */
-  atomic_int done;
-} early = {.device = -1, .want = -1};
-
-/* Whether device d runs in the default compute mode: in an exclusive mode a context made for a
- * GPU that is not this rank's would keep that GPU's own rank off it. */
-static int shared_mode(int d) {
-  int mode = -1;
-  return cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, d) == cudaSuccess && mode == cudaComputeModeDefault;
-}
-
-static void *early_start(void *unused) {
-  (void)unused;
-  int n = 0;
-  if (cudaGetDeviceCount(&n) == cudaSuccess) {
-    early.count = n;
-    const int d = n > 0 && early.want >= 0 ? early.want % n : -1;
-    /* failures here are left to the checked calls of the main thread, which repeat these */
-    if (d >= 0 && shared_mode(d) && cudaSetDevice(d) == cudaSuccess && cudaFree(NULL) == cudaSuccess) early.device = d;
-  }
-  cudaGetLastError(); /* no driver or no device: gs_cuda_probe says so */
-  atomic_store(&early.done, 1);
-  return NULL;
-}
-
-/* The node-local rank the launcher gives in the environment (Open MPI, MPICH and Intel MPI,
- * Slurm's srun, PMI, Cray PALS), or -1. */
-static int launcher_local_rank(void) {
-  static const char *const names[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID",
-                                      "PMI_LOCAL_RANK", "PALS_LOCAL_RANKID"};
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
-    const char *v = getenv(names[i]);
-    char *end;
-    long r = v && *v ? strtol(v, &end, 10) : -1;
-    if (v && *v && !*end && r >= 0 && r < 1 << 20) return (int)r;
-  }
-  return -1;
-}
-
-/* The fatal path's wait: the process must not end (the CUDA runtime's teardown) while the thread
- * is inside the driver; it waits for the thread 2 s at most, so that a driver that hangs does
- * not hang the fatal exit. */
-static void early_wait_briefly(void) {
-  const struct timespec tick = {0, 10 * 1000 * 1000};
-  for (int i = 0; i < 200 && early.started && !atomic_load(&early.done); ++i)
-    nanosleep(&tick, NULL);
-}
-
-void gs_cuda_early_start(void) {
-  if (early.started) return;
-  early.want = launcher_local_rank();
-  early.started = pthread_create(&early.thread, NULL, early_start, NULL) == 0; /* else: the usual order */
-  if (early.started) gs_error_before_exit(early_wait_briefly);
-}
-
-/* Waits for the early start; the devices it found, or -1 where no thread ran. */
-static int early_join(void) {
-  if (!early.started) return -1;
-  pthread_join(early.thread, NULL);
-  early.started = 0;
-  if (early.device >= 0)
-    gs_log_debug("CUDA started early: %d GPU(s), GPU %d's context made (the launcher's local rank %d)", early.count,
-                 early.device, early.want);
-  else
-    gs_log_debug("CUDA started early: %d GPU(s), no context made (the launcher's local rank %d)", early.count,
-                 early.want);
-  return early.count;
-}
-
-void gs_cuda_early_finish(void) {
-  early_join();
-}
-
 int gs_cuda_probe(void) {
-  const int n = early_join();
-  if (n >= 0) return n;
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess) {
     cudaGetLastError(); /* no driver or no device: not an error here */
     return 0;
   }
   return count;
-}
-
-/* At the rank's first device selection (gs_place, on the main thread, before any other thread
- * selects one): a context the early start made for another GPU than index goes, best effort
- * (it only costs that GPU some memory where it stays). */
-static void early_settle(int index) {
-  early_join();
-  early.settled = 1;
-  if (early.device < 0 || early.device == index) return;
-  gs_log_debug("GPU %d made ready early (the launcher's local rank) is not this rank's GPU %d: released", early.device,
-               index);
-  if (cudaSetDevice(early.device) != cudaSuccess || cudaDeviceReset() != cudaSuccess)
-    gs_log_warn("GPU %d, made ready for this rank by mistake, could not be released: %s", early.device,
-                cudaGetErrorString(cudaGetLastError()));
-  early.device = -1;
 }
 
 static int cu_device_count(void) {
@@ -141,7 +37,6 @@ static int cu_device_count(void) {
 }
 
 static void cu_device_select(int index) {
-  if (!early.settled) early_settle(index); /* set before any worker thread exists: they only read it */
   GS_CUDA_CHECK(cudaSetDevice(index));
   gs_error_set_gpu(index);
 }

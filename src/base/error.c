@@ -10,11 +10,6 @@
 #include <unistd.h>
 
 static int g_rank = 0, g_size = 1, g_gpu = -1;
-static void (*g_before_exit)(void);
-
-void gs_error_before_exit(void (*wait)(void)) {
-  g_before_exit = wait;
-}
 
 static const char *const g_messages[GS_ERR_COUNT_] = {
     [GS_OK] = "success",
@@ -71,7 +66,6 @@ noreturn void gs_fatal(const char *call, const char *detail, const char *file, i
   fprintf(stderr, "gpustencil: fatal: %s failed: %s [%s:%d, rank %d/%d, host %s, GPU %s]\n", call, detail ? detail : "",
           file, line, g_rank, g_size, host, gpu);
   fflush(stderr);
-  if (g_before_exit) g_before_exit();
   int inited = 0, finalized = 0;
   MPI_Initialized(&inited);
   MPI_Finalized(&finalized);

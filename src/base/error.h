@@ -47,10 +47,6 @@ void gs_error_set_gpu(int gpu);
 /* This process's rank in MPI_COMM_WORLD (0 before MPI is set up). */
 int gs_error_rank(void);
 
-/* What gs_fatal() runs before it ends the process (NULL: nothing): a wait that must not be cut
- * short by the process's end, bounded so that the fatal path cannot hang on it. */
-void gs_error_before_exit(void (*wait)(void));
-
 /* Prints "gpustencil: fatal: CALL failed: DETAIL [file:line, rank R/N, host H,
  * GPU G]" on stderr and ends all ranks (MPI_Abort when MPI is initialised,
  * exit(EXIT_FAILURE) otherwise). Never returns. */
