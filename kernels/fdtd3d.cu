@@ -49,6 +49,7 @@ struct Boxes {
   gs_fdtd3_region r[7];
   unsigned first[8], bx[7], by[7];
   unsigned cand[7]; // the slabs that may reach a node of the box (slabs_near)
+  gs_fdtd3_geo geo; // the slabs' geometry (gs_fdtd3_geo_of)
 };
 
 __device__ __forceinline__ bool box_node(const Boxes &b, int64_t &i, int64_t &j, int64_t &k, unsigned &cand) {
@@ -80,7 +81,7 @@ __global__ void __launch_bounds__(32 * kNodeRows, GS_FDTD3_BOX_MINB)
     h_kernel(const gs_fdtd3_step_args a, const Boxes b) {
   int64_t i, j, k;
   unsigned cand;
-  if (box_node(b, i, j, k, cand)) gs_fdtd3_h_node(&a, i, j, k, Form, cand);
+  if (box_node(b, i, j, k, cand)) gs_fdtd3_h_node(&a, i, j, k, Form, cand, &b.geo);
 }
 
 // New E of every node of the boxes; r: the caller's region, whose new H is
@@ -91,7 +92,7 @@ __global__ void __launch_bounds__(32 * kNodeRows, GS_FDTD3_BOX_MINB)
     e_kernel(const gs_fdtd3_step_args a, const Boxes b, const gs_fdtd3_region r) {
   int64_t i, j, k;
   unsigned cand;
-  if (box_node(b, i, j, k, cand)) gs_fdtd3_e_node(&a, r, i, j, k, Poles, PK, Form, cand);
+  if (box_node(b, i, j, k, cand)) gs_fdtd3_e_node(&a, r, i, j, k, Poles, PK, Form, cand, &b.geo);
 }
 
 // The pole kinds with kernels of their own: up to 3 poles, real (Debye;
@@ -617,6 +618,7 @@ int launch_box_kernel(const gs_fdtd3_step_args *a, const gs_fdtd3_region *box, i
     ++b.n;
   }
   if (!blocks) return 0;
+  gs_fdtd3_geo_of(a, &b.geo);
   switch (a->pml_form) {
   case GS_FDTD3_HORIPML2:
     launch_box_form<GS_FDTD3_HORIPML2>(a, b, r, h, blocks, s);

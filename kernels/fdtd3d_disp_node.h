@@ -29,13 +29,13 @@ GS_HD3 void gs_fdtd3_disp_a_node(const gs_fdtd3_step_args *a, const gs_fdtd3_dis
   const float phi = gs_fdtd3_pole_phi(&a->poles, (comp == 0 ? a->mex : comp == 1 ? a->mey : a->mez)[o], t);
   if (comp == 0)
     a->ex_out[o] = gs_fdtd3_ex_p(a, i, j, k, a->hz_out[o], a->hz_out[o - P], a->hy_out[o], a->hy_out[o - S], m, t, phi,
-                                 0, a->pml_form, 0);
+                                 0, a->pml_form, 0, 0);
   else if (comp == 1)
     a->ey_out[o] = gs_fdtd3_ey_p(a, i, j, k, a->hx_out[o], a->hx_out[o - S], a->hz_out[o], a->hz_out[o - 1], m, t, phi,
-                                 0, a->pml_form, 0);
+                                 0, a->pml_form, 0, 0);
   else
     a->ez_out[o] = gs_fdtd3_ez_p(a, i, j, k, a->hy_out[o], a->hy_out[o - 1], a->hx_out[o], a->hx_out[o - P], m, t, phi,
-                                 0, a->pml_form, 0);
+                                 0, a->pml_form, 0, 0);
 }
 
 /* B at entry e of component comp: T = T - c2 E_new. */

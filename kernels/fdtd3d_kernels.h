@@ -186,6 +186,24 @@ typedef struct gs_fdtd3_step_args {
   gs_fdtd3_poles poles;
 } gs_fdtd3_step_args;
 
+/* Where slab s's E or H corrections reach and where they keep their Phi,
+ * as affine maps of the node (i, j, k): gs_fdtd3_in_slab's test and
+ * gs_fdtd3_cpml's depth and element, worked out once a launch rather than
+ * once a node and component (the CPML boxes' kernels spent most of their
+ * instructions on them). The same values as those functions' in 32-bit
+ * depths and 64-bit elements. */
+typedef struct gs_fdtd3_slab_geo {
+  int dir;                    /* the slab's axis */
+  int i0, i1, j0, j1, k0, k1; /* the nodes reached: [i0, i1) x [j0, j1) x [k0, k1) */
+  int qi, qj, qk, q0;         /* depth q = qi i + qj j + qk k + q0 */
+  int64_t wi, wj, wk, w0;     /* Phi element w = wi i + wj j + wk k + w0 */
+} gs_fdtd3_slab_geo;
+
+/* Every slab's, for H (s[0]) and E (s[1]). */
+typedef struct gs_fdtd3_geo {
+  gs_fdtd3_slab_geo s[2][6];
+} gs_fdtd3_geo;
+
 /* The row pitch (elements, a multiple of 32) and plane size (elements) of a
  * grid of nx x ny x nz cells, and the elements one array holds. */
 void gs_fdtd3_layout(int64_t nx, int64_t ny, int64_t nz, int64_t *pitch, int64_t *plane, int64_t *count);
@@ -213,6 +231,9 @@ typedef int (*gs_fdtd3_pass_fn)(const gs_fdtd3_step_args *a, gs_fdtd3_region box
                                 void *stream);
 int gs_fdtd3_pass_ref(const gs_fdtd3_step_args *a, gs_fdtd3_region box, gs_fdtd3_region stored, int h, void *stream);
 int gs_fdtd3_pass_cuda(const gs_fdtd3_step_args *a, gs_fdtd3_region box, gs_fdtd3_region stored, int h, void *stream);
+
+/* The slabs' geometry of a (gs_fdtd3_geo). */
+void gs_fdtd3_geo_of(const gs_fdtd3_step_args *a, gs_fdtd3_geo *g);
 
 /* Splits the node box r into at most 7 boxes: out[0] (possibly empty) where
  * the fused kernel may run (no slab in reach, free-space H, interior) and

@@ -100,63 +100,6 @@ GS_HD3 unsigned gs_fdtd3_slab_mask(const gs_fdtd3_step_args *a, int e, int64_t i
   return mask;
 }
 
-/* The same over the slabs of cand alone (bits; ~0u: all), where the caller
- * knows that no other slab reaches the node (a CPML box's candidates,
- * fdtd3d.cu): a box on one face tests one slab, not six. */
-GS_HD3 unsigned gs_fdtd3_slab_mask_in(const gs_fdtd3_step_args *a, int e, int64_t i, int64_t j, int64_t k,
-                                      unsigned cand) {
-  unsigned mask = 0;
-  cand &= (1u << a->nslab) - 1u;
-#ifdef __CUDA_ARCH__
-#pragma unroll 1
-#endif
-  for (unsigned left = cand; left; left &= left - 1u) {
-    const int s = gs_fdtd3_lowest(left);
-    if (gs_fdtd3_in_slab(a, &a->slab[s], e, i, j, k)) mask |= 1u << s;
-  }
-  return mask;
-}
-
-/* The CPML corrections of component comp (0 x, 1 y, 2 z) of E (e = 1) or H
- * (e = 0) at node (i, j, k), value f, in slab order, gprMax's HORIPML form
- * and contraction (fdtd3d_kernels.h): a slab normal to axis dir adds
- * s_dir (RA01 d + RB Phi), d = raw_dir / cell size, and stores the new Phi
- * (H: only if own). s_x, s_y, s_z: the node material's srce or srcm with the
- * sign of its term; raw_x, raw_y, raw_z: the raw differences. mask:
- * gs_fdtd3_slab_mask() of the node. (Selects rather than arrays indexed by
- * dir: no local memory on the GPU.) */
-GS_HD3 float gs_fdtd3_cpml(const gs_fdtd3_step_args *a, int e, int comp, int64_t i, int64_t j, int64_t k, float f,
-                           float sx, float sy, float sz, float raw_x, float raw_y, float raw_z, int own,
-                           unsigned mask) {
-#ifdef __CUDA_ARCH__
-#pragma unroll 1
-#endif
-  for (unsigned left = mask; left; left &= left - 1u) {
-    const gs_fdtd3_slab *p = &a->slab[gs_fdtd3_lowest(left)];
-    const int dir = p->dir;
-    if (dir == comp) continue;
-    const int t = (int)p->t;
-    const int n = (int)(dir == 0 ? i : dir == 1 ? j : k), N = (int)(dir == 0 ? a->nx : dir == 1 ? a->ny : a->nz);
-    const int q = p->side ? n - (N - t) : (e ? t - n : t - 1 - n);
-    const int ia = (int)(dir == 0 ? j : i), ib = (int)(dir == 2 ? j : k);
-    const int na = (int)p->sa, nb = (int)p->sb; /* the strides of the piece held (fdtd3d_kernels.h) */
-    const int slot = comp == (dir == 0 ? 1 : 0) ? 0 : 1;
-    const int64_t w = dir == 0 ? ((int64_t)ib * na + ia) * t + q : ((int64_t)q * nb + ib) * na + ia; /* i fastest */
-    const float d = (dir == 0 ? raw_x : dir == 1 ? raw_y : raw_z) / p->d;
-    const float c = dir == 0 ? sx : dir == 1 ? sy : sz;
-    if (e) {
-      const float phi = GS_LDG(&p->psi_e_in[slot][w]);
-      p->psi_e_out[slot][w] = fmaf(GS_LDG(&p->ree[q]), phi, -(GS_LDG(&p->rfe[q]) * d));
-      f = fmaf(c, fmaf(GS_LDG(&p->ra1e[q]), d, GS_LDG(&p->rbe[q]) * phi), f);
-    } else {
-      const float phi = GS_LDG(&p->psi_h_in[slot][w]);
-      if (own) p->psi_h_out[slot][w] = fmaf(GS_LDG(&p->reh[q]), phi, -(GS_LDG(&p->rfh[q]) * d));
-      f = fmaf(c, fmaf(GS_LDG(&p->ra1h[q]), d, GS_LDG(&p->rbh[q]) * phi), f);
-    }
-  }
-  return f;
-}
-
 /* One slab's correction of the field value f in the forms beyond first-order
  * HORIPML (pf, fdtd3d_kernels.h), as gprMax's compiled order2_* and MRIPML
  * updates evaluate them (their fused multiply-adds, read from its build and
@@ -188,13 +131,49 @@ GS_HD3 float gs_fdtd3_pml_term(int pf, const float *k, float d, float c, float f
   return fmaf(c, fmaf(GS_LDG(&k[1]), d, -(GS_LDG(&k[0]) * psi)), f);
 }
 
-/* gs_fdtd3_cpml in the other forms (pf > 0): the same slabs, nodes and
- * Phi places; each CFS term's Phi (the second psi2 elements after the
- * first), the depth's coefficients from ke or kh. */
-GS_HD3 float gs_fdtd3_cpml_x(const gs_fdtd3_step_args *a, int pf, int e, int comp, int64_t i, int64_t j, int64_t k,
+/* Slab p's correction of component value f at depth q, Phi element w (slot
+ * slot's array), in form pf, gprMax's contraction (fdtd3d_kernels.h): raw
+ * the difference along the slab's axis, c the signed srce or srcm of the
+ * component's term along it; the new Phi stored (H: only if own). First-order
+ * HORIPML adds c (RA01 d + RB Phi), d = raw / cell size; the other forms
+ * gs_fdtd3_pml_term with each CFS term's Phi (the second psi2 elements after
+ * the first). */
+GS_HD3 float gs_fdtd3_cpml_at(const gs_fdtd3_slab *p, int pf, int e, int slot, int q, int64_t w, float raw, float c,
+                              float f, int own) {
+  const float d = raw / p->d;
+  if (pf == GS_FDTD3_HORIPML1) {
+    if (e) {
+      const float phi = GS_LDG(&p->psi_e_in[slot][w]);
+      p->psi_e_out[slot][w] = fmaf(GS_LDG(&p->ree[q]), phi, -(GS_LDG(&p->rfe[q]) * d));
+      return fmaf(c, fmaf(GS_LDG(&p->ra1e[q]), d, GS_LDG(&p->rbe[q]) * phi), f);
+    }
+    const float phi = GS_LDG(&p->psi_h_in[slot][w]);
+    if (own) p->psi_h_out[slot][w] = fmaf(GS_LDG(&p->reh[q]), phi, -(GS_LDG(&p->rfh[q]) * d));
+    return fmaf(c, fmaf(GS_LDG(&p->ra1h[q]), d, GS_LDG(&p->rbh[q]) * phi), f);
+  }
+  const int two = pf != GS_FDTD3_MRIPML1;
+  const float *in = e ? p->psi_e_in[slot] : p->psi_h_in[slot];
+  float *out = e ? p->psi_e_out[slot] : p->psi_h_out[slot];
+  const float p0 = GS_LDG(&in[w]), p1 = two ? GS_LDG(&in[w + p->psi2]) : 0.0f;
+  float n0, n1;
+  f = gs_fdtd3_pml_term(pf, (e ? p->ke : p->kh) + (int64_t)q * GS_FDTD3_PML_K, d, c, f, p0, p1, &n0, &n1);
+  if (e || own) {
+    out[w] = n0;
+    if (two) out[w + p->psi2] = n1;
+  }
+  return f;
+}
+
+/* The CPML corrections of component comp (0 x, 1 y, 2 z) of E (e = 1) or H
+ * (e = 0) at node (i, j, k), value f, in slab order, form pf: a slab normal
+ * to axis dir corrects the two other components (slot 0 the first of them
+ * in x, y, z order) through gs_fdtd3_cpml_at. s_x, s_y, s_z: the node
+ * material's srce or srcm with the sign of its term; raw_x, raw_y, raw_z:
+ * the raw differences; mask: gs_fdtd3_slab_mask() of the node. (Selects
+ * rather than arrays indexed by dir: no local memory on the GPU.) */
+GS_HD3 float gs_fdtd3_cpml_f(const gs_fdtd3_step_args *a, int pf, int e, int comp, int64_t i, int64_t j, int64_t k,
                              float f, float sx, float sy, float sz, float raw_x, float raw_y, float raw_z, int own,
                              unsigned mask) {
-  const int two = pf != GS_FDTD3_MRIPML1;
 #ifdef __CUDA_ARCH__
 #pragma unroll 1
 #endif
@@ -206,31 +185,78 @@ GS_HD3 float gs_fdtd3_cpml_x(const gs_fdtd3_step_args *a, int pf, int e, int com
     const int n = (int)(dir == 0 ? i : dir == 1 ? j : k), N = (int)(dir == 0 ? a->nx : dir == 1 ? a->ny : a->nz);
     const int q = p->side ? n - (N - t) : (e ? t - n : t - 1 - n);
     const int ia = (int)(dir == 0 ? j : i), ib = (int)(dir == 2 ? j : k);
-    const int na = (int)p->sa, nb = (int)p->sb;
+    const int na = (int)p->sa, nb = (int)p->sb; /* the strides of the piece held (fdtd3d_kernels.h) */
     const int slot = comp == (dir == 0 ? 1 : 0) ? 0 : 1;
-    const int64_t w = dir == 0 ? ((int64_t)ib * na + ia) * t + q : ((int64_t)q * nb + ib) * na + ia;
-    const float d = (dir == 0 ? raw_x : dir == 1 ? raw_y : raw_z) / p->d;
-    const float c = dir == 0 ? sx : dir == 1 ? sy : sz;
-    const float *in = e ? p->psi_e_in[slot] : p->psi_h_in[slot];
-    float *out = e ? p->psi_e_out[slot] : p->psi_h_out[slot];
-    const float p0 = GS_LDG(&in[w]), p1 = two ? GS_LDG(&in[w + p->psi2]) : 0.0f;
-    float n0, n1;
-    f = gs_fdtd3_pml_term(pf, (e ? p->ke : p->kh) + (int64_t)q * GS_FDTD3_PML_K, d, c, f, p0, p1, &n0, &n1);
-    if (e || own) {
-      out[w] = n0;
-      if (two) out[w + p->psi2] = n1;
-    }
+    const int64_t w = dir == 0 ? ((int64_t)ib * na + ia) * t + q : ((int64_t)q * nb + ib) * na + ia; /* i fastest */
+    f = gs_fdtd3_cpml_at(p, pf, e, slot, q, w,
+                         dir == 0   ? raw_x
+                         : dir == 1 ? raw_y
+                                    : raw_z,
+                         dir == 0   ? sx
+                         : dir == 1 ? sy
+                                    : sz,
+                         f, own);
   }
   return f;
 }
 
-/* The CPML corrections in form pf (a constant where the caller is built
- * per form: the first-order HORIPML code is then gs_fdtd3_cpml alone). */
-GS_HD3 float gs_fdtd3_cpml_f(const gs_fdtd3_step_args *a, int pf, int e, int comp, int64_t i, int64_t j, int64_t k,
-                             float f, float sx, float sy, float sz, float raw_x, float raw_y, float raw_z, int own,
-                             unsigned mask) {
-  if (pf == GS_FDTD3_HORIPML1) return gs_fdtd3_cpml(a, e, comp, i, j, k, f, sx, sy, sz, raw_x, raw_y, raw_z, own, mask);
-  return gs_fdtd3_cpml_x(a, pf, e, comp, i, j, k, f, sx, sy, sz, raw_x, raw_y, raw_z, own, mask);
+/* The same with the slabs' geometry g (gs_fdtd3_geo's s[e]): the depth and
+ * element from their affine maps, the same values. */
+GS_HD3 float gs_fdtd3_cpml_g(const gs_fdtd3_step_args *a, const gs_fdtd3_slab_geo *g, int pf, int e, int comp,
+                             int64_t i, int64_t j, int64_t k, float f, float sx, float sy, float sz, float raw_x,
+                             float raw_y, float raw_z, int own, unsigned mask) {
+  const int ii = (int)i, jj = (int)j, kk = (int)k;
+#ifdef __CUDA_ARCH__
+#pragma unroll 1
+#endif
+  for (unsigned left = mask; left; left &= left - 1u) {
+    const int s = gs_fdtd3_lowest(left);
+    const gs_fdtd3_slab_geo *x = &g[s];
+    const int dir = x->dir;
+    if (dir == comp) continue;
+    const int q = x->qi * ii + x->qj * jj + x->qk * kk + x->q0;
+    const int64_t w = x->wi * i + x->wj * j + x->wk * k + x->w0;
+    const int slot = comp == (dir == 0 ? 1 : 0) ? 0 : 1;
+    f = gs_fdtd3_cpml_at(&a->slab[s], pf, e, slot, q, w,
+                         dir == 0   ? raw_x
+                         : dir == 1 ? raw_y
+                                    : raw_z,
+                         dir == 0   ? sx
+                         : dir == 1 ? sy
+                                    : sz,
+                         f, own);
+  }
+  return f;
+}
+
+/* The slabs of cand (bits) whose E (e = 1) or H (e = 0) corrections reach
+ * node (i, j, k), from the geometry g: gs_fdtd3_slab_mask's answer over
+ * cand alone (~0u: all), where the caller knows that no other slab reaches
+ * the node (a CPML box's candidates, fdtd3d.cu: a box on one face tests one
+ * slab, not six). */
+GS_HD3 unsigned gs_fdtd3_geo_mask(const gs_fdtd3_geo *g, int nslab, int e, int64_t i, int64_t j, int64_t k,
+                                  unsigned cand) {
+  const int ii = (int)i, jj = (int)j, kk = (int)k;
+  unsigned mask = 0;
+  cand &= (1u << nslab) - 1u;
+#ifdef __CUDA_ARCH__
+#pragma unroll 1
+#endif
+  for (unsigned left = cand; left; left &= left - 1u) {
+    const int s = gs_fdtd3_lowest(left);
+    const gs_fdtd3_slab_geo *x = &g->s[e][s];
+    if (ii >= x->i0 && ii < x->i1 && jj >= x->j0 && jj < x->j1 && kk >= x->k0 && kk < x->k1) mask |= 1u << s;
+  }
+  return mask;
+}
+
+/* The corrections through g where there is one (the boxes' node updates),
+ * else through the slabs themselves (a neighbour's H recomputed, sources). */
+GS_HD3 float gs_fdtd3_cpml_any(const gs_fdtd3_step_args *a, const gs_fdtd3_geo *g, int pf, int e, int comp, int64_t i,
+                               int64_t j, int64_t k, float f, float sx, float sy, float sz, float raw_x, float raw_y,
+                               float raw_z, int own, unsigned mask) {
+  if (g) return gs_fdtd3_cpml_g(a, g->s[e], pf, e, comp, i, j, k, f, sx, sy, sz, raw_x, raw_y, raw_z, own, mask);
+  return gs_fdtd3_cpml_f(a, pf, e, comp, i, j, k, f, sx, sy, sz, raw_x, raw_y, raw_z, own, mask);
 }
 
 /* Where each component is updated (gprMax 4's ranges, fdtd3d_kernels.h). */
@@ -268,8 +294,8 @@ GS_HD3 gs_fdtd3_coef gs_fdtd3_coef_at(const gs_fdtd3_step_args *a, int m) {
 }
 
 /* New Hx, Hy, Hz at a node where they are updated; own: store H's psi. */
-GS_HD3 float gs_fdtd3_hx_m(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own, unsigned mask,
-                           int pf) {
+GS_HD3 float gs_fdtd3_hx_m(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own, unsigned mask, int pf,
+                           const gs_fdtd3_geo *g) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
   const float dy = GS_LDG(&a->ez[o + a->pitch]) - GS_LDG(&a->ez[o]),
               dz = GS_LDG(&a->ey[o + a->plane]) - GS_LDG(&a->ey[o]);
@@ -281,12 +307,12 @@ GS_HD3 float gs_fdtd3_hx_m(const gs_fdtd3_step_args *a, int64_t i, int64_t j, in
   } else {
     h = gs_fdtd3_hsum1(GS_LDG(&a->hx[o]), a->dby, dy, a->dbz, dz);
   }
-  if (a->nslab) h = gs_fdtd3_cpml_f(a, pf, 0, 0, i, j, k, h, 0, -src, src, 0, dy, dz, own, mask);
+  if (a->nslab) h = gs_fdtd3_cpml_any(a, g, pf, 0, 0, i, j, k, h, 0, -src, src, 0, dy, dz, own, mask);
   return h;
 }
 
-GS_HD3 float gs_fdtd3_hy_m(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own, unsigned mask,
-                           int pf) {
+GS_HD3 float gs_fdtd3_hy_m(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own, unsigned mask, int pf,
+                           const gs_fdtd3_geo *g) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
   const float dz = GS_LDG(&a->ex[o + a->plane]) - GS_LDG(&a->ex[o]), dx = GS_LDG(&a->ez[o + 1]) - GS_LDG(&a->ez[o]);
   float h, src = a->srcm;
@@ -297,12 +323,12 @@ GS_HD3 float gs_fdtd3_hy_m(const gs_fdtd3_step_args *a, int64_t i, int64_t j, in
   } else {
     h = gs_fdtd3_hsum1(GS_LDG(&a->hy[o]), a->dbz, dz, a->dbx, dx);
   }
-  if (a->nslab) h = gs_fdtd3_cpml_f(a, pf, 0, 1, i, j, k, h, src, 0, -src, dx, 0, dz, own, mask);
+  if (a->nslab) h = gs_fdtd3_cpml_any(a, g, pf, 0, 1, i, j, k, h, src, 0, -src, dx, 0, dz, own, mask);
   return h;
 }
 
-GS_HD3 float gs_fdtd3_hz_m(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own, unsigned mask,
-                           int pf) {
+GS_HD3 float gs_fdtd3_hz_m(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own, unsigned mask, int pf,
+                           const gs_fdtd3_geo *g) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
   const float dx = GS_LDG(&a->ey[o + 1]) - GS_LDG(&a->ey[o]), dy = GS_LDG(&a->ex[o + a->pitch]) - GS_LDG(&a->ex[o]);
   float h, src = a->srcm;
@@ -313,19 +339,19 @@ GS_HD3 float gs_fdtd3_hz_m(const gs_fdtd3_step_args *a, int64_t i, int64_t j, in
   } else {
     h = gs_fdtd3_hsum1(GS_LDG(&a->hz[o]), a->dbx, dx, a->dby, dy);
   }
-  if (a->nslab) h = gs_fdtd3_cpml_f(a, pf, 0, 2, i, j, k, h, -src, src, 0, dx, dy, 0, own, mask);
+  if (a->nslab) h = gs_fdtd3_cpml_any(a, g, pf, 0, 2, i, j, k, h, -src, src, 0, dx, dy, 0, own, mask);
   return h;
 }
 
 /* The same, working out the node's slabs (a neighbour's H recomputed). */
 GS_HD3 float gs_fdtd3_hx(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own, int pf) {
-  return gs_fdtd3_hx_m(a, i, j, k, own, a->nslab ? gs_fdtd3_slab_mask(a, 0, i, j, k) : 0u, pf);
+  return gs_fdtd3_hx_m(a, i, j, k, own, a->nslab ? gs_fdtd3_slab_mask(a, 0, i, j, k) : 0u, pf, 0);
 }
 GS_HD3 float gs_fdtd3_hy(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own, int pf) {
-  return gs_fdtd3_hy_m(a, i, j, k, own, a->nslab ? gs_fdtd3_slab_mask(a, 0, i, j, k) : 0u, pf);
+  return gs_fdtd3_hy_m(a, i, j, k, own, a->nslab ? gs_fdtd3_slab_mask(a, 0, i, j, k) : 0u, pf, 0);
 }
 GS_HD3 float gs_fdtd3_hz(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own, int pf) {
-  return gs_fdtd3_hz_m(a, i, j, k, own, a->nslab ? gs_fdtd3_slab_mask(a, 0, i, j, k) : 0u, pf);
+  return gs_fdtd3_hz_m(a, i, j, k, own, a->nslab ? gs_fdtd3_slab_mask(a, 0, i, j, k) : 0u, pf, 0);
 }
 
 /* Dispersive poles (fdtd3d_kernels.h's gs_fdtd3_poles; fdtd3d_disp.h): gprMax
@@ -516,40 +542,43 @@ GS_HD3 void gs_fdtd3_e_fused3(const gs_fdtd3_step_args *a, int pk, int64_t o, co
  * b B from the final value too (the fused form; b = 0: the separate
  * passes, B after the sources); pk: the pole kind. */
 GS_HD3 float gs_fdtd3_ex_p(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, float hz, float hz_jm,
-                           float hy, float hy_km, unsigned mask, float *t, float phi, int b, int pf, int pk) {
+                           float hy, float hy_km, unsigned mask, float *t, float phi, int b, int pf, int pk,
+                           const gs_fdtd3_geo *g) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
   const int mat = GS_LDG(&a->mex[o]);
   const gs_fdtd3_coef c = gs_fdtd3_coef_at(a, mat);
   const float dy = hz - hz_jm, dz = hy - hy_km;
   float f = gs_fdtd3_esum(c.ca, GS_LDG(&a->ex[o]), c.cby, dy, c.cbz, dz);
   if (t) f = fmaf(-c.src, phi, f);
-  if (a->nslab) f = gs_fdtd3_cpml_f(a, pf, 1, 0, i, j, k, f, 0, c.src, -c.src, 0, dy, dz, 1, mask);
+  if (a->nslab) f = gs_fdtd3_cpml_any(a, g, pf, 1, 0, i, j, k, f, 0, c.src, -c.src, 0, dy, dz, 1, mask);
   if (t) gs_fdtd3_pole_update(&a->poles, pk, mat, t, GS_LDG(&a->ex[o]), f, b);
   return f;
 }
 
 GS_HD3 float gs_fdtd3_ey_p(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, float hx, float hx_km,
-                           float hz, float hz_im, unsigned mask, float *t, float phi, int b, int pf, int pk) {
+                           float hz, float hz_im, unsigned mask, float *t, float phi, int b, int pf, int pk,
+                           const gs_fdtd3_geo *g) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
   const int mat = GS_LDG(&a->mey[o]);
   const gs_fdtd3_coef c = gs_fdtd3_coef_at(a, mat);
   const float dz = hx - hx_km, dx = hz - hz_im;
   float f = gs_fdtd3_esum(c.ca, GS_LDG(&a->ey[o]), c.cbz, dz, c.cbx, dx);
   if (t) f = fmaf(-c.src, phi, f);
-  if (a->nslab) f = gs_fdtd3_cpml_f(a, pf, 1, 1, i, j, k, f, -c.src, 0, c.src, dx, 0, dz, 1, mask);
+  if (a->nslab) f = gs_fdtd3_cpml_any(a, g, pf, 1, 1, i, j, k, f, -c.src, 0, c.src, dx, 0, dz, 1, mask);
   if (t) gs_fdtd3_pole_update(&a->poles, pk, mat, t, GS_LDG(&a->ey[o]), f, b);
   return f;
 }
 
 GS_HD3 float gs_fdtd3_ez_p(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, float hy, float hy_im,
-                           float hx, float hx_jm, unsigned mask, float *t, float phi, int b, int pf, int pk) {
+                           float hx, float hx_jm, unsigned mask, float *t, float phi, int b, int pf, int pk,
+                           const gs_fdtd3_geo *g) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
   const int mat = GS_LDG(&a->mez[o]);
   const gs_fdtd3_coef c = gs_fdtd3_coef_at(a, mat);
   const float dx = hy - hy_im, dy = hx - hx_jm;
   float f = gs_fdtd3_esum(c.ca, GS_LDG(&a->ez[o]), c.cbx, dx, c.cby, dy);
   if (t) f = fmaf(-c.src, phi, f);
-  if (a->nslab) f = gs_fdtd3_cpml_f(a, pf, 1, 2, i, j, k, f, c.src, -c.src, 0, dx, dy, 0, 1, mask);
+  if (a->nslab) f = gs_fdtd3_cpml_any(a, g, pf, 1, 2, i, j, k, f, c.src, -c.src, 0, dx, dy, 0, 1, mask);
   if (t) gs_fdtd3_pole_update(&a->poles, pk, mat, t, GS_LDG(&a->ez[o]), f, b);
   return f;
 }
@@ -559,26 +588,28 @@ GS_HD3 float gs_fdtd3_ez_p(const gs_fdtd3_step_args *a, int64_t i, int64_t j, in
  * (the CPML form read from a: these few nodes need no kernel per form). */
 GS_HD3 float gs_fdtd3_ex(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, float hz, float hz_jm, float hy,
                          float hy_km, unsigned mask) {
-  return gs_fdtd3_ex_p(a, i, j, k, hz, hz_jm, hy, hy_km, mask, 0, 0.0f, 0, a->pml_form, 0);
+  return gs_fdtd3_ex_p(a, i, j, k, hz, hz_jm, hy, hy_km, mask, 0, 0.0f, 0, a->pml_form, 0, 0);
 }
 GS_HD3 float gs_fdtd3_ey(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, float hx, float hx_km, float hz,
                          float hz_im, unsigned mask) {
-  return gs_fdtd3_ey_p(a, i, j, k, hx, hx_km, hz, hz_im, mask, 0, 0.0f, 0, a->pml_form, 0);
+  return gs_fdtd3_ey_p(a, i, j, k, hx, hx_km, hz, hz_im, mask, 0, 0.0f, 0, a->pml_form, 0, 0);
 }
 GS_HD3 float gs_fdtd3_ez(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, float hy, float hy_im, float hx,
                          float hx_jm, unsigned mask) {
-  return gs_fdtd3_ez_p(a, i, j, k, hy, hy_im, hx, hx_jm, mask, 0, 0.0f, 0, a->pml_form, 0);
+  return gs_fdtd3_ez_p(a, i, j, k, hy, hy_im, hx, hx_jm, mask, 0, 0.0f, 0, a->pml_form, 0, 0);
 }
 
 /* New H of node (i, j, k), stored (its owner: psi stored too); pf: the
  * CPML form (a->pml_form, a constant where the caller is built per form);
- * cand: the slabs that may reach the node (gs_fdtd3_slab_mask_in). */
-GS_HD3 void gs_fdtd3_h_node(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int pf, unsigned cand) {
+ * cand: the slabs that may reach the node (gs_fdtd3_geo_mask); g: the
+ * slabs' geometry (gs_fdtd3_geo_of(a)). */
+GS_HD3 void gs_fdtd3_h_node(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int pf, unsigned cand,
+                            const gs_fdtd3_geo *g) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
-  const unsigned mh = a->nslab ? gs_fdtd3_slab_mask_in(a, 0, i, j, k, cand) : 0u;
-  if (gs_fdtd3_hx_ok(a, i, j, k)) a->hx_out[o] = gs_fdtd3_hx_m(a, i, j, k, 1, mh, pf);
-  if (gs_fdtd3_hy_ok(a, i, j, k)) a->hy_out[o] = gs_fdtd3_hy_m(a, i, j, k, 1, mh, pf);
-  if (gs_fdtd3_hz_ok(a, i, j, k)) a->hz_out[o] = gs_fdtd3_hz_m(a, i, j, k, 1, mh, pf);
+  const unsigned mh = a->nslab ? gs_fdtd3_geo_mask(g, a->nslab, 0, i, j, k, cand) : 0u;
+  if (gs_fdtd3_hx_ok(a, i, j, k)) a->hx_out[o] = gs_fdtd3_hx_m(a, i, j, k, 1, mh, pf, g);
+  if (gs_fdtd3_hy_ok(a, i, j, k)) a->hy_out[o] = gs_fdtd3_hy_m(a, i, j, k, 1, mh, pf, g);
+  if (gs_fdtd3_hz_ok(a, i, j, k)) a->hz_out[o] = gs_fdtd3_hz_m(a, i, j, k, 1, mh, pf, g);
 }
 
 /* Whether a has fused poles (gs_fdtd3_e_node's poles). */
@@ -589,12 +620,12 @@ GS_HD3 int gs_fdtd3_has_poles(const gs_fdtd3_step_args *a) {
 /* New E of node (i, j, k) of box r, once the new H of every node of r is
  * stored: reads the stored H of the neighbours in r and recomputes the
  * others' (the same bits either way); with poles (gs_fdtd3_has_poles), the
- * fused poles advanced (pk: their kind, gs_fdtd3_pole_update); pf and cand
- * as gs_fdtd3_h_node's. */
+ * fused poles advanced (pk: their kind, gs_fdtd3_pole_update); pf, cand
+ * and g as gs_fdtd3_h_node's. */
 GS_HD3 void gs_fdtd3_e_node(const gs_fdtd3_step_args *a, gs_fdtd3_region r, int64_t i, int64_t j, int64_t k, int poles,
-                            int pk, int pf, unsigned cand) {
+                            int pk, int pf, unsigned cand, const gs_fdtd3_geo *g) {
   const int64_t o = gs_fdtd3_at(a, i, j, k), P = a->pitch, S = a->plane;
-  const unsigned me = a->nslab ? gs_fdtd3_slab_mask_in(a, 1, i, j, k, cand) : 0u;
+  const unsigned me = a->nslab ? gs_fdtd3_geo_mask(g, a->nslab, 1, i, j, k, cand) : 0u;
   float *t[3] = {0, 0, 0}, phi[3] = {0, 0, 0};
   if (poles) {
     const int mat[3] = {GS_LDG(&a->mex[o]), GS_LDG(&a->mey[o]), GS_LDG(&a->mez[o])};
@@ -604,19 +635,19 @@ GS_HD3 void gs_fdtd3_e_node(const gs_fdtd3_step_args *a, gs_fdtd3_region r, int6
     const float hz_jm = j - 1 >= r.j0 ? GS_LDG(&a->hz_out[o - P]) : gs_fdtd3_hz(a, i, j - 1, k, 0, pf);
     const float hy_km = k - 1 >= r.k0 ? GS_LDG(&a->hy_out[o - S]) : gs_fdtd3_hy(a, i, j, k - 1, 0, pf);
     a->ex_out[o] = gs_fdtd3_ex_p(a, i, j, k, GS_LDG(&a->hz_out[o]), hz_jm, GS_LDG(&a->hy_out[o]), hy_km, me, t[0],
-                                 phi[0], 1, pf, pk);
+                                 phi[0], 1, pf, pk, g);
   }
   if (gs_fdtd3_ey_ok(a, i, j, k)) {
     const float hx_km = k - 1 >= r.k0 ? GS_LDG(&a->hx_out[o - S]) : gs_fdtd3_hx(a, i, j, k - 1, 0, pf);
     const float hz_im = i - 1 >= r.i0 ? GS_LDG(&a->hz_out[o - 1]) : gs_fdtd3_hz(a, i - 1, j, k, 0, pf);
     a->ey_out[o] = gs_fdtd3_ey_p(a, i, j, k, GS_LDG(&a->hx_out[o]), hx_km, GS_LDG(&a->hz_out[o]), hz_im, me, t[1],
-                                 phi[1], 1, pf, pk);
+                                 phi[1], 1, pf, pk, g);
   }
   if (gs_fdtd3_ez_ok(a, i, j, k)) {
     const float hy_im = i - 1 >= r.i0 ? GS_LDG(&a->hy_out[o - 1]) : gs_fdtd3_hy(a, i - 1, j, k, 0, pf);
     const float hx_jm = j - 1 >= r.j0 ? GS_LDG(&a->hx_out[o - P]) : gs_fdtd3_hx(a, i, j - 1, k, 0, pf);
     a->ez_out[o] = gs_fdtd3_ez_p(a, i, j, k, GS_LDG(&a->hy_out[o]), hy_im, GS_LDG(&a->hx_out[o]), hx_jm, me, t[2],
-                                 phi[2], 1, pf, pk);
+                                 phi[2], 1, pf, pk, g);
   }
 }
 

@@ -2,6 +2,8 @@
 #include "fdtd3d_kernels.h"
 #include "fdtd3d_node.h"
 
+#include <limits.h>
+
 void gs_fdtd3_layout(int64_t nx, int64_t ny, int64_t nz, int64_t *pitch, int64_t *plane, int64_t *count) {
   *pitch = (nx + 1 + 31) / 32 * 32;
   *plane = *pitch * (ny + 1);
@@ -42,32 +44,76 @@ int gs_fdtd3_split(const gs_fdtd3_step_args *a, gs_fdtd3_region r, gs_fdtd3_regi
   return n;
 }
 
-/* New H of every node of r, then new E (fdtd3d_node.h). The loops are
- * written twice: first-order HORIPML (gprMax's default: its CPML code as a
- * constant) and the other forms (the form read once per node). */
-GS_FMA_CLONES static void h_pass(const gs_fdtd3_step_args *a, gs_fdtd3_region r) {
+/* Slab p's geometry for E (e = 1) or H (e = 0) on a grid of n[3] cells:
+ * gs_fdtd3_in_slab's range along the slab's axis (side 0: E [1, t], H
+ * [0, t); side 1: [n - t, n)) and below the far face on the other two,
+ * gs_fdtd3_cpml_f's depth (side 0: E t - n, H t - 1 - n; side 1: n - (n -
+ * t)) and Phi element, [(b sa + a) t + q] for an x slab, [(q sb + b) sa +
+ * a] for the others (fdtd3d_kernels.h). */
+static gs_fdtd3_slab_geo slab_geo(const gs_fdtd3_slab *p, int e, const int64_t n[3]) {
+  const int dir = p->dir, t = (int)p->t, N = (int)n[dir];
+  const int lo = p->side ? N - t : e ? 1 : 0, qs = p->side ? 1 : -1, q0 = p->side ? t - N : e ? t : t - 1;
+  int lim[3][2];
+  for (int x = 0; x < 3; ++x)
+    lim[x][0] = x == dir ? lo : INT_MIN, lim[x][1] = x == dir ? lo + t : (int)n[x];
+  const int64_t sa = p->sa, sb = p->sb;
+  gs_fdtd3_slab_geo g = {dir,
+                         lim[0][0],
+                         lim[0][1],
+                         lim[1][0],
+                         lim[1][1],
+                         lim[2][0],
+                         lim[2][1],
+                         dir == 0 ? qs : 0,
+                         dir == 1 ? qs : 0,
+                         dir == 2 ? qs : 0,
+                         q0,
+                         0,
+                         0,
+                         0,
+                         0};
+  if (dir == 0)
+    g.wi = qs, g.wj = t, g.wk = sa * t, g.w0 = q0;
+  else
+    g.wi = 1, g.wj = dir == 1 ? qs * sb * sa : sa, g.wk = dir == 1 ? sa : qs * sb * sa, g.w0 = q0 * sb * sa;
+  return g;
+}
+
+void gs_fdtd3_geo_of(const gs_fdtd3_step_args *a, gs_fdtd3_geo *g) {
+  const int64_t n[3] = {a->nx, a->ny, a->nz};
+  for (int s = 0; s < a->nslab && s < 6; ++s)
+    for (int e = 0; e < 2; ++e)
+      g->s[e][s] = slab_geo(&a->slab[s], e, n);
+}
+
+/* New H of every node of r, then new E (fdtd3d_node.h; g: the slabs'
+ * geometry). The loops are written twice: first-order HORIPML (gprMax's
+ * default: its CPML code as a constant) and the other forms (the form read
+ * once per node). */
+GS_FMA_CLONES static void h_pass(const gs_fdtd3_step_args *a, const gs_fdtd3_geo *g, gs_fdtd3_region r) {
   const int pf = a->pml_form;
   for (int64_t k = r.k0; k < r.k1; ++k)
     for (int64_t j = r.j0; j < r.j1; ++j)
       if (pf == GS_FDTD3_HORIPML1)
         for (int64_t i = r.i0; i < r.i1; ++i)
-          gs_fdtd3_h_node(a, i, j, k, GS_FDTD3_HORIPML1, ~0u);
+          gs_fdtd3_h_node(a, i, j, k, GS_FDTD3_HORIPML1, ~0u, g);
       else
         for (int64_t i = r.i0; i < r.i1; ++i)
-          gs_fdtd3_h_node(a, i, j, k, pf, ~0u);
+          gs_fdtd3_h_node(a, i, j, k, pf, ~0u, g);
 }
 
 /* (stored: whose new H is stored; poles: gs_fdtd3_has_poles) */
-GS_FMA_CLONES static void e_pass(const gs_fdtd3_step_args *a, gs_fdtd3_region r, gs_fdtd3_region stored) {
+GS_FMA_CLONES static void e_pass(const gs_fdtd3_step_args *a, const gs_fdtd3_geo *g, gs_fdtd3_region r,
+                                 gs_fdtd3_region stored) {
   const int poles = gs_fdtd3_has_poles(a), pf = a->pml_form;
   for (int64_t k = r.k0; k < r.k1; ++k)
     for (int64_t j = r.j0; j < r.j1; ++j)
       if (pf == GS_FDTD3_HORIPML1)
         for (int64_t i = r.i0; i < r.i1; ++i)
-          gs_fdtd3_e_node(a, stored, i, j, k, poles, 0, GS_FDTD3_HORIPML1, ~0u);
+          gs_fdtd3_e_node(a, stored, i, j, k, poles, 0, GS_FDTD3_HORIPML1, ~0u, g);
       else
         for (int64_t i = r.i0; i < r.i1; ++i)
-          gs_fdtd3_e_node(a, stored, i, j, k, poles, 0, pf, ~0u);
+          gs_fdtd3_e_node(a, stored, i, j, k, poles, 0, pf, ~0u, g);
 }
 
 void gs_fdtd3_pml_coefs(int form, const float r[2][4], float out[GS_FDTD3_PML_K]) {
@@ -97,10 +143,12 @@ int gs_fdtd3_step_ref(const gs_fdtd3_step_args *args, const gs_fdtd3_region *r, 
   (void)stream;
   /* A private copy: stores through the field pointers cannot alias it. */
   const gs_fdtd3_step_args local = *args, *a = &local;
+  gs_fdtd3_geo g;
+  gs_fdtd3_geo_of(a, &g);
   for (int q = 0; q < n; ++q) {
     if (empty(r[q])) continue;
-    h_pass(a, r[q]);
-    e_pass(a, r[q], r[q]);
+    h_pass(a, &g, r[q]);
+    e_pass(a, &g, r[q], r[q]);
   }
   return 0;
 }
@@ -110,10 +158,12 @@ int gs_fdtd3_pass_ref(const gs_fdtd3_step_args *args, gs_fdtd3_region box, gs_fd
   (void)stream;
   const gs_fdtd3_step_args local = *args, *a = &local;
   if (empty(box)) return 0;
+  gs_fdtd3_geo g;
+  gs_fdtd3_geo_of(a, &g);
   if (h)
-    h_pass(a, box);
+    h_pass(a, &g, box);
   else
-    e_pass(a, box, stored);
+    e_pass(a, &g, box, stored);
   return 0;
 }
 

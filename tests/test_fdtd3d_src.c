@@ -124,10 +124,12 @@ static void check_e_again(void) {
     h[comp[q]][off[q]] = (float)((double)h[comp[q]][off[q]] - val[q]);
   gs_fdtd3_step_args x = g.a;
   x.hx_out = h[0], x.hy_out = h[1], x.hz_out = h[2], x.ex_out = e[0], x.ey_out = e[1], x.ez_out = e[2];
+  gs_fdtd3_geo geo;
+  gs_fdtd3_geo_of(&x, &geo);
   for (int64_t k = 0; k <= n; ++k)
     for (int64_t j = 0; j <= n; ++j)
       for (int64_t i = 0; i <= n; ++i)
-        gs_fdtd3_e_node(&x, all, i, j, k, 0, 0, x.pml_form, ~0u);
+        gs_fdtd3_e_node(&x, all, i, j, k, 0, 0, x.pml_form, ~0u, &geo);
   gs_fdtd3_srcs s = {.nmag = ND, .mag_off = off, .mag_comp = comp, .mag_ijk = ijk, .mag_val = val};
   gs_fdtd3_sources_ref(&g.a, &s, gs_tick_at(0), NULL);
   for (int c = 0; c < 3; ++c) {
