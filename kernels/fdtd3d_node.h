@@ -131,6 +131,12 @@ GS_HD3 float gs_fdtd3_pml_term(int pf, const float *k, float d, float c, float f
   return fmaf(c, fmaf(GS_LDG(&k[1]), d, -(GS_LDG(&k[0]) * psi)), f);
 }
 
+/* The value of axis dir (0 x, 1 y, 2 z) among x, y, z (a select: no local
+ * memory on the GPU). */
+GS_HD3 float gs_fdtd3_pick(int dir, float x, float y, float z) {
+  return dir == 0 ? x : dir == 1 ? y : z;
+}
+
 /* Slab p's correction of component value f at depth q, Phi element w (slot
  * slot's array), in form pf, gprMax's contraction (fdtd3d_kernels.h): raw
  * the difference along the slab's axis, c the signed srce or srcm of the
@@ -188,13 +194,7 @@ GS_HD3 float gs_fdtd3_cpml_f(const gs_fdtd3_step_args *a, int pf, int e, int com
     const int na = (int)p->sa, nb = (int)p->sb; /* the strides of the piece held (fdtd3d_kernels.h) */
     const int slot = comp == (dir == 0 ? 1 : 0) ? 0 : 1;
     const int64_t w = dir == 0 ? ((int64_t)ib * na + ia) * t + q : ((int64_t)q * nb + ib) * na + ia; /* i fastest */
-    f = gs_fdtd3_cpml_at(p, pf, e, slot, q, w,
-                         dir == 0   ? raw_x
-                         : dir == 1 ? raw_y
-                                    : raw_z,
-                         dir == 0   ? sx
-                         : dir == 1 ? sy
-                                    : sz,
+    f = gs_fdtd3_cpml_at(p, pf, e, slot, q, w, gs_fdtd3_pick(dir, raw_x, raw_y, raw_z), gs_fdtd3_pick(dir, sx, sy, sz),
                          f, own);
   }
   return f;
@@ -217,14 +217,8 @@ GS_HD3 float gs_fdtd3_cpml_g(const gs_fdtd3_step_args *a, const gs_fdtd3_slab_ge
     const int q = x->qi * ii + x->qj * jj + x->qk * kk + x->q0;
     const int64_t w = x->wi * i + x->wj * j + x->wk * k + x->w0;
     const int slot = comp == (dir == 0 ? 1 : 0) ? 0 : 1;
-    f = gs_fdtd3_cpml_at(&a->slab[s], pf, e, slot, q, w,
-                         dir == 0   ? raw_x
-                         : dir == 1 ? raw_y
-                                    : raw_z,
-                         dir == 0   ? sx
-                         : dir == 1 ? sy
-                                    : sz,
-                         f, own);
+    f = gs_fdtd3_cpml_at(&a->slab[s], pf, e, slot, q, w, gs_fdtd3_pick(dir, raw_x, raw_y, raw_z),
+                         gs_fdtd3_pick(dir, sx, sy, sz), f, own);
   }
   return f;
 }
