@@ -188,10 +188,9 @@ typedef struct gs_fdtd3_step_args {
 
 /* Where slab s's E or H corrections reach and where they keep their Phi,
  * as affine maps of the node (i, j, k): gs_fdtd3_in_slab's test and
- * gs_fdtd3_cpml's depth and element, worked out once a launch rather than
- * once a node and component (the CPML boxes' kernels spent most of their
- * instructions on them). The same values as those functions' in 32-bit
- * depths and 64-bit elements. */
+ * gs_fdtd3_cpml_f's depth and element (fdtd3d_node.h), worked out once a
+ * launch rather than once a node and component. The same values as those
+ * functions', in 32-bit depths and 64-bit elements. */
 typedef struct gs_fdtd3_slab_geo {
   int dir;                    /* the slab's axis */
   int i0, i1, j0, j1, k0, k1; /* the nodes reached: [i0, i1) x [j0, j1) x [k0, k1) */

@@ -245,7 +245,8 @@ GS_HD3 unsigned gs_fdtd3_geo_mask(const gs_fdtd3_geo *g, int nslab, int e, int64
 }
 
 /* The corrections through g where there is one (the boxes' node updates),
- * else through the slabs themselves (a neighbour's H recomputed, sources). */
+ * else through the slabs themselves (a neighbour's H recomputed, sources,
+ * the separate dispersive passes: g NULL). */
 GS_HD3 float gs_fdtd3_cpml_any(const gs_fdtd3_step_args *a, const gs_fdtd3_geo *g, int pf, int e, int comp, int64_t i,
                                int64_t j, int64_t k, float f, float sx, float sy, float sz, float raw_x, float raw_y,
                                float raw_z, int own, unsigned mask) {
@@ -596,7 +597,7 @@ GS_HD3 float gs_fdtd3_ez(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int6
 /* New H of node (i, j, k), stored (its owner: psi stored too); pf: the
  * CPML form (a->pml_form, a constant where the caller is built per form);
  * cand: the slabs that may reach the node (gs_fdtd3_geo_mask); g: the
- * slabs' geometry (gs_fdtd3_geo_of(a)). */
+ * slabs' geometry (gs_fdtd3_geo_of(a); not NULL where a has slabs). */
 GS_HD3 void gs_fdtd3_h_node(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int pf, unsigned cand,
                             const gs_fdtd3_geo *g) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);

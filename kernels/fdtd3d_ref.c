@@ -44,38 +44,43 @@ int gs_fdtd3_split(const gs_fdtd3_step_args *a, gs_fdtd3_region r, gs_fdtd3_regi
   return n;
 }
 
-/* Slab p's geometry for E (e = 1) or H (e = 0) on a grid of n[3] cells:
- * gs_fdtd3_in_slab's range along the slab's axis (side 0: E [1, t], H
- * [0, t); side 1: [n - t, n)) and below the far face on the other two,
- * gs_fdtd3_cpml_f's depth (side 0: E t - n, H t - 1 - n; side 1: n - (n -
- * t)) and Phi element, [(b sa + a) t + q] for an x slab, [(q sb + b) sa +
- * a] for the others (fdtd3d_kernels.h). */
+/* Slab p's geometry for E (e = 1) or H (e = 0) on a grid of n[3] cells,
+ * N = n[p->dir]: gs_fdtd3_in_slab's range of the node's index m along the
+ * slab's axis (side 0: E [1, t], H [0, t); side 1: [N - t, N)) and below
+ * the far face on the other two axes; gs_fdtd3_cpml_f's depth (side 0: E
+ * t - m, H t - 1 - m; side 1: m - (N - t)) and Phi element, [(b sa + a) t +
+ * q] for an x slab, [(q sb + b) sa + a] for the others (fdtd3d_kernels.h). */
 static gs_fdtd3_slab_geo slab_geo(const gs_fdtd3_slab *p, int e, const int64_t n[3]) {
   const int dir = p->dir, t = (int)p->t, N = (int)n[dir];
   const int lo = p->side ? N - t : e ? 1 : 0, qs = p->side ? 1 : -1, q0 = p->side ? t - N : e ? t : t - 1;
   int lim[3][2];
-  for (int x = 0; x < 3; ++x)
-    lim[x][0] = x == dir ? lo : INT_MIN, lim[x][1] = x == dir ? lo + t : (int)n[x];
+  for (int x = 0; x < 3; ++x) {
+    lim[x][0] = x == dir ? lo : INT_MIN;
+    lim[x][1] = x == dir ? lo + t : (int)n[x];
+  }
   const int64_t sa = p->sa, sb = p->sb;
-  gs_fdtd3_slab_geo g = {dir,
-                         lim[0][0],
-                         lim[0][1],
-                         lim[1][0],
-                         lim[1][1],
-                         lim[2][0],
-                         lim[2][1],
-                         dir == 0 ? qs : 0,
-                         dir == 1 ? qs : 0,
-                         dir == 2 ? qs : 0,
-                         q0,
-                         0,
-                         0,
-                         0,
-                         0};
-  if (dir == 0)
-    g.wi = qs, g.wj = t, g.wk = sa * t, g.w0 = q0;
-  else
-    g.wi = 1, g.wj = dir == 1 ? qs * sb * sa : sa, g.wk = dir == 1 ? sa : qs * sb * sa, g.w0 = q0 * sb * sa;
+  gs_fdtd3_slab_geo g = {.dir = dir,
+                         .i0 = lim[0][0],
+                         .i1 = lim[0][1],
+                         .j0 = lim[1][0],
+                         .j1 = lim[1][1],
+                         .k0 = lim[2][0],
+                         .k1 = lim[2][1],
+                         .qi = dir == 0 ? qs : 0,
+                         .qj = dir == 1 ? qs : 0,
+                         .qk = dir == 2 ? qs : 0,
+                         .q0 = q0};
+  if (dir == 0) { /* w = k sa t + j t + q */
+    g.wi = qs;
+    g.wj = t;
+    g.wk = sa * t;
+    g.w0 = q0;
+  } else { /* w = q sb sa + (k or j) sa + i */
+    g.wi = 1;
+    g.wj = dir == 1 ? qs * sb * sa : sa;
+    g.wk = dir == 1 ? sa : qs * sb * sa;
+    g.w0 = q0 * sb * sa;
+  }
   return g;
 }
 

@@ -4,7 +4,9 @@
  *                          steps; TM110 and TE101 cavity modes oscillate at
  *                          the 3D Yee dispersion relation's frequency (<= 1e-4);
  *                          a step over gs_fdtd3_split's boxes gives the bits
- *                          of one box.
+ *                          of one box; the CPML slabs' geometry
+ *                          (gs_fdtd3_geo_of) gives their own masks, depths
+ *                          and Phi elements at every node.
  *        test_fdtd3d gpu   CPU and GPU bit-identical after 200 steps: random
  *                          materials, CPML on all faces (different
  *                          thicknesses, one face 0 in a variant), a source,
@@ -489,6 +491,83 @@ static int gpu_tests(void) {
 }
 #endif
 
+/* A slab set for test_slab_geo: six slabs of thicknesses 1-3 on an nx x ny x
+ * nz grid, Phi strides sa, sb wider than the faces (so that a mix-up of a
+ * stride and a cell count shows), one buffer of n floats holding every
+ * slab's Phi in (distinct values) and one for the out arrays. */
+static void geo_slabs(gs_fdtd3_step_args *a, int form, float *in, float *out, int64_t n) {
+  static const int thick[6] = {2, 3, 1, 3, 2, 1};
+  static float prof[GS_FDTD3_PML_K * 3];
+  for (int q = 0; q < GS_FDTD3_PML_K * 3; ++q)
+    prof[q] = (float)(0.3 + 0.6 * urand());
+  for (int64_t x = 0; x < n; ++x)
+    in[x] = (float)(urand() - 0.5), out[x] = 0.0f;
+  a->nslab = 6, a->pml_form = form;
+  int64_t used = 0;
+  for (int s = 0; s < 6; ++s) {
+    gs_fdtd3_slab *p = &a->slab[s];
+    memset(p, 0, sizeof *p);
+    p->dir = s % 3, p->side = s / 3, p->t = thick[s], p->d = 1.0f + 0.25f * (float)s;
+    p->sa = (p->dir == 0 ? a->ny : a->nx) + 3, p->sb = (p->dir == 2 ? a->ny : a->nz) + 2;
+    p->ra1e = p->rbe = p->ree = p->rfe = p->ra1h = p->rbh = p->reh = p->rfh = prof;
+    p->ke = p->kh = prof;
+    const int64_t each = p->t * p->sa * p->sb;
+    p->psi2 = form == GS_FDTD3_HORIPML1 ? 0 : each;
+    for (int w = 0; w < 2; ++w) {
+      const int64_t e = used + (int64_t)w * 2 * each, h = e + 4 * each;
+      p->psi_e_in[w] = in + e, p->psi_e_out[w] = out + e, p->psi_h_in[w] = in + h, p->psi_h_out[w] = out + h;
+    }
+    used += 8 * each;
+  }
+  CHECKF(used <= n, "slab geometry test: %lld floats of Phi, %lld held", (long long)used, (long long)n);
+}
+
+/* The slabs' geometry (gs_fdtd3_geo_of) against the slabs themselves: at
+ * every node of a small grid, for E and H and every component, the mask of
+ * gs_fdtd3_geo_mask equals gs_fdtd3_slab_mask's and gs_fdtd3_cpml_g returns
+ * the bits of gs_fdtd3_cpml_f and writes the same Phi elements, in the
+ * first-order form and a two-term one. */
+static void test_slab_geo(void) {
+  enum { N = 1 << 16 };
+  static float in[N], out_f[N], out_g[N];
+  const int forms[2] = {GS_FDTD3_HORIPML1, GS_FDTD3_HORIPML2};
+  for (int fi = 0; fi < 2; ++fi) {
+    gs_fdtd3_step_args a, b;
+    memset(&a, 0, sizeof a);
+    a.nx = 9, a.ny = 8, a.nz = 7;
+    geo_slabs(&a, forms[fi], in, out_f, N);
+    b = a;
+    for (int s = 0; s < 6; ++s)
+      for (int w = 0; w < 2; ++w) {
+        b.slab[s].psi_e_out[w] = out_g + (a.slab[s].psi_e_out[w] - out_f);
+        b.slab[s].psi_h_out[w] = out_g + (a.slab[s].psi_h_out[w] - out_f);
+      }
+    memset(out_g, 0, sizeof out_g);
+    gs_fdtd3_geo g;
+    gs_fdtd3_geo_of(&b, &g);
+    int bad = 0;
+    for (int64_t k = 0; k <= a.nz; ++k)
+      for (int64_t j = 0; j <= a.ny; ++j)
+        for (int64_t i = 0; i <= a.nx; ++i)
+          for (int e = 0; e < 2; ++e) {
+            const unsigned m = gs_fdtd3_slab_mask(&a, e, i, j, k), mg = gs_fdtd3_geo_mask(&g, 6, e, i, j, k, ~0u);
+            if (m != mg && bad++ < 3)
+              CHECKF(0, "form %d, node (%lld %lld %lld), %s: mask %x, geometry's %x", forms[fi], (long long)i,
+                     (long long)j, (long long)k, e ? "E" : "H", m, mg);
+            for (int c = 0; c < 3; ++c) {
+              const float f0 = (float)urand(), s0 = 0.7f, s1 = -1.3f, s2 = 0.9f, r0 = 0.11f, r1 = -0.23f, r2 = 0.37f;
+              const float ff = gs_fdtd3_cpml_f(&a, forms[fi], e, c, i, j, k, f0, s0, s1, s2, r0, r1, r2, 1, m);
+              const float fg = gs_fdtd3_cpml_g(&b, g.s[e], forms[fi], e, c, i, j, k, f0, s0, s1, s2, r0, r1, r2, 1, m);
+              if (memcmp(&ff, &fg, sizeof ff) && bad++ < 3)
+                CHECKF(0, "form %d, node (%lld %lld %lld), %s%c: %a, geometry's %a", forms[fi], (long long)i,
+                       (long long)j, (long long)k, e ? "E" : "H", 'x' + c, ff, fg);
+            }
+          }
+    CHECKF(!memcmp(out_f, out_g, sizeof out_f), "form %d: the Phi written differ", forms[fi]);
+    CHECKF(!bad, "form %d: %d differences", forms[fi], bad);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "gpu") == 0) {
 #ifdef GS_HAVE_CUDA
@@ -498,6 +577,7 @@ int main(int argc, char **argv) {
     return GS_TEST_SKIP;
 #endif
   }
+  test_slab_geo();
   test_energy();
   test_mode(0);
   test_mode(1);

@@ -2,11 +2,9 @@
  * names the call, file:line, rank, host and GPU. */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
-#include "log.h"
 
 #define GS_CUDA_CHECK(call)                                                                                            \
   do {                                                                                                                 \
