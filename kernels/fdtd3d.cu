@@ -3,8 +3,11 @@
 // bit. A fused marching kernel takes the box no slab reaches (one pass per
 // step): the staged one (ring_kernel: z-planes copied into shared memory
 // ahead with cp.async), or where arrays are not 16-byte aligned the former
-// register-prefetch one (march_kernel). The rest (CPML slabs, magnetic H,
-// the outer nodes) takes two one-thread-per-node kernels, new H then new E.
+// register-prefetch one (march_kernel). With free-space H and first-order
+// HORIPML its z-slab variant (Shell) takes the z slabs' nodes above and below
+// that box, in its rows and columns. The rest (the x and y slabs, the outer
+// planes; every slab node with magnetic H or another CPML form) takes two
+// one-thread-per-node kernels, new H then new E.
 // Every E kernel advances the fused dispersive poles of its nodes
 // (kernels/fdtd3d_disp.h); the marching kernels have a variant with them
 // (template Poles) launched only for a scene with fused poles, so the plain
@@ -27,6 +30,13 @@ namespace {
 bool knob(const char *name, const char *value) {
   const char *v = getenv(name);
   return v && !strcmp(v, value);
+}
+
+// The environment's variable name as a positive number, else fallback.
+int knob_int(const char *name, int fallback) {
+  const char *v = getenv(name);
+  const int n = v ? atoi(v) : 0;
+  return n > 0 ? n : fallback;
 }
 
 // The boxes the fused kernel does not take (CPML, magnetic H, outer nodes),
@@ -202,6 +212,17 @@ __device__ __forceinline__ Plane load_plane(const gs_fdtd3_step_args &a, int64_t
   return v;
 }
 
+// A node's new H and E, stored at offset o.
+__device__ __forceinline__ void store_node(const gs_fdtd3_step_args &a, int64_t o, float hx, float hy, float hz,
+                                           const float f[3]) {
+  a.hx_out[o] = hx;
+  a.hy_out[o] = hy;
+  a.hz_out[o] = hz;
+  a.ex_out[o] = f[0];
+  a.ey_out[o] = f[1];
+  a.ez_out[o] = f[2];
+}
+
 template <bool Poles>
 __global__ void __launch_bounds__(32 * kRows, GS_FDTD3_MINB)
     march_kernel(const gs_fdtd3_step_args a, const gs_fdtd3_region r, int64_t chunk) {
@@ -274,14 +295,7 @@ __global__ void __launch_bounds__(32 * kRows, GS_FDTD3_MINB)
       const float e[3] = {c.ex, c.ey, ez_c};
       gs_fdtd3_e_fused3(&a, 0, o, mat, e, f);
     }
-    if (act) {
-      a.hx_out[o] = hx_c;
-      a.hy_out[o] = hy_c;
-      a.hz_out[o] = hz_c;
-      a.ex_out[o] = f[0];
-      a.ey_out[o] = f[1];
-      a.ez_out[o] = f[2];
-    }
+    if (act) store_node(a, o, hx_c, hy_c, hz_c, f);
     c.hx = hx_c;
     c.hy = hy_c;
     c.ex = ex_n;
@@ -503,24 +517,184 @@ __device__ __forceinline__ void ring_node(const gs_fdtd3_step_args &a, const Slo
     const float e[3] = {ex_c, ey_c, ez_c};
     gs_fdtd3_e_fused3_at(&a, PK, mat, e, f, t);
   }
-  if (act) {
-    a.hx_out[o] = hx_c;
-    a.hy_out[o] = hy_c;
-    a.hz_out[o] = hz_c;
-    a.ex_out[o] = f[0];
-    a.ey_out[o] = f[1];
-    a.ez_out[o] = f[2];
-  }
+  if (act) store_node(a, o, hx_c, hy_c, hz_c, f);
   hx_km = hx_c;
   hy_km = hy_c;
 }
 
+// The fused kernel's z-slab variant (Shell): the same staged march over the
+// planes of the z slabs above and below the plain fused box (one launch for
+// both: box z takes blocks [first[z], first[z + 1]), each bx x by tiles
+// times its chunks). No x or y slab reaches those nodes, so a component
+// has at most one CPML term there, its plane's z slab's, whose depth and
+// profile values are the same for the whole plane: a thread looks them up
+// once a plane, loads the Phi its node's terms read together, and applies
+// the terms in straight-line code (gs_fdtd3_horipml1, gs_fdtd3_cpml_at's
+// arithmetic: the box kernels' bits). Variants with a loop over the slabs
+// that reach a node, as in the box kernels, were slower than the box
+// kernels (docs/performance.md).
+struct ShellBoxes {
+  int n;
+  gs_fdtd3_region r[2];
+  unsigned first[3], bx[2], by[2];
+  int64_t chunk[2];
+  int slab[2];                 // box z's z slab
+  gs_fdtd3_slab_geo geo[2][2]; // its geometry, H (0) and E (1) (gs_fdtd3_geo)
+};
+
+// Block blockIdx.x's box (returned), the box r, its chunk length and the
+// block's tile (bi, bj) and chunk bk there.
+__device__ __forceinline__ int shell_block(const ShellBoxes &sh, gs_fdtd3_region &r, int64_t &chunk, unsigned &bi,
+                                           unsigned &bj, unsigned &bk) {
+  const int z = sh.n > 1 && blockIdx.x >= sh.first[1] ? 1 : 0;
+  unsigned blk = blockIdx.x - sh.first[z];
+  r = sh.r[z];
+  chunk = sh.chunk[z];
+  bi = blk % sh.bx[z];
+  blk /= sh.bx[z];
+  bj = blk % sh.by[z];
+  bk = blk / sh.by[z];
+  return z;
+}
+
+// Plane k's term of slab p (geometry g) for H (e = 0) or E (e = 1) in row j
+// (on: the slab reaches the plane): the depth's RA - 1, RB, RE, RF and the
+// Phi element of node (0, j, k).
+struct ZTerm {
+  bool on;
+  float ra1, rb, re, rf;
+  int64_t w;
+};
+
+__device__ __forceinline__ ZTerm zterm(const gs_fdtd3_slab &p, const gs_fdtd3_slab_geo &g, int e, int64_t k,
+                                       int64_t j) {
+  ZTerm z = {};
+  const int kk = (int)k, q = g.qk * kk + g.q0;
+  z.on = kk >= g.k0 && kk < g.k1;
+  if (!z.on) return z;
+  z.ra1 = GS_LDG((e ? p.ra1e : p.ra1h) + q);
+  z.rb = GS_LDG((e ? p.rbe : p.rbh) + q);
+  z.re = GS_LDG((e ? p.ree : p.reh) + q);
+  z.rf = GS_LDG((e ? p.rfe : p.rfh) + q);
+  z.w = g.wk * k + g.wj * j + g.w0;
+  return z;
+}
+
+// Term z applied to value f (raw: the difference along z, c: the signed srce
+// or srcm, phi: the old Phi); *next: the new Phi.
+__device__ __forceinline__ float zterm_apply(const ZTerm &z, float cell, float raw, float c, float f, float phi,
+                                             float *next) {
+  return gs_fdtd3_horipml1(z.ra1, z.rb, z.re, z.rf, cell, raw, c, f, phi, next);
+}
+
+// The new E f[3] of node o (materials mat, old E e, the H differences d:
+// Ex's along y and z, Ey's along z and x, Ez's along x and y) finished as
+// gs_fdtd3_e_node finishes it: with fused poles "- srce phi", then the
+// plane's z terms (ze with the old Phi pex, pey of Ex and Ey, where ZE; the
+// new Phi stored at we of slab p), then the poles' state advanced.
+template <bool Poles, int PK, bool ZE>
+__device__ __forceinline__ void shell_e_finish(const gs_fdtd3_step_args &a, const gs_fdtd3_slab &p, const ZTerm &ze,
+                                               int64_t we, float pex, float pey, int64_t o, const int mat[3],
+                                               const float e[3], const float d[6], float f[3]) {
+  float src[3], *t[3] = {}, phi[3];
+#pragma unroll
+  for (int c = 0; c < 3; ++c) {
+    src[c] = GS_LDG(&a.coef[mat[c]].src);
+    if (Poles) t[c] = gs_fdtd3_pole_slot(&a, PK, c, o);
+  }
+  if (Poles) {
+    gs_fdtd3_poles_phi(&a, PK, mat, t, phi);
+#pragma unroll
+    for (int c = 0; c < 3; ++c)
+      if (t[c]) f[c] = fmaf(-src[c], phi[c], f[c]);
+  }
+  if (ZE) {
+    float nx, ny;
+    f[0] = zterm_apply(ze, p.d, d[1], -src[0], f[0], pex, &nx);
+    f[1] = zterm_apply(ze, p.d, d[2], src[1], f[1], pey, &ny);
+    p.psi_e_out[0][we] = nx;
+    p.psi_e_out[1][we] = ny;
+  }
+  if (Poles) {
+#pragma unroll
+    for (int c = 0; c < 3; ++c)
+      if (t[c]) gs_fdtd3_pole_update(&a.poles, PK, mat[c], t[c], e[c], f[c], 1);
+  }
+}
+
+// ring_node's z-slab twin: node i of the thread's row at row y, column x of
+// plane A (B: the plane above), with slab p's terms zh (H, where ZH) and ze
+// (E, where ZE); wj: the Phi arrays' row stride; in: the node lies in the
+// box's rows and columns (the others' values are not used, and their Phi
+// may lie outside the slab's arrays); act: and its plane is stored.
+template <bool Poles, int PK, bool ZH, bool ZE, typename Slot>
+__device__ __forceinline__ void shell_node(const gs_fdtd3_step_args &a, const gs_fdtd3_slab &p, const ZTerm &zh,
+                                           const ZTerm &ze, int64_t wj, const Slot &A, const Slot &B,
+                                           const float4 *s_coef, int y, int x, int mx, bool in, bool act, int64_t o,
+                                           int64_t i, float &hx_km, float &hy_km) {
+  const int64_t wh = zh.w + i, we = ze.w + i;
+  float phx = 0, phy = 0, phy_l = 0, phx_d = 0, pex = 0, pey = 0; // the old Phi the terms read, loaded together
+  if (ZH && in) {
+    phx = GS_LDG(p.psi_h_in[0] + wh), phy = GS_LDG(p.psi_h_in[1] + wh);
+    phy_l = GS_LDG(p.psi_h_in[1] + wh - 1), phx_d = GS_LDG(p.psi_h_in[0] + wh - wj);
+  }
+  if (ZE && act) pex = GS_LDG(p.psi_e_in[0] + we), pey = GS_LDG(p.psi_e_in[1] + we);
+  const float dbx = a.dbx, dby = a.dby, dbz = a.dbz, sm = a.srcm;
+  // Hx (this node's and the one below in j), Hy (this one's and the one left in i): gs_fdtd3_hx_m, gs_fdtd3_hy_m
+  const float zx = B.f[1][y][x] - A.f[1][y][x], zx_d = B.f[1][y - 1][x] - A.f[1][y - 1][x];
+  const float zy = B.f[0][y][x] - A.f[0][y][x], zy_l = B.f[0][y][x - 1] - A.f[0][y][x - 1];
+  float hx_c = gs_fdtd3_hsum1(A.f[3][y][x], dby, A.f[2][y + 1][x] - A.f[2][y][x], dbz, zx);
+  float hx_d = gs_fdtd3_hsum1(A.f[3][y - 1][x], dby, A.f[2][y][x] - A.f[2][y - 1][x], dbz, zx_d);
+  float hy_c = gs_fdtd3_hsum1(A.f[4][y][x], dbz, zy, dbx, A.f[2][y][x + 1] - A.f[2][y][x]);
+  float hy_l = gs_fdtd3_hsum1(A.f[4][y][x - 1], dbz, zy_l, dbx, A.f[2][y][x] - A.f[2][y][x - 1]);
+  if (ZH && in) {
+    float nx, ny, unused;
+    hx_c = zterm_apply(zh, p.d, zx, sm, hx_c, phx, &nx);
+    hy_c = zterm_apply(zh, p.d, zy, -sm, hy_c, phy, &ny);
+    hy_l = zterm_apply(zh, p.d, zy_l, -sm, hy_l, phy_l, &unused);
+    hx_d = zterm_apply(zh, p.d, zx_d, sm, hx_d, phx_d, &unused);
+    if (act) p.psi_h_out[0][wh] = nx, p.psi_h_out[1][wh] = ny;
+  }
+  const float hz_c = ring_hz(A, y, x, dbx, dby), hz_l = ring_hz(A, y, x - 1, dbx, dby);
+  const float hz_d = ring_hz(A, y - 1, x, dbx, dby);
+  const int mat[3] = {A.m[0][y - 1][mx], A.m[1][y - 1][mx], A.m[2][y - 1][mx]};
+  const float4 cx = s_coef[mat[0]], cy = s_coef[mat[1]], cz = s_coef[mat[2]]; // ca cbx cby cbz
+  const float e[3] = {A.f[0][y][x], A.f[1][y][x], A.f[2][y][x]};
+  const float d[6] = {hz_c - hz_d, hy_c - hy_km, hx_c - hx_km, hz_c - hz_l, hy_c - hy_l, hx_c - hx_d};
+  float f[3] = {gs_fdtd3_esum(cx.x, e[0], cx.z, d[0], cx.w, d[1]), gs_fdtd3_esum(cy.x, e[1], cy.w, d[2], cy.y, d[3]),
+                gs_fdtd3_esum(cz.x, e[2], cz.y, d[4], cz.z, d[5])};
+  hx_km = hx_c;
+  hy_km = hy_c;
+  if (!act) return;
+  shell_e_finish<Poles, PK, ZE>(a, p, ze, we, pex, pey, o, mat, e, d, f);
+  store_node(a, o, hx_c, hy_c, hz_c, f);
+}
+
+// shell_node with the plane's terms as constants (a branch the whole block
+// takes alike).
+template <bool Poles, int PK, typename Slot>
+__device__ __forceinline__ void shell_node_any(const gs_fdtd3_step_args &a, const gs_fdtd3_slab &p, const ZTerm &zh,
+                                               const ZTerm &ze, int64_t wj, const Slot &A, const Slot &B,
+                                               const float4 *s_coef, int y, int x, int mx, bool in, bool act, int64_t o,
+                                               int64_t i, float &hx_km, float &hy_km) {
+  if (zh.on && ze.on)
+    shell_node<Poles, PK, true, true>(a, p, zh, ze, wj, A, B, s_coef, y, x, mx, in, act, o, i, hx_km, hy_km);
+  else if (zh.on)
+    shell_node<Poles, PK, true, false>(a, p, zh, ze, wj, A, B, s_coef, y, x, mx, in, act, o, i, hx_km, hy_km);
+  else if (ze.on)
+    shell_node<Poles, PK, false, true>(a, p, zh, ze, wj, A, B, s_coef, y, x, mx, in, act, o, i, hx_km, hy_km);
+  else
+    shell_node<Poles, PK, false, false>(a, p, zh, ze, wj, A, B, s_coef, y, x, mx, in, act, o, i, hx_km, hy_km);
+}
+
 // Planes k0 - 1 .. k1 - 1 of one tile: plane k0 - 1 only gives the new Hx,
 // Hy that plane k0's E needs (nothing stored). MINB: resident blocks per SM
-// (the register cap: 64 for 1024 threads an SM); PK: the poles' kind.
-template <int R, int W, int D, int MINB, bool Poles, int PK>
+// (the register cap: 64 for 1024 threads an SM); PK: the poles' kind; Shell:
+// the z-slab variant (its boxes and the slabs' geometry in sh; rr and cc
+// unused).
+template <int R, int W, int D, int MINB, bool Poles, int PK, bool Shell = false>
 __global__ void __launch_bounds__(32 * R, MINB)
-    ring_kernel(const gs_fdtd3_step_args a, const gs_fdtd3_region r, int64_t chunk, bool ahead) {
+    ring_kernel(const gs_fdtd3_step_args a, const gs_fdtd3_region rr, int64_t cc, bool ahead, const ShellBoxes sh) {
   using Slot = RingSlot<R, W>;
   constexpr int NC = W / 32;
   static_assert(7 * R + 2 <= 32 * R, "one 4-byte copy per thread");
@@ -528,9 +702,14 @@ __global__ void __launch_bounds__(32 * R, MINB)
   float4 *s_coef = (float4 *)ring_smem;
   Slot *slot = (Slot *)(ring_smem + GS_FDTD3_MAX_MATERIALS * sizeof(float4));
   const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * 32 + tx;
-  const int64_t I = (r.i0 & ~(int64_t)31) + (int64_t)blockIdx.x * W, J = r.j0 + (int64_t)blockIdx.y * R;
+  gs_fdtd3_region r = rr;
+  int64_t chunk = cc;
+  unsigned bi = blockIdx.x, bj = blockIdx.y, bk = blockIdx.z;
+  int zb = 0; // the z-slab variant's box
+  if constexpr (Shell) zb = shell_block(sh, r, chunk, bi, bj, bk);
+  const int64_t I = (r.i0 & ~(int64_t)31) + (int64_t)bi * W, J = r.j0 + (int64_t)bj * R;
   const int64_t j = J + ty;
-  const int64_t k0 = r.k0 + (int64_t)blockIdx.z * chunk, k1 = k0 + chunk < r.k1 ? k0 + chunk : r.k1;
+  const int64_t k0 = r.k0 + (int64_t)bk * chunk, k1 = k0 + chunk < r.k1 ? k0 + chunk : r.k1;
   const auto tasks = ring_tasks<R, W>(a, I, J, tid);
   const unsigned ring0 = (unsigned)__cvta_generic_to_shared(slot);
   for (int d = 0; d < D - 1; ++d) {
@@ -551,10 +730,26 @@ __global__ void __launch_bounds__(32 * R, MINB)
     ring_load(tasks, ring0 + (unsigned)((n + D - 1) % D) * (unsigned)sizeof(Slot), a.plane, k + D - 1, k1);
     cp_async_commit();
     const Slot &A = slot[n % D], &B = slot[(n + 1) % D];
+    ZTerm zh = {}, ze = {};
+    const gs_fdtd3_slab &zp = a.slab[Shell ? sh.slab[zb] : 0];
+    if constexpr (Shell) {
+      const gs_fdtd3_slab_geo &gh = sh.geo[zb][0], &ge = sh.geo[zb][1];
+      zh = zterm(zp, gh, 0, k, j), ze = zterm(zp, ge, 1, k, j);
+      if (k + 1 < k1 && j < r.j1 && I + tx >= r.i0 && I + tx < r.i1) { // the next plane's Phi into L2
+        const int64_t i = I + tx, wh = gh.wk * (k + 1) + gh.wj * j + gh.w0 + i, we = wh - gh.w0 + ge.w0;
+        if (k + 1 >= gh.k0 && k + 1 < gh.k1) prefetch_l2(zp.psi_h_in[0] + wh), prefetch_l2(zp.psi_h_in[1] + wh);
+        if (k + 1 >= ge.k0 && k + 1 < ge.k1) prefetch_l2(zp.psi_e_in[0] + we), prefetch_l2(zp.psi_e_in[1] + we);
+      }
+    }
 #pragma unroll
     for (int c = 0; c < NC; ++c) {
       const int64_t i = I + tx + 32 * c;
-      const bool act = k >= k0 && i >= r.i0 && i < r.i1 && j < r.j1;
+      const bool in = i >= r.i0 && i < r.i1 && j < r.j1, act = k >= k0 && in;
+      if constexpr (Shell) {
+        shell_node_any<Poles, PK>(a, zp, zh, ze, sh.geo[zb][0].wj, A, B, s_coef, ty + 1, tx + 32 * c + kRingPad,
+                                  tx + 32 * c, in, act, o + 32 * c, i, hx_km[c], hy_km[c]);
+        continue;
+      }
       const int next = ahead && k + 1 < k1 ? 1 + (k + 2 < k1) : 0; // the planes after this one in the chunk
       ring_node<Poles, PK>(a, A, B, s_coef, ty + 1, tx + 32 * c + kRingPad, tx + 32 * c, act, next, o + 32 * c,
                            hx_km[c], hy_km[c], pslot[c], ahead && k > k0);
@@ -689,7 +884,7 @@ int launch_ring_p(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s
   dim3 grid((unsigned)bx, (unsigned)by, (unsigned)((nk + chunk - 1) / chunk));
   static int ahead = -1; // GS_FDTD3_POLES_AHEAD=0: no prefetch of the next plane's poles (a measuring knob)
   if (ahead < 0) ahead = !knob("GS_FDTD3_POLES_AHEAD", "0");
-  ring_kernel<R, W, D, MINB, Poles, PK><<<grid, dim3(32, R), smem, s>>>(*a, r, chunk, ahead != 0);
+  ring_kernel<R, W, D, MINB, Poles, PK><<<grid, dim3(32, R), smem, s>>>(*a, r, chunk, ahead != 0, ShellBoxes{});
   return (int)cudaGetLastError();
 }
 
@@ -706,6 +901,15 @@ int launch_ring(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s) 
 
 bool empty(const gs_fdtd3_region &r) {
   return r.i1 <= r.i0 || r.j1 <= r.j0 || r.k1 <= r.k0;
+}
+
+// Whether the arrays the staged kernels copy are 16-byte aligned (cudaMalloc's are).
+bool aligned16(const gs_fdtd3_step_args *a) {
+  const void *const p[9] = {a->ex, a->ey, a->ez, a->hx, a->hy, a->hz, a->mex, a->mey, a->mez};
+  bool aligned = true;
+  for (int q = 0; q < 9; ++q)
+    aligned = aligned && (uintptr_t)p[q] % 16 == 0;
+  return aligned;
 }
 
 // The fused kernel's variant: the staged one (w: tile width, r: rows, d: ring
@@ -727,11 +931,7 @@ int launch_fused(const gs_fdtd3_step_args *args, gs_fdtd3_region r, cudaStream_t
   // 8.1 M cells on an H200: 0.605 ms a step against 0.637 for w64r12d3);
   // without them the wide one (docs/performance.md).
   const int v = variant >= 0 ? variant : gs_fdtd3_has_poles(a) ? 2 : 0;
-  const void *const p[9] = {a->ex, a->ey, a->ez, a->hx, a->hy, a->hz, a->mex, a->mey, a->mez};
-  bool aligned = true;
-  for (int q = 0; q < 9; ++q)
-    aligned = aligned && (uintptr_t)p[q] % 16 == 0;
-  if (!aligned || v == 1) return launch_march(a, r, s);
+  if (!aligned16(a) || v == 1) return launch_march(a, r, s);
   switch (v) {
   case 2:
     return launch_ring<16, 32, 3, 2, true>(a, r, s);
@@ -746,6 +946,129 @@ int launch_fused(const gs_fdtd3_step_args *args, gs_fdtd3_region r, cudaStream_t
   default:
     return launch_ring<12, 64, 3, 2>(a, r, s);
   }
+}
+
+// One region's step on the boxes gs_fdtd3_split gives: the fused kernel on
+// the box no slab reaches, then new H and new E on the others.
+int step_boxes(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s) {
+  gs_fdtd3_region part[7];
+  const int np = gs_fdtd3_split(a, r, part);
+  const int e = empty(part[0]) ? 0 : launch_fused(a, part[0], s);
+  return e ? e : launch_boxes(a, part + 1, np - 1, r, s);
+}
+
+// The z-slab variant's tile (kShellR rows of 32 nodes), ring depth and
+// resident blocks an SM (the register cap).
+constexpr int kShellR = 8, kShellW = 32, kShellD = 3;
+#ifndef GS_FDTD3_SHELL_MINB
+#define GS_FDTD3_SHELL_MINB 3
+#endif
+
+// The z-slab variant over the boxes of sh (sh.r[0 .. sh.n), non-empty; their
+// tiles and chunks filled in here), poles of kind PK.
+template <bool Poles, int PK> int launch_shell_p(const gs_fdtd3_step_args *a, ShellBoxes &sh, cudaStream_t s) {
+  constexpr int R = kShellR, W = kShellW, D = kShellD;
+  const auto kernel = ring_kernel<R, W, D, GS_FDTD3_SHELL_MINB, Poles, PK, true>;
+  const size_t smem = GS_FDTD3_MAX_MATERIALS * sizeof(float4) + D * sizeof(RingSlot<R, W>);
+  static bool raised = false; // the shared-memory limit (once per process)
+  if (!raised) {
+    const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (e != cudaSuccess) return (int)e;
+    raised = true;
+  }
+  unsigned blocks = 0;
+  for (int z = 0; z < sh.n; ++z) {
+    const gs_fdtd3_region &r = sh.r[z];
+    const int64_t bx = (r.i1 - (r.i0 & ~(int64_t)31) + W - 1) / W, by = (r.j1 - r.j0 + R - 1) / R, nk = r.k1 - r.k0;
+    // Thin slabs of few tiles: shorter chunks, more blocks, down to min_chunk planes
+    // (GS_FDTD3_SHELL_CHUNK, a measuring knob).
+    static const int min_chunk = knob_int("GS_FDTD3_SHELL_CHUNK", 4);
+    int64_t chunk = march_chunk(bx * by, nk, 0);
+    while (chunk > min_chunk && bx * by * ((nk + chunk - 1) / chunk) < 4 * (int64_t)gs_sm_count())
+      chunk = (chunk + 1) / 2;
+    sh.chunk[z] = chunk;
+    sh.first[z] = blocks;
+    sh.bx[z] = (unsigned)bx;
+    sh.by[z] = (unsigned)by;
+    blocks += (unsigned)(bx * by * ((nk + sh.chunk[z] - 1) / sh.chunk[z]));
+  }
+  sh.first[sh.n] = blocks;
+  if (!blocks) return 0;
+  kernel<<<blocks, dim3(32, R), smem, s>>>(*a, gs_fdtd3_region{}, 0, false, sh);
+  return (int)cudaGetLastError();
+}
+
+int launch_shell(const gs_fdtd3_step_args *a, ShellBoxes &sh, cudaStream_t s) {
+  if (!gs_fdtd3_has_poles(a)) return launch_shell_p<false, 0>(a, sh, s);
+  return with_pole_kind(pole_kind(a), [&](auto pk) { return launch_shell_p<true, decltype(pk)::value>(a, sh, s); });
+}
+
+int64_t clamp64(int64_t v, int64_t lo, int64_t hi) {
+  return v < lo ? lo : v > hi ? hi : v;
+}
+
+// Whether the z-slab variant takes the z slabs' nodes above and below the
+// plain fused box: first-order HORIPML (gprMax's default form), free-space
+// H, aligned arrays, z slabs that share no plane (each plane's terms come
+// from one slab); GS_FDTD3_SHELL=0 (a measuring knob) leaves them to the
+// box kernels.
+bool shell_fits(const gs_fdtd3_step_args *a) {
+  static int off = -1;
+  if (off < 0) off = knob("GS_FDTD3_SHELL", "0");
+  if (off || a->pml_form != GS_FDTD3_HORIPML1 || a->hmx || a->hmy || a->hmz || !aligned16(a)) return false;
+  const gs_fdtd3_region in = gs_fdtd3_inner(a);
+  bool z = false;
+  for (int s = 0; s < a->nslab; ++s)
+    z = z || a->slab[s].dir == 2;
+  return z && in.k0 < in.k1;
+}
+
+// One region's step with the z-slab variant: c, the nodes of r no slab
+// reaches (gs_fdtd3_inner), takes the plain fused kernel; the nodes of r
+// in c's rows and columns whose six components are all updated (k in [1,
+// nz)), above and below c, the z-slab variant; the rest of r the box
+// kernels.
+int step_shell(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s) {
+  gs_fdtd3_step_args held = *a; // held, where the caller gave none: the whole grid's rows
+  if (empty(held.held)) held.held = gs_fdtd3_region{0, a->pitch, 0, a->ny + 1, 0, a->nz + 1};
+  const gs_fdtd3_region in = gs_fdtd3_inner(a);
+  gs_fdtd3_region c = {clamp64(in.i0, r.i0, r.i1),
+                       clamp64(in.i1, r.i0, r.i1),
+                       clamp64(in.j0, r.j0, r.j1),
+                       clamp64(in.j1, r.j0, r.j1),
+                       0,
+                       0};
+  c.i1 = c.i1 < c.i0 ? c.i0 : c.i1;
+  c.j1 = c.j1 < c.j0 ? c.j0 : c.j1;
+  const int64_t kc0 = clamp64(1, r.k0, r.k1), kc1 = clamp64(a->nz, kc0, r.k1); // r's planes with all six updated
+  c.k0 = clamp64(in.k0, kc0, kc1);
+  c.k1 = clamp64(in.k1, c.k0, kc1);
+  gs_fdtd3_region col = c; // c's rows and columns over r's planes with all six updated
+  col.k0 = kc0, col.k1 = kc1;
+  if (empty(col)) return launch_boxes(a, &r, 1, r, s);
+  static int all = -1; // GS_FDTD3_SHELL=all: the variant however few its tiles (a measuring knob)
+  if (all < 0) all = knob("GS_FDTD3_SHELL", "all");
+  const int64_t tiles =
+      (c.i1 - (c.i0 & ~(int64_t)31) + kShellW - 1) / kShellW * ((c.j1 - c.j0 + kShellR - 1) / kShellR);
+  // Fewer than two tiles a plane an SM: the box kernels are as fast or faster (an H200: cube 200^3, 138 tiles,
+  // 1.4 % slower with the variant, the Debye scene's 200 tiles 0.3 %; 300^3 and larger 1.7 to 3 % faster).
+  if (!all && tiles < 2 * (int64_t)gs_sm_count()) return step_boxes(a, r, s);
+  ShellBoxes sh = {};
+  const gs_fdtd3_region z[2] = {{c.i0, c.i1, c.j0, c.j1, kc0, c.k0}, {c.i0, c.i1, c.j0, c.j1, c.k1, kc1}};
+  gs_fdtd3_geo g;
+  gs_fdtd3_geo_of(a, &g);
+  for (int side = 0; side < 2; ++side) // box 0 below c (the z slab of side 0), box 1 above
+    for (int q = 0; q < a->nslab && !empty(z[side]); ++q)
+      if (a->slab[q].dir == 2 && a->slab[q].side == side) {
+        sh.r[sh.n] = z[side], sh.slab[sh.n] = q, sh.geo[sh.n][0] = g.s[0][q], sh.geo[sh.n][1] = g.s[1][q];
+        ++sh.n;
+      }
+  int e = empty(c) ? 0 : launch_fused(&held, c, s);
+  if (!e && sh.n) e = launch_shell(&held, sh, s);
+  gs_fdtd3_region rest[6];
+  const int nr = gs_fdtd3_around(r, col, rest);
+  if (!e && nr) e = launch_boxes(a, rest, nr, r, s);
+  return e;
 }
 
 // The box b (of those gs_fdtd3_split() gives around c) as the layer of nodes
@@ -803,24 +1126,26 @@ int step_overlapped(const gs_fdtd3_step_args *a, const gs_fdtd3_region *part, in
 
 } // namespace
 
-// Per region: the fused kernel on the box no slab reaches, then new H and
-// new E on the other boxes (whose E reads the H the fused kernel stored); the
-// two overlapped (step_overlapped) with GS_FDTD3_OVERLAP=1, a measuring knob:
-// 2 % slower on an H200 (docs/performance.md).
+// Per region: where the z-slab variant fits (shell_fits), step_shell; else the
+// fused kernel on the box no slab reaches, then new H and new E on the other
+// boxes (whose E reads the H the fused kernel stored); the two overlapped
+// (step_overlapped) with GS_FDTD3_OVERLAP=1, a measuring knob: 2 % slower on
+// an H200 (docs/performance.md).
 extern "C" int gs_fdtd3_step_cuda(const gs_fdtd3_step_args *a, const gs_fdtd3_region *r, int n, void *stream) {
   cudaStream_t s = (cudaStream_t)stream;
   static int overlap = -1;
   if (overlap < 0) overlap = knob("GS_FDTD3_OVERLAP", "1");
+  const bool shell = shell_fits(a);
   for (int q = 0; q < n; ++q) {
     gs_fdtd3_region part[7];
-    const int np = gs_fdtd3_split(a, r[q], part);
+    const int np = shell ? 0 : gs_fdtd3_split(a, r[q], part);
     int e;
-    if (overlap && !empty(part[0]) && np > 1) {
+    if (shell)
+      e = step_shell(a, r[q], s);
+    else if (overlap && !empty(part[0]) && np > 1)
       e = step_overlapped(a, part, np, r[q], s);
-    } else {
-      e = empty(part[0]) ? 0 : launch_fused(a, part[0], s);
-      if (!e) e = launch_boxes(a, part + 1, np - 1, r[q], s);
-    }
+    else
+      e = step_boxes(a, r[q], s);
     if (e) return e;
   }
   return 0;

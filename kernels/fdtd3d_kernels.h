@@ -213,8 +213,10 @@ void gs_fdtd3_layout(int64_t nx, int64_t ny, int64_t nz, int64_t *pitch, int64_t
  * fused poles, a->poles, with its dispersive term, and its pole state
  * advanced from the new E: gprMax's A and B halves). The in and out
  * field sets must not overlap. The GPU launcher sends the part of a region
- * that no slab reaches, with free-space H, to a fused marching kernel and the
- * rest to a one-thread-per-node kernel. */
+ * that no slab reaches, with free-space H, to a fused marching kernel; with
+ * first-order HORIPML the z slabs' nodes above and below that box (in its
+ * rows and columns) to a variant of it with their CPML terms; the rest to a
+ * one-thread-per-node kernel. */
 typedef int (*gs_fdtd3_step_fn)(const gs_fdtd3_step_args *a, const gs_fdtd3_region *r, int n, void *stream);
 int gs_fdtd3_step_ref(const gs_fdtd3_step_args *a, const gs_fdtd3_region *r, int n, void *stream);
 int gs_fdtd3_step_cuda(const gs_fdtd3_step_args *a, const gs_fdtd3_region *r, int n, void *stream);
@@ -238,6 +240,12 @@ void gs_fdtd3_geo_of(const gs_fdtd3_step_args *a, gs_fdtd3_geo *g);
  * the fused kernel may run (no slab in reach, free-space H, interior) and
  * the rest. Returns how many boxes were written. */
 int gs_fdtd3_split(const gs_fdtd3_step_args *a, gs_fdtd3_region r, gs_fdtd3_region out[7]);
+
+/* The boxes of r around its part c (c's bounds within r's, lo <= hi: c may
+ * be empty): below and above c in k (the whole of r in i and j), then in j
+ * (within c's k), then in i; the non-empty ones written to out, their
+ * count returned. */
+int gs_fdtd3_around(gs_fdtd3_region r, gs_fdtd3_region c, gs_fdtd3_region out[6]);
 
 /* Hertzian dipoles: field[off[k]] -= val[t stride + k] (n distinct nodes,
  * device memory; val already scaled by srce and the dipole length). */

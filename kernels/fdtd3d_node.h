@@ -137,6 +137,17 @@ GS_HD3 float gs_fdtd3_pick(int dir, float x, float y, float z) {
   return dir == 0 ? x : dir == 1 ? y : z;
 }
 
+/* First-order HORIPML's term at one depth (ra1, rb, re, rf: its RA - 1,
+ * RB, RE, RF; cell: the slab's cell size) in gprMax's contraction: f + c
+ * (RA1 d + RB Phi) with d = raw / cell, and *next = RE Phi - RF d, the new
+ * Phi (fdtd3d_kernels.h). */
+GS_HD3 float gs_fdtd3_horipml1(float ra1, float rb, float re, float rf, float cell, float raw, float c, float f,
+                               float phi, float *next) {
+  const float d = raw / cell;
+  *next = fmaf(re, phi, -(rf * d));
+  return fmaf(c, fmaf(ra1, d, rb * phi), f);
+}
+
 /* Slab p's correction of component value f at depth q, Phi element w (slot
  * slot's array), in form pf, gprMax's contraction (fdtd3d_kernels.h): raw
  * the difference along the slab's axis, c the signed srce or srcm of the
@@ -146,17 +157,20 @@ GS_HD3 float gs_fdtd3_pick(int dir, float x, float y, float z) {
  * the first). */
 GS_HD3 float gs_fdtd3_cpml_at(const gs_fdtd3_slab *p, int pf, int e, int slot, int q, int64_t w, float raw, float c,
                               float f, int own) {
-  const float d = raw / p->d;
   if (pf == GS_FDTD3_HORIPML1) {
+    float next;
     if (e) {
-      const float phi = GS_LDG(&p->psi_e_in[slot][w]);
-      p->psi_e_out[slot][w] = fmaf(GS_LDG(&p->ree[q]), phi, -(GS_LDG(&p->rfe[q]) * d));
-      return fmaf(c, fmaf(GS_LDG(&p->ra1e[q]), d, GS_LDG(&p->rbe[q]) * phi), f);
+      f = gs_fdtd3_horipml1(GS_LDG(&p->ra1e[q]), GS_LDG(&p->rbe[q]), GS_LDG(&p->ree[q]), GS_LDG(&p->rfe[q]), p->d, raw,
+                            c, f, GS_LDG(&p->psi_e_in[slot][w]), &next);
+      p->psi_e_out[slot][w] = next;
+      return f;
     }
-    const float phi = GS_LDG(&p->psi_h_in[slot][w]);
-    if (own) p->psi_h_out[slot][w] = fmaf(GS_LDG(&p->reh[q]), phi, -(GS_LDG(&p->rfh[q]) * d));
-    return fmaf(c, fmaf(GS_LDG(&p->ra1h[q]), d, GS_LDG(&p->rbh[q]) * phi), f);
+    f = gs_fdtd3_horipml1(GS_LDG(&p->ra1h[q]), GS_LDG(&p->rbh[q]), GS_LDG(&p->reh[q]), GS_LDG(&p->rfh[q]), p->d, raw, c,
+                          f, GS_LDG(&p->psi_h_in[slot][w]), &next);
+    if (own) p->psi_h_out[slot][w] = next;
+    return f;
   }
+  const float d = raw / p->d;
   const int two = pf != GS_FDTD3_MRIPML1;
   const float *in = e ? p->psi_e_in[slot] : p->psi_h_in[slot];
   float *out = e ? p->psi_e_out[slot] : p->psi_h_out[slot];

@@ -34,11 +34,15 @@ int gs_fdtd3_split(const gs_fdtd3_step_args *a, gs_fdtd3_region r, gs_fdtd3_regi
     return n;
   }
   out[0] = c;
-  /* Below and above c in k (whole i, j), then in j (within c's k), then in i. */
-  gs_fdtd3_region p[6] = {
+  return 1 + gs_fdtd3_around(r, c, out + 1);
+}
+
+int gs_fdtd3_around(gs_fdtd3_region r, gs_fdtd3_region c, gs_fdtd3_region out[6]) {
+  const gs_fdtd3_region p[6] = {
       {r.i0, r.i1, r.j0, r.j1, r.k0, c.k0}, {r.i0, r.i1, r.j0, r.j1, c.k1, r.k1}, {r.i0, r.i1, r.j0, c.j0, c.k0, c.k1},
       {r.i0, r.i1, c.j1, r.j1, c.k0, c.k1}, {r.i0, c.i0, c.j0, c.j1, c.k0, c.k1}, {c.i1, r.i1, c.j0, c.j1, c.k0, c.k1},
   };
+  int n = 0;
   for (int q = 0; q < 6; ++q)
     if (!empty(p[q])) out[n++] = p[q];
   return n;
