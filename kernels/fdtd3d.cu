@@ -3,11 +3,13 @@
 // bit. A fused marching kernel takes the box no slab reaches (one pass per
 // step): the staged one (ring_kernel: z-planes copied into shared memory
 // ahead with cp.async), or where arrays are not 16-byte aligned the former
-// register-prefetch one (march_kernel). With free-space H and first-order
-// HORIPML its z-slab variant (Shell) takes the z slabs' nodes above and below
-// that box, in its rows and columns. The rest (the x and y slabs, the outer
-// planes; every slab node with magnetic H or another CPML form) takes two
-// one-thread-per-node kernels, new H then new E.
+// register-prefetch one (march_kernel). With free-space H, first-order
+// HORIPML and aligned arrays its z-slab variant (Shell) takes the z slabs'
+// nodes above and below that box, in its rows and columns, where the box
+// gives at least two tiles a plane per SM (step_shell). The rest (the x and
+// y slabs, the outer planes; every slab node with magnetic H or another CPML
+// form, or on smaller models) takes two one-thread-per-node kernels, new H
+// then new E.
 // Every E kernel advances the fused dispersive poles of its nodes
 // (kernels/fdtd3d_disp.h); the marching kernels have a variant with them
 // (template Poles) launched only for a scene with fused poles, so the plain
@@ -980,8 +982,8 @@ template <bool Poles, int PK> int launch_shell_p(const gs_fdtd3_step_args *a, Sh
   for (int z = 0; z < sh.n; ++z) {
     const gs_fdtd3_region &r = sh.r[z];
     const int64_t bx = (r.i1 - (r.i0 & ~(int64_t)31) + W - 1) / W, by = (r.j1 - r.j0 + R - 1) / R, nk = r.k1 - r.k0;
-    // Thin slabs of few tiles: shorter chunks, more blocks, down to min_chunk planes
-    // (GS_FDTD3_SHELL_CHUNK, a measuring knob).
+    // Thin slabs of few tiles: the chunk halved while the blocks would not give each SM 4 and it
+    // is longer than min_chunk planes (GS_FDTD3_SHELL_CHUNK, a measuring knob; it may end shorter).
     static const int min_chunk = knob_int("GS_FDTD3_SHELL_CHUNK", 4);
     int64_t chunk = march_chunk(bx * by, nk, 0);
     while (chunk > min_chunk && bx * by * ((nk + chunk - 1) / chunk) < 4 * (int64_t)gs_sm_count())
@@ -1135,7 +1137,7 @@ extern "C" int gs_fdtd3_step_cuda(const gs_fdtd3_step_args *a, const gs_fdtd3_re
   cudaStream_t s = (cudaStream_t)stream;
   static int overlap = -1;
   if (overlap < 0) overlap = knob("GS_FDTD3_OVERLAP", "1");
-  const bool shell = shell_fits(a);
+  const bool shell = !overlap && shell_fits(a); // GS_FDTD3_OVERLAP=1 measures the boxes' path alone
   for (int q = 0; q < n; ++q) {
     gs_fdtd3_region part[7];
     const int np = shell ? 0 : gs_fdtd3_split(a, r[q], part);

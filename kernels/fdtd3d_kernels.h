@@ -215,8 +215,9 @@ void gs_fdtd3_layout(int64_t nx, int64_t ny, int64_t nz, int64_t *pitch, int64_t
  * field sets must not overlap. The GPU launcher sends the part of a region
  * that no slab reaches, with free-space H, to a fused marching kernel; with
  * first-order HORIPML the z slabs' nodes above and below that box (in its
- * rows and columns) to a variant of it with their CPML terms; the rest to a
- * one-thread-per-node kernel. */
+ * rows and columns) to a variant of it with their CPML terms, where that box
+ * is wide enough (fdtd3d.cu, step_shell); the rest to a one-thread-per-node
+ * kernel. */
 typedef int (*gs_fdtd3_step_fn)(const gs_fdtd3_step_args *a, const gs_fdtd3_region *r, int n, void *stream);
 int gs_fdtd3_step_ref(const gs_fdtd3_step_args *a, const gs_fdtd3_region *r, int n, void *stream);
 int gs_fdtd3_step_cuda(const gs_fdtd3_step_args *a, const gs_fdtd3_region *r, int n, void *stream);
