@@ -568,17 +568,25 @@ struct ZTerm {
   int64_t w;
 };
 
+// Whether slab geometry g reaches plane k; its Phi element of node (0, j, k).
+__device__ __forceinline__ bool zterm_reaches(const gs_fdtd3_slab_geo &g, int64_t k) {
+  return (int)k >= g.k0 && (int)k < g.k1;
+}
+__device__ __forceinline__ int64_t zterm_element(const gs_fdtd3_slab_geo &g, int64_t k, int64_t j) {
+  return g.wk * k + g.wj * j + g.w0;
+}
+
 __device__ __forceinline__ ZTerm zterm(const gs_fdtd3_slab &p, const gs_fdtd3_slab_geo &g, int e, int64_t k,
                                        int64_t j) {
   ZTerm z = {};
-  const int kk = (int)k, q = g.qk * kk + g.q0;
-  z.on = kk >= g.k0 && kk < g.k1;
+  const int q = g.qk * (int)k + g.q0;
+  z.on = zterm_reaches(g, k);
   if (!z.on) return z;
   z.ra1 = GS_LDG((e ? p.ra1e : p.ra1h) + q);
   z.rb = GS_LDG((e ? p.rbe : p.rbh) + q);
   z.re = GS_LDG((e ? p.ree : p.reh) + q);
   z.rf = GS_LDG((e ? p.rfe : p.rfh) + q);
-  z.w = g.wk * k + g.wj * j + g.w0;
+  z.w = zterm_element(g, k, j);
   return z;
 }
 
@@ -905,6 +913,14 @@ bool empty(const gs_fdtd3_region &r) {
   return r.i1 <= r.i0 || r.j1 <= r.j0 || r.k1 <= r.k0;
 }
 
+// A copy of a with held set: the caller's, or where it gave none the whole
+// grid's rows (what the staged kernels copy from).
+gs_fdtd3_step_args with_held(const gs_fdtd3_step_args *a) {
+  gs_fdtd3_step_args w = *a;
+  if (empty(w.held)) w.held = gs_fdtd3_region{0, a->pitch, 0, a->ny + 1, 0, a->nz + 1};
+  return w;
+}
+
 // Whether the arrays the staged kernels copy are 16-byte aligned (cudaMalloc's are).
 bool aligned16(const gs_fdtd3_step_args *a) {
   const void *const p[9] = {a->ex, a->ey, a->ez, a->hx, a->hy, a->hz, a->mex, a->mey, a->mez};
@@ -919,8 +935,7 @@ bool aligned16(const gs_fdtd3_step_args *a) {
 // register-prefetch kernel). The staged kernel needs 16-byte aligned arrays
 // (cudaMalloc's are); otherwise the register one runs.
 int launch_fused(const gs_fdtd3_step_args *args, gs_fdtd3_region r, cudaStream_t s) {
-  gs_fdtd3_step_args whole = *args, *a = &whole; // held, where the caller gave none: the whole grid's rows
-  if (empty(a->held)) a->held = gs_fdtd3_region{0, a->pitch, 0, a->ny + 1, 0, a->nz + 1};
+  const gs_fdtd3_step_args whole = with_held(args), *a = &whole;
   static int variant = -2; // -1: none named (the default of the scene's kind)
   if (variant == -2) {
     static const char *const names[] = {"w64r12d3", "regs", "w32r16d3", "w64r16d3", "w64r8d3", "w64r8d4", "w32r8d4"};
@@ -1031,8 +1046,7 @@ bool shell_fits(const gs_fdtd3_step_args *a) {
 // nz)), above and below c, the z-slab variant; the rest of r the box
 // kernels.
 int step_shell(const gs_fdtd3_step_args *a, gs_fdtd3_region r, cudaStream_t s) {
-  gs_fdtd3_step_args held = *a; // held, where the caller gave none: the whole grid's rows
-  if (empty(held.held)) held.held = gs_fdtd3_region{0, a->pitch, 0, a->ny + 1, 0, a->nz + 1};
+  const gs_fdtd3_step_args held = with_held(a);
   const gs_fdtd3_region in = gs_fdtd3_inner(a);
   gs_fdtd3_region c = {clamp64(in.i0, r.i0, r.i1),
                        clamp64(in.i1, r.i0, r.i1),
