@@ -79,6 +79,20 @@ sys.exit(not (len(a) == len(b) == 150 and peak > 1 and diff <= 1e-5 * peak))
 PY
 refused antenna_nolib "antenna.in:10: #python \(the block of line 9\): ModuleNotFoundError: No module named 'user_libs' .*PYTHONPATH" \
   "$d/antenna.in"
+# gprMax 4 moved user_libs.GPRAntennaModels to toolboxes/: the message says so, with or without a user_libs.
+refused moved_antennas "moved.in:10: #python.*No module named 'user_libs.*gprMax 4 moved user_libs.GPRAntennaModels to toolboxes" \
+  "$(printf '%s\n' "#domain: 0.1 0.1 0.002" "#dx_dy_dz: 0.002 0.002 0.002" "#time_window: 100" "" "" "" "" "" \
+    "#python:" "from user_libs.GPRAntennaModels.GSSI import antenna_like_GSSI_1500" "#end_python:" > "$w/moved.in"; echo "$w/moved.in")"
+PYTHONPATH=$d refused moved_antennas_libs "moved.in:10: #python.*No module named 'user_libs.GPRAntennaModels'.*gprMax 4 moved" "$w/moved.in"
+
+# A block imports a module of the working directory, as under `python -m gprMax`.
+mkdir -p "$w/cwd"
+printf 'def rx():\n    print("#rx: 0.05 0.05 0")\n' > "$w/cwd/gs_test_cwd_module.py"
+printf '%s\n' "#domain: 0.1 0.1 0.002" "#dx_dy_dz: 0.002 0.002 0.002" "#time_window: 20" \
+  "#waveform: ricker 1 1e9 w" "#hertzian_dipole: z 0.04 0.04 0 w" \
+  "#python:" "import gs_test_cwd_module" "gs_test_cwd_module.rx()" "#end_python:" > "$w/cwd/m.in"
+(cd "$w/cwd" && run m.in -o "$w/cwd/out" > "$w/cwd.log" 2>&1) || f "a module of the working directory: $(cat "$w/cwd.log")"
+grep -q . "$w/cwd/out/receivers.csv" 2> /dev/null || f "a module of the working directory: no receivers.csv"
 
 # Include files (nested, relative to the input's folder) and a cycle of them.
 (cd / && run "$d/include/model.in" -o "$w/include" > "$w/include.log" 2>&1) || f "include: $(cat "$w/include.log")"

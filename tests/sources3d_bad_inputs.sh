@@ -40,8 +40,10 @@ refused ':7: #voltage_source: two voltage sources on the same node' \
 refused ':6: #transmission_line: resistance 400 is not in' "$g3$w#transmission_line: z 0.01 0.01 0.01 400 w\n"
 refused ':6: #transmission_line: a delay and removal time are not taken' \
   "$g3$w#transmission_line: z 0.01 0.01 0.01 50 w 0 1e-9\n"
-refused 'iterations are too few for gprMax.s line' \
+refused '12 iterations are too few for gprMax.s line \(at least 16\)' \
   "${g3/time_window: 40/time_window: 12}$w#transmission_line: z 0.01 0.01 0.01 50 w\n"
+refused '15 iterations are too few for gprMax.s line \(at least 16\)' \
+  "${g3/time_window: 40/time_window: 15}$w#transmission_line: z 0.01 0.01 0.01 50 w\n"
 # excitation files
 refused ':5: #excitation_file: .*nosuch.txt' "$g3#excitation_file: $work/nosuch.txt\n"
 ex empty.txt ''

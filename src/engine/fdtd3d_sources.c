@@ -261,8 +261,11 @@ static void tl_constants(const gs_scene *sc, const gs_source3 *v, gs_fdtd3_tline
 static int tl_incident(const gs_scene *sc, gs_fdtd3_tline *l, float *buf, float *inc, char *err, size_t errlen) {
   const int64_t nl = round_half_down(0.667 * (double)sc->iterations), N = sc->iterations + 1;
   if (nl < GS_FDTD3_TL_CELLS) {
-    snprintf(err, errlen, "%s: #transmission_line: %lld iterations are too few for gprMax's line (at least 17)",
-             sc->path, (long long)sc->iterations);
+    int64_t least = sc->iterations + 1; /* the fewest iterations whose line is long enough */
+    while (round_half_down(0.667 * (double)least) < GS_FDTD3_TL_CELLS)
+      ++least;
+    snprintf(err, errlen, "%s: #transmission_line: %lld iterations are too few for gprMax's line (at least %lld)",
+             sc->path, (long long)sc->iterations, (long long)least);
     return -1;
   }
   float *volt = gs_xcalloc((size_t)nl, sizeof *volt), *curr = gs_xcalloc((size_t)nl, sizeof *curr);

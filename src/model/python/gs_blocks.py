@@ -156,8 +156,17 @@ def import_root(e):
     return name.split('.')[0]
 
 
-def explain(e, block_name):
-    """(line in the block, one-line message) for exception e raised by a block."""
+def user_libs_hint(name, statement):
+    """Where the user_libs module a block could not import lives now (name: the module
+    Python missed, statement: the block's line that imported it)."""
+    if name.startswith('user_libs.GPRAntennaModels') or 'GPRAntennaModels' in statement:
+        return (" (gprMax 4 moved user_libs.GPRAntennaModels to toolboxes.GPRAntennaModels: import it from there, "
+                "with the folder holding gprMax 4's toolboxes/ as the working directory or on PYTHONPATH)")
+    return " (gprMax 3's antenna models: put the folder that holds gprMax 3's user_libs/ on PYTHONPATH)"
+
+
+def explain(e, block_name, code):
+    """(line in the block, one-line message) for exception e raised by the block code."""
     line, deepest = 0, None
     if isinstance(e, SyntaxError) and e.filename == block_name:
         line = e.lineno or 0
@@ -183,7 +192,8 @@ def explain(e, block_name):
     elif isinstance(e, NameError) and getattr(e, 'name', None) == 'optparams':
         message += " (gprMax 3's #taguchi optimisation sets optparams; gpustencil does not run #taguchi)"
     elif isinstance(e, ImportError) and import_root(e) == 'user_libs':
-        message += " (gprMax 3's antenna models: put the folder that holds gprMax 3's user_libs/ on PYTHONPATH)"
+        lines = code.splitlines()
+        message += user_libs_hint(getattr(e, 'name', None) or '', lines[line - 1] if 0 < line <= len(lines) else '')
     if deepest is not None and deepest.tb_frame.f_code.co_filename != block_name and not isinstance(e, NeedGprMax4):
         message += ' (in {}, line {})'.format(deepest.tb_frame.f_code.co_filename, deepest.tb_lineno)
     return line, message
@@ -228,7 +238,7 @@ def run(blocks, namespace, proto):
             exec(compile(code, name, 'exec', dont_inherit=True), namespace)
         except BaseException as e:
             sys.stdout = saved
-            line, message = explain(e, name)
+            line, message = explain(e, name, code)
             send(proto, 'ERR {} {}'.format(k, line), message.encode('utf-8', 'replace'))
             return
         finally:
@@ -260,6 +270,9 @@ def main():
         'inputfile': InputFile(os.path.realpath(inputfile)),
     }
     del sys.argv[1:]
+    # Imports resolve as under `python -m gprMax`: the working directory first (a module beside
+    # the input, or gprMax's toolboxes/ when run from gprMax's folder), not this runner's folder.
+    sys.path[0] = os.getcwd()
     run(blocks, namespace, proto)
 
 
