@@ -57,6 +57,10 @@ bad_scene python "python.in:4: #python: no #end_python: closes this block" "${ba
 bad_scene polar "polar.in:5: .*only z" "${base[@]}" "#waveform: ricker 1 1e9 w" "#hertzian_dipole: x 0.05 0.05 0 w"
 bad_scene nowave "nowave.in:4: .*waveform 'w' is not defined" "${base[@]}" "#hertzian_dipole: z 0.05 0.05 0 w"
 bad_scene nodomain "#domain is missing" "#dx_dy_dz: 0.002 0.002 0.002" "#time_window: 10"
+bad_scene comments "comments.in: #domain is missing" "## only a comment" "text that is no command"
+: > "$w/empty.in" # no line at all (a scene of no commands passes its text between ranks empty)
+out=$(run "$w/empty.in" -o "$w/x" 2>&1); rc=$?
+{ [ $rc = 2 ] && [ "$(wc -l <<<"$out")" = 1 ] && grep -q "empty.in: #domain is missing" <<<"$out"; } || f "empty ($rc): $out"
 bad_scene outside "outside.in:4: #rx: .*outside" "${base[@]}" "#rx: 0.5 0.05 0"
 bad_scene number "number.in:3: #time_window: 'ten' is not a number" "#domain: 0.1 0.1 0.002" "#dx_dy_dz: 0.002 0.002 0.002" "#time_window: ten"
 # The header counts the #rx receivers, not the two hidden helpers that sample H for a current.

@@ -100,6 +100,13 @@ run "$d/include/model_hand.in" -o "$w/include_hand" > /dev/null 2>&1 || f "inclu
 same "$w/include/receivers.csv" "$w/include_hand/receivers.csv" include
 refused cycle "cycle_b.inc:2: #include_file: .*cycle_a.inc is being read already \(a cycle of include files\)" \
   "$d/include/cycle.in"
+# A file of comments included again and again: every byte read counts (256 MiB in all), not only commands.
+mkdir -p "$w/many"
+yes "## $(printf 'x%.0s' $(seq 4000))" | head -c $((4 << 20)) > "$w/many/comments.inc"
+{ printf '%s\n' "#domain: 0.1 0.1 0.002" "#dx_dy_dz: 0.002 0.002 0.002" "#time_window: 10"
+  for _ in $(seq 70); do echo "#include_file: comments.inc"; done; } > "$w/many/many.in"
+refused many_includes "comments.inc:[0-9]+: the input and its include files hold more than 256 MiB" \
+  "$w/many/many.in"
 
 # Refusals: one line naming the file and line, Python's last message, exit status 2.
 base=("#domain: 0.1 0.1 0.002" "#dx_dy_dz: 0.002 0.002 0.002" "#time_window: 100")

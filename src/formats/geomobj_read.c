@@ -299,6 +299,24 @@ static void read_rigid(reader *r, const hsize_t dims[3], gs_gpr_geomobj_in *g) {
   free(h);
 }
 
+/* CPU seconds the helper may add for a file declaring that many cells: a
+ * small compressed file of many cells takes its time to inflate (about 44
+ * bytes a cell at 50 MB/s, well below zlib's pace). */
+static double cells_cpu_seconds(double cells) {
+  return cells * 44.0 / 50e6;
+}
+
+/* Raises the helper's CPU-time bound by the cells the file declares (within
+ * the hard bound bound_cpu set from the most cells allowed). */
+static void cpu_for_cells(double cells) {
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_CPU, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return;
+  double soft = (double)rl.rlim_cur + cells_cpu_seconds(cells);
+  if (rl.rlim_max != RLIM_INFINITY && soft > (double)rl.rlim_max - 1) soft = (double)rl.rlim_max - 1;
+  rl.rlim_cur = (rlim_t)soft;
+  setrlimit(RLIMIT_CPU, &rl);
+}
+
 /* The file's contents into g (r->file open). */
 static void read_geomobj(reader *r, int64_t max_cells, gs_gpr_geomobj_in *g) {
   read_spacing(r, g->dxdydz);
@@ -317,6 +335,7 @@ static void read_geomobj(reader *r, int64_t max_cells, gs_gpr_geomobj_in *g) {
            cells, (long long)max_cells, GS_GEOMOBJ_READ_BYTES_PER_CELL);
     return;
   }
+  if (r->bound) cpu_for_cells(cells);
   for (int k = 0; k < 3; ++k)
     g->size[k] = (int64_t)dims[k];
   g->data = read_dset(r, "data", 3, dims, H5T_NATIVE_INT16, sizeof(int16_t));
@@ -396,28 +415,31 @@ static double helper_cpu_seconds(double bytes) {
   return 2 + bytes / 20e6;
 }
 
-/* Sets the CPU-time bound of the helper for the file at path (the hard bound a second later). */
-static void bound_cpu(const char *path) {
+/* Sets the CPU-time bound of the helper for the file at path (raised by the
+ * cells it declares once they are known, cpu_for_cells; the hard bound a
+ * second past what the most cells allowed, max_cells, would add). */
+static void bound_cpu(const char *path, double max_cells) {
   struct stat sb;
   struct rlimit rl;
   if (stat(path, &sb) != 0 || getrlimit(RLIMIT_CPU, &rl) != 0) return;
   const rlim_t soft = (rlim_t)helper_cpu_seconds((double)sb.st_size);
-  if (rl.rlim_max != RLIM_INFINITY && soft + 1 > rl.rlim_max) return;
+  const rlim_t hard = soft + 1 + (rlim_t)cells_cpu_seconds(max_cells);
+  if (rl.rlim_max != RLIM_INFINITY && hard > rl.rlim_max) return;
   rl.rlim_cur = soft;
-  rl.rlim_max = soft + 1;
+  rl.rlim_max = hard;
   setrlimit(RLIMIT_CPU, &rl);
 }
 
 /* The helper's work: argv {exe, GS_GEOMOBJ_HELPER_ARG, path, max_cells}; the answer on stdout. */
 static int helper_main(char **argv) {
   bound_memory(HELPER_SLACK_BYTES);
-  bound_cpu(argv[2]);
+  int64_t max_cells = strtoll(argv[3], NULL, 10);
+  bound_cpu(argv[2], (double)max_cells);
   H5PLset_loading_state(0); /* no filter plugin is ever loaded for a file's sake */
   gs_gpr_geomobj_in g;
   wire_head h;
   memset(&h, 0, sizeof h);
   h.magic = WIRE_MAGIC;
-  int64_t max_cells = strtoll(argv[3], NULL, 10);
   h.status = (int32_t)read_here(argv[2], max_cells, &g, 1, h.msg, sizeof h.msg);
   if (h.status == GS_OK) {
     memcpy(h.dxdydz, g.dxdydz, sizeof h.dxdydz);
@@ -446,9 +468,12 @@ __attribute__((constructor)) static void geomobj_early(int argc, char **argv, ch
 
 /* ---- the caller's side ------------------------------------------------------- */
 
-/* The seconds a helper may take for a file of that many bytes. */
-static double helper_seconds(double bytes) {
-  return 60 + bytes / 20e6;
+/* The seconds a helper may take for a file of that many bytes, allowed up
+ * to max_cells cells: its CPU bound's allowance for the cells, at most 5
+ * minutes of it (the wall clock bounds a read that only waits). */
+static double helper_seconds(double bytes, double max_cells) {
+  const double cells = cells_cpu_seconds(max_cells);
+  return 60 + bytes / 20e6 + (cells < 300 ? cells : 300);
 }
 
 /* Reads n bytes from fd by the deadline: 0, 1 at the end of the data, -1 past the deadline or on an error. */
@@ -534,14 +559,16 @@ static gs_status helper_answer(const char *path, int fd, int64_t max_cells, doub
 }
 
 /* The helper's end: its exit status into a reason when the answer was not complete. */
-static void helper_reason(const char *path, int status, int late, double bytes, char *err, size_t errlen) {
+static void helper_reason(const char *path, int status, int late, double limit, double bytes, char *err,
+                          size_t errlen) {
   if (late)
     snprintf(err, errlen, "%s: not read within %.0f s: refused (a corrupt file can make the HDF5 library loop)", path,
-             helper_seconds(bytes));
+             limit);
   else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU)
     snprintf(err, errlen,
-             "%s: not read within %.0f s of CPU time: refused (a corrupt file can make the HDF5 library loop)", path,
-             floor(helper_cpu_seconds(bytes)));
+             "%s: not read within the CPU time its size and its cells allow (%.0f s and more): refused (a corrupt "
+             "file can make the HDF5 library loop)",
+             path, floor(helper_cpu_seconds(bytes)));
   else if (WIFSIGNALED(status))
     snprintf(err, errlen,
              "%s: the HDF5 library failed on it (signal %d; a crash or its memory bound): refused as corrupt", path,
@@ -574,7 +601,7 @@ gs_status gs_gpr_read_geometry_object(const char *path, int64_t max_cells, gs_gp
   pid_t pid;
   int fd, late = 0, status = 0;
   if (helper_start(path, max_cells, &pid, &fd) != 0) return read_here(path, max_cells, g, 0, err, errlen);
-  const double limit = helper_seconds((double)sb.st_size);
+  const double limit = helper_seconds((double)sb.st_size, (double)max_cells);
   err[0] = '\0';
   gs_status st = helper_answer(path, fd, max_cells, gs_now_s() + limit, g, &late, err, errlen);
   close(fd);
@@ -582,7 +609,7 @@ gs_status gs_gpr_read_geometry_object(const char *path, int64_t max_cells, gs_gp
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (st == GS_ERR_IO && !err[0]) {
-    helper_reason(path, status, late, (double)sb.st_size, err, errlen);
+    helper_reason(path, status, late, limit, (double)sb.st_size, err, errlen);
     st = GS_ERR_FORMAT;
   }
   if (st != GS_OK) gs_gpr_geomobj_in_free(g);

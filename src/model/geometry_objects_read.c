@@ -166,7 +166,16 @@ static void hash_array(gs_scene *s, const gs_obj3_array *a, int first_material) 
   }
 }
 
+/* Bytes array a holds. */
+static double array_bytes(const gs_obj3_array *a) {
+  const double cells = (double)a->size[0] * (double)a->size[1] * (double)a->size[2];
+  const double nodes = (double)(a->size[0] + 1) * (double)(a->size[1] + 1) * (double)(a->size[2] + 1);
+  return cells * (double)sizeof *a->data + (a->rigid ? cells * (double)sizeof *a->rigid : 0) +
+         (a->id ? 6 * nodes * (double)sizeof *a->id : 0);
+}
+
 int gs_scene_resolve_geometry_reads(gs_scene *s, double host_bytes, char *err, size_t errlen) {
+  double held = 0; /* bytes the reads before hold */
   for (int k = 0; k < s->ngeo_reads; ++k) {
     const gs_geo_read *r = &s->geo_reads[k];
     int offset, first = s->nmaterials;
@@ -180,10 +189,16 @@ int gs_scene_resolve_geometry_reads(gs_scene *s, double host_bytes, char *err, s
     double cells = (double)s->nx * (double)s->ny * (double)s->nz;
     int64_t most = cells * 8 < 4294967296.0 ? (int64_t)(cells * 8) : (int64_t)4294967296LL;
     /* The file is read before the model's memory check: its own size is weighed against the rank's
-     * host memory first (a few bytes of HDF5 may declare a dataset of 10^9 cells never written;
-     * every rank of the node reads it). */
-    const double room = host_bytes / GS_GEOMOBJ_READ_BYTES_PER_CELL;
-    if (room > 0 && room < (double)most) most = room >= 1 ? (int64_t)room : 1;
+     * host memory less what the reads before hold (a few bytes of HDF5 may declare a dataset of
+     * 10^9 cells never written; many reads of one small compressed file add up; every rank of the
+     * node reads them). */
+    if (host_bytes > 0 && held >= host_bytes) {
+      snprintf(err, errlen, "%s:%d: #geometry_objects_read: %s: the reads before it hold %.0f MiB, the rank's memory",
+               s->path, r->line, r->geo, held / 1048576.0);
+      return -1;
+    }
+    const double room = (host_bytes - held) / GS_GEOMOBJ_READ_BYTES_PER_CELL;
+    if (host_bytes > 0 && room < (double)most) most = room >= 1 ? (int64_t)room : 1;
     if (gs_gpr_read_geometry_object(r->geo, most, &in, why, sizeof why) != GS_OK) {
       snprintf(err, errlen, "%s:%d: #geometry_objects_read: %s", s->path, r->line, why);
       return -1;
@@ -196,6 +211,7 @@ int gs_scene_resolve_geometry_reads(gs_scene *s, double host_bytes, char *err, s
     }
     s->objs3[r->obj].array = to_array(&in, offset);
     hash_array(s, s->objs3[r->obj].array, first);
+    held += array_bytes(s->objs3[r->obj].array);
   }
   return 0;
 }

@@ -75,39 +75,60 @@ static int node3_of(parser *p, const double xyz[3], int pol, gs_source *src, con
   return 0;
 }
 
+/* Pixels the scene's maps hold so far. */
+static uint64_t map_pixels(const gs_scene *s) {
+  uint64_t n = 0;
+  for (int k = 0; k < s->nobjects; ++k)
+    if (s->objects[k].grey) n += (uint64_t)s->objects[k].mw * s->objects[k].mh;
+  return n;
+}
+
+/* Rows of format f in buf (n of them, packed) as grey levels: the first
+ * channel's high byte. */
+static void grey_rows(const gs_png_format *f, const uint8_t *buf, uint32_t n, uint8_t *grey) {
+  const size_t step = (size_t)f->channels * (size_t)(f->depth / 8), count = (size_t)f->width * n;
+  for (size_t k = 0; k < count; ++k)
+    grey[k] = f->depth == 16 ? (uint8_t)(((const uint16_t *)buf)[k * f->channels] >> 8) : buf[k * step];
+}
+
+/* The picture of a #material_map, decoded a few MiB of rows at a time into
+ * its grey levels (a byte a pixel: the decoded rows of a large 16-bit RGBA
+ * picture would take eight); at most 2^30 pixels over all the scene's maps. */
 static int load_map(parser *p, gs_object *o, const char *file) {
-  char path[2200];
+  char path[2200], why[512];
   if (file[0] == '/')
     snprintf(path, sizeof path, "%s", file);
   else
     snprintf(path, sizeof path, "%s%s", p->base_dir, file);
   gs_png_reader *r = NULL;
-  char why[512];
   if (gs_png_reader_open(path, &r, why, sizeof why) != GS_OK) return gs_perr(p, "#material_map: %s: %s", path, why);
   gs_scene_add_input(p->s, path, p->line, "material_map");
   const gs_png_format *f = gs_png_reader_format(r);
-  if ((uint64_t)f->width * f->height > (1ull << 30)) {
+  const uint64_t pixels = (uint64_t)f->width * f->height, before = map_pixels(p->s);
+  if (pixels + before > (1ull << 30)) {
     gs_png_reader_close(r);
-    return gs_perr(p, "#material_map: %s: larger than 2^30 pixels", path);
+    return gs_perr(p, "#material_map: %s: %llu pixels, more than 2^30 with the model's other maps (%llu)", path,
+                   (unsigned long long)pixels, (unsigned long long)before);
   }
-  size_t row = gs_png_row_bytes(f);
-  uint8_t *buf = gs_xmalloc(row * f->height);
-  gs_status st = gs_png_reader_rows(r, buf, f->height, why, sizeof why);
+  const size_t row = gs_png_row_bytes(f), chunk = row >= (4u << 20) ? 1 : (4u << 20) / row;
+  uint8_t *buf = gs_xmalloc(row * chunk), *grey = gs_xmalloc((size_t)pixels);
+  gs_status st = GS_OK;
+  for (uint32_t y = 0, n; st == GS_OK && y < f->height; y += n) {
+    n = f->height - y < chunk ? f->height - y : (uint32_t)chunk;
+    st = gs_png_reader_rows(r, buf, n, why, sizeof why);
+    if (st == GS_OK) grey_rows(f, buf, n, grey + (size_t)y * f->width);
+  }
   if (st == GS_OK) st = gs_png_reader_finish(r, why, sizeof why);
+  free(buf);
+  gs_png_reader_close(r);
   if (st != GS_OK) {
-    free(buf);
-    gs_png_reader_close(r);
+    free(grey);
     return gs_perr(p, "#material_map: %s: %s", path, why);
   }
   o->mw = f->width;
   o->mh = f->height;
-  o->grey = gs_xmalloc((size_t)f->width * f->height);
-  size_t step = (size_t)f->channels * (size_t)(f->depth / 8);
-  for (size_t k = 0; k < (size_t)f->width * f->height; ++k)
-    o->grey[k] = f->depth == 16 ? (uint8_t)(((const uint16_t *)buf)[k * f->channels] >> 8) : buf[k * step];
-  gs_scene_hash_add(p->s, o->grey, (size_t)f->width * f->height);
-  free(buf);
-  gs_png_reader_close(r);
+  o->grey = grey;
+  gs_scene_hash_add(p->s, o->grey, (size_t)pixels);
   return 0;
 }
 

@@ -23,6 +23,10 @@
 #define LINE_MAX_LEN 4094
 /* Files an expansion may read (the input and its includes, each include counted). */
 #define MAX_FILES 4096
+/* Bytes an expansion may read over all its files, comments and blank lines
+ * too (a large file of comments included many times would otherwise take
+ * hours to read past). */
+#define MAX_READ GS_SCENE_TEXT_MAX
 
 typedef struct file_id {
   dev_t dev;
@@ -37,6 +41,7 @@ typedef struct expander {
   char base_dir[1024];                          /* the input file's folder, with its '/' (or "") */
   file_id open[GS_SCENE_MAX_INCLUDE_DEPTH + 2]; /* the input file and the includes being read */
   int depth;
+  size_t read; /* bytes read over all files (MAX_READ) */
   /* pass 1: the input file's own commands and blocks */
   gs_scene_text *first;
   gs_py_block *blocks;
@@ -110,6 +115,9 @@ static int read_lines(expander *x, FILE *fp, int file, line_fn fn) {
     if (len == 0 && ch == EOF) break;
     buf[len] = '\0';
     ++line;
+    if ((x->read += len) > MAX_READ)
+      return xerr(x, file, line, 0, "the input and its include files hold more than %zu MiB (each include counted)",
+                  MAX_READ >> 20);
     if (len == sizeof buf - 1 && buf[len - 1] != '\n')
       return xerr(x, file, line, 0, "line longer than %d characters", LINE_MAX_LEN);
     if (nul) return xerr(x, file, line, 0, "a NUL byte: not a text line");
@@ -320,8 +328,9 @@ void *gs_scene_text_pack(const gs_scene_text *t, size_t *n) {
   memcpy(at, pack_magic, sizeof pack_magic);
   memcpy(at += sizeof pack_magic, head, sizeof head);
   memcpy(at += sizeof head, t->files, files);
-  memcpy(at += files, t->lines, lines);
-  memcpy(at + lines, t->text, t->len);
+  at += files;
+  if (lines) memcpy(at, t->lines, lines); /* a scene of no commands has no arrays (NULL) */
+  if (t->len) memcpy(at + lines, t->text, t->len);
   return buf;
 }
 
