@@ -58,6 +58,12 @@ peer_build() {
   backend=()
   nvidia-smi -L
   [ -f "$bundle/run.sh" ] || { echo "no gprMax bundle at $bundle (copy ../shared/peers/gprmax-gpu there, carried)"; exit 1; }
+  # pycuda's Boost subset needs this header; a bundle without it builds only where the machine has a
+  # system Boost.Python to fall back on (the H200 machine of 2026-11-30 had none).
+  local arity=$bundle/src/pycuda/bpl-subset/bpl_subset/boost/mpl/aux_/preprocessed/gcc/template_arity.hpp
+  [ -d "$(dirname "$arity")" ] && [ ! -f "$arity" ] &&
+    echo "note: $arity is missing: pycuda builds only with a system Boost.Python; copy Boost's" \
+      "boost/mpl/aux_/preprocessed/gcc/template_arity.hpp (Boost 1.x) there if its build fails"
   # One after the other: the bundle's pycuda build failed (a compile error) beside ours on 16 cores.
   log "build: gprMax 4 + pycuda (the bundle), then gpustencil (sm_90)"
   if ! gx --build-only > "$W/logs/gx_build.log" 2>&1; then
