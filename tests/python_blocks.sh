@@ -85,6 +85,11 @@ refused moved_antennas "moved.in:10: #python.*No module named 'user_libs.*gprMax
     "#python:" "from user_libs.GPRAntennaModels.GSSI import antenna_like_GSSI_1500" "#end_python:" > "$w/moved.in"; echo "$w/moved.in")"
 PYTHONPATH=$d refused moved_antennas_libs "moved.in:10: #python.*No module named 'user_libs.GPRAntennaModels'.*gprMax 4 moved" "$w/moved.in"
 
+# An empty block (no code at all) runs as gprMax runs it: nothing printed.
+printf '%s\n' "#domain: 0.1 0.1 0.002" "#dx_dy_dz: 0.002 0.002 0.002" "#time_window: 10" "#python:" "#end_python:" \
+  > "$w/empty_block.in"
+run "$w/empty_block.in" -o "$w/empty_block" > "$w/empty_block.log" 2>&1 || f "empty block: $(cat "$w/empty_block.log")"
+
 # A block imports a module of the working directory, as under `python -m gprMax`.
 mkdir -p "$w/cwd"
 printf 'def rx():\n    print("#rx: 0.05 0.05 0")\n' > "$w/cwd/gs_test_cwd_module.py"

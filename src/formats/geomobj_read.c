@@ -288,6 +288,7 @@ static void read_rigid(reader *r, const hsize_t dims[3], gs_gpr_geomobj_in *g) {
   int8_t *h = e ? read_dset(r, "rigidH", 4, wh, H5T_NATIVE_INT8, 1) : NULL;
   g->id = h ? read_dset(r, "ID", 4, wi, H5T_NATIVE_UINT32, sizeof(uint32_t)) : NULL;
   size_t n = (size_t)(dims[0] * dims[1] * dims[2]);
+  if (g->id && r->bound) bound_memory(18.0 * (double)n + READ_SLACK_BYTES); /* the joined copy (the helper) */
   g->rigid = g->id ? malloc(18 * n) : NULL;
   if (g->rigid) {
     memcpy(g->rigid, e, 12 * n);

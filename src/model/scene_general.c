@@ -119,14 +119,14 @@ static int load_map(parser *p, gs_object *o, const char *file) {
     if (st == GS_OK) grey_rows(f, buf, n, grey + (size_t)y * f->width);
   }
   if (st == GS_OK) st = gs_png_reader_finish(r, why, sizeof why);
+  o->mw = f->width; /* f lives in r */
+  o->mh = f->height;
   free(buf);
   gs_png_reader_close(r);
   if (st != GS_OK) {
     free(grey);
     return gs_perr(p, "#material_map: %s: %s", path, why);
   }
-  o->mw = f->width;
-  o->mh = f->height;
   o->grey = grey;
   gs_scene_hash_add(p->s, o->grey, (size_t)pixels);
   return 0;

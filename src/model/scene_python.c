@@ -33,7 +33,7 @@ static char *blocks_input(const gs_py_block *b, int n, size_t *len) {
   size_t at = (size_t)snprintf(in, cap, "GSBLOCKS 1 %d\n", n);
   for (int k = 0; k < n; ++k) {
     at += (size_t)snprintf(in + at, cap - at, "%zu\n", b[k].len);
-    memcpy(in + at, b[k].code, b[k].len);
+    if (b[k].len) memcpy(in + at, b[k].code, b[k].len); /* an empty block has no code (NULL) */
     at += b[k].len;
   }
   *len = at;
