@@ -473,8 +473,8 @@ __attribute__((constructor)) static void geomobj_early(int argc, char **argv, ch
  * to max_cells cells: its CPU bound's allowance for the cells, at most 5
  * minutes of it (the wall clock bounds a read that only waits). */
 static double helper_seconds(double bytes, double max_cells) {
-  const double cells = cells_cpu_seconds(max_cells);
-  return 60 + bytes / 20e6 + (cells < 300 ? cells : 300);
+  const double inflate = cells_cpu_seconds(max_cells);
+  return 60 + bytes / 20e6 + (inflate < 300 ? inflate : 300);
 }
 
 /* Reads n bytes from fd by the deadline: 0, 1 at the end of the data, -1 past the deadline or on an error. */

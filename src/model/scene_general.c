@@ -103,8 +103,9 @@ static int load_map(parser *p, gs_object *o, const char *file) {
   gs_png_reader *r = NULL;
   if (gs_png_reader_open(path, &r, why, sizeof why) != GS_OK) return gs_perr(p, "#material_map: %s: %s", path, why);
   gs_scene_add_input(p->s, path, p->line, "material_map");
-  const gs_png_format *f = gs_png_reader_format(r);
-  const uint64_t pixels = (uint64_t)f->width * f->height, before = map_pixels(p->s);
+  const gs_png_format *f = gs_png_reader_format(r); /* lives in r */
+  const uint32_t width = f->width, height = f->height;
+  const uint64_t pixels = (uint64_t)width * height, before = map_pixels(p->s);
   if (pixels + before > (1ull << 30)) {
     gs_png_reader_close(r);
     return gs_perr(p, "#material_map: %s: %llu pixels, more than 2^30 with the model's other maps (%llu)", path,
@@ -113,20 +114,20 @@ static int load_map(parser *p, gs_object *o, const char *file) {
   const size_t row = gs_png_row_bytes(f), chunk = row >= (4u << 20) ? 1 : (4u << 20) / row;
   uint8_t *buf = gs_xmalloc(row * chunk), *grey = gs_xmalloc((size_t)pixels);
   gs_status st = GS_OK;
-  for (uint32_t y = 0, n; st == GS_OK && y < f->height; y += n) {
-    n = f->height - y < chunk ? f->height - y : (uint32_t)chunk;
+  for (uint32_t y = 0, n; st == GS_OK && y < height; y += n) {
+    n = height - y < chunk ? height - y : (uint32_t)chunk;
     st = gs_png_reader_rows(r, buf, n, why, sizeof why);
-    if (st == GS_OK) grey_rows(f, buf, n, grey + (size_t)y * f->width);
+    if (st == GS_OK) grey_rows(f, buf, n, grey + (size_t)y * width);
   }
   if (st == GS_OK) st = gs_png_reader_finish(r, why, sizeof why);
-  o->mw = f->width; /* f lives in r */
-  o->mh = f->height;
   free(buf);
   gs_png_reader_close(r);
   if (st != GS_OK) {
     free(grey);
     return gs_perr(p, "#material_map: %s: %s", path, why);
   }
+  o->mw = width;
+  o->mh = height;
   o->grey = grey;
   gs_scene_hash_add(p->s, o->grey, (size_t)pixels);
   return 0;
