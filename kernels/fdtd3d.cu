@@ -9,7 +9,9 @@
 // gives at least two tiles a plane per SM (step_shell). The rest (the x and
 // y slabs, the outer planes; every slab node with magnetic H or another CPML
 // form, or on smaller models) takes two one-thread-per-node kernels, new H
-// then new E.
+// then new E: on one rank by axes (gs_fdtd3_boxes_cuda), else (a part of a
+// model split over ranks, slabs that meet) with a loop over each node's
+// slabs (launch_box_kernel).
 // Every E kernel advances the fused dispersive poles of its nodes
 // (kernels/fdtd3d_disp.h); the marching kernels have a variant with them
 // (template Poles) launched only for a scene with fused poles, so the plain
@@ -840,7 +842,160 @@ int launch_box_kernel(const gs_fdtd3_step_args *a, const gs_fdtd3_region *box, i
   return (int)cudaGetLastError();
 }
 
+// The box kernels by axes (fdtd3d_kernels.h, gs_fdtd3_boxes; fdtd3d_node.h,
+// gs_fdtd3_h_axes), one thread a node.
+
+// n / d for any 32-bit n by a multiply and shifts (Granlund and Montgomery,
+// "Division by invariant integers using multiplication", 1994, figure 4.1),
+// d in [1, 2^31): the boxes' node index split into row and column without a
+// division instruction sequence.
+struct FastDiv {
+  unsigned m, s1, s2;
+};
+
+FastDiv fast_div(unsigned d) {
+  unsigned l = 0;
+  while ((1ull << l) < d)
+    ++l;
+  const FastDiv f = {(unsigned)((((1ull << 32) * ((1ull << l) - d)) / d) + 1), l ? 1u : 0u, l ? l - 1 : 0u};
+  return f;
+}
+
+__device__ __forceinline__ unsigned divide(const FastDiv &f, unsigned n) {
+  const unsigned t = __umulhi(f.m, n);
+  return (t + ((n - t) >> f.s1)) >> f.s2;
+}
+
+// Up to 7 boxes in one 1D grid: box z takes blocks [first[z], first[z + 1]),
+// each 256 consecutive nodes of one of its planes (i fastest).
+constexpr int kPassThreads = 256;
+// Resident blocks an SM the by-axes kernels' registers must allow: H 6 (40
+// registers, none spilled), E 5 (48; with poles a few bytes spilled, where
+// the unbounded build takes 62). On an H200 E with 6 took 2-7 % longer
+// steps, with 4 about the same; H with 4 the same (docs/performance.md).
+// GS_FDTD3_AXES_HMINB (4, 6) and GS_FDTD3_AXES_EMINB (4, 5, 6) pick them for
+// first-order HORIPML (measuring knobs).
+constexpr int kAxesHMinB = 6, kAxesEMinB = 5;
+struct BoxMap {
+  int n;
+  unsigned first[8], w[7], nodes[7], blocks[7]; // nodes a row, a plane; blocks a plane
+  FastDiv by_w[7], by_blocks[7];
+  int i0[7], j0[7], k0[7];
+};
+
+// The map of the non-empty boxes among box[0 .. n) (at most 7); false where
+// a plane has 2^31 nodes or more (the slab-loop kernels take those).
+bool box_map(const gs_fdtd3_region *box, int n, BoxMap &m, unsigned &blocks) {
+  m = BoxMap{};
+  blocks = 0;
+  for (int q = 0; q < n; ++q) {
+    const gs_fdtd3_region &b = box[q];
+    const int64_t w = b.i1 - b.i0, rows = b.j1 - b.j0, planes = b.k1 - b.k0;
+    if (w <= 0 || rows <= 0 || planes <= 0) continue;
+    if (m.n == 7 || w * rows >= (int64_t)1 << 31) return false;
+    const int64_t per = (w * rows + kPassThreads - 1) / kPassThreads;
+    if ((int64_t)blocks + per * planes >= (int64_t)1 << 31) return false;
+    m.first[m.n] = blocks, m.w[m.n] = (unsigned)w, m.nodes[m.n] = (unsigned)(w * rows), m.blocks[m.n] = (unsigned)per;
+    m.by_w[m.n] = fast_div((unsigned)w), m.by_blocks[m.n] = fast_div((unsigned)per);
+    m.i0[m.n] = (int)b.i0, m.j0[m.n] = (int)b.j0, m.k0[m.n] = (int)b.k0;
+    blocks += (unsigned)(per * planes);
+    ++m.n;
+  }
+  m.first[m.n] = blocks;
+  return true;
+}
+
+// This thread's node of map m; false past the end of its box's plane.
+__device__ __forceinline__ bool map_node(const BoxMap &m, int &i, int &j, int &k) {
+  unsigned blk = blockIdx.x, z = 0;
+  while (z + 1 < (unsigned)m.n && blk >= m.first[z + 1])
+    ++z;
+  blk -= m.first[z];
+  const unsigned plane = divide(m.by_blocks[z], blk);
+  const unsigned at = (blk - plane * m.blocks[z]) * kPassThreads + threadIdx.x;
+  const unsigned row = divide(m.by_w[z], at);
+  i = m.i0[z] + (int)(at - row * m.w[z]);
+  j = m.j0[z] + (int)row;
+  k = m.k0[z] + (int)plane;
+  return at < m.nodes[z];
+}
+
+template <int Form, int MinB>
+__global__ void __launch_bounds__(kPassThreads, MinB)
+    axes_h_kernel(const gs_fdtd3_step_args a, const BoxMap m, const gs_fdtd3_axes ax, const gs_fdtd3_geo g) {
+  int i, j, k;
+  if (map_node(m, i, j, k)) gs_fdtd3_h_axes(&a, &g, &ax, Form, i, j, k);
+}
+
+template <bool Poles, int Form, int PK, int MinB>
+__global__ void __launch_bounds__(kPassThreads, MinB)
+    axes_e_kernel(const gs_fdtd3_step_args a, const BoxMap m, const gs_fdtd3_axes ax, const gs_fdtd3_geo g) {
+  int i, j, k;
+  if (map_node(m, i, j, k)) gs_fdtd3_e_axes(&a, &g, &ax, Form, Poles, PK, i, j, k);
+}
+
+// The by-axes kernels of form Form over the boxes of m with MinB resident
+// blocks: H (e = 0), or E with or without poles (first-order HORIPML,
+// gprMax's default, has one per pole kind; the other forms one for any).
+template <int Form, int HMinB, int EMinB>
+void launch_axes_minb(const gs_fdtd3_step_args *a, const BoxMap &m, unsigned blocks, const gs_fdtd3_axes &ax,
+                      const gs_fdtd3_geo &g, int e, cudaStream_t s) {
+  if (!e) {
+    axes_h_kernel<Form, HMinB><<<blocks, kPassThreads, 0, s>>>(*a, m, ax, g);
+  } else if (!gs_fdtd3_has_poles(a)) {
+    axes_e_kernel<false, Form, 0, EMinB><<<blocks, kPassThreads, 0, s>>>(*a, m, ax, g);
+  } else if constexpr (Form == GS_FDTD3_HORIPML1) {
+    with_pole_kind(pole_kind(a), [&](auto pk) {
+      axes_e_kernel<true, Form, decltype(pk)::value, EMinB><<<blocks, kPassThreads, 0, s>>>(*a, m, ax, g);
+      return 0;
+    });
+  } else {
+    axes_e_kernel<true, Form, 0, EMinB><<<blocks, kPassThreads, 0, s>>>(*a, m, ax, g);
+  }
+}
+
+template <int Form>
+void launch_axes_form(const gs_fdtd3_step_args *a, const BoxMap &m, unsigned blocks, const gs_fdtd3_axes &ax,
+                      const gs_fdtd3_geo &g, int e, cudaStream_t s) {
+  static const int hmb = knob_int("GS_FDTD3_AXES_HMINB", kAxesHMinB), emb = knob_int("GS_FDTD3_AXES_EMINB", kAxesEMinB);
+  const int mb = e ? emb : hmb;
+  if constexpr (Form == GS_FDTD3_HORIPML1) {
+    if (mb == 4) return launch_axes_minb<Form, 4, 4>(a, m, blocks, ax, g, e, s);
+    if (mb == 6) return launch_axes_minb<Form, 6, 6>(a, m, blocks, ax, g, e, s);
+    if (mb == 5) return launch_axes_minb<Form, 5, 5>(a, m, blocks, ax, g, e, s);
+  }
+  launch_axes_minb<Form, kAxesHMinB, kAxesEMinB>(a, m, blocks, ax, g, e, s);
+}
+
+void launch_axes(const gs_fdtd3_step_args *a, const BoxMap &m, unsigned blocks, const gs_fdtd3_axes &ax,
+                 const gs_fdtd3_geo &g, int e, cudaStream_t s) {
+  switch (a->pml_form) {
+  case GS_FDTD3_HORIPML2:
+    return launch_axes_form<GS_FDTD3_HORIPML2>(a, m, blocks, ax, g, e, s);
+  case GS_FDTD3_MRIPML1:
+    return launch_axes_form<GS_FDTD3_MRIPML1>(a, m, blocks, ax, g, e, s);
+  case GS_FDTD3_MRIPML2:
+    return launch_axes_form<GS_FDTD3_MRIPML2>(a, m, blocks, ax, g, e, s);
+  default:
+    return launch_axes_form<GS_FDTD3_HORIPML1>(a, m, blocks, ax, g, e, s);
+  }
+}
+
+// Whether the boxes of a step over region r go to gs_fdtd3_boxes_cuda: r
+// from node (0, 0, 0) (the new H each E node reads is then stored) and
+// GS_FDTD3_AXES=0 (a measuring knob: the slab-loop box kernels above) not
+// set.
+bool boxes_by_axes(gs_fdtd3_region r) {
+  static int off = -1;
+  if (off < 0) off = knob("GS_FDTD3_AXES", "0");
+  return !off && !r.i0 && !r.j0 && !r.k0;
+}
+
 int launch_boxes(const gs_fdtd3_step_args *a, const gs_fdtd3_region *box, int n, gs_fdtd3_region r, cudaStream_t s) {
+  if (boxes_by_axes(r)) {
+    const int e = gs_fdtd3_boxes_cuda(a, box, n, 0, s);
+    return e ? e : gs_fdtd3_boxes_cuda(a, box, n, 1, s);
+  }
   int e = launch_box_kernel(a, box, n, r, true, s);
   return e ? e : launch_box_kernel(a, box, n, r, false, s);
 }
@@ -1172,6 +1327,33 @@ extern "C" int gs_fdtd3_step_cuda(const gs_fdtd3_step_args *a, const gs_fdtd3_re
 extern "C" int gs_fdtd3_pass_cuda(const gs_fdtd3_step_args *a, gs_fdtd3_region box, gs_fdtd3_region stored, int h,
                                   void *stream) {
   return launch_box_kernel(a, &box, 1, stored, h != 0, (cudaStream_t)stream);
+}
+
+// By axes where gs_fdtd3_axes_of holds, 7 boxes a launch (BoxMap); else
+// (or where a box's plane has 2^31 nodes) the slab-loop box kernels.
+extern "C" int gs_fdtd3_boxes_cuda(const gs_fdtd3_step_args *a, const gs_fdtd3_region *box, int n, int e,
+                                   void *stream) {
+  const cudaStream_t s = (cudaStream_t)stream;
+  const gs_fdtd3_region from0 = {0, INT64_MAX, 0, INT64_MAX, 0, INT64_MAX};
+  gs_fdtd3_axes ax;
+  if (!gs_fdtd3_axes_of(a, &ax)) return launch_box_kernel(a, box, n, from0, !e, s);
+  gs_fdtd3_geo g;
+  gs_fdtd3_geo_of(a, &g);
+  for (int q = 0; q < n; q += 7) {
+    const int nq = n - q < 7 ? n - q : 7;
+    BoxMap m;
+    unsigned blocks;
+    if (!box_map(box + q, nq, m, blocks)) {
+      const int err = launch_box_kernel(a, box + q, nq, from0, !e, s);
+      if (err) return err;
+      continue;
+    }
+    if (!blocks) continue;
+    launch_axes(a, m, blocks, ax, g, e, s);
+    const cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess) return (int)err;
+  }
+  return 0;
 }
 
 extern "C" int gs_fdtd3_inject_cuda(float *field, const int64_t *off, const float *val, int64_t stride, gs_tick t,

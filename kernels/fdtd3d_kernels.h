@@ -32,7 +32,7 @@
  * Phi = fmaf(RE, Phi, -(RF d)) (the field takes the old Phi; src is the
  * node material's srce or srcm, the sign that of the term). gprMax's other
  * forms (HORIPML with two CFS terms, MRIPML with one or two) take the same
- * places with their own expressions (fdtd3d_node.h, gs_fdtd3_pml_term),
+ * places with their own expressions (fdtd3d_node.h, gs_fdtd3_pml_x),
  * selected by pml_form; the GPU's one-thread-per-node kernels are built
  * once per form, so the first-order HORIPML code is what it was.
  * The sums are contracted as gprMax's compiled update contracts them
@@ -233,6 +233,34 @@ typedef int (*gs_fdtd3_pass_fn)(const gs_fdtd3_step_args *a, gs_fdtd3_region box
                                 void *stream);
 int gs_fdtd3_pass_ref(const gs_fdtd3_step_args *a, gs_fdtd3_region box, gs_fdtd3_region stored, int h, void *stream);
 int gs_fdtd3_pass_cuda(const gs_fdtd3_step_args *a, gs_fdtd3_region box, gs_fdtd3_region stored, int h, void *stream);
+
+/* The slabs along each axis, side 0 and side 1: their index in the step's
+ * slab list, -1 where there is none. */
+typedef struct gs_fdtd3_axes {
+  signed char s[3][2];
+} gs_fdtd3_axes;
+
+/* a's slabs by axis in *ax; whether no node lies in both slabs of an axis
+ * (their thicknesses add up to fewer cells than the axis has), so that a
+ * node takes at most one slab term along each axis (gs_fdtd3_boxes), and
+ * the arrays hold fewer than 2^31 elements (32-bit offsets). */
+int gs_fdtd3_axes_of(const gs_fdtd3_step_args *a, gs_fdtd3_axes *ax);
+
+/* New H (e = 0) or E (e = 1) of every node of the n boxes box[], each node
+ * in one pass with its CPML terms and fused poles: the bits of
+ * gs_fdtd3_step. The boxes lie in a region from node (0, 0, 0) that the
+ * step covers, and for E the new H of that region is all stored by now.
+ * Where gs_fdtd3_axes_of holds, each node's terms are worked out by axis
+ * (fdtd3d_node.h, gs_fdtd3_h_axes); else as gs_fdtd3_pass. The GPU steps
+ * the boxes gs_fdtd3_split leaves around the fused kernel's box so. */
+typedef int (*gs_fdtd3_boxes_fn)(const gs_fdtd3_step_args *a, const gs_fdtd3_region *box, int n, int e, void *stream);
+int gs_fdtd3_boxes_ref(const gs_fdtd3_step_args *a, const gs_fdtd3_region *box, int n, int e, void *stream);
+int gs_fdtd3_boxes_cuda(const gs_fdtd3_step_args *a, const gs_fdtd3_region *box, int n, int e, void *stream);
+
+/* gs_fdtd3_step_ref's step with the boxes gs_fdtd3_split leaves around its
+ * fused box stepped by gs_fdtd3_boxes_ref, as the GPU steps them: the same
+ * bits (a region that does not start at node (0, 0, 0) is stepped whole). */
+int gs_fdtd3_step_boxes_ref(const gs_fdtd3_step_args *a, const gs_fdtd3_region *r, int n, void *stream);
 
 /* The slabs' geometry of a (gs_fdtd3_geo). */
 void gs_fdtd3_geo_of(const gs_fdtd3_step_args *a, gs_fdtd3_geo *g);

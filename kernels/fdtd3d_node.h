@@ -100,35 +100,34 @@ GS_HD3 unsigned gs_fdtd3_slab_mask(const gs_fdtd3_step_args *a, int e, int64_t i
   return mask;
 }
 
-/* One slab's correction of the field value f in the forms beyond first-order
- * HORIPML (pf, fdtd3d_kernels.h), as gprMax's compiled order2_* and MRIPML
- * updates evaluate them (their fused multiply-adds, read from its build and
- * checked against its functions on random data): d the difference over the
- * cell size, c the signed srce or srcm, k the depth's coefficients
+/* One slab's correction of a field value f in the forms beyond first-order
+ * HORIPML (pf, fdtd3d_kernels.h) is f + c X; this is X, as gprMax's compiled
+ * order2_* and MRIPML updates evaluate it (their fused multiply-adds, read
+ * from its build and checked against its functions on random data): d the
+ * difference over the cell size, k the depth's coefficients
  * (gs_fdtd3_pml_coefs), p0 and p1 the old Phi of the CFS terms (p1 unused
  * with one term); *n0, *n1 the new Phi. The field takes the old Phi.
- *   HORIPML2: f + c fmaf(RB1, p1, fmaf(RA01, d, (RA1 RB0) p0)),
+ *   HORIPML2: X = fmaf(RB1, p1, fmaf(RA01, d, (RA1 RB0) p0)),
  *             n1 = fmaf(RE1, p1, -(RF1 fmaf(RA0, d, RB0 p0))), n0 = fmaf(RE0, p0, -(RF0 d));
- *   MRIPML1:  f + c fmaf(IRA - 1, d, -(IRA p0)), n0 = fmaf(-RC0, p0, fmaf(RE0, p0, RC0 d));
- *   MRIPML2:  psi = fmaf(RB0, p0, RB1 p1), f + c fmaf(IRA - 1, d, -(IRA psi)),
+ *   MRIPML1:  X = fmaf(IRA - 1, d, -(IRA p0)), n0 = fmaf(-RC0, p0, fmaf(RE0, p0, RC0 d));
+ *   MRIPML2:  psi = fmaf(RB0, p0, RB1 p1), X = fmaf(IRA - 1, d, -(IRA psi)),
  *             n_m = fmaf(RE_m, p_m, RC_m (d - psi)).
- * (f + c x is fmaf(c, x, f) throughout.) */
-GS_HD3 float gs_fdtd3_pml_term(int pf, const float *k, float d, float c, float f, float p0, float p1, float *n0,
-                               float *n1) {
+ * (f + c X is fmaf(c, X, f) throughout.) */
+GS_HD3 float gs_fdtd3_pml_x(int pf, const float *k, float d, float p0, float p1, float *n0, float *n1) {
   if (pf == GS_FDTD3_HORIPML2) {
     *n1 = fmaf(GS_LDG(&k[6]), p1, -(GS_LDG(&k[5]) * fmaf(GS_LDG(&k[3]), d, GS_LDG(&k[4]) * p0)));
     *n0 = fmaf(GS_LDG(&k[8]), p0, -(GS_LDG(&k[7]) * d));
-    return fmaf(c, fmaf(GS_LDG(&k[2]), p1, fmaf(GS_LDG(&k[0]), d, GS_LDG(&k[1]) * p0)), f);
+    return fmaf(GS_LDG(&k[2]), p1, fmaf(GS_LDG(&k[0]), d, GS_LDG(&k[1]) * p0));
   }
   if (pf == GS_FDTD3_MRIPML1) {
     *n0 = fmaf(-GS_LDG(&k[2]), p0, fmaf(GS_LDG(&k[3]), p0, GS_LDG(&k[2]) * d));
     *n1 = 0.0f;
-    return fmaf(c, fmaf(GS_LDG(&k[1]), d, -(GS_LDG(&k[0]) * p0)), f);
+    return fmaf(GS_LDG(&k[1]), d, -(GS_LDG(&k[0]) * p0));
   }
   const float psi = fmaf(GS_LDG(&k[2]), p0, GS_LDG(&k[3]) * p1), e = d - psi; /* MRIPML2 */
   *n0 = fmaf(GS_LDG(&k[6]), p0, GS_LDG(&k[4]) * e);
   *n1 = fmaf(GS_LDG(&k[7]), p1, GS_LDG(&k[5]) * e);
-  return fmaf(c, fmaf(GS_LDG(&k[1]), d, -(GS_LDG(&k[0]) * psi)), f);
+  return fmaf(GS_LDG(&k[1]), d, -(GS_LDG(&k[0]) * psi));
 }
 
 /* The value of axis dir (0 x, 1 y, 2 z) among x, y, z (a select: no local
@@ -137,38 +136,42 @@ GS_HD3 float gs_fdtd3_pick(int dir, float x, float y, float z) {
   return dir == 0 ? x : dir == 1 ? y : z;
 }
 
-/* First-order HORIPML's term at one depth (ra1, rb, re, rf: its RA - 1,
- * RB, RE, RF; cell: the slab's cell size) in gprMax's contraction: f + c
- * (RA1 d + RB Phi) with d = raw / cell, and *next = RE Phi - RF d, the new
- * Phi (fdtd3d_kernels.h). */
-GS_HD3 float gs_fdtd3_horipml1(float ra1, float rb, float re, float rf, float cell, float raw, float c, float f,
-                               float phi, float *next) {
+/* First-order HORIPML's X at one depth (ra1, rb, re, rf: its RA - 1, RB,
+ * RE, RF; cell: the slab's cell size) in gprMax's contraction: the
+ * correction is f + c X with X = RA1 d + RB Phi, d = raw / cell, and
+ * *next = RE Phi - RF d, the new Phi (fdtd3d_kernels.h). */
+GS_HD3 float gs_fdtd3_horipml1_x(float ra1, float rb, float re, float rf, float cell, float raw, float phi,
+                                 float *next) {
   const float d = raw / cell;
   *next = fmaf(re, phi, -(rf * d));
-  return fmaf(c, fmaf(ra1, d, rb * phi), f);
+  return fmaf(ra1, d, rb * phi);
 }
 
-/* Slab p's correction of component value f at depth q, Phi element w (slot
+/* The corrected value f + c X itself. */
+GS_HD3 float gs_fdtd3_horipml1(float ra1, float rb, float re, float rf, float cell, float raw, float c, float f,
+                               float phi, float *next) {
+  return fmaf(c, gs_fdtd3_horipml1_x(ra1, rb, re, rf, cell, raw, phi, next), f);
+}
+
+/* Slab p's X (the correction is f + c X) at depth q, Phi element w (slot
  * slot's array), in form pf, gprMax's contraction (fdtd3d_kernels.h): raw
- * the difference along the slab's axis, c the signed srce or srcm of the
- * component's term along it; the new Phi stored (H: only if own). First-order
- * HORIPML adds c (RA01 d + RB Phi), d = raw / cell size; the other forms
- * gs_fdtd3_pml_term with each CFS term's Phi (the second psi2 elements after
- * the first). */
-GS_HD3 float gs_fdtd3_cpml_at(const gs_fdtd3_slab *p, int pf, int e, int slot, int q, int64_t w, float raw, float c,
-                              float f, int own) {
+ * the difference along the slab's axis; the new Phi stored (H: only if
+ * own). First-order HORIPML: RA01 d + RB Phi, d = raw / cell size; the
+ * other forms gs_fdtd3_pml_x with each CFS term's Phi (the second psi2
+ * elements after the first). */
+GS_HD3 float gs_fdtd3_cpml_x(const gs_fdtd3_slab *p, int pf, int e, int slot, int q, int64_t w, float raw, int own) {
   if (pf == GS_FDTD3_HORIPML1) {
-    float next;
+    float next, x;
     if (e) {
-      f = gs_fdtd3_horipml1(GS_LDG(&p->ra1e[q]), GS_LDG(&p->rbe[q]), GS_LDG(&p->ree[q]), GS_LDG(&p->rfe[q]), p->d, raw,
-                            c, f, GS_LDG(&p->psi_e_in[slot][w]), &next);
+      x = gs_fdtd3_horipml1_x(GS_LDG(&p->ra1e[q]), GS_LDG(&p->rbe[q]), GS_LDG(&p->ree[q]), GS_LDG(&p->rfe[q]), p->d,
+                              raw, GS_LDG(&p->psi_e_in[slot][w]), &next);
       p->psi_e_out[slot][w] = next;
-      return f;
+      return x;
     }
-    f = gs_fdtd3_horipml1(GS_LDG(&p->ra1h[q]), GS_LDG(&p->rbh[q]), GS_LDG(&p->reh[q]), GS_LDG(&p->rfh[q]), p->d, raw, c,
-                          f, GS_LDG(&p->psi_h_in[slot][w]), &next);
+    x = gs_fdtd3_horipml1_x(GS_LDG(&p->ra1h[q]), GS_LDG(&p->rbh[q]), GS_LDG(&p->reh[q]), GS_LDG(&p->rfh[q]), p->d, raw,
+                            GS_LDG(&p->psi_h_in[slot][w]), &next);
     if (own) p->psi_h_out[slot][w] = next;
-    return f;
+    return x;
   }
   const float d = raw / p->d;
   const int two = pf != GS_FDTD3_MRIPML1;
@@ -176,12 +179,19 @@ GS_HD3 float gs_fdtd3_cpml_at(const gs_fdtd3_slab *p, int pf, int e, int slot, i
   float *out = e ? p->psi_e_out[slot] : p->psi_h_out[slot];
   const float p0 = GS_LDG(&in[w]), p1 = two ? GS_LDG(&in[w + p->psi2]) : 0.0f;
   float n0, n1;
-  f = gs_fdtd3_pml_term(pf, (e ? p->ke : p->kh) + (int64_t)q * GS_FDTD3_PML_K, d, c, f, p0, p1, &n0, &n1);
+  const float x = gs_fdtd3_pml_x(pf, (e ? p->ke : p->kh) + (int64_t)q * GS_FDTD3_PML_K, d, p0, p1, &n0, &n1);
   if (e || own) {
     out[w] = n0;
     if (two) out[w + p->psi2] = n1;
   }
-  return f;
+  return x;
+}
+
+/* Slab p's correction of component value f: f + c X (gs_fdtd3_cpml_x), c
+ * the signed srce or srcm of the component's term along the slab's axis. */
+GS_HD3 float gs_fdtd3_cpml_at(const gs_fdtd3_slab *p, int pf, int e, int slot, int q, int64_t w, float raw, float c,
+                              float f, int own) {
+  return fmaf(c, gs_fdtd3_cpml_x(p, pf, e, slot, q, w, raw, own), f);
 }
 
 /* The CPML corrections of component comp (0 x, 1 y, 2 z) of E (e = 1) or H
@@ -302,20 +312,28 @@ GS_HD3 gs_fdtd3_coef gs_fdtd3_coef_at(const gs_fdtd3_step_args *a, int m) {
   return v;
 }
 
+/* A plain H component, DA H - cm dm + cp dp (the minus term's along axis
+ * m, the plus term's along p): its material's coefficients where hm (the
+ * component's H materials) is set, else free space's (DA 1); *src: the
+ * srcm its CPML terms take. */
+GS_HD3 float gs_fdtd3_h_sum(const gs_fdtd3_step_args *a, const uint8_t *hm, int64_t o, float h, int m, float dm, int p,
+                            float dp, float *src) {
+  if (hm) {
+    const gs_fdtd3_hcoef c = gs_fdtd3_hcoef_at(a, GS_LDG(&hm[o]));
+    *src = c.src;
+    return gs_fdtd3_hsum(c.da, h, gs_fdtd3_pick(m, c.dbx, c.dby, c.dbz), dm, gs_fdtd3_pick(p, c.dbx, c.dby, c.dbz), dp);
+  }
+  *src = a->srcm;
+  return gs_fdtd3_hsum1(h, gs_fdtd3_pick(m, a->dbx, a->dby, a->dbz), dm, gs_fdtd3_pick(p, a->dbx, a->dby, a->dbz), dp);
+}
+
 /* New Hx, Hy, Hz at a node where they are updated; own: store H's psi. */
 GS_HD3 float gs_fdtd3_hx_m(const gs_fdtd3_step_args *a, int64_t i, int64_t j, int64_t k, int own, unsigned mask, int pf,
                            const gs_fdtd3_geo *g) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
   const float dy = GS_LDG(&a->ez[o + a->pitch]) - GS_LDG(&a->ez[o]),
               dz = GS_LDG(&a->ey[o + a->plane]) - GS_LDG(&a->ey[o]);
-  float h, src = a->srcm;
-  if (a->hmx) {
-    const gs_fdtd3_hcoef c = gs_fdtd3_hcoef_at(a, GS_LDG(&a->hmx[o]));
-    src = c.src;
-    h = gs_fdtd3_hsum(c.da, GS_LDG(&a->hx[o]), c.dby, dy, c.dbz, dz);
-  } else {
-    h = gs_fdtd3_hsum1(GS_LDG(&a->hx[o]), a->dby, dy, a->dbz, dz);
-  }
+  float src, h = gs_fdtd3_h_sum(a, a->hmx, o, GS_LDG(&a->hx[o]), 1, dy, 2, dz, &src);
   if (a->nslab) h = gs_fdtd3_cpml_any(a, g, pf, 0, 0, i, j, k, h, 0, -src, src, 0, dy, dz, own, mask);
   return h;
 }
@@ -324,14 +342,7 @@ GS_HD3 float gs_fdtd3_hy_m(const gs_fdtd3_step_args *a, int64_t i, int64_t j, in
                            const gs_fdtd3_geo *g) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
   const float dz = GS_LDG(&a->ex[o + a->plane]) - GS_LDG(&a->ex[o]), dx = GS_LDG(&a->ez[o + 1]) - GS_LDG(&a->ez[o]);
-  float h, src = a->srcm;
-  if (a->hmy) {
-    const gs_fdtd3_hcoef c = gs_fdtd3_hcoef_at(a, GS_LDG(&a->hmy[o]));
-    src = c.src;
-    h = gs_fdtd3_hsum(c.da, GS_LDG(&a->hy[o]), c.dbz, dz, c.dbx, dx);
-  } else {
-    h = gs_fdtd3_hsum1(GS_LDG(&a->hy[o]), a->dbz, dz, a->dbx, dx);
-  }
+  float src, h = gs_fdtd3_h_sum(a, a->hmy, o, GS_LDG(&a->hy[o]), 2, dz, 0, dx, &src);
   if (a->nslab) h = gs_fdtd3_cpml_any(a, g, pf, 0, 1, i, j, k, h, src, 0, -src, dx, 0, dz, own, mask);
   return h;
 }
@@ -340,14 +351,7 @@ GS_HD3 float gs_fdtd3_hz_m(const gs_fdtd3_step_args *a, int64_t i, int64_t j, in
                            const gs_fdtd3_geo *g) {
   const int64_t o = gs_fdtd3_at(a, i, j, k);
   const float dx = GS_LDG(&a->ey[o + 1]) - GS_LDG(&a->ey[o]), dy = GS_LDG(&a->ex[o + a->pitch]) - GS_LDG(&a->ex[o]);
-  float h, src = a->srcm;
-  if (a->hmz) {
-    const gs_fdtd3_hcoef c = gs_fdtd3_hcoef_at(a, GS_LDG(&a->hmz[o]));
-    src = c.src;
-    h = gs_fdtd3_hsum(c.da, GS_LDG(&a->hz[o]), c.dbx, dx, c.dby, dy);
-  } else {
-    h = gs_fdtd3_hsum1(GS_LDG(&a->hz[o]), a->dbx, dx, a->dby, dy);
-  }
+  float src, h = gs_fdtd3_h_sum(a, a->hmz, o, GS_LDG(&a->hz[o]), 0, dx, 1, dy, &src);
   if (a->nslab) h = gs_fdtd3_cpml_any(a, g, pf, 0, 2, i, j, k, h, -src, src, 0, dx, dy, 0, own, mask);
   return h;
 }
@@ -675,6 +679,147 @@ GS_HD3 gs_fdtd3_region gs_fdtd3_inner(const gs_fdtd3_step_args *a) {
   }
   gs_fdtd3_region r = {lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]};
   return r;
+}
+
+/* The box kernels' node update by axes (fdtd3d_kernels.h, gs_fdtd3_boxes):
+ * where an axis's two slabs (side 0 and side 1) never both reach a node
+ * (gs_fdtd3_axes_of), a node has at most one slab term along each axis, and
+ * a component takes at most two, along its other two axes. Each term's X
+ * (the correction is f + c X, gs_fdtd3_cpml_x) does not read the field, so
+ * the two are worked out apart and added in slab order: the expressions
+ * and order of gs_fdtd3_h_node and gs_fdtd3_e_node, so the same bits,
+ * without their loop over a mask of slabs, whose generic depth, element
+ * and select arithmetic made a CPML node cost the GPU 800 (H) to 1,100 (E
+ * with poles) instructions (docs/performance.md). Node offsets and Phi
+ * elements are 32-bit: the caller's arrays hold fewer than 2^31 elements
+ * (gs_fdtd3_axes_of), so that a thread's index arithmetic takes half the
+ * registers. */
+
+/* Node (i, j, k)'s offset in 32 bits. */
+GS_HD3 int gs_fdtd3_at32(const gs_fdtd3_step_args *a, int i, int j, int k) {
+  return k * (int)a->plane + j * (int)a->pitch + i;
+}
+
+/* Node (i, j, k)'s slab along each axis whose E (e = 1) or H (e = 0)
+ * corrections reach it (s[d], -1: none) with its depth q[d] and Phi
+ * element w[d] (gs_fdtd3_slab_geo's maps, modulo 2^32: the element is
+ * below 2^31; g: the slabs' geometry). */
+GS_HD3 void gs_fdtd3_reach(const gs_fdtd3_geo *g, const gs_fdtd3_axes *ax, int e, int i, int j, int k, int s[3],
+                           int q[3], unsigned w[3]) {
+  for (int d = 0; d < 3; ++d) {
+    s[d] = -1, q[d] = 0, w[d] = 0;
+    for (int side = 0; side < 2; ++side) {
+      const int n = ax->s[d][side];
+      const gs_fdtd3_slab_geo *x = &g->s[e][n < 0 ? 0 : n];
+      if (n >= 0 && i >= x->i0 && i < x->i1 && j >= x->j0 && j < x->j1 && k >= x->k0 && k < x->k1) {
+        s[d] = n;
+        q[d] = x->qi * i + x->qj * j + x->qk * k + x->q0;
+        w[d] = (unsigned)x->wi * (unsigned)i + (unsigned)x->wj * (unsigned)j + (unsigned)x->wk * (unsigned)k +
+               (unsigned)x->w0;
+      }
+    }
+  }
+}
+
+/* X of component comp's term along axis dir (0 where no slab reaches:
+ * gs_fdtd3_reach's s, q, w), raw its difference; the new Phi stored. */
+GS_HD3 float gs_fdtd3_axis_x(const gs_fdtd3_step_args *a, int pf, int e, int comp, int dir, const int s[3],
+                             const int q[3], const unsigned w[3], float raw) {
+  if (s[dir] < 0) return 0.0f;
+  return gs_fdtd3_cpml_x(&a->slab[s[dir]], pf, e, comp == (dir == 0 ? 1 : 0) ? 0 : 1, q[dir], w[dir], raw, 1);
+}
+
+/* f with the terms c1 x1 of slab s1 and c2 x2 of slab s2 (-1: none) added
+ * in slab order. */
+GS_HD3 float gs_fdtd3_add2(float f, int s1, float c1, float x1, int s2, float c2, float x2) {
+  if (s1 >= 0 && s2 >= 0 && s2 < s1) return fmaf(c1, x1, fmaf(c2, x2, f));
+  if (s1 >= 0) f = fmaf(c1, x1, f);
+  if (s2 >= 0) f = fmaf(c2, x2, f);
+  return f;
+}
+
+/* New H of node (i, j, k) by axes (pf: the CPML form), each component
+ * where it is updated (gs_fdtd3_hx_m's sums and terms). */
+GS_HD3 void gs_fdtd3_h_axes(const gs_fdtd3_step_args *a, const gs_fdtd3_geo *g, const gs_fdtd3_axes *ax, int pf, int i,
+                            int j, int k) {
+  const int o = gs_fdtd3_at32(a, i, j, k), P = (int)a->pitch, S = (int)a->plane;
+  const int nx = (int)a->nx, ny = (int)a->ny, nz = (int)a->nz;
+  int s[3], q[3];
+  unsigned w[3];
+  gs_fdtd3_reach(g, ax, 0, i, j, k, s, q, w);
+  if (i >= 1 && i <= nx && j < ny && k < nz) { /* gs_fdtd3_hx_ok */
+    const float dy = GS_LDG(&a->ez[o + P]) - GS_LDG(&a->ez[o]), dz = GS_LDG(&a->ey[o + S]) - GS_LDG(&a->ey[o]);
+    float src;
+    const float h = gs_fdtd3_h_sum(a, a->hmx, o, GS_LDG(&a->hx[o]), 1, dy, 2, dz, &src);
+    a->hx_out[o] = gs_fdtd3_add2(h, s[1], -src, gs_fdtd3_axis_x(a, pf, 0, 0, 1, s, q, w, dy), s[2], src,
+                                 gs_fdtd3_axis_x(a, pf, 0, 0, 2, s, q, w, dz));
+  }
+  if (i < nx && j >= 1 && j <= ny && k < nz) { /* gs_fdtd3_hy_ok */
+    const float dz = GS_LDG(&a->ex[o + S]) - GS_LDG(&a->ex[o]), dx = GS_LDG(&a->ez[o + 1]) - GS_LDG(&a->ez[o]);
+    float src;
+    const float h = gs_fdtd3_h_sum(a, a->hmy, o, GS_LDG(&a->hy[o]), 2, dz, 0, dx, &src);
+    a->hy_out[o] = gs_fdtd3_add2(h, s[0], src, gs_fdtd3_axis_x(a, pf, 0, 1, 0, s, q, w, dx), s[2], -src,
+                                 gs_fdtd3_axis_x(a, pf, 0, 1, 2, s, q, w, dz));
+  }
+  if (i < nx && j < ny && k >= 1 && k <= nz) { /* gs_fdtd3_hz_ok */
+    const float dx = GS_LDG(&a->ey[o + 1]) - GS_LDG(&a->ey[o]), dy = GS_LDG(&a->ex[o + P]) - GS_LDG(&a->ex[o]);
+    float src;
+    const float h = gs_fdtd3_h_sum(a, a->hmz, o, GS_LDG(&a->hz[o]), 0, dx, 1, dy, &src);
+    a->hz_out[o] = gs_fdtd3_add2(h, s[0], -src, gs_fdtd3_axis_x(a, pf, 0, 2, 0, s, q, w, dx), s[1], src,
+                                 gs_fdtd3_axis_x(a, pf, 0, 2, 1, s, q, w, dy));
+  }
+}
+
+/* One E component by axes: CA E + cp dp - cm dm (ca, src: its material's
+ * CA and srce, mat the material, e its old value), with fused poles t
+ * (NULL: none) "- srce phi", then the terms of slabs s1 (c1 x1) and s2 (c2
+ * x2) in slab order, then the poles advanced (gs_fdtd3_ex_p's order). */
+GS_HD3 float gs_fdtd3_e_axes1(const gs_fdtd3_step_args *a, int pk, int mat, float ca, float src, float e, float cp,
+                              float dp, float cm, float dm, float *t, float phi, int s1, float c1, float x1, int s2,
+                              float c2, float x2) {
+  float f = gs_fdtd3_esum(ca, e, cp, dp, cm, dm);
+  if (t) f = fmaf(-src, phi, f);
+  f = gs_fdtd3_add2(f, s1, c1, x1, s2, c2, x2);
+  if (t) gs_fdtd3_pole_update(&a->poles, pk, mat, t, e, f, 1);
+  return f;
+}
+
+/* New E of node (i, j, k) by axes, each component where it is updated, from
+ * the new H of the node and of those one lower, all read from the out
+ * arrays (stored by now); with poles (gs_fdtd3_has_poles; pk their kind)
+ * the fused poles advanced. */
+GS_HD3 void gs_fdtd3_e_axes(const gs_fdtd3_step_args *a, const gs_fdtd3_geo *g, const gs_fdtd3_axes *ax, int pf,
+                            int poles, int pk, int i, int j, int k) {
+  const int o = gs_fdtd3_at32(a, i, j, k), P = (int)a->pitch, S = (int)a->plane;
+  const int nx = (int)a->nx, ny = (int)a->ny, nz = (int)a->nz;
+  const int mat[3] = {GS_LDG(&a->mex[o]), GS_LDG(&a->mey[o]), GS_LDG(&a->mez[o])};
+  float *t[3] = {0, 0, 0}, phi[3] = {0, 0, 0};
+  if (poles) gs_fdtd3_poles3(a, pk, o, mat, t, phi);
+  int s[3], q[3];
+  unsigned w[3];
+  gs_fdtd3_reach(g, ax, 1, i, j, k, s, q, w);
+  const float hx = GS_LDG(&a->hx_out[o]), hy = GS_LDG(&a->hy_out[o]), hz = GS_LDG(&a->hz_out[o]);
+  if (i < nx && j >= 1 && j < ny && k >= 1 && k < nz) { /* gs_fdtd3_ex_ok */
+    const float dy = hz - GS_LDG(&a->hz_out[o - P]), dz = hy - GS_LDG(&a->hy_out[o - S]);
+    const gs_fdtd3_coef c = gs_fdtd3_coef_at(a, mat[0]);
+    a->ex_out[o] = gs_fdtd3_e_axes1(a, pk, mat[0], c.ca, c.src, GS_LDG(&a->ex[o]), c.cby, dy, c.cbz, dz, t[0], phi[0],
+                                    s[1], c.src, gs_fdtd3_axis_x(a, pf, 1, 0, 1, s, q, w, dy), s[2], -c.src,
+                                    gs_fdtd3_axis_x(a, pf, 1, 0, 2, s, q, w, dz));
+  }
+  if (i >= 1 && i < nx && j < ny && k >= 1 && k < nz) { /* gs_fdtd3_ey_ok */
+    const float dz = hx - GS_LDG(&a->hx_out[o - S]), dx = hz - GS_LDG(&a->hz_out[o - 1]);
+    const gs_fdtd3_coef c = gs_fdtd3_coef_at(a, mat[1]);
+    a->ey_out[o] = gs_fdtd3_e_axes1(a, pk, mat[1], c.ca, c.src, GS_LDG(&a->ey[o]), c.cbz, dz, c.cbx, dx, t[1], phi[1],
+                                    s[0], -c.src, gs_fdtd3_axis_x(a, pf, 1, 1, 0, s, q, w, dx), s[2], c.src,
+                                    gs_fdtd3_axis_x(a, pf, 1, 1, 2, s, q, w, dz));
+  }
+  if (i >= 1 && i < nx && j >= 1 && j < ny && k < nz) { /* gs_fdtd3_ez_ok */
+    const float dx = hy - GS_LDG(&a->hy_out[o - 1]), dy = hx - GS_LDG(&a->hx_out[o - P]);
+    const gs_fdtd3_coef c = gs_fdtd3_coef_at(a, mat[2]);
+    a->ez_out[o] = gs_fdtd3_e_axes1(a, pk, mat[2], c.ca, c.src, GS_LDG(&a->ez[o]), c.cbx, dx, c.cby, dy, t[2], phi[2],
+                                    s[0], c.src, gs_fdtd3_axis_x(a, pf, 1, 2, 0, s, q, w, dx), s[1], -c.src,
+                                    gs_fdtd3_axis_x(a, pf, 1, 2, 1, s, q, w, dy));
+  }
 }
 
 #endif

@@ -3,6 +3,7 @@
 #include "fdtd3d_node.h"
 
 #include <limits.h>
+#include <string.h>
 
 void gs_fdtd3_layout(int64_t nx, int64_t ny, int64_t nz, int64_t *pitch, int64_t *plane, int64_t *count) {
   *pitch = (nx + 1 + 31) / 32 * 32;
@@ -123,6 +124,63 @@ GS_FMA_CLONES static void e_pass(const gs_fdtd3_step_args *a, const gs_fdtd3_geo
       else
         for (int64_t i = r.i0; i < r.i1; ++i)
           gs_fdtd3_e_node(a, stored, i, j, k, poles, 0, pf, ~0u, g);
+}
+
+int gs_fdtd3_axes_of(const gs_fdtd3_step_args *a, gs_fdtd3_axes *ax) {
+  const int64_t n[3] = {a->nx, a->ny, a->nz};
+  int64_t t[3] = {0, 0, 0};
+  memset(ax, -1, sizeof *ax);
+  for (int s = 0; s < a->nslab && s < 6; ++s) {
+    const gs_fdtd3_slab *p = &a->slab[s];
+    if (ax->s[p->dir][p->side] >= 0) return 0;
+    ax->s[p->dir][p->side] = (signed char)s;
+    t[p->dir] += p->t;
+  }
+  return t[0] < n[0] && t[1] < n[1] && t[2] < n[2] && a->plane * (a->nz + 1) <= INT32_MAX;
+}
+
+GS_FMA_CLONES static void boxes_by_axes(const gs_fdtd3_step_args *a, const gs_fdtd3_geo *g, const gs_fdtd3_axes *ax,
+                                        gs_fdtd3_region r, int e) {
+  const int poles = gs_fdtd3_has_poles(a), pf = a->pml_form;
+  for (int64_t k = r.k0; k < r.k1; ++k)
+    for (int64_t j = r.j0; j < r.j1; ++j)
+      for (int64_t i = r.i0; i < r.i1; ++i)
+        if (e)
+          gs_fdtd3_e_axes(a, g, ax, pf, poles, 0, (int)i, (int)j, (int)k);
+        else
+          gs_fdtd3_h_axes(a, g, ax, pf, (int)i, (int)j, (int)k);
+}
+
+int gs_fdtd3_boxes_ref(const gs_fdtd3_step_args *args, const gs_fdtd3_region *box, int n, int e, void *stream) {
+  const gs_fdtd3_step_args local = *args, *a = &local;
+  const gs_fdtd3_region from0 = {0, INT64_MAX, 0, INT64_MAX, 0, INT64_MAX};
+  gs_fdtd3_axes ax;
+  gs_fdtd3_geo g;
+  const int fit = gs_fdtd3_axes_of(a, &ax);
+  gs_fdtd3_geo_of(a, &g);
+  for (int q = 0; q < n; ++q)
+    if (empty(box[q]))
+      continue;
+    else if (fit)
+      boxes_by_axes(a, &g, &ax, box[q], e);
+    else
+      gs_fdtd3_pass_ref(a, box[q], from0, !e, stream);
+  return 0;
+}
+
+int gs_fdtd3_step_boxes_ref(const gs_fdtd3_step_args *a, const gs_fdtd3_region *r, int n, void *stream) {
+  for (int q = 0; q < n; ++q) {
+    gs_fdtd3_region part[7];
+    if (r[q].i0 || r[q].j0 || r[q].k0) {
+      gs_fdtd3_step_ref(a, &r[q], 1, stream);
+      continue;
+    }
+    const int np = gs_fdtd3_split(a, r[q], part);
+    if (!empty(part[0])) gs_fdtd3_step_ref(a, part, 1, stream);
+    gs_fdtd3_boxes_ref(a, part + 1, np - 1, 0, stream);
+    gs_fdtd3_boxes_ref(a, part + 1, np - 1, 1, stream);
+  }
+  return 0;
 }
 
 void gs_fdtd3_pml_coefs(int form, const float r[2][4], float out[GS_FDTD3_PML_K]) {

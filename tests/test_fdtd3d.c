@@ -403,6 +403,47 @@ static void test_split(void) {
   }
 }
 
+/* The CPU step with the boxes around the fused box stepped as the GPU steps
+ * them (gs_fdtd3_step_boxes_ref: by axes) has the bits of the reference
+ * step, in each CPML form, with and without magnetic H (no fused box then),
+ * on one region and on the two halves in k (the upper half stepped whole),
+ * and with x slabs that meet (every node by the general form). */
+static int step_boxes_halves(const gs_fdtd3_step_args *a, const gs_fdtd3_region *r, int n, void *stream) {
+  gs_fdtd3_region half[2] = {r[0], r[0]};
+  (void)n;
+  half[0].k1 = half[1].k0 = (r[0].k0 + r[0].k1) / 2;
+  return gs_fdtd3_step_boxes_ref(a, half, 2, stream);
+}
+
+static void boxes_case(int64_t nx, const int th[6], int mag, int f, int way) {
+  const gs_fdtd3_step_fn ways[2] = {gs_fdtd3_step_boxes_ref, step_boxes_halves};
+  model a, b;
+  make_model(&a, nx, 30, 26, th, mag, f, 50);
+  make_model(&b, nx, 30, 26, th, mag, f, 50);
+  run(&a, 50, gs_fdtd3_step_ref, gs_fdtd3_inject_ref, gs_fdtd3_sample_ref, NULL);
+  run(&b, 50, ways[way], gs_fdtd3_inject_ref, gs_fdtd3_sample_ref, NULL);
+  const int k = first_difference(&a, &b);
+  CHECKF(k < 0, "boxes, %lld wide, CPML form %d, %s H, %s: buffer %d differs", (long long)nx, f,
+         mag ? "magnetic" : "free-space", way ? "two regions" : "one region", k);
+  printf("boxes, %lld wide, CPML form %d, %s H, %s: %s\n", (long long)nx, f, mag ? "magnetic" : "free-space",
+         way ? "two regions" : "one region", k < 0 ? "same bits" : "DIFFER");
+  model_free(&a);
+  model_free(&b);
+}
+
+static void test_boxes(void) {
+  const int th[6] = {4, 3, 5, 6, 2, 3}, open_y0[6] = {4, 0, 5, 6, 2, 3};
+  gs_fdtd3_step_args probe = {.nx = 9, .ny = 30, .nz = 26, .nslab = 2};
+  probe.slab[0].dir = probe.slab[1].dir = 0, probe.slab[1].side = 1, probe.slab[0].t = 4, probe.slab[1].t = 6;
+  gs_fdtd3_axes ax;
+  CHECKF(!gs_fdtd3_axes_of(&probe, &ax), "x slabs of 4 and 6 cells on 9: taken as apart");
+  for (int f = 0; f < GS_FDTD3_PML_FORMS; ++f)
+    for (int mag = 0; mag < 2; ++mag)
+      for (int way = 0; way < 2; ++way)
+        boxes_case(34, mag ? open_y0 : th, mag, f, way);
+  boxes_case(9, th, 0, 0, 0); /* x slabs of 4 and 6 cells meet */
+}
+
 #ifdef GS_HAVE_CUDA
 #define CU(call)                                                                                                       \
   do {                                                                                                                 \
@@ -482,6 +523,8 @@ static int gpu_tests(void) {
   /* Rows exactly one pitch long (the staged kernel's last column past the row) and deep in k. */
   cpu_vs_gpu("no cpml, 63 wide", 63, 17, 70, none, 0, 0, 80);
   cpu_vs_gpu("cpml, 31 wide", 31, 40, 19, all, 0, 0, 80);
+  /* x slabs of 4 and 6 cells on 9: they meet, so the boxes take the slab loop, not the axes */
+  cpu_vs_gpu("cpml, x slabs meet", 9, 36, 30, all, 0, 0, 80);
   /* gprMax's other CPML forms (#pml_formulation, two #pml_cfs) */
   cpu_vs_gpu("cpml HORIPML2", 40, 36, 30, all, 0, GS_FDTD3_HORIPML2, 200);
   cpu_vs_gpu("cpml MRIPML1", 40, 36, 30, all, 0, GS_FDTD3_MRIPML1, 200);
@@ -582,5 +625,6 @@ int main(int argc, char **argv) {
   test_mode(0);
   test_mode(1);
   test_split();
+  test_boxes();
   return gs_test_done("test_fdtd3d cpu");
 }

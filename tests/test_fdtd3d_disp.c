@@ -10,6 +10,9 @@
  *                                     (GS_FDTD3_DISP=passes): every receiver
  *                                     sample and the fields' checksums after
  *                                     the scene's steps, on the CPU twins;
+ *                                     so is the step with the boxes around
+ *                                     the fused box stepped as the GPU
+ *                                     steps them (GS_FDTD3_REF=boxes);
  *        test_fdtd3d_disp gpu SCENE   CPU and GPU bit-identical (fused on
  *                                     both, and the GPU's separate passes).
  * Scenes (tests/data/fdtd3d_disp): bits.in (Debye, 3 and 1 poles: real pole
@@ -49,14 +52,19 @@ static void pole_sections(gs_fdtd3_sim *m, result *out) {
   }
 }
 
-/* The scene's steps; passes: every dispersive node deferred (the separate passes). */
+/* The scene's steps; passes: every dispersive node deferred (the separate passes); 2: the fused
+ * form with the boxes around the fused box stepped as the GPU steps them (GS_FDTD3_REF=boxes). */
 static int run_scene(const gs_scene *sc, const gs_backend *b, int passes, result *out) {
   gs_fdtd3_sim m;
   char err[1024];
-  if (passes)
+  if (passes == 1)
     setenv("GS_FDTD3_DISP", "passes", 1);
   else
     unsetenv("GS_FDTD3_DISP");
+  if (passes == 2)
+    setenv("GS_FDTD3_REF", "boxes", 1);
+  else
+    unsetenv("GS_FDTD3_REF");
   const gs_status st = gs_fdtd3_sim_init(&m, sc, b, 0, err, sizeof err);
   unsetenv("GS_FDTD3_DISP");
   if (st != GS_OK) {
@@ -72,6 +80,7 @@ static int run_scene(const gs_scene *sc, const gs_backend *b, int passes, result
   gs_fdtd3_sim_checksum(&m, out->sum);
   out->pole_bytes = gs_fdtd3_disp_bytes(&m);
   gs_fdtd3_sim_free(&m);
+  unsetenv("GS_FDTD3_REF");
   return 0;
 }
 
@@ -97,6 +106,10 @@ static void fused_vs_passes(const gs_scene *sc, const result *fused) {
          passes.defer);
   same_bits(fused, &passes, "fused vs separate passes");
   free(passes.rx);
+  result shell;
+  CHECK(run_scene(sc, &gs_backend_cpu, 2, &shell) == 0);
+  same_bits(fused, &shell, "the CPU's step vs the GPU's way with the boxes");
+  free(shell.rx);
 }
 
 static int cpu_tests(gs_scene *sc) {

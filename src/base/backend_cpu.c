@@ -79,6 +79,9 @@ static int cpu_fdtd3_step(const gs_fdtd3_step_args *a, const gs_fdtd3_region *r,
   for (int q = 0; q < n; ++q)
     if (r[q].i1 > r[q].i0 && r[q].j1 > r[q].j0 && r[q].k1 > r[q].k0)
       nodes += (double)(r[q].i1 - r[q].i0) * (double)(r[q].j1 - r[q].j0) * (double)(r[q].k1 - r[q].k0);
+  /* GS_FDTD3_REF=boxes (a test's knob): the boxes around the fused box as the GPU steps them, one thread. */
+  const char *ref = getenv("GS_FDTD3_REF");
+  if (ref && !strcmp(ref, "boxes")) return gs_fdtd3_step_boxes_ref(a, r, n, stream);
   int parts = nodes < 262144.0 ? 1 : gs_parallel_threads();
   if (parts == 1) return gs_fdtd3_step_ref(a, r, n, stream);
   step3_job job = {a, r, n, parts};
