@@ -9,9 +9,10 @@
 // gives at least two tiles a plane per SM (step_shell). The rest (the x and
 // y slabs, the outer planes; every slab node with magnetic H or another CPML
 // form, or on smaller models) takes two one-thread-per-node kernels, new H
-// then new E: on one rank by axes (gs_fdtd3_boxes_cuda), else (a part of a
-// model split over ranks, slabs that meet) with a loop over each node's
-// slabs (launch_box_kernel).
+// then new E: by axes (gs_fdtd3_boxes_cuda) where the step's region starts
+// at node (0, 0, 0) (one rank; the origin part's core on several), else
+// (the other parts of a model split over ranks, slabs that meet) with a
+// loop over each node's slabs (launch_box_kernel).
 // Every E kernel advances the fused dispersive poles of its nodes
 // (kernels/fdtd3d_disp.h); the marching kernels have a variant with them
 // (template Poles) launched only for a scene with fused poles, so the plain
@@ -842,8 +843,8 @@ int launch_box_kernel(const gs_fdtd3_step_args *a, const gs_fdtd3_region *box, i
   return (int)cudaGetLastError();
 }
 
-// The box kernels by axes (fdtd3d_kernels.h, gs_fdtd3_boxes; fdtd3d_node.h,
-// gs_fdtd3_h_axes), one thread a node.
+// The box kernels by axes (fdtd3d_kernels.h, gs_fdtd3_boxes_cuda;
+// fdtd3d_node.h, gs_fdtd3_h_axes), one thread a node.
 
 // n / d for any 32-bit n by a multiply and shifts (Granlund and Montgomery,
 // "Division by invariant integers using multiplication", 1994, figure 4.1),

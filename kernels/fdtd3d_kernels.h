@@ -242,7 +242,7 @@ typedef struct gs_fdtd3_axes {
 
 /* a's slabs by axis in *ax; whether no node lies in both slabs of an axis
  * (their thicknesses add up to fewer cells than the axis has), so that a
- * node takes at most one slab term along each axis (gs_fdtd3_boxes), and
+ * node takes at most one slab term along each axis (gs_fdtd3_boxes_ref), and
  * the arrays hold fewer than 2^31 elements (32-bit offsets). */
 int gs_fdtd3_axes_of(const gs_fdtd3_step_args *a, gs_fdtd3_axes *ax);
 
@@ -252,7 +252,8 @@ int gs_fdtd3_axes_of(const gs_fdtd3_step_args *a, gs_fdtd3_axes *ax);
  * step covers, and for E the new H of that region is all stored by now.
  * Where gs_fdtd3_axes_of holds, each node's terms are worked out by axis
  * (fdtd3d_node.h, gs_fdtd3_h_axes); else as gs_fdtd3_pass. The GPU steps
- * the boxes gs_fdtd3_split leaves around the fused kernel's box so. */
+ * the boxes around its fused kernels' nodes so, where the step's region
+ * starts at node (0, 0, 0). */
 typedef int (*gs_fdtd3_boxes_fn)(const gs_fdtd3_step_args *a, const gs_fdtd3_region *box, int n, int e, void *stream);
 int gs_fdtd3_boxes_ref(const gs_fdtd3_step_args *a, const gs_fdtd3_region *box, int n, int e, void *stream);
 int gs_fdtd3_boxes_cuda(const gs_fdtd3_step_args *a, const gs_fdtd3_region *box, int n, int e, void *stream);

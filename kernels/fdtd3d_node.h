@@ -681,7 +681,7 @@ GS_HD3 gs_fdtd3_region gs_fdtd3_inner(const gs_fdtd3_step_args *a) {
   return r;
 }
 
-/* The box kernels' node update by axes (fdtd3d_kernels.h, gs_fdtd3_boxes):
+/* The box kernels' node update by axes (fdtd3d_kernels.h, gs_fdtd3_boxes_ref):
  * where an axis's two slabs (side 0 and side 1) never both reach a node
  * (gs_fdtd3_axes_of), a node has at most one slab term along each axis, and
  * a component takes at most two, along its other two axes. Each term's X
@@ -702,8 +702,10 @@ GS_HD3 int gs_fdtd3_at32(const gs_fdtd3_step_args *a, int i, int j, int k) {
 
 /* Node (i, j, k)'s slab along each axis whose E (e = 1) or H (e = 0)
  * corrections reach it (s[d], -1: none) with its depth q[d] and Phi
- * element w[d] (gs_fdtd3_slab_geo's maps, modulo 2^32: the element is
- * below 2^31; g: the slabs' geometry). */
+ * element w[d] (gs_fdtd3_slab_geo's maps; g: the slabs' geometry). The
+ * element is below t sa sb, and the slab thinner than the cells along its
+ * axis (gs_fdtd3_axes_of), so below nx ny nz < 2^31: the maps' sums
+ * modulo 2^32 give it exactly. */
 GS_HD3 void gs_fdtd3_reach(const gs_fdtd3_geo *g, const gs_fdtd3_axes *ax, int e, int i, int j, int k, int s[3],
                            int q[3], unsigned w[3]) {
   for (int d = 0; d < 3; ++d) {

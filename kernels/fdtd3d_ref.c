@@ -139,8 +139,8 @@ int gs_fdtd3_axes_of(const gs_fdtd3_step_args *a, gs_fdtd3_axes *ax) {
   return t[0] < n[0] && t[1] < n[1] && t[2] < n[2] && a->plane * (a->nz + 1) <= INT32_MAX;
 }
 
-GS_FMA_CLONES static void boxes_by_axes(const gs_fdtd3_step_args *a, const gs_fdtd3_geo *g, const gs_fdtd3_axes *ax,
-                                        gs_fdtd3_region r, int e) {
+GS_FMA_CLONES static void axes_box(const gs_fdtd3_step_args *a, const gs_fdtd3_geo *g, const gs_fdtd3_axes *ax,
+                                   gs_fdtd3_region r, int e) {
   const int poles = gs_fdtd3_has_poles(a), pf = a->pml_form;
   for (int64_t k = r.k0; k < r.k1; ++k)
     for (int64_t j = r.j0; j < r.j1; ++j)
@@ -162,7 +162,7 @@ int gs_fdtd3_boxes_ref(const gs_fdtd3_step_args *args, const gs_fdtd3_region *bo
     if (empty(box[q]))
       continue;
     else if (fit)
-      boxes_by_axes(a, &g, &ax, box[q], e);
+      axes_box(a, &g, &ax, box[q], e);
     else
       gs_fdtd3_pass_ref(a, box[q], from0, !e, stream);
   return 0;

@@ -407,7 +407,8 @@ static void test_split(void) {
  * them (gs_fdtd3_step_boxes_ref: by axes) has the bits of the reference
  * step, in each CPML form, with and without magnetic H (no fused box then),
  * on one region and on the two halves in k (the upper half stepped whole),
- * and with x slabs that meet (every node by the general form). */
+ * and with x slabs that meet or share a node (the slab loop takes those)
+ * and that are one cell apart. */
 static int step_boxes_halves(const gs_fdtd3_step_args *a, const gs_fdtd3_region *r, int n, void *stream) {
   gs_fdtd3_region half[2] = {r[0], r[0]};
   (void)n;
@@ -441,7 +442,15 @@ static void test_boxes(void) {
     for (int mag = 0; mag < 2; ++mag)
       for (int way = 0; way < 2; ++way)
         boxes_case(34, mag ? open_y0 : th, mag, f, way);
-  boxes_case(9, th, 0, 0, 0); /* x slabs of 4 and 6 cells meet */
+  /* x slabs of 4 and 6 cells: they meet on 9 cells, share E node 4 on 10 (the slab loop takes those), and are
+   * apart on 11 */
+  for (int f = 0; f < GS_FDTD3_PML_FORMS; ++f)
+    for (int64_t nx = 9; nx <= 11; ++nx)
+      boxes_case(nx, th, 0, f, 0);
+  probe.nx = 10;
+  CHECKF(!gs_fdtd3_axes_of(&probe, &ax), "x slabs of 4 and 6 cells on 10: taken as apart");
+  probe.nx = 11;
+  CHECKF(gs_fdtd3_axes_of(&probe, &ax), "x slabs of 4 and 6 cells on 11: not taken as apart");
 }
 
 #ifdef GS_HAVE_CUDA
@@ -525,6 +534,7 @@ static int gpu_tests(void) {
   cpu_vs_gpu("cpml, 31 wide", 31, 40, 19, all, 0, 0, 80);
   /* x slabs of 4 and 6 cells on 9: they meet, so the boxes take the slab loop, not the axes */
   cpu_vs_gpu("cpml, x slabs meet", 9, 36, 30, all, 0, 0, 80);
+  cpu_vs_gpu("cpml, x slabs one cell apart", 11, 36, 30, all, 0, 0, 80);
   /* gprMax's other CPML forms (#pml_formulation, two #pml_cfs) */
   cpu_vs_gpu("cpml HORIPML2", 40, 36, 30, all, 0, GS_FDTD3_HORIPML2, 200);
   cpu_vs_gpu("cpml MRIPML1", 40, 36, 30, all, 0, GS_FDTD3_MRIPML1, 200);

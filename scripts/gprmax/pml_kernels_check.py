@@ -1,4 +1,5 @@
-"""Checks our CPML node expressions (kernels/fdtd3d_node.h: gs_fdtd3_pml_term, and
+"""Checks our CPML node expressions (kernels/fdtd3d_node.h: gs_fdtd3_pml_x, the X of a
+correction f + c X, and
 gs_fdtd3_pml_coefs of kernels/fdtd3d_ref.c) against gprMax's own compiled PML updates
 (gprMax.cython.pml_updates_{electric,magnetic}_{HORIPML,MRIPML}, the float32 functions
 order2_* of HORIPML and order1_*/order2_* of MRIPML): random fields, Phi, coefficient tables
@@ -27,7 +28,7 @@ void terms(int form, const float *k, const int *q, const float *d, const float *
       n0 = fmaf(kk[6], a, kk[4] * e), n1 = fmaf(kk[7], b, kk[5] * e);
       f[i] = fmaf(c[i], fmaf(kk[1], d[i], -(kk[0] * psi)), f[i]);
     } else {
-      f[i] = gs_fdtd3_pml_term(form, kk, d[i], c[i], f[i], a, b, &n0, &n1);
+      f[i] = fmaf(c[i], gs_fdtd3_pml_x(form, kk, d[i], a, b, &n0, &n1), f[i]);
     }
     p0[i] = n0, p1[i] = n1;
   }
