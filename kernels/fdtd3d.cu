@@ -873,10 +873,15 @@ constexpr int kPassThreads = 256;
 // Resident blocks an SM the by-axes kernels' registers must allow: H 6 (40
 // registers, none spilled), E 5 (48; with poles a few bytes spilled, where
 // the unbounded build takes 62). On an H200 E with 6 took 2-7 % longer
-// steps, with 4 about the same; H with 4 the same (docs/performance.md).
-// GS_FDTD3_AXES_HMINB (4, 6) and GS_FDTD3_AXES_EMINB (4, 5, 6) pick them for
-// first-order HORIPML (measuring knobs).
-constexpr int kAxesHMinB = 6, kAxesEMinB = 5;
+// steps, with 4 about the same; H with 4 the same (docs/performance.md;
+// builds with -DGS_FDTD3_AXES_HMINB=N or -DGS_FDTD3_AXES_EMINB=N measure
+// others).
+#ifndef GS_FDTD3_AXES_HMINB
+#define GS_FDTD3_AXES_HMINB 6
+#endif
+#ifndef GS_FDTD3_AXES_EMINB
+#define GS_FDTD3_AXES_EMINB 5
+#endif
 struct BoxMap {
   int n;
   unsigned first[8], w[7], nodes[7], blocks[7]; // nodes a row, a plane; blocks a plane
@@ -921,51 +926,38 @@ __device__ __forceinline__ bool map_node(const BoxMap &m, int &i, int &j, int &k
   return at < m.nodes[z];
 }
 
-template <int Form, int MinB>
-__global__ void __launch_bounds__(kPassThreads, MinB)
+template <int Form>
+__global__ void __launch_bounds__(kPassThreads, GS_FDTD3_AXES_HMINB)
     axes_h_kernel(const gs_fdtd3_step_args a, const BoxMap m, const gs_fdtd3_axes ax, const gs_fdtd3_geo g) {
   int i, j, k;
   if (map_node(m, i, j, k)) gs_fdtd3_h_axes(&a, &g, &ax, Form, i, j, k);
 }
 
-template <bool Poles, int Form, int PK, int MinB>
-__global__ void __launch_bounds__(kPassThreads, MinB)
+template <bool Poles, int Form, int PK>
+__global__ void __launch_bounds__(kPassThreads, GS_FDTD3_AXES_EMINB)
     axes_e_kernel(const gs_fdtd3_step_args a, const BoxMap m, const gs_fdtd3_axes ax, const gs_fdtd3_geo g) {
   int i, j, k;
   if (map_node(m, i, j, k)) gs_fdtd3_e_axes(&a, &g, &ax, Form, Poles, PK, i, j, k);
 }
 
-// The by-axes kernels of form Form over the boxes of m with MinB resident
-// blocks: H (e = 0), or E with or without poles (first-order HORIPML,
-// gprMax's default, has one per pole kind; the other forms one for any).
-template <int Form, int HMinB, int EMinB>
-void launch_axes_minb(const gs_fdtd3_step_args *a, const BoxMap &m, unsigned blocks, const gs_fdtd3_axes &ax,
-                      const gs_fdtd3_geo &g, int e, cudaStream_t s) {
-  if (!e) {
-    axes_h_kernel<Form, HMinB><<<blocks, kPassThreads, 0, s>>>(*a, m, ax, g);
-  } else if (!gs_fdtd3_has_poles(a)) {
-    axes_e_kernel<false, Form, 0, EMinB><<<blocks, kPassThreads, 0, s>>>(*a, m, ax, g);
-  } else if constexpr (Form == GS_FDTD3_HORIPML1) {
-    with_pole_kind(pole_kind(a), [&](auto pk) {
-      axes_e_kernel<true, Form, decltype(pk)::value, EMinB><<<blocks, kPassThreads, 0, s>>>(*a, m, ax, g);
-      return 0;
-    });
-  } else {
-    axes_e_kernel<true, Form, 0, EMinB><<<blocks, kPassThreads, 0, s>>>(*a, m, ax, g);
-  }
-}
-
+// The by-axes kernels of form Form over the boxes of m: H (e = 0), or E with
+// or without poles (first-order HORIPML, gprMax's default, has one per pole
+// kind; the other forms one for any).
 template <int Form>
 void launch_axes_form(const gs_fdtd3_step_args *a, const BoxMap &m, unsigned blocks, const gs_fdtd3_axes &ax,
                       const gs_fdtd3_geo &g, int e, cudaStream_t s) {
-  static const int hmb = knob_int("GS_FDTD3_AXES_HMINB", kAxesHMinB), emb = knob_int("GS_FDTD3_AXES_EMINB", kAxesEMinB);
-  const int mb = e ? emb : hmb;
-  if constexpr (Form == GS_FDTD3_HORIPML1) {
-    if (mb == 4) return launch_axes_minb<Form, 4, 4>(a, m, blocks, ax, g, e, s);
-    if (mb == 6) return launch_axes_minb<Form, 6, 6>(a, m, blocks, ax, g, e, s);
-    if (mb == 5) return launch_axes_minb<Form, 5, 5>(a, m, blocks, ax, g, e, s);
+  if (!e) {
+    axes_h_kernel<Form><<<blocks, kPassThreads, 0, s>>>(*a, m, ax, g);
+  } else if (!gs_fdtd3_has_poles(a)) {
+    axes_e_kernel<false, Form, 0><<<blocks, kPassThreads, 0, s>>>(*a, m, ax, g);
+  } else if constexpr (Form == GS_FDTD3_HORIPML1) {
+    with_pole_kind(pole_kind(a), [&](auto pk) {
+      axes_e_kernel<true, Form, decltype(pk)::value><<<blocks, kPassThreads, 0, s>>>(*a, m, ax, g);
+      return 0;
+    });
+  } else {
+    axes_e_kernel<true, Form, 0><<<blocks, kPassThreads, 0, s>>>(*a, m, ax, g);
   }
-  launch_axes_minb<Form, kAxesHMinB, kAxesEMinB>(a, m, blocks, ax, g, e, s);
 }
 
 void launch_axes(const gs_fdtd3_step_args *a, const BoxMap &m, unsigned blocks, const gs_fdtd3_axes &ax,
