@@ -145,25 +145,51 @@ template <typename F> int with_pole_kind(int pk, F f) {
   }
 }
 
-// The box kernels of form Form: H (h), or E with or without poles (the
-// first-order HORIPML, gprMax's default, has one per pole kind; the other
-// forms one for any kind).
+// f(std::integral_constant<int, Form>()) for the CPML form pf (the
+// constant that instantiates f's kernels; the box kernels are built once a
+// form).
+template <typename F> void with_pml_form(int pf, F f) {
+  switch (pf) {
+  case GS_FDTD3_HORIPML2:
+    return f(std::integral_constant<int, GS_FDTD3_HORIPML2>());
+  case GS_FDTD3_MRIPML1:
+    return f(std::integral_constant<int, GS_FDTD3_MRIPML1>());
+  case GS_FDTD3_MRIPML2:
+    return f(std::integral_constant<int, GS_FDTD3_MRIPML2>());
+  default:
+    return f(std::integral_constant<int, GS_FDTD3_HORIPML1>());
+  }
+}
+
+// f(poles, pk) with the constants that pick a's E box kernel of form Form:
+// without poles (false, 0); with them, first-order HORIPML (gprMax's
+// default) has one per pole kind (true, pole_kind), the other forms one for
+// any kind (true, 0).
+template <int Form, typename F> void with_e_kind(const gs_fdtd3_step_args *a, F f) {
+  if (!gs_fdtd3_has_poles(a)) {
+    f(std::false_type(), std::integral_constant<int, 0>());
+  } else if constexpr (Form == GS_FDTD3_HORIPML1) {
+    with_pole_kind(pole_kind(a), [&](auto pk) {
+      f(std::true_type(), pk);
+      return 0;
+    });
+  } else {
+    f(std::true_type(), std::integral_constant<int, 0>());
+  }
+}
+
+// The box kernels of form Form: H (h), or E (with_e_kind).
 template <int Form>
 void launch_box_form(const gs_fdtd3_step_args *a, const Boxes &b, gs_fdtd3_region r, bool h, unsigned blocks,
                      cudaStream_t s) {
   const dim3 block(32, kNodeRows);
   if (h) {
     h_kernel<Form><<<blocks, block, 0, s>>>(*a, b);
-  } else if (!gs_fdtd3_has_poles(a)) {
-    e_kernel<false, Form, 0><<<blocks, block, 0, s>>>(*a, b, r);
-  } else if constexpr (Form == GS_FDTD3_HORIPML1) {
-    with_pole_kind(pole_kind(a), [&](auto pk) {
-      e_kernel<true, Form, decltype(pk)::value><<<blocks, block, 0, s>>>(*a, b, r);
-      return 0;
-    });
-  } else {
-    e_kernel<true, Form, 0><<<blocks, block, 0, s>>>(*a, b, r);
+    return;
   }
+  with_e_kind<Form>(a, [&](auto poles, auto pk) {
+    e_kernel<decltype(poles)::value, Form, decltype(pk)::value><<<blocks, block, 0, s>>>(*a, b, r);
+  });
 }
 
 // The register-prefetch fused kernel (the fallback, and the "regs" variant): a block of 32 x kRows threads takes a tile
@@ -827,19 +853,7 @@ int launch_box_kernel(const gs_fdtd3_step_args *a, const gs_fdtd3_region *box, i
   }
   if (!blocks) return 0;
   gs_fdtd3_geo_of(a, &b.geo);
-  switch (a->pml_form) {
-  case GS_FDTD3_HORIPML2:
-    launch_box_form<GS_FDTD3_HORIPML2>(a, b, r, h, blocks, s);
-    break;
-  case GS_FDTD3_MRIPML1:
-    launch_box_form<GS_FDTD3_MRIPML1>(a, b, r, h, blocks, s);
-    break;
-  case GS_FDTD3_MRIPML2:
-    launch_box_form<GS_FDTD3_MRIPML2>(a, b, r, h, blocks, s);
-    break;
-  default:
-    launch_box_form<GS_FDTD3_HORIPML1>(a, b, r, h, blocks, s);
-  }
+  with_pml_form(a->pml_form, [&](auto form) { launch_box_form<decltype(form)::value>(a, b, r, h, blocks, s); });
   return (int)cudaGetLastError();
 }
 
@@ -889,7 +903,7 @@ struct BoxMap {
   int i0[7], j0[7], k0[7];
 };
 
-// The map of the non-empty boxes among box[0 .. n) (at most 7); false where
+// The map of the non-empty boxes among box[0 .. n) (n at most 7); false where
 // a plane has 2^31 nodes or more (the slab-loop kernels take those).
 bool box_map(const gs_fdtd3_region *box, int n, BoxMap &m, unsigned &blocks) {
   m = BoxMap{};
@@ -898,7 +912,7 @@ bool box_map(const gs_fdtd3_region *box, int n, BoxMap &m, unsigned &blocks) {
     const gs_fdtd3_region &b = box[q];
     const int64_t w = b.i1 - b.i0, rows = b.j1 - b.j0, planes = b.k1 - b.k0;
     if (w <= 0 || rows <= 0 || planes <= 0) continue;
-    if (m.n == 7 || w * rows >= (int64_t)1 << 31) return false;
+    if (w * rows >= (int64_t)1 << 31) return false;
     const int64_t per = (w * rows + kPassThreads - 1) / kPassThreads;
     if ((int64_t)blocks + per * planes >= (int64_t)1 << 31) return false;
     m.first[m.n] = blocks, m.w[m.n] = (unsigned)w, m.nodes[m.n] = (unsigned)(w * rows), m.blocks[m.n] = (unsigned)per;
@@ -940,38 +954,20 @@ __global__ void __launch_bounds__(kPassThreads, GS_FDTD3_AXES_EMINB)
   if (map_node(m, i, j, k)) gs_fdtd3_e_axes(&a, &g, &ax, Form, Poles, PK, i, j, k);
 }
 
-// The by-axes kernels of form Form over the boxes of m: H (e = 0), or E with
-// or without poles (first-order HORIPML, gprMax's default, has one per pole
-// kind; the other forms one for any).
-template <int Form>
-void launch_axes_form(const gs_fdtd3_step_args *a, const BoxMap &m, unsigned blocks, const gs_fdtd3_axes &ax,
-                      const gs_fdtd3_geo &g, int e, cudaStream_t s) {
-  if (!e) {
-    axes_h_kernel<Form><<<blocks, kPassThreads, 0, s>>>(*a, m, ax, g);
-  } else if (!gs_fdtd3_has_poles(a)) {
-    axes_e_kernel<false, Form, 0><<<blocks, kPassThreads, 0, s>>>(*a, m, ax, g);
-  } else if constexpr (Form == GS_FDTD3_HORIPML1) {
-    with_pole_kind(pole_kind(a), [&](auto pk) {
-      axes_e_kernel<true, Form, decltype(pk)::value><<<blocks, kPassThreads, 0, s>>>(*a, m, ax, g);
-      return 0;
-    });
-  } else {
-    axes_e_kernel<true, Form, 0><<<blocks, kPassThreads, 0, s>>>(*a, m, ax, g);
-  }
-}
-
+// The by-axes kernels over the boxes of m: H (e = 0), or E (with_e_kind),
+// of a's CPML form.
 void launch_axes(const gs_fdtd3_step_args *a, const BoxMap &m, unsigned blocks, const gs_fdtd3_axes &ax,
                  const gs_fdtd3_geo &g, int e, cudaStream_t s) {
-  switch (a->pml_form) {
-  case GS_FDTD3_HORIPML2:
-    return launch_axes_form<GS_FDTD3_HORIPML2>(a, m, blocks, ax, g, e, s);
-  case GS_FDTD3_MRIPML1:
-    return launch_axes_form<GS_FDTD3_MRIPML1>(a, m, blocks, ax, g, e, s);
-  case GS_FDTD3_MRIPML2:
-    return launch_axes_form<GS_FDTD3_MRIPML2>(a, m, blocks, ax, g, e, s);
-  default:
-    return launch_axes_form<GS_FDTD3_HORIPML1>(a, m, blocks, ax, g, e, s);
-  }
+  with_pml_form(a->pml_form, [&](auto form) {
+    constexpr int Form = decltype(form)::value;
+    if (!e) {
+      axes_h_kernel<Form><<<blocks, kPassThreads, 0, s>>>(*a, m, ax, g);
+      return;
+    }
+    with_e_kind<Form>(a, [&](auto poles, auto pk) {
+      axes_e_kernel<decltype(poles)::value, Form, decltype(pk)::value><<<blocks, kPassThreads, 0, s>>>(*a, m, ax, g);
+    });
+  });
 }
 
 // Whether the boxes of a step over region r go to gs_fdtd3_boxes_cuda: r
